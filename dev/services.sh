@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# All local services for Engram development/tests (no Docker).
+#
+#   dev/services.sh up       start PostgreSQL and Kafka, then write <repo>/.dev/services.env
+#   dev/services.sh down     stop both (stopping one is attempted even if the other fails)
+#   dev/services.sh status   exit 0 only if both are ready, 3 otherwise
+#
+# <repo>/.dev/services.env is a dotenv file read by the Python settings and tests:
+#   ENGRAM_KAFKA_BOOTSTRAP=127.0.0.1:19092
+#   ENGRAM_DATABASE_URL=postgresql://engram:engram@127.0.0.1:15432/engram
+set -euo pipefail
+
+SCRIPT_DIR="$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd -P)"
+REPO="$(cd -- "$SCRIPT_DIR/.." && pwd -P)"
+
+KAFKA_PORT="${ENGRAM_DEV_KAFKA_PORT:-19092}"
+PG_PORT="${ENGRAM_DEV_PG_PORT:-15432}"
+ENV_FILE="$REPO/.dev/services.env"
+
+write_env() {
+  mkdir -p "$REPO/.dev"
+  cat > "$ENV_FILE.tmp" <<EOF
+ENGRAM_KAFKA_BOOTSTRAP=127.0.0.1:$KAFKA_PORT
+ENGRAM_DATABASE_URL=postgresql://engram:engram@127.0.0.1:$PG_PORT/engram

@@ -1,0 +1,1 @@
+"""Engram: durable, provenance-linked memory formed from an agent's conversations."""

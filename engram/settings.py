@@ -1,0 +1,113 @@
+"""Every setting Engram reads, in one object with sections; nothing else reads the environment.
+
+Values come from environment variables (``ENGRAM_<SECTION>_<FIELD>``) and, below them, from the
+dotenv file the local-services scripts write (``.dev/services.env``, or ``ENGRAM_ENV_FILE``).
+The README lists every setting; a test keeps that list complete.
+"""
+
+from __future__ import annotations
+
+import os
+from functools import lru_cache
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field, SecretStr
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_ENV_FILE = REPO_ROOT / ".dev" / "services.env"
+
+
+def _env_file() -> Path:
+    return Path(os.environ.get("ENGRAM_ENV_FILE", DEFAULT_ENV_FILE))
+
+
+def _section(prefix: str) -> SettingsConfigDict:
+    return SettingsConfigDict(
+        env_prefix=prefix, env_file=_env_file(), env_file_encoding="utf-8", extra="ignore"
+    )
+
+
+class KafkaSettings(BaseSettings):
+    model_config = _section("ENGRAM_KAFKA_")
+
+    bootstrap: str = Field("127.0.0.1:19092", description="Kafka bootstrap servers.")
+    episodes_topic: str = Field("engram.episodes", description="The episodic log.")
+    claims_topic: str = Field("engram.claims", description="Claims batches, keyed by principal.")
+    dlq_topic: str = Field("engram.episodes.dlq", description="Dead letters of the episodic log.")
+    memory_events_topic: str = Field("engram.memory-events", description="Memory changes.")
+    partitions: int = Field(6, ge=1, description="Partitions of topics Engram creates.")
+    max_event_bytes: int = Field(1_048_576, ge=1024, description="Largest accepted episode.")
+    group_id: str = Field("engram-formation", description="Consumer group of the faust app.")
+    session_timeout_ms: int = Field(6000, description="Consumer session timeout.")
+
+
+class DatabaseSettings(BaseSettings):
+    model_config = _section("ENGRAM_DATABASE_")
+
+    url: SecretStr = Field(
+        SecretStr("postgresql://engram:engram@127.0.0.1:15432/engram"),
+        description="PostgreSQL connection URL (a secret: never logged).",
+    )
+    pool_max: int = Field(8, ge=1, description="Largest connection pool size.")
+
+
+class ModelSettings(BaseSettings):
+    model_config = _section("ENGRAM_MODEL_")
+
+    endpoint: str | None = Field(
+        None, description="OpenAI-compatible base URL, e.g. http://127.0.0.1:8089/v1."
+    )
+    name: str | None = Field(None, description="Model name sent with each request.")
+    api_key: SecretStr = Field(SecretStr("unused"), description="Bearer token for the endpoint.")
+    allowlist: list[str] = Field(
+        default_factory=list,
+        description="Origins (scheme://host:port) allowed to receive message text.",
+    )
+    timeout_s: float = Field(30.0, gt=0, description="Per-request timeout in seconds.")
+    max_response_bytes: int = Field(1_048_576, description="Largest model reply accepted.")
+
+
+class FormationSettings(BaseSettings):
+    model_config = _section("ENGRAM_FORMATION_")
+
+    extractor: Literal["deterministic", "model", "both"] = Field(
+        "deterministic", description="Which extractor arms run."
+    )
+    prompt_path: Path = Field(REPO_ROOT / "prompts" / "extraction.yaml", description="Prompt file.")
+    turn_budget_s: float = Field(300.0, gt=0, description="Time budget of one formation attempt.")
+    max_attempts: int = Field(6, ge=1, description="Failed attempts before an episode is parked.")
+    retry_after_s: float = Field(10.0, gt=0, description="First retry wait; doubles per attempt.")
+
+
+class ApiSettings(BaseSettings):
+    model_config = _section("ENGRAM_API_")
+
+    host: str = Field("127.0.0.1", description="Address the read API binds.")
+    port: int = Field(8080, description="Port the read API binds.")
+
+
+class Settings:
+    """All sections together; built once per process and passed down explicitly."""
+
+    def __init__(self) -> None:
+        self.kafka = KafkaSettings()
+        self.database = DatabaseSettings()
+        self.model = ModelSettings()
+        self.formation = FormationSettings()
+        self.api = ApiSettings()
+
+
+@lru_cache(maxsize=1)
+def load_settings() -> Settings:
+    return Settings()
+
+
+SECTIONS: tuple[type[BaseSettings], ...] = (
+    KafkaSettings,
+    DatabaseSettings,
+    ModelSettings,
+    FormationSettings,
+    ApiSettings,
+)
