@@ -57,10 +57,12 @@ ensure_libs() {
   local tmp="$LIBS.tmp.$$"
   rm -rf "$tmp"
   mkdir -p "$tmp"
-  if ! mvn -q -B -Dstyle.color=never -f "$POM" dependency:copy-dependencies \
-        -DoutputDirectory="$tmp" -DincludeScope=runtime >&2; then
+  mkdir -p "$KDIR"
+  if ! mvn -B -Dstyle.color=never -f "$POM" dependency:copy-dependencies \
+        -DoutputDirectory="$tmp" -DincludeScope=runtime >"$KDIR/mvn.log" 2>&1; then
+    tail -n 40 "$KDIR/mvn.log" >&2
     rm -rf "$tmp"
-    log "mvn dependency:copy-dependencies failed"
+    log "mvn dependency:copy-dependencies failed (full log: $KDIR/mvn.log)"
     exit 1
   fi
   rm -rf "$LIBS"

@@ -2,7 +2,7 @@
 # All local services for Engram development/tests (no Docker).
 #
 #   dev/services.sh up       start PostgreSQL and Kafka, then write <repo>/.dev/services.env
-#   dev/services.sh down     stop both (stopping one is attempted even if the other fails)
+#   dev/services.sh down     stop both (each is attempted even if the other fails)
 #   dev/services.sh status   exit 0 only if both are ready, 3 otherwise
 #
 # <repo>/.dev/services.env is a dotenv file read by the Python settings and tests:
@@ -19,6 +19,31 @@ ENV_FILE="$REPO/.dev/services.env"
 
 write_env() {
   mkdir -p "$REPO/.dev"
-  cat > "$ENV_FILE.tmp" <<EOF
-ENGRAM_KAFKA_BOOTSTRAP=127.0.0.1:$KAFKA_PORT
-ENGRAM_DATABASE_URL=postgresql://engram:engram@127.0.0.1:$PG_PORT/engram
+  printf '%s\n' \
+    "ENGRAM_KAFKA_BOOTSTRAP=127.0.0.1:$KAFKA_PORT" \
+    "ENGRAM_DATABASE_URL=postgresql://engram:engram@127.0.0.1:$PG_PORT/engram" \
+    > "$ENV_FILE.tmp"
+  mv "$ENV_FILE.tmp" "$ENV_FILE"
+  echo "services: wrote $ENV_FILE" >&2
+}
+
+case "${1:-}" in
+  up)
+    bash "$SCRIPT_DIR/postgres.sh" up
+    bash "$SCRIPT_DIR/kafka.sh" up
+    write_env
+    ;;
+  down)
+    rc=0
+    bash "$SCRIPT_DIR/kafka.sh" down || rc=$?
+    bash "$SCRIPT_DIR/postgres.sh" down || rc=$?
+    exit "$rc"
+    ;;
+  status)
+    rc=0
+    bash "$SCRIPT_DIR/postgres.sh" status || rc=3
+    bash "$SCRIPT_DIR/kafka.sh" status || rc=3
+    exit "$rc"
+    ;;
+  *) echo "usage: $0 up|down|status" >&2; exit 2 ;;
+esac
