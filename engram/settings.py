@@ -86,17 +86,40 @@ class ApiSettings(BaseSettings):
 
     host: str = Field("127.0.0.1", description="Address the read API binds.")
     port: int = Field(8080, description="Port the read API binds.")
+    tokens: list[SecretStr] = Field(
+        default_factory=list,
+        description="Bearer tokens as token=tenant/principal; when set, every request needs one.",
+    )
+
+    def token_scopes(self) -> dict[SecretStr, tuple[str, str]]:
+        """Each token and the one tenant/principal it may read; malformed entries are errors."""
+        scopes = {}
+        for entry in self.tokens:
+            token, _, who = entry.get_secret_value().partition("=")
+            tenant, _, principal = who.partition("/")
+            if not token or not tenant or not principal:
+                raise ValueError("ENGRAM_API_TOKENS entries look like token=tenant/principal")
+            scopes[SecretStr(token)] = (tenant, principal)
+        return scopes
 
 
 class Settings:
     """All sections together; built once per process and passed down explicitly."""
 
-    def __init__(self) -> None:
-        self.kafka = KafkaSettings()
-        self.database = DatabaseSettings()
-        self.model = ModelSettings()
-        self.formation = FormationSettings()
-        self.api = ApiSettings()
+    def __init__(
+        self,
+        *,
+        kafka: KafkaSettings | None = None,
+        database: DatabaseSettings | None = None,
+        model: ModelSettings | None = None,
+        formation: FormationSettings | None = None,
+        api: ApiSettings | None = None,
+    ) -> None:
+        self.kafka = kafka or KafkaSettings()
+        self.database = database or DatabaseSettings()
+        self.model = model or ModelSettings()
+        self.formation = formation or FormationSettings()
+        self.api = api or ApiSettings()
 
 
 @lru_cache(maxsize=1)

@@ -1,0 +1,1 @@
+"""PostgreSQL projections of the episodic log: migrations, projectors, queries, the read API."""

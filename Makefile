@@ -1,0 +1,45 @@
+# Engram: two commands for a newcomer — `make demo` and `make test`. Both set up everything:
+# the virtual environment, local Kafka and PostgreSQL (no Docker), and the schema.
+
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+
+include dev/services.mk
+
+.PHONY: install migrate demo test lint unit integration bench schemas clean
+
+$(VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+	$(BIN)/pip install -q -e '.[dev]'
+	touch $@
+
+install: $(VENV)/.installed
+
+migrate: install services-up
+	$(BIN)/engram migrate
+
+demo: migrate
+	bash dev/demo.sh
+
+lint: install
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy
+	$(BIN)/engram schemas export --check
+
+unit: install
+	$(BIN)/pytest -q tests/unit
+
+test: migrate lint
+	$(BIN)/pytest -q
+
+bench: migrate
+	$(BIN)/python bench/throughput.py
+
+schemas: install
+	$(BIN)/engram schemas export
+
+clean: services-down
+	rm -rf $(VENV) .dev

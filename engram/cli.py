@@ -1,0 +1,259 @@
+"""The ``engram`` command line: one entry point for producers, workers, operators and readers."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from datetime import datetime
+from pathlib import Path
+from typing import Annotated
+
+import orjson
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from engram.logs import configure_logging
+from engram.settings import Settings, load_settings
+
+app = typer.Typer(no_args_is_help=True, help="Engram: memory formation for AI agents.")
+beliefs_app = typer.Typer(no_args_is_help=True, help="Read what has formed.")
+refusals_app = typer.Typer(no_args_is_help=True, help="Read what was refused, with its words.")
+schemas_app = typer.Typer(no_args_is_help=True, help="The event contract.")
+app.add_typer(beliefs_app, name="beliefs")
+app.add_typer(refusals_app, name="refusals")
+app.add_typer(schemas_app, name="schemas")
+
+console = Console()
+err = Console(stderr=True)
+
+
+def _settings() -> Settings:
+    return load_settings()
+
+
+@app.callback()
+def _root(loglevel: Annotated[str, typer.Option(help="Log level.")] = "warning") -> None:
+    configure_logging(loglevel)
+
+
+@app.command()
+def migrate() -> None:
+    """Apply pending SQL migrations (idempotent; refuses edited ones)."""
+    from projections.db import connect
+    from projections.migrate import MigrationError
+    from projections.migrate import migrate as run_migrations
+
+    async def _run() -> list[str]:
+        conn = await connect(_settings().database)
+        try:
+            return [f"{m.version:04d}_{m.name}" for m in await run_migrations(conn)]
+        finally:
+            await conn.close()
+
+    try:
+        applied = asyncio.run(_run())
+    except MigrationError as error:
+        err.print(f"[red]migration refused:[/red] {error}")
+        raise typer.Exit(2) from None
+    console.print(
+        f"applied {len(applied)} migration(s)" + (f": {', '.join(applied)}" if applied else "")
+    )
+
+
+@app.command()
+def topics() -> None:
+    """Create Engram's Kafka topics if missing (explicit partitions, log kept forever)."""
+    from ingest.topics import ensure_topics
+
+    asyncio.run(ensure_topics(_settings().kafka))
+    console.print("topics ready")
+
+
+@app.command()
+def ingest(
+    path: Annotated[Path, typer.Argument(exists=True, dir_okay=False, help="JSON-lines episodes.")],
+    wait: Annotated[bool, typer.Option(help="Wait until every episode has formed.")] = False,
+    timeout: Annotated[float, typer.Option(help="Seconds to wait with --wait.")] = 120.0,
+) -> None:
+    """Publish episodes from a JSON-lines file to the episodic log."""
+    from ingest.jsonl import InvalidEpisodeLine, load_episodes
+    from ingest.producer import EpisodeProducer
+    from ingest.topics import ensure_topics
+
+    try:
+        episodes = load_episodes(path)
+    except InvalidEpisodeLine as error:
+        err.print(f"[red]not ingested:[/red] {error}")
+        raise typer.Exit(2) from None
+    settings = _settings()
+
+    async def _run() -> None:
+        await ensure_topics(settings.kafka)
+        async with EpisodeProducer(settings.kafka) as producer:
+            appended = await producer.publish_many(episodes)
+        console.print(f"appended {len(appended)} episode(s) to {settings.kafka.episodes_topic}")
+        if wait:
+            await _wait([e.event_id for e in episodes], timeout)
+            console.print(f"formed {len(appended)} episode(s)")
+
+    async def _wait(ids: list[object], timeout_s: float) -> None:
+        import uuid
+
+        from engram.waiting import wait_until_formed
+        from projections.db import create_pool
+
+        pool = await create_pool(settings.database)
+        try:
+            await wait_until_formed(pool, [uuid.UUID(str(i)) for i in ids], timeout_s=timeout_s)
+        finally:
+            await pool.close()
+
+    asyncio.run(_run())
+
+
+@app.command()
+def worker(
+    projector: Annotated[bool, typer.Option(help="Also run the belief projector.")] = True,
+    loglevel: Annotated[str, typer.Option(help="Worker log level.")] = "warning",
+) -> None:
+    """Run the formation agent (faust) and the belief projector until interrupted."""
+    from ingest.topics import ensure_topics
+    from streams.app import build_app, run_worker
+    from streams.wiring import build_stage
+
+    settings = _settings()
+    configure_logging(loglevel)
+    asyncio.run(ensure_topics(settings.kafka))
+    stage = build_stage(settings)
+    run_worker(build_app(settings, stage, with_projector=projector), loglevel=loglevel)
+
+
+@beliefs_app.command("list")
+def beliefs_list(
+    principal: Annotated[str, typer.Option(help="Whose beliefs.")],
+    tenant: Annotated[str, typer.Option(help="Tenant of the principal.")] = "default",
+    all_: Annotated[bool, typer.Option("--all", help="Include superseded and retired.")] = False,
+    as_of: Annotated[datetime | None, typer.Option(help="What was believed at this time.")] = None,
+    json: Annotated[bool, typer.Option("--json", help="JSON lines.")] = False,
+) -> None:
+    """List beliefs with their evidence (current by default)."""
+    from projections.db import connect
+    from projections.queries import list_beliefs
+
+    async def _run() -> list[dict[str, object]]:
+        conn = await connect(_settings().database)
+        try:
+            views = await list_beliefs(
+                conn, tenant=tenant, principal=principal, include_all=all_, as_of=as_of
+            )
+            return [v.model_dump(mode="json") for v in views]
+        finally:
+            await conn.close()
+
+    beliefs = asyncio.run(_run())
+    if json:
+        for belief in beliefs:
+            sys.stdout.write(orjson.dumps(belief).decode() + "\n")
+        return
+    table = Table(title=f"beliefs of {tenant}/{principal}")
+    for column in ("statement", "status", "confidence", "evidence"):
+        table.add_column(column)
+    for b in beliefs:
+        quotes = "\n".join(
+            f"“{e['quote']}” [{e['span_start']}:{e['span_end']}] ({e['role']})"
+            for e in b["evidence"]  # type: ignore[attr-defined]
+        )
+        table.add_row(str(b["statement"]), str(b["status"]), str(b["confidence"]), quotes)
+    console.print(table)
+
+
+@refusals_app.command("list")
+def refusals_list(
+    principal: Annotated[str, typer.Option(help="Whose refusals.")],
+    tenant: Annotated[str, typer.Option(help="Tenant of the principal.")] = "default",
+    json: Annotated[bool, typer.Option("--json", help="JSON lines.")] = False,
+) -> None:
+    """List refused proposals with their reason, relation, statement and quote."""
+    from projections.db import connect
+    from projections.queries import list_refusals
+
+    async def _run() -> list[dict[str, object]]:
+        conn = await connect(_settings().database)
+        try:
+            views = await list_refusals(conn, tenant=tenant, principal=principal)
+            return [v.model_dump(mode="json") for v in views]
+        finally:
+            await conn.close()
+
+    rows = asyncio.run(_run())
+    if json:
+        for row in rows:
+            sys.stdout.write(orjson.dumps(row).decode() + "\n")
+        return
+    table = Table(title=f"refusals of {tenant}/{principal}")
+    for column in ("reason", "relation", "statement", "quote"):
+        table.add_column(column)
+    for r in rows:
+        table.add_row(str(r["reason"]), str(r["relation"]), str(r["statement"]), str(r["quote"]))
+    console.print(table)
+
+
+@app.command()
+def api(
+    host: Annotated[str | None, typer.Option(help="Bind address (default loopback).")] = None,
+    port: Annotated[int | None, typer.Option(help="Port.")] = None,
+) -> None:
+    """Serve the read API (FastAPI)."""
+    import uvicorn
+
+    from projections.api import create_api
+
+    settings = _settings()
+    uvicorn.run(
+        create_api(settings),
+        host=host or settings.api.host,
+        port=port or settings.api.port,
+        log_level="warning",
+    )
+
+
+@app.command()
+def extract() -> None:
+    """Read turns as JSON lines on stdin; print candidates and refusals as JSON lines.
+
+    The pure formation core from the command line: no services needed.
+    """
+    from streams.extract_command import extract_lines
+
+    code = extract_lines(sys.stdin.buffer, sys.stdout, sys.stderr)
+    raise typer.Exit(code)
+
+
+@schemas_app.command("export")
+def schemas_export(
+    check: Annotated[bool, typer.Option(help="Fail if the files on disk are out of date.")] = False,
+) -> None:
+    """Write the JSON Schema of every episode event to schemas/json/."""
+    from schemas.export import export_json_schemas
+
+    stale = export_json_schemas(check=check)
+    if check and stale:
+        err.print(f"[red]out of date:[/red] {', '.join(stale)}; run `engram schemas export`")
+        raise typer.Exit(1)
+    console.print("schemas up to date" if check else "schemas written")
+
+
+def _register_eval() -> None:
+    try:
+        from engram.eval_command import eval_app
+    except ImportError:  # pragma: no cover - only while the evaluator is being built
+        return
+    app.add_typer(eval_app, name="eval", help="Evaluate formation against a labeled corpus.")
+
+
+_register_eval()
+
+
+def main() -> None:
+    app()

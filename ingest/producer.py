@@ -1,0 +1,95 @@
+"""Publishing episodes: validated at the door, keyed by tenant/project, idempotent on the wire.
+
+The producer uses Kafka's idempotence (``enable_idempotence``, ``acks=all``), so a retried send
+never appends a turn twice; the event id stays the episode's identity downstream.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from types import TracebackType
+
+import orjson
+from aiokafka import AIOKafkaProducer
+
+from engram.settings import KafkaSettings
+from schemas.common import episode_key
+from schemas.episodes import MemoryRemembered, TurnAppended
+
+Episode = TurnAppended | MemoryRemembered
+
+
+@dataclass(frozen=True)
+class Appended:
+    """Where an episode landed in the log: what a caller waits on to know it has formed."""
+
+    event_id: str
+    project: str
+    partition: int
+    offset: int
+
+
+def encode_episode(episode: Episode) -> bytes:
+    return orjson.dumps(episode.model_dump(mode="json"))
+
+
+class EpisodeProducer:
+    """An idempotent producer of episodes; use as an async context manager."""
+
+    def __init__(self, settings: KafkaSettings):
+        self._topic = settings.episodes_topic
+        self._max_bytes = settings.max_event_bytes
+        self._producer = AIOKafkaProducer(
+            bootstrap_servers=settings.bootstrap,
+            enable_idempotence=True,
+            acks="all",
+            linger_ms=5,
+            max_request_size=max(settings.max_event_bytes * 2, 1_048_576),
+        )
+
+    async def __aenter__(self) -> EpisodeProducer:
+        await self._producer.start()
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self._producer.stop()
+
+    async def publish(self, episode: Episode) -> Appended:
+        payload = encode_episode(episode)
+        if len(payload) > self._max_bytes:
+            raise ValueError(
+                f"episode {episode.event_id} is {len(payload)} bytes, over the limit of "
+                f"{self._max_bytes} (ENGRAM_KAFKA_MAX_EVENT_BYTES)"
+            )
+        metadata = await self._producer.send_and_wait(
+            self._topic, payload, key=episode_key(episode.tenant, episode.project)
+        )
+        return Appended(str(episode.event_id), episode.project, metadata.partition, metadata.offset)
+
+    async def publish_raw(self, key: bytes, value: bytes) -> Appended:
+        """Append bytes as they are: for tests and tools that must write what validation refuses."""
+        metadata = await self._producer.send_and_wait(self._topic, value, key=key)
+        return Appended("", key.decode(errors="replace"), metadata.partition, metadata.offset)
+
+    async def publish_many(self, episodes: Iterable[Episode]) -> list[Appended]:
+        """Publish in order; batches on the wire while keeping each key's order."""
+        futures = []
+        for episode in episodes:
+            payload = encode_episode(episode)
+            key = episode_key(episode.tenant, episode.project)
+            futures.append((episode, await self._producer.send(self._topic, payload, key=key)))
+        results = []
+        for episode, future in futures:
+            metadata = await future
+            results.append(
+                Appended(
+                    str(episode.event_id), episode.project, metadata.partition, metadata.offset
+                )
+            )
+        return results

@@ -1,0 +1,106 @@
+"""Numbered SQL migrations, applied in order and recorded with a checksum.
+
+A file that was applied and edited afterwards is refused: the database was built from the old
+text, so silently accepting the new one would leave code and schema disagreeing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import asyncpg
+import structlog
+
+log = structlog.get_logger(__name__)
+
+MIGRATIONS_DIR = Path(__file__).resolve().parent.parent / "migrations"
+_NAME = re.compile(r"^(\d{4})_([a-z0-9_]+)\.sql$")
+_LOCK_KEY = 0x656E6772616D  # "engram": one migrator at a time
+
+_CREATE_TABLE = """
+CREATE TABLE IF NOT EXISTS schema_migrations (
+    version    integer PRIMARY KEY,
+    name       text NOT NULL,
+    checksum   text NOT NULL,
+    applied_at timestamptz NOT NULL DEFAULT now()
+)"""
+
+
+class MigrationError(RuntimeError):
+    """A migration folder or database that cannot be brought up to date safely."""
+
+
+@dataclass(frozen=True)
+class Migration:
+    version: int
+    name: str
+    sql: str
+
+    @property
+    def checksum(self) -> str:
+        return hashlib.sha256(self.sql.encode()).hexdigest()
+
+
+def discover(directory: Path = MIGRATIONS_DIR) -> list[Migration]:
+    """Every ``NNNN_name.sql`` file, in order; a gap or a duplicate number is an error."""
+    migrations = []
+    for path in sorted(directory.glob("*.sql")):
+        match = _NAME.match(path.name)
+        if match is None:
+            raise MigrationError(f"{path}: migration files are named NNNN_lower_snake.sql")
+        migrations.append(Migration(int(match[1]), match[2], path.read_text(encoding="utf-8")))
+    versions = [m.version for m in migrations]
+    if versions != list(range(1, len(versions) + 1)):
+        raise MigrationError(
+            f"{directory}: migration numbers must run 1..N without gaps: {versions}"
+        )
+    return migrations
+
+
+async def migrate(conn: asyncpg.Connection, directory: Path = MIGRATIONS_DIR) -> list[Migration]:
+    """Apply what is missing, each file in its own transaction; return what was applied."""
+    migrations = discover(directory)
+    await conn.execute("SELECT pg_advisory_lock($1)", _LOCK_KEY)
+    try:
+        await conn.execute(_CREATE_TABLE)
+        applied = {
+            row["version"]: row
+            for row in await conn.fetch("SELECT version, name, checksum FROM schema_migrations")
+        }
+        _check_applied_unchanged(migrations, applied)
+        pending = [m for m in migrations if m.version not in applied]
+        for migration in pending:
+            async with conn.transaction():
+                await conn.execute(migration.sql)
+                await conn.execute(
+                    "INSERT INTO schema_migrations (version, name, checksum) VALUES ($1, $2, $3)",
+                    migration.version,
+                    migration.name,
+                    migration.checksum,
+                )
+            log.info("migration.applied", version=migration.version, name=migration.name)
+        return pending
+    finally:
+        await conn.execute("SELECT pg_advisory_unlock($1)", _LOCK_KEY)
+
+
+def _check_applied_unchanged(
+    migrations: list[Migration], applied: dict[int, asyncpg.Record]
+) -> None:
+    known = {m.version: m for m in migrations}
+    for version, row in sorted(applied.items()):
+        migration = known.get(version)
+        if migration is None:
+            raise MigrationError(
+                f"the database has migration {version:04d}_{row['name']} which is not in "
+                f"{MIGRATIONS_DIR}; this code is older than the database"
+            )
+        if migration.checksum != row["checksum"]:
+            raise MigrationError(
+                f"migration {version:04d}_{migration.name}.sql was edited after it was applied "
+                f"(checksum {row['checksum'][:12]} in the database, {migration.checksum[:12]} "
+                "on disk); restore the file and add a new migration for the change"
+            )

@@ -1,0 +1,162 @@
+"""Reading beliefs back: always scoped by tenant and principal, current or as of a time."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import datetime
+from typing import Any
+
+import asyncpg
+from pydantic import BaseModel
+
+
+class EvidenceView(BaseModel):
+    episode_id: uuid.UUID
+    message_ordinal: int
+    role: str
+    quote: str
+    span_start: int
+    span_end: int
+    extractor: str
+    source_partition: int
+    source_offset: int
+    occurred_at: datetime
+
+
+class BeliefView(BaseModel):
+    belief_id: uuid.UUID
+    statement: str
+    subject: str
+    relation: str
+    object: str
+    facet: str | None
+    belief_type: str
+    polarity: str
+    authority: str
+    scope: str
+    origin_scopes: list[str]
+    portability: str
+    sensitivity: list[str]
+    confidence: float
+    status: str
+    corroboration: int
+    valid_from: datetime
+    valid_to: datetime | None
+    known_from: datetime
+    known_to: datetime | None
+    superseded_by: uuid.UUID | None
+    conflicts_with: list[uuid.UUID]
+    flagged_for_review: bool
+    policy_version: str
+    evidence: list[EvidenceView]
+
+
+_SELECT = """
+SELECT b.*, coalesce(se.canonical_name, b.subject_key) AS subject_name,
+       coalesce(oe.canonical_name, b.object_text) AS object_name,
+       coalesce(jsonb_agg(jsonb_build_object(
+           'episode_id', e.episode_id, 'message_ordinal', e.message_ordinal, 'role', e.role,
+           'quote', e.quote, 'span_start', e.span_start, 'span_end', e.span_end,
+           'extractor', e.extractor, 'source_partition', e.source_partition,
+           'source_offset', e.source_offset, 'occurred_at', e.occurred_at)
+         ORDER BY e.occurred_at, e.source_offset, e.message_ordinal)
+         FILTER (WHERE e.evidence_id IS NOT NULL), '[]') AS evidence_json
+FROM belief b
+LEFT JOIN entity se ON se.entity_id = b.subject_entity_id
+LEFT JOIN entity oe ON oe.entity_id = b.object_entity_id
+LEFT JOIN evidence e ON e.belief_id = b.belief_id
+WHERE b.tenant = $1 AND b.principal = $2 AND {condition}
+GROUP BY b.belief_id, se.canonical_name, oe.canonical_name
+ORDER BY b.valid_from, b.belief_id
+"""
+
+CURRENT = "b.status IN ('active', 'provisional')"
+EVERYTHING = "true"
+AS_OF = (
+    "b.valid_from <= $3 AND (b.valid_to IS NULL OR b.valid_to > $3) "
+    "AND b.known_from <= $3 AND (b.known_to IS NULL OR b.known_to > $3)"
+)
+
+
+def _view(row: asyncpg.Record) -> BeliefView:
+    import orjson
+
+    evidence: list[dict[str, Any]] = orjson.loads(row["evidence_json"])
+    subject = "speaker" if row["subject_kind"] == "speaker" else row["subject_name"]
+    if subject.startswith(("entity:", "project:")) and row["subject_kind"] != "entity":
+        subject = subject.split(":", 1)[1]
+    return BeliefView(
+        belief_id=row["belief_id"],
+        statement=row["statement"],
+        subject=subject,
+        relation=row["relation"],
+        object=row["object_name"],
+        facet=row["facet"] or None,
+        belief_type=row["belief_type"],
+        polarity=row["polarity"],
+        authority=row["authority"],
+        scope=row["scope"],
+        origin_scopes=list(row["origin_scopes"]),
+        portability=row["portability"],
+        sensitivity=list(row["sensitivity"]),
+        confidence=round(float(row["confidence"]), 4),
+        status=row["status"],
+        corroboration=row["corroboration"],
+        valid_from=row["valid_from"],
+        valid_to=row["valid_to"],
+        known_from=row["known_from"],
+        known_to=row["known_to"],
+        superseded_by=row["superseded_by"],
+        conflicts_with=list(row["conflicts_with"]),
+        flagged_for_review=row["flagged_for_review"],
+        policy_version=row["policy_version"],
+        evidence=[EvidenceView.model_validate(item) for item in evidence],
+    )
+
+
+async def list_beliefs(
+    conn: asyncpg.Connection | asyncpg.Pool,
+    *,
+    tenant: str,
+    principal: str,
+    include_all: bool = False,
+    as_of: datetime | None = None,
+) -> list[BeliefView]:
+    """Current beliefs; or every belief with its status (``include_all``); or what was
+    believed at ``as_of`` (valid and known at that time)."""
+    if as_of is not None:
+        rows = await conn.fetch(_SELECT.format(condition=AS_OF), tenant, principal, as_of)
+    else:
+        condition = EVERYTHING if include_all else CURRENT
+        rows = await conn.fetch(_SELECT.format(condition=condition), tenant, principal)
+    return [_view(row) for row in rows]
+
+
+class RefusalView(BaseModel):
+    refusal_id: uuid.UUID
+    episode_id: uuid.UUID
+    message_ordinal: int
+    role: str
+    relation: str
+    statement: str
+    quote: str
+    reason: str
+    detail: str
+    extractor: str
+    policy_version: str
+    occurred_at: datetime
+
+
+async def list_refusals(
+    conn: asyncpg.Connection | asyncpg.Pool, *, tenant: str, principal: str, limit: int = 200
+) -> list[RefusalView]:
+    rows = await conn.fetch(
+        "SELECT refusal_id, episode_id, message_ordinal, role, relation, statement, quote, "
+        "reason, detail, extractor, policy_version, occurred_at FROM refusal "
+        "WHERE tenant = $1 AND principal = $2 ORDER BY occurred_at, episode_id, message_ordinal, "
+        "refusal_id LIMIT $3",
+        tenant,
+        principal,
+        limit,
+    )
+    return [RefusalView.model_validate(dict(row)) for row in rows]

@@ -1,0 +1,40 @@
+"""JSON Schema exports of the episode events, for producers that are not written in Python."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from pydantic import BaseModel
+
+from schemas.claims import ClaimsBatchFormed
+from schemas.episodes import MemoryRemembered, TurnAppended, episode_adapter
+
+JSON_DIR = Path(__file__).resolve().parent / "json"
+
+EXPORTS: dict[str, type[BaseModel]] = {
+    "turn.appended.v1.json": TurnAppended,
+    "memory.remember.v1.json": MemoryRemembered,
+    "claims.formed.v1.json": ClaimsBatchFormed,
+}
+
+
+def rendered_schemas() -> dict[str, str]:
+    files = {name: model.model_json_schema() for name, model in EXPORTS.items()}
+    files["episode.v1.json"] = episode_adapter.json_schema()
+    return {
+        name: json.dumps(schema, indent=2, sort_keys=True) + "\n" for name, schema in files.items()
+    }
+
+
+def export_json_schemas(*, check: bool = False, directory: Path = JSON_DIR) -> list[str]:
+    """Write (or with ``check``, compare) every schema file; return the names that differed."""
+    stale = []
+    for name, text in rendered_schemas().items():
+        path = directory / name
+        if not path.exists() or path.read_text(encoding="utf-8") != text:
+            stale.append(name)
+            if not check:
+                directory.mkdir(parents=True, exist_ok=True)
+                path.write_text(text, encoding="utf-8")
+    return stale

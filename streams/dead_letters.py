@@ -1,0 +1,61 @@
+"""Validation at the door of the formation stage, and the dead letters it produces.
+
+A record that is not UTF-8, not JSON, too large, or not a valid episode cannot be formed, but
+must never stop the stream: it goes to ``engram.episodes.dlq`` with headers naming the reason
+and its source position, and the agent moves on to the next record.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+import orjson
+from pydantic import ValidationError
+
+from schemas.episodes import MemoryRemembered, TurnAppended, decode_episode
+
+
+class DeadLetterReason(StrEnum):
+    OVERSIZED = "oversized"
+    NOT_UTF8 = "not_utf8"
+    NOT_JSON = "not_json"
+    CONTRACT = "contract_violation"
+
+
+@dataclass(frozen=True)
+class DeadLetter:
+    reason: DeadLetterReason
+    detail: str
+
+    def headers(self, *, topic: str, partition: int, offset: int) -> list[tuple[str, bytes]]:
+        return [
+            ("engram.reason", self.reason.value.encode()),
+            ("engram.detail", self.detail[:1000].encode()),
+            ("engram.source.topic", topic.encode()),
+            ("engram.source.partition", str(partition).encode()),
+            ("engram.source.offset", str(offset).encode()),
+        ]
+
+
+def admit_record(
+    raw: bytes | None, *, max_bytes: int
+) -> TurnAppended | MemoryRemembered | DeadLetter:
+    """The episode in ``raw``, or the dead letter saying precisely why there is none."""
+    payload = raw or b""
+    if len(payload) > max_bytes:
+        return DeadLetter(DeadLetterReason.OVERSIZED, f"{len(payload)} bytes > {max_bytes}")
+    try:
+        text = payload.decode("utf-8")
+    except UnicodeDecodeError as error:
+        return DeadLetter(DeadLetterReason.NOT_UTF8, f"invalid UTF-8 at byte {error.start}")
+    try:
+        orjson.loads(text)
+    except orjson.JSONDecodeError as error:
+        return DeadLetter(DeadLetterReason.NOT_JSON, str(error)[:300])
+    try:
+        return decode_episode(text)
+    except ValidationError as error:
+        first = error.errors()[0]
+        where = ".".join(str(part) for part in first["loc"]) or "value"
+        return DeadLetter(DeadLetterReason.CONTRACT, f"{where}: {first['msg']}")

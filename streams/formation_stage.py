@@ -1,0 +1,52 @@
+"""The formation stage: one episode in, one claims batch out.
+
+This is the ordinary code the faust agent calls. It runs the extractor arms (the model arm is
+I/O, so this is async), then hands everything to the pure core. No SQL and no prompt text here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Sequence
+
+from schemas.claims import ClaimsBatchFormed, SourcePosition
+from schemas.episodes import MemoryRemembered, Message, TurnAppended, episode_messages
+from streams.formation import deterministic
+from streams.formation.core import form_episode
+from streams.formation.policy import FormationPolicy
+from streams.formation.proposals import Proposal
+
+ModelArm = Callable[[Message], Awaitable[list[Proposal]]]
+
+
+def _merge(first: Sequence[Proposal], second: Sequence[Proposal]) -> list[Proposal]:
+    from streams.formation.merge import merge_proposals
+
+    return merge_proposals(list(first), list(second))
+
+
+class FormationStage:
+    def __init__(self, policy: FormationPolicy, model_arm: ModelArm | None = None):
+        if policy.uses_model and model_arm is None:
+            raise ValueError(f"policy {policy.version} uses a model but no model arm was given")
+        self.policy = policy
+        self._model_arm = model_arm
+
+    async def form(
+        self, episode: TurnAppended | MemoryRemembered, source: SourcePosition
+    ) -> ClaimsBatchFormed:
+        """Propose for every message in order, then admit, gate and bound in the core.
+
+        A model error propagates: a turn's later messages are never formed after an earlier
+        one failed, and the caller decides whether to retry or park.
+        """
+        proposals: dict[int, list[Proposal]] = {}
+        for message in episode_messages(episode):
+            proposals[message.ordinal] = await self._propose(message)
+        return form_episode(episode, self.policy, proposals, source=source)
+
+    async def _propose(self, message: Message) -> list[Proposal]:
+        kind = self.policy.extractor_kind
+        found = deterministic.propose(message.content) if kind != "model" else []
+        if self._model_arm is not None and kind in ("model", "both"):
+            found = _merge(found, await self._model_arm(message))
+        return found

@@ -1,0 +1,35 @@
+"""Building the formation stage from settings: the policy in force and its extractor arms."""
+
+from __future__ import annotations
+
+from engram.settings import Settings
+from streams.formation.policy import FormationPolicy
+from streams.formation_stage import FormationStage
+
+
+def build_policy(
+    settings: Settings,
+    *,
+    prompt_digest: str | None = None,
+    model_identity: tuple[str, str] | None = None,
+) -> FormationPolicy:
+    """The policy is everything that can change what forms; credentials never enter it."""
+    name, origin = model_identity if model_identity else (None, None)
+    return FormationPolicy(
+        extractor_kind=settings.formation.extractor,
+        prompt_digest=prompt_digest,
+        model_name=name,
+        model_origin=origin,
+    )
+
+
+def build_stage(settings: Settings) -> FormationStage:
+    if settings.formation.extractor == "deterministic":
+        return FormationStage(build_policy(settings))
+    from streams.model_extractor import build_model_extractor
+
+    extractor = build_model_extractor(settings)
+    policy = build_policy(
+        settings, prompt_digest=extractor.prompt_digest, model_identity=extractor.identity
+    )
+    return FormationStage(policy, extractor.propose)

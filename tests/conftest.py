@@ -1,0 +1,66 @@
+"""Shared fixtures. Integration fixtures find real services and isolate each test."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+
+import asyncpg
+import pytest
+
+from tests.support.isolation import Isolated, new_prefix
+from tests.support.services import Services, find_services
+
+
+@pytest.fixture(scope="session")
+def services() -> Services:
+    try:
+        return find_services()
+    except RuntimeError as error:
+        pytest.fail(str(error), pytrace=False)
+
+
+async def _create_database(admin_url: str, name: str) -> str:
+    conn = await asyncpg.connect(admin_url)
+    try:
+        await conn.execute(f'CREATE DATABASE "{name}"')
+    finally:
+        await conn.close()
+    base, _, _ = admin_url.rpartition("/")
+    return f"{base}/{name}"
+
+
+async def _drop_database(admin_url: str, name: str) -> None:
+    conn = await asyncpg.connect(admin_url)
+    try:
+        await conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    finally:
+        await conn.close()
+
+
+@pytest.fixture
+async def fresh_database(services: Services) -> AsyncIterator[str]:
+    """A new, migrated database for one test; dropped afterwards."""
+    from projections.migrate import migrate
+
+    name = f"engram_{new_prefix()}"
+    url = await _create_database(services.database_url, name)
+    conn = await asyncpg.connect(url)
+    try:
+        await migrate(conn)
+    finally:
+        await conn.close()
+    yield url
+    await _drop_database(services.database_url, name)
+
+
+@pytest.fixture
+def isolated(services: Services, fresh_database: str) -> Isolated:
+    return Isolated(new_prefix(), services.bootstrap, fresh_database)
+
+
+@pytest.fixture
+async def pool(fresh_database: str) -> AsyncIterator[asyncpg.Pool]:
+    created = await asyncpg.create_pool(fresh_database, min_size=1, max_size=4)
+    assert created is not None
+    yield created
+    await created.close()

@@ -1,0 +1,174 @@
+"""Exactly-once projection: a projector killed between batches and restarted loses nothing
+and writes nothing twice, because its offsets commit in the same transaction as its rows."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from collections.abc import Sequence
+
+import asyncpg
+import orjson
+import pytest
+from aiokafka import AIOKafkaProducer
+
+from engram.settings import KafkaSettings
+from ingest.topics import ensure_topics
+from projections.digest import projection_digest
+from projections.projector import BeliefProjector
+from schemas.claims import ClaimsBatchFormed, SourcePosition
+from schemas.common import principal_key
+from streams.formation.core import form_episode
+from streams.formation.policy import FormationPolicy
+from streams.formation.proposals import Proposal
+from tests.support.episodes import turn
+from tests.support.isolation import Isolated
+
+pytestmark = pytest.mark.integration
+
+CITIES = ["Cork", "Berlin", "Lisbon", "Porto", "Oslo", "Riga", "Turin", "Bergen"]
+
+
+def _batches(tenant: str, count: int) -> list[ClaimsBatchFormed]:
+    policy = FormationPolicy()
+    batches = []
+    for seq in range(count):
+        city = CITIES[seq % len(CITIES)]
+        principal = f"p{seq % 3}"
+        text = f"I live in {city} and I use Tool{seq}."
+        episode = turn(tenant, principal, f"proj{seq % 2}", text, seq=seq)
+        proposals = [
+            Proposal("I", "lives_in", city, f"I live in {city}", "assert", "present", "test"),
+            Proposal("I", "uses", f"Tool{seq}", f"I use Tool{seq}", "assert", "present", "test"),
+        ]
+        source = SourcePosition(topic="episodes", partition=0, offset=seq)
+        batches.append(form_episode(episode, policy, {0: proposals}, source=source))
+    return batches
+
+
+async def _publish(kafka: KafkaSettings, batches: Sequence[ClaimsBatchFormed]) -> None:
+    producer = AIOKafkaProducer(bootstrap_servers=kafka.bootstrap, enable_idempotence=True)
+    await producer.start()
+    try:
+        for batch in batches:
+            await producer.send_and_wait(
+                kafka.claims_topic,
+                orjson.dumps(batch.model_dump(mode="json")),
+                key=principal_key(batch.tenant, batch.principal),
+            )
+    finally:
+        await producer.stop()
+
+
+async def _run_until(
+    kafka: KafkaSettings, pool: asyncpg.Pool, *, count: int, timeout_s: float = 60
+) -> None:
+    """Run a projector until it has projected ``count`` batches, then stop it there."""
+    projector: BeliefProjector
+
+    def stop_at_count(_: object) -> None:
+        if projector.projected >= count:
+            projector.stop()
+
+    projector = BeliefProjector(kafka, pool, on_outcome=stop_at_count)
+    task = asyncio.create_task(projector.run())
+    deadline = time.monotonic() + timeout_s
+    try:
+        while projector.projected < count:
+            if task.done():
+                task.result()
+            assert time.monotonic() < deadline, f"projected {projector.projected} of {count}"
+            await asyncio.sleep(0.05)
+    finally:
+        projector.stop()
+        await task
+
+
+async def _kill_after(kafka: KafkaSettings, pool: asyncpg.Pool, *, count: int) -> None:
+    """Cancel a running projector mid-flight, wherever it is (inside a transaction or not)."""
+    projector = BeliefProjector(kafka, pool)
+    task = asyncio.create_task(projector.run())
+    deadline = time.monotonic() + 60
+    while projector.projected < count:
+        assert time.monotonic() < deadline and not task.done()
+        await asyncio.sleep(0.001)
+    task.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await task
+
+
+async def _runs(pool: asyncpg.Pool) -> int:
+    return int(await pool.fetchval("SELECT count(*) FROM consolidation_run"))
+
+
+async def test_a_projector_killed_between_batches_loses_and_duplicates_nothing(
+    isolated: Isolated, pool: asyncpg.Pool, services: object
+) -> None:
+    kafka = isolated.kafka(partitions=1)
+    await ensure_topics(kafka)
+    batches = _batches(isolated.tenant, 24)
+    await _publish(kafka, batches)
+
+    # First run: stop it part-way, as a kill between batches would.
+    await _run_until(kafka, pool, count=9)
+    partial = await _runs(pool)
+    assert partial == 9
+
+    # Hard restart with a new consumer: it must resume from the stored offsets.
+    await _run_until(kafka, pool, count=24 - partial)
+    assert await _runs(pool) == 24
+    assert await pool.fetchval("SELECT count(*) FROM evidence") == await pool.fetchval(
+        "SELECT count(*) FROM belief"
+    )
+
+    # Redelivering every batch (as faust does after a rebalance) changes nothing.
+    before = await projection_digest(pool)
+    await _publish(kafka, batches)
+    await _run_until(kafka, pool, count=24)
+    assert await projection_digest(pool) == before
+
+
+async def test_an_interrupted_projection_equals_an_uninterrupted_one(
+    isolated: Isolated, pool: asyncpg.Pool
+) -> None:
+    kafka = isolated.kafka(partitions=1)
+    await ensure_topics(kafka)
+    batches = _batches(isolated.tenant, 16)
+    await _publish(kafka, batches)
+    await _run_until(kafka, pool, count=5)
+    await _run_until(kafka, pool, count=16 - await _runs(pool))
+    interrupted = await projection_digest(pool)
+
+    other = isolated.kafka(
+        partitions=1, claims_topic=kafka.claims_topic + ".b", group_id=kafka.group_id + "b"
+    )
+    await ensure_topics(other)
+    await _publish(other, batches)
+    async with pool.acquire() as conn:
+        await conn.execute(
+            "TRUNCATE entity, consolidation_run, belief, evidence, refusal, projector_offset"
+        )
+    await _run_until(other, pool, count=16)
+    assert await projection_digest(pool) == interrupted
+
+
+async def test_a_projector_cancelled_mid_transaction_loses_and_duplicates_nothing(
+    isolated: Isolated, pool: asyncpg.Pool
+) -> None:
+    kafka = isolated.kafka(partitions=1)
+    await ensure_topics(kafka)
+    batches = _batches(isolated.tenant, 30)
+    await _publish(kafka, batches)
+    for kill_at in (3, 11, 19):
+        await _kill_after(kafka, pool, count=kill_at - await _runs(pool))
+    await _run_until(kafka, pool, count=30 - await _runs(pool))
+    assert await _runs(pool) == 30
+    killed = await projection_digest(pool)
+
+    async with pool.acquire() as conn:
+        await conn.execute(
+            "TRUNCATE entity, consolidation_run, belief, evidence, refusal, projector_offset"
+        )
+    await _run_until(kafka, pool, count=30)
+    assert await projection_digest(pool) == killed

@@ -1,0 +1,1 @@
+"""Test support: finding real services, isolating each test's topics and database."""
