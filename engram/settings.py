@@ -76,9 +76,6 @@ class FormationSettings(BaseSettings):
         "deterministic", description="Which extractor arms run."
     )
     prompt_path: Path = Field(REPO_ROOT / "prompts" / "extraction.yaml", description="Prompt file.")
-    turn_budget_s: float = Field(300.0, gt=0, description="Time budget of one formation attempt.")
-    max_attempts: int = Field(6, ge=1, description="Failed attempts before an episode is parked.")
-    retry_after_s: float = Field(10.0, gt=0, description="First retry wait; doubles per attempt.")
 
 
 class ApiSettings(BaseSettings):

@@ -11,16 +11,18 @@ from __future__ import annotations
 
 import uuid
 from collections import Counter
-from dataclasses import dataclass, field
 
 import asyncpg
 import orjson
 
+from projections.memory_events import memory_events, record_in_outbox
+from projections.outcome import BatchOutcome
 from schemas.claims import Authority, Candidate, ClaimEnd, ClaimsBatchFormed, EndKind
 from schemas.common import Polarity
 from streams.formation.core import name_uuid
 from streams.formation.proposals import normalise_term
 from streams.formation.resolve import (
+    ConflictWithHistory,
     Create,
     Decision,
     LiveBelief,
@@ -35,19 +37,6 @@ from streams.formation.resolve import (
 
 PROJECTOR = "beliefs"
 MAX_CONFIDENCE_BY_REINFORCEMENT = 0.95
-
-
-@dataclass
-class BatchOutcome:
-    """What one batch did; also the source of the memory events published after commit."""
-
-    skipped: bool = False
-    created: list[uuid.UUID] = field(default_factory=list)
-    reinforced: list[uuid.UUID] = field(default_factory=list)
-    superseded: list[uuid.UUID] = field(default_factory=list)
-    conflicted: list[uuid.UUID] = field(default_factory=list)
-    promoted: list[uuid.UUID] = field(default_factory=list)
-    rejected: Counter[str] = field(default_factory=Counter)
 
 
 async def project_batch(
@@ -70,6 +59,7 @@ async def project_batch(
         )
         if already is None:
             outcome = await _apply(conn, batch)
+            await record_in_outbox(conn, memory_events(batch, outcome))
         else:
             outcome.skipped = True
         await conn.execute(
@@ -129,7 +119,8 @@ async def _load_live(conn: asyncpg.Connection, batch: ClaimsBatchFormed) -> list
         JOIN unnest($3::text[], $4::text[], $5::text[]) AS k(subject_key, relation, facet)
           ON (b.subject_key, b.relation, b.facet) = (k.subject_key, k.relation, k.facet)
         LEFT JOIN evidence e ON e.belief_id = b.belief_id
-        WHERE b.tenant = $1 AND b.principal = $2 AND b.status IN ('active', 'provisional')
+        WHERE b.tenant = $1 AND b.principal = $2
+          AND b.status IN ('active', 'provisional', 'superseded')
         GROUP BY b.belief_id
         ORDER BY b.valid_from, b.belief_id
         """,
@@ -154,6 +145,7 @@ async def _load_live(conn: asyncpg.Connection, batch: ClaimsBatchFormed) -> list
             scope=row["scope"],
             origin_scopes=tuple(row["origin_scopes"]),
             evidence=frozenset(zip(row["ev_episodes"], row["ev_ordinals"], strict=True)),
+            superseded=row["status"] == "superseded",
         )
         for row in rows
     ]
@@ -196,7 +188,8 @@ async def _insert_run(
         len(creates),
         sum(isinstance(d, Reinforce) for d in decisions),
         sum(len(d.supersedes) for d in creates),
-        sum(len(d.conflicts_with) for d in creates),
+        sum(len(d.conflicts_with) for d in creates)
+        + sum(isinstance(d, ConflictWithHistory) for d in decisions),
         batch.counts.refused,
         batch.counts.overflow,
         batch.counts.retracted,
@@ -212,6 +205,8 @@ async def _write_decision(
             await _create(conn, batch, decision, outcome)
         case Reinforce():
             await _reinforce(conn, batch, decision, outcome)
+        case ConflictWithHistory():
+            await _conflict_with_history(conn, batch, decision, outcome)
         case Replayed() | Rejected():
             pass
 
@@ -334,6 +329,27 @@ async def _reinforce(
     outcome.reinforced.append(decision.belief_id)
     if decision.promote_to_user_scope:
         outcome.promoted.append(decision.belief_id)
+
+
+async def _conflict_with_history(
+    conn: asyncpg.Connection,
+    batch: ClaimsBatchFormed,
+    decision: ConflictWithHistory,
+    outcome: BatchOutcome,
+) -> None:
+    """Link the past value and the value that replaced it, both ways, and flag both; the past
+    value gains the new evidence but stays superseded (no reversion, no invented interval)."""
+    past, current = decision.past_belief_id, decision.current_belief_id
+    for belief, other in ((past, current), (current, past)):
+        await conn.execute(
+            "UPDATE belief SET flagged_for_review = true, conflicts_with = CASE "
+            "WHEN $2 = ANY(conflicts_with) THEN conflicts_with "
+            "ELSE array_append(conflicts_with, $2) END WHERE belief_id = $1",
+            belief,
+            other,
+        )
+    await _evidence(conn, batch, decision.candidate, past)
+    outcome.conflicted.append(current)
 
 
 async def _evidence(

@@ -12,11 +12,13 @@ from collections.abc import Callable
 
 import asyncpg
 import structlog
-from aiokafka import AIOKafkaConsumer, ConsumerRebalanceListener, TopicPartition
+from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, ConsumerRebalanceListener, TopicPartition
 from pydantic import ValidationError
 
 from engram.settings import KafkaSettings
-from projections.belief_store import BatchOutcome, project_batch, stored_offsets
+from projections.belief_store import project_batch, stored_offsets
+from projections.memory_events import drain_outbox
+from projections.outcome import BatchOutcome
 from schemas.claims import decode_claims_batch
 
 log = structlog.get_logger(__name__)
@@ -76,8 +78,14 @@ class BeliefProjector:
             [self._settings.claims_topic],
             listener=_SeekToStoredOffsets(consumer, self._pool, self._settings.claims_topic),
         )
+        producer = AIOKafkaProducer(
+            bootstrap_servers=self._settings.bootstrap, enable_idempotence=True, acks="all"
+        )
+        await producer.start()
         await consumer.start()
+        topic = self._settings.memory_events_topic
         try:
+            await drain_outbox(self._pool, producer, topic)
             while not self._stopping.is_set():
                 batches = await consumer.getmany(timeout_ms=200, max_records=500)
                 for records in batches.values():
@@ -89,10 +97,13 @@ class BeliefProjector:
                         )
                 # Kafka's own offsets are informational (lag); the stored ones are the truth,
                 # so a record skipped on stop is simply read again after the next seek.
+                if batches:
+                    await drain_outbox(self._pool, producer, topic)
                 if batches and not self._stopping.is_set():
                     await consumer.commit()
         finally:
             await consumer.stop()
+            await producer.stop()
 
     async def _project(self, topic: str, partition: int, offset: int, value: bytes | None) -> None:
         try:

@@ -10,6 +10,8 @@ import pytest
 from tests.support.isolation import Isolated, new_prefix
 from tests.support.services import Services, find_services
 
+pytest_plugins = ["tests.fakes.fixtures"]
+
 
 @pytest.fixture(scope="session")
 def services() -> Services:

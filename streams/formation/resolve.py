@@ -50,6 +50,8 @@ class LiveBelief:
     scope: str
     origin_scopes: tuple[str, ...]
     evidence: frozenset[tuple[uuid.UUID, int]] = field(default_factory=frozenset)
+    superseded: bool = False
+    """A past value kept for history: never current again, but a replay can meet it."""
 
 
 @dataclass(frozen=True)
@@ -77,13 +79,23 @@ class Replayed:
 
 
 @dataclass(frozen=True)
+class ConflictWithHistory:
+    """An older-dated claim repeats a value that was already superseded: it is linked, as a
+    conflict, to the value that replaced it, instead of reverting to the old value."""
+
+    candidate: Candidate
+    past_belief_id: uuid.UUID
+    current_belief_id: uuid.UUID
+
+
+@dataclass(frozen=True)
 class Rejected:
     candidate: Candidate
     reason: RefusalReason
     detail: str
 
 
-Decision = Create | Reinforce | Replayed | Rejected
+Decision = Create | Reinforce | Replayed | ConflictWithHistory | Rejected
 
 
 def conflict_key(candidate: Candidate) -> tuple[str, str, str]:
@@ -98,27 +110,36 @@ def resolve(
     belief_id: uuid.UUID,
     live: list[LiveBelief],
 ) -> Decision:
-    """Decide what ``candidate`` does to the ``live`` beliefs sharing its conflict key."""
+    """Decide what ``candidate`` does to the beliefs sharing its conflict key.
+
+    ``live`` holds the current beliefs of the key and, marked ``superseded``, its past values.
+    """
     subject_key, relation, facet = conflict_key(candidate)
     object_key = end_key(candidate.object)
     same_key = [
         b for b in live if (b.subject_key, b.relation, b.facet) == (subject_key, relation, facet)
     ]
-    same_claim = [b for b in same_key if b.object_key == object_key]
+    same_claim = [
+        b for b in same_key if b.object_key == object_key and b.polarity == candidate.polarity
+    ]
     for belief in same_claim:
-        if belief.polarity == candidate.polarity:
-            if (episode_id, candidate.message_ordinal) in belief.evidence:
-                return Replayed(candidate, belief.belief_id)
+        if (episode_id, candidate.message_ordinal) in belief.evidence:
+            return Replayed(candidate, belief.belief_id)
+    current = [b for b in same_key if not b.superseded]
+    for belief in same_claim:
+        if not belief.superseded:
             return _reinforce(candidate, belief)
+    exact = [b for b in current if b.object_key == object_key]
     if candidate.polarity is Polarity.RETRACT:
         # A retraction supersedes what it retracts and nothing else.
-        return Create(candidate, belief_id, supersedes=tuple(b.belief_id for b in same_claim))
+        return Create(candidate, belief_id, supersedes=tuple(b.belief_id for b in exact))
     # An assertion replaces a live retraction of the very same claim.
-    supersedes = [b.belief_id for b in same_claim if b.polarity is Polarity.RETRACT]
+    supersedes = [b.belief_id for b in exact if b.polarity is Polarity.RETRACT]
     if candidate.cardinality == "many":
         return Create(candidate, belief_id, supersedes=tuple(supersedes))
-    current = [b for b in same_key if b.polarity is Polarity.ASSERT and b.object_key != object_key]
-    return _contradict(candidate, belief_id, occurred_at, current, supersedes)
+    rivals = [b for b in current if b.polarity is Polarity.ASSERT and b.object_key != object_key]
+    history = [b for b in same_claim if b.superseded]
+    return _contradict(candidate, belief_id, occurred_at, rivals, supersedes, history)
 
 
 def _reinforce(candidate: Candidate, belief: LiveBelief) -> Reinforce:
@@ -137,9 +158,12 @@ def _contradict(
     occurred_at: datetime,
     current: list[LiveBelief],
     supersedes: list[uuid.UUID],
+    history: list[LiveBelief],
 ) -> Decision:
     conflicts: list[uuid.UUID] = []
     for belief in current:
+        if belief.valid_from > occurred_at and history:
+            return ConflictWithHistory(candidate, history[-1].belief_id, belief.belief_id)
         if belief.valid_from == occurred_at:
             return Rejected(
                 candidate,
@@ -167,7 +191,7 @@ def applied(
     """The live set after ``decision``, so later candidates of one batch see earlier ones."""
     match decision:
         case Create(candidate=c, belief_id=bid, supersedes=gone):
-            remaining = [b for b in live if b.belief_id not in gone]
+            remaining = [replace(b, superseded=True) if b.belief_id in gone else b for b in live]
             subject_key, relation, facet = conflict_key(c)
             return [
                 *remaining,

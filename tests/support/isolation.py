@@ -25,6 +25,7 @@ class Isolated:
     bootstrap: str
     database_url: str
     partitions: int = 3
+    max_event_bytes: int = 262_144
 
     @property
     def tenant(self) -> str:
@@ -39,6 +40,7 @@ class Isolated:
             "memory_events_topic": f"{self.prefix}.memory-events",
             "group_id": f"{self.prefix}-formation",
             "partitions": self.partitions,
+            "max_event_bytes": self.max_event_bytes,
         }
         values.update(overrides)
         return KafkaSettings(**values)  # type: ignore[arg-type]
@@ -58,6 +60,7 @@ class Isolated:
             ENGRAM_KAFKA_MEMORY_EVENTS_TOPIC=k.memory_events_topic,
             ENGRAM_KAFKA_GROUP_ID=k.group_id,
             ENGRAM_KAFKA_PARTITIONS=str(k.partitions),
+            ENGRAM_KAFKA_MAX_EVENT_BYTES=str(k.max_event_bytes),
             ENGRAM_DATABASE_URL=self.database_url,
         )
         return env

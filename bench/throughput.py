@@ -1,0 +1,263 @@
+"""Throughput of formation, against a raw baseline measured in the same run.
+
+Publishes N synthetic turns (realistic length, several projects and principals) to fresh
+topics, then measures:
+  (a) raw      — the same records consumed with aiokafka and written with asyncpg COPY;
+  (core)       — the pure formation core alone, in process (no Kafka): the extraction cost;
+  (b) agent    — the faust formation agent alone (turns in, claims batches out);
+  (c) end2end  — from first publish until every turn is formed and committed in PostgreSQL.
+Prints JSON with the rates and the ratios b/a and c/a. Machines are noisy: read the ratios.
+
+    .venv/bin/python bench/throughput.py [--turns 5000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import secrets
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import asyncpg
+import orjson
+from aiokafka import AIOKafkaConsumer
+
+from engram.settings import KafkaSettings, load_settings
+from ingest.producer import EpisodeProducer
+from ingest.topics import ensure_topics
+from projections.migrate import migrate
+from schemas.claims import SourcePosition
+from schemas.episodes import Message, TurnAppended
+from streams.formation.policy import FormationPolicy
+from streams.formation_stage import FormationStage
+
+REPO = Path(__file__).resolve().parent.parent
+SENTENCES = [
+    "My name is {name} and I live in {city}.",
+    "I work at {org} as a {role}.",
+    "I prefer {pref} when we talk about the rollout plan.",
+    "Could you summarise the meeting notes from yesterday for me?",
+    "We decided to deploy the {project} service on Fridays after the standup.",
+    "I speak Portuguese and English, and I'm learning German.",
+    "The build failed again on the integration step; can you look at the logs?",
+    "My sister {sibling} is visiting next week, so I'll be offline on Thursday.",
+]
+NAMES = ["Ana", "Bo", "Chen", "Dara", "Eli", "Femi", "Gus", "Hana"]
+CITIES = ["Lisbon", "Cork", "Berlin", "Porto", "Oslo", "Turin", "Riga", "Quito"]
+
+
+def synthetic_turns(count: int, tenant: str) -> list[TurnAppended]:
+    start = datetime(2026, 1, 1, tzinfo=UTC)
+    turns = []
+    for i in range(count):
+        who = NAMES[i % len(NAMES)]
+        text = " ".join(
+            SENTENCES[(i + k) % len(SENTENCES)].format(
+                name=who,
+                city=CITIES[(i // 7) % len(CITIES)],
+                org="Acme Robotics",
+                role="data engineer",
+                pref="concise answers",
+                project=f"p{i % 16}",
+                sibling="Marta",
+            )
+            for k in range(3)
+        )
+        messages = [
+            Message(ordinal=0, role="user", content=text),  # type: ignore[arg-type]
+            Message(ordinal=1, role="assistant", content="Noted. " + text[:120]),  # type: ignore[arg-type]
+        ]
+        turns.append(
+            TurnAppended(
+                event_id=uuid.uuid5(uuid.NAMESPACE_URL, f"bench/{tenant}/{i}"),
+                tenant=tenant,
+                principal=who.lower(),
+                project=f"p{i % 16}",
+                session=f"s{i // 20}",
+                occurred_at=start + timedelta(seconds=i),
+                messages=messages,
+            )
+        )
+    return turns
+
+
+async def measure_raw(kafka: KafkaSettings, db_url: str, count: int) -> float:
+    conn = await asyncpg.connect(db_url)
+    await conn.execute("CREATE TABLE IF NOT EXISTS bench_raw (part int, off bigint, value bytea)")
+    consumer = AIOKafkaConsumer(
+        kafka.episodes_topic,
+        bootstrap_servers=kafka.bootstrap,
+        auto_offset_reset="earliest",
+        group_id=None,
+    )
+    await consumer.start()
+    seen, started = 0, time.perf_counter()
+    try:
+        while seen < count:
+            batch = await consumer.getmany(timeout_ms=500, max_records=5000)
+            rows = [(r.partition, r.offset, r.value) for recs in batch.values() for r in recs]
+            if rows:
+                await conn.copy_records_to_table("bench_raw", records=rows)
+                seen += len(rows)
+        return count / (time.perf_counter() - started)
+    finally:
+        await consumer.stop()
+        await conn.close()
+
+
+async def measure_core(turns: list[TurnAppended]) -> float:
+    stage = FormationStage(FormationPolicy())
+    started = time.perf_counter()
+    for offset, episode in enumerate(turns):
+        await stage.form(episode, SourcePosition(topic="bench", partition=0, offset=offset))
+    return len(turns) / (time.perf_counter() - started)
+
+
+def start_worker(env: dict[str, str], *args: str) -> subprocess.Popen[bytes]:
+    log = (REPO / ".dev" / f"bench-worker-{secrets.token_hex(3)}.log").open("wb")
+    return subprocess.Popen(
+        [sys.executable, "-m", "engram", "worker", *args],
+        cwd=REPO,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
+
+
+def stop(process: subprocess.Popen[bytes]) -> None:
+    process.send_signal(signal.SIGTERM)
+    try:
+        process.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        process.kill()
+
+
+async def count_claims(kafka: KafkaSettings, want: int, deadline_s: float) -> float:
+    """Seconds from the first to the last of ``want`` claims batches, by broker timestamps."""
+    consumer = AIOKafkaConsumer(
+        kafka.claims_topic,
+        bootstrap_servers=kafka.bootstrap,
+        auto_offset_reset="earliest",
+        group_id=None,
+    )
+    await consumer.start()
+    stamps: list[int] = []
+    deadline = time.monotonic() + deadline_s
+    try:
+        while len(stamps) < want and time.monotonic() < deadline:
+            for records in (await consumer.getmany(timeout_ms=500)).values():
+                stamps += [r.timestamp for r in records]
+    finally:
+        await consumer.stop()
+    if len(stamps) < want:
+        raise RuntimeError(f"only {len(stamps)} of {want} batches appeared")
+    return (max(stamps) - min(stamps)) / 1000
+
+
+def env_for(kafka: KafkaSettings, db_url: str) -> dict[str, str]:
+    env = dict(os.environ)
+    env.update(
+        ENGRAM_ENV_FILE="/nonexistent",
+        ENGRAM_KAFKA_BOOTSTRAP=kafka.bootstrap,
+        ENGRAM_KAFKA_EPISODES_TOPIC=kafka.episodes_topic,
+        ENGRAM_KAFKA_CLAIMS_TOPIC=kafka.claims_topic,
+        ENGRAM_KAFKA_DLQ_TOPIC=kafka.dlq_topic,
+        ENGRAM_KAFKA_MEMORY_EVENTS_TOPIC=kafka.memory_events_topic,
+        ENGRAM_KAFKA_GROUP_ID=kafka.group_id,
+        ENGRAM_DATABASE_URL=db_url,
+    )
+    return env
+
+
+async def fresh(base: KafkaSettings, admin_url: str, name: str) -> tuple[KafkaSettings, str]:
+    kafka = base.model_copy(
+        update={
+            "episodes_topic": f"{name}.episodes",
+            "claims_topic": f"{name}.claims",
+            "dlq_topic": f"{name}.dlq",
+            "memory_events_topic": f"{name}.events",
+            "group_id": f"{name}-formation",
+            "partitions": 1,
+        }
+    )
+    await ensure_topics(kafka)
+    conn = await asyncpg.connect(admin_url)
+    await conn.execute(f'CREATE DATABASE "{name}"')
+    await conn.close()
+    db_url = admin_url.rpartition("/")[0] + f"/{name}"
+    conn = await asyncpg.connect(db_url)
+    await migrate(conn)
+    await conn.close()
+    return kafka, db_url
+
+
+async def wait_runs(db_url: str, want: int, deadline_s: float) -> None:
+    conn = await asyncpg.connect(db_url)
+    deadline = time.monotonic() + deadline_s
+    try:
+        while await conn.fetchval("SELECT count(*) FROM consolidation_run") < want:
+            if time.monotonic() > deadline:
+                raise RuntimeError("end-to-end run did not finish in time")
+            await asyncio.sleep(0.05)
+    finally:
+        await conn.close()
+
+
+async def main(count: int) -> dict[str, object]:
+    settings = load_settings()
+    admin_url = settings.database.url.get_secret_value()
+    run = "bench" + secrets.token_hex(3)
+    turns = synthetic_turns(count, tenant=run)
+    kafka_b, db_b = await fresh(settings.kafka, admin_url, run + "b")
+    kafka_c, db_c = await fresh(settings.kafka, admin_url, run + "c")
+    async with EpisodeProducer(kafka_b) as producer:
+        await producer.publish_many(turns)
+
+    raw = await measure_raw(kafka_b, db_b, count)
+    core = await measure_core(turns)
+
+    agent = start_worker(env_for(kafka_b, db_b), "--no-projector")
+    try:
+        agent_seconds = await count_claims(kafka_b, count, deadline_s=600)
+    finally:
+        stop(agent)
+
+    worker = start_worker(env_for(kafka_c, db_c))
+    try:
+        warmup = synthetic_turns(1, tenant=run + "warm")
+        async with EpisodeProducer(kafka_c) as producer:
+            await producer.publish_many(warmup)
+            await wait_runs(db_c, 1, deadline_s=120)
+            started = time.perf_counter()
+            await producer.publish_many(turns)
+        await wait_runs(db_c, count + 1, deadline_s=900)
+        end_to_end = count / (time.perf_counter() - started)
+    finally:
+        stop(worker)
+
+    agent_rate = count / agent_seconds if agent_seconds else float("inf")
+    return {
+        "turns": count,
+        "raw_aiokafka_copy_per_s": round(raw, 1),
+        "core_only_per_s": round(core, 1),
+        "agent_per_s": round(agent_rate, 1),
+        "end_to_end_per_s": round(end_to_end, 1),
+        "agent_over_raw": round(agent_rate / raw, 4),
+        "end_to_end_over_raw": round(end_to_end / raw, 4),
+        "framework_us_per_turn": round(1e6 / agent_rate - 1e6 / core, 1),
+        "core_us_per_turn": round(1e6 / core, 1),
+    }
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--turns", type=int, default=5000)
+    result = asyncio.run(main(parser.parse_args().turns))
+    sys.stdout.write(orjson.dumps(result, option=orjson.OPT_INDENT_2).decode() + "\n")

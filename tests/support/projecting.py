@@ -1,0 +1,80 @@
+"""Running the real belief projector over real Kafka until a set of batches is projected."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Sequence
+
+import asyncpg
+import orjson
+from aiokafka import AIOKafkaProducer
+
+from engram.settings import KafkaSettings
+from projections.projector import BeliefProjector
+from schemas.claims import ClaimsBatchFormed, SourcePosition
+from schemas.common import principal_key
+from schemas.episodes import TurnAppended
+from streams.formation.core import form_episode
+from streams.formation.policy import FormationPolicy
+from streams.formation.proposals import Proposal
+
+
+def claim(
+    subject: str,
+    relation: str,
+    obj: str,
+    quote: str,
+    *,
+    facet: str | None = None,
+    polarity: str = "assert",
+    tense: str = "present",
+) -> Proposal:
+    return Proposal(subject, relation, obj, quote, polarity, tense, "test", facet=facet)
+
+
+def batch_of(
+    episode: TurnAppended, *claims: Proposal, offset: int = 0, policy: FormationPolicy | None = None
+) -> ClaimsBatchFormed:
+    source = SourcePosition(topic="episodes", partition=0, offset=offset)
+    return form_episode(episode, policy or FormationPolicy(), {0: list(claims)}, source=source)
+
+
+async def publish_batches(kafka: KafkaSettings, batches: Sequence[ClaimsBatchFormed]) -> None:
+    producer = AIOKafkaProducer(bootstrap_servers=kafka.bootstrap, enable_idempotence=True)
+    await producer.start()
+    try:
+        for batch in batches:
+            await producer.send_and_wait(
+                kafka.claims_topic,
+                orjson.dumps(batch.model_dump(mode="json")),
+                key=principal_key(batch.tenant, batch.principal),
+            )
+    finally:
+        await producer.stop()
+
+
+async def project_all(
+    kafka: KafkaSettings,
+    pool: asyncpg.Pool,
+    batches: Sequence[ClaimsBatchFormed],
+    *,
+    timeout_s: float = 60,
+) -> None:
+    """Publish ``batches`` and run a projector until each one has a committed run."""
+    await publish_batches(kafka, batches)
+    wanted = [b.batch_id for b in batches]
+    projector = BeliefProjector(kafka, pool)
+    task = asyncio.create_task(projector.run())
+    deadline = time.monotonic() + timeout_s
+    try:
+        while await pool.fetchval(
+            "SELECT count(*) FROM consolidation_run WHERE run_id = ANY($1)", wanted
+        ) < len(set(wanted)):
+            if task.done():
+                task.result()
+            assert time.monotonic() < deadline, "batches were not projected in time"
+            await asyncio.sleep(0.05)
+    finally:
+        projector.stop()
+        await task

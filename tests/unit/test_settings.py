@@ -1,0 +1,36 @@
+"""Every setting is documented, and secrets stay secret."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from engram.settings import SECTIONS, ApiSettings, DatabaseSettings
+
+README = Path(__file__).resolve().parents[2] / "README.md"
+
+
+def _variables() -> list[str]:
+    names = []
+    for section in SECTIONS:
+        prefix = section.model_config.get("env_prefix", "")
+        names += [f"{prefix}{field.upper()}" for field in section.model_fields]
+    return names
+
+
+@pytest.mark.parametrize("variable", _variables())
+def test_every_setting_is_documented_in_the_readme(variable: str) -> None:
+    assert f"`{variable}`" in README.read_text(encoding="utf-8")
+
+
+def test_the_database_url_never_renders_its_password() -> None:
+    settings = DatabaseSettings(url="postgresql://u:hunter2@h/db")  # type: ignore[arg-type]
+    assert "hunter2" not in repr(settings) and "hunter2" not in str(settings.model_dump())
+
+
+def test_an_api_token_names_exactly_one_tenant_and_principal() -> None:
+    settings = ApiSettings(tokens=["abc=acme/ana"])  # type: ignore[list-item]
+    assert [scope for scope in settings.token_scopes().values()] == [("acme", "ana")]
+    with pytest.raises(ValueError, match="token=tenant/principal"):
+        ApiSettings(tokens=["abc"]).token_scopes()  # type: ignore[list-item]
