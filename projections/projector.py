@@ -23,7 +23,6 @@ from schemas.claims import decode_claims_batch
 
 log = structlog.get_logger(__name__)
 
-GROUP_ID = "engram-beliefs"
 
 
 class _SeekToStoredOffsets(ConsumerRebalanceListener):  # type: ignore[misc]
@@ -67,7 +66,7 @@ class BeliefProjector:
     async def run(self) -> None:
         consumer = AIOKafkaConsumer(
             bootstrap_servers=self._settings.bootstrap,
-            group_id=GROUP_ID,
+            group_id=f"{self._settings.group_id}-beliefs",
             enable_auto_commit=False,
             auto_offset_reset="earliest",
             session_timeout_ms=self._settings.session_timeout_ms,

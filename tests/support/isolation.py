@@ -48,8 +48,8 @@ class Isolated:
     def settings(self) -> Settings:
         return Settings(kafka=self.kafka(), database=DatabaseSettings(url=self.database_url))  # type: ignore[arg-type]
 
-    def env(self) -> dict[str, str]:
-        k = self.kafka()
+    def env(self, **kafka_overrides: object) -> dict[str, str]:
+        k = self.kafka(**kafka_overrides)
         env = dict(os.environ)
         env.update(
             ENGRAM_ENV_FILE="/nonexistent",
@@ -72,14 +72,14 @@ def new_prefix() -> str:
 
 @contextmanager
 def running_worker(
-    isolated: Isolated, *args: str, log_path: Path
+    isolated: Isolated, *args: str, log_path: Path, env: dict[str, str] | None = None
 ) -> Iterator[subprocess.Popen[bytes]]:
     """``engram worker`` as a real subprocess; stopped (SIGTERM, then SIGKILL) on exit."""
     with log_path.open("wb") as log:
         process = subprocess.Popen(
             [sys.executable, "-m", "engram", "worker", "--loglevel", "info", *args],
             cwd=REPO,
-            env=isolated.env(),
+            env=env or isolated.env(),
             stdout=log,
             stderr=subprocess.STDOUT,
         )
