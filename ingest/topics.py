@@ -7,7 +7,6 @@ ground truth, and re-derivation replays it from the start.
 from __future__ import annotations
 
 import contextlib
-
 from dataclasses import dataclass, field
 
 import structlog

@@ -24,7 +24,6 @@ from schemas.claims import decode_claims_batch
 log = structlog.get_logger(__name__)
 
 
-
 class _SeekToStoredOffsets(ConsumerRebalanceListener):  # type: ignore[misc]
     def __init__(self, consumer: AIOKafkaConsumer, pool: asyncpg.Pool, topic: str):
         self._consumer = consumer

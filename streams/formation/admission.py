@@ -98,6 +98,9 @@ class MessageAdmission:
     def _admit_unless_duplicate(
         self, proposal: Proposal, relation: Relation, span: Span
     ) -> Verdict:
+        bounded = _unbounded_end(proposal)
+        if bounded is not None:
+            return bounded
         subject = resolve_end(proposal.subject, project=self._project, default_kind=EndKind.ENTITY)
         object_kind = EndKind.ENTITY if relation.object_kind == "entity" else EndKind.VALUE
         obj = resolve_end(proposal.object, project=self._project, default_kind=object_kind)
@@ -109,6 +112,21 @@ class MessageAdmission:
             )
         self._seen.add(key)
         return Admitted(proposal, relation, subject, obj, facet, span)
+
+
+MAX_NAME_BYTES = 4096
+"""The longest name an end may have (seed 003's bound); longer is ``entity_name_limit``."""
+
+
+def _unbounded_end(proposal: Proposal) -> Refused | None:
+    """Refuse an end that names nothing or is too long to be a name, instead of failing."""
+    if not normalise_term(proposal.object):
+        return Refused(proposal, RefusalReason.UNRESOLVABLE_SUBJECT, "the object names nothing")
+    for end in (proposal.subject, proposal.object):
+        if len(end.encode()) > MAX_NAME_BYTES:
+            detail = f"an end is {len(end.encode())} bytes, over {MAX_NAME_BYTES}"
+            return Refused(proposal, RefusalReason.ENTITY_NAME_LIMIT, detail)
+    return None
 
 
 def _is_current(tense: str | None, relation: Relation) -> bool:

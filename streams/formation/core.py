@@ -3,10 +3,29 @@
 Pure: everything decided here comes from the episode's content, its event time, its log
 position and the policy. Identities are name-based UUIDs over those, so a replay under the same
 policy yields byte-identical batches.
+
+Each proposal ends in exactly one of three outcomes, checked in this order:
+
+* **refused** — by admission (:mod:`.admission`), then the speaker rule (a first-person end
+  binds to the principal only in a ``user`` message), then the untrusted-source ban, the entity
+  name bound, the authorised scope, and the eligibility gates (:mod:`.gates`: secret, pii,
+  transient, system_restatement, instruction_shaped);
+* **overflow** — it passed every check but the consolidation already committed
+  ``max_committed_per_consolidation`` candidates, or it lay past the ``scan_ceiling``;
+* **admitted** — a candidate, with authority from the message's trust, confidence capped at
+  ``inferred_confidence_cap`` unless it is an explicit user-authored memory, provisional when
+  below the salience threshold (explicit memories skip that threshold, never the gates),
+  portability clamped to its belief type's ceiling, sensitivity classified and flagged.
+
+So ``proposed == admitted + refused + overflow`` always holds. A refusal keeps its words, but
+never a secret or a policy PII value: its statement and quote pass through
+:func:`.gates.redact`, whatever the reason, and its identity is computed from the redacted words.
 """
 
 from __future__ import annotations
 
+import math
+import re
 import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -27,15 +46,25 @@ from schemas.claims import (
 from schemas.common import Polarity, Role, Trust
 from schemas.episodes import MemoryRemembered, Message, TurnAppended, episode_messages
 from streams.formation.admission import Admitted, MessageAdmission, Refused
-from streams.formation.gates import classify_sensitivity, eligibility_refusal
+from streams.formation.gates import Cited, classify_sensitivity, eligibility_refusal, redact
+from streams.formation.injection import in_private_reasoning, sentences_around
 from streams.formation.policy import FormationPolicy
 from streams.formation.proposals import Proposal
+from streams.formation.spans import Span
+from streams.formation.vocabulary import clamp_portability
 
 ENGRAM_NAMESPACE = uuid.UUID("6f1c8a52-3d0e-4e57-9a1b-2b8f6c0e9d41")
-EXPLICIT_CONFIDENCE = 0.9
-DEFAULT_CONFIDENCE = 0.5
 
 Episode = TurnAppended | MemoryRemembered
+
+_REMEMBER = re.compile(
+    r"(?:^|[.!?;:\n]\s*|\b(?:please|pls|also|and|just|oh|hey|(?:can|could|would|will) you)\s+"
+    r"|,\s*)"
+    r"(?:remember|don't forget|do not forget|keep in mind|note for (?:later|the future))"
+    r"(?:\s+that\b|\s+this\b|\s*:)",
+    re.IGNORECASE,
+)
+"""A user asking to be remembered: "Remember that …", "Please remember this: …"."""
 
 
 def name_uuid(*parts: object) -> uuid.UUID:
@@ -69,29 +98,42 @@ class _Outcome:
 def _refusal(
     episode: Episode,
     message: Message,
+    position: int,
     proposal: Proposal,
-    reason: RefusalReason,
-    detail: str,
+    refused: tuple[RefusalReason, str],
     policy: FormationPolicy,
 ) -> Refusal:
-    statement = proposal.statement or f"{proposal.subject} {proposal.relation} {proposal.object}"
+    """A refusal row that keeps the proposal's words, with secrets and policy PII redacted.
+
+    Redaction replaces each secret-shaped or policy-PII substring of the relation, statement,
+    quote and detail with ``[redacted:<kind>]`` whatever the reason, so a credential that was
+    refused for an earlier reason (an untrusted tool message, say) is not stored either. Two
+    proposals whose words differ only inside a redaction would share an identity, so a
+    redacted refusal's identity also names the proposal's ``position`` in its message.
+    """
+    reason, detail = refused
+    proposed = proposal.statement or f"{proposal.subject} {proposal.relation} {proposal.object}"
+    words = [proposal.relation, proposed, proposal.quote, detail]
+    relation, statement, quote, detail = (redact(w, pii_kinds=policy.pii_kinds) for w in words)
+    redacted = [relation, statement, quote, detail] != words
     return Refusal(
         refusal_id=name_uuid(
             "refusal",
             episode.event_id,
             message.ordinal,
-            proposal.relation,
+            relation,
             statement,
-            proposal.quote,
+            quote,
             reason,
             proposal.extractor,
             policy.version,
+            *((f"position:{position}",) if redacted else ()),
         ),
         message_ordinal=message.ordinal,
         role=message.role,
-        relation=proposal.relation,
+        relation=relation,
         statement=statement,
-        quote=proposal.quote,
+        quote=quote,
         reason=reason,
         detail=detail,
         extractor=proposal.extractor,
@@ -124,6 +166,40 @@ def _trust_refusal(admitted: Admitted, message: Message) -> tuple[RefusalReason,
     return None
 
 
+def is_explicit(episode: Episode, message: Message) -> bool:
+    """Explicit memory skips the salience threshold (never a gate).
+
+    A ``memory.remember`` episode is explicit whoever wrote it; in a turn, only the principal's
+    own words can ask to be remembered: a ``user`` message at owner trust that says "remember
+    that …". The same words in tool, web or assistant content change nothing.
+    """
+    if isinstance(episode, MemoryRemembered):
+        return True
+    return (
+        message.role is Role.USER
+        and message.effective_trust is Trust.OWNER
+        and _REMEMBER.search(message.content) is not None
+    )
+
+
+def _char_range(content: str, span: Span) -> tuple[int, int]:
+    encoded = content.encode("utf-8")
+    start = len(encoded[: span.start].decode("utf-8", errors="ignore"))
+    return start, start + len(span.quote)
+
+
+def _cited(admitted: Admitted, message: Message, statement: str) -> Cited:
+    start, end = _char_range(message.content, admitted.span)
+    proposed = admitted.proposal.statement
+    return Cited(
+        statements=(statement,) if not proposed else (statement, proposed),
+        context=sentences_around(message.content, start, end),
+        source=message.content,
+        role=message.role,
+        in_private_reasoning=in_private_reasoning(message.content, start, end),
+    )
+
+
 def _gate(
     admitted: Admitted, message: Message, statement: str, episode: Episode, policy: FormationPolicy
 ) -> tuple[RefusalReason, str] | None:
@@ -136,20 +212,35 @@ def _gate(
     scope = admitted.proposal.scope
     if scope is not None and scope != authorised_scope(episode):
         return RefusalReason.SCOPE_MISMATCH, f"proposed scope {scope!r} is not authorised"
-    return eligibility_refusal(statement, message.content)
+    cited = _cited(admitted, message, statement)
+    return eligibility_refusal(cited, pii_kinds=policy.pii_kinds)
+
+
+def _confidence(
+    admitted: Admitted, message: Message, explicit: bool, policy: FormationPolicy
+) -> float:
+    """User-authored explicit memory keeps its own path; everything else is capped."""
+    reported = admitted.proposal.confidence
+    if reported is None or not math.isfinite(reported):
+        value = policy.default_confidence
+    else:
+        value = min(max(reported, 0.0), 1.0)
+    if explicit and message.effective_trust is Trust.OWNER:
+        return round(max(value, policy.explicit_confidence), 4)
+    return round(min(value, policy.inferred_confidence_cap), 4)
 
 
 def _candidate(
-    admitted: Admitted, message: Message, statement: str, episode: Episode, policy: FormationPolicy
+    admitted: Admitted,
+    message: Message,
+    statement: str,
+    episode: Episode,
+    policy: FormationPolicy,
+    *,
+    explicit: bool,
 ) -> Candidate:
     proposal, relation = admitted.proposal, admitted.relation
-    explicit = isinstance(episode, MemoryRemembered) and message.role is Role.USER
-    reported = proposal.confidence if proposal.confidence is not None else DEFAULT_CONFIDENCE
-    confidence = (
-        max(reported, EXPLICIT_CONFIDENCE)
-        if explicit
-        else min(reported, policy.inferred_confidence_cap)
-    )
+    confidence = _confidence(admitted, message, explicit, policy)
     sensitivity = classify_sensitivity(f"{statement} {admitted.span.quote}")
     single = relation.cardinality == "single" or (
         relation.belief_type == "preference" and admitted.facet is not None
@@ -184,7 +275,7 @@ def _candidate(
         cardinality="single" if single else "many",
         is_event=relation.is_event,
         authority=_authority(message),
-        confidence=round(confidence, 4),
+        confidence=confidence,
         provisional=not explicit and confidence < policy.salience_threshold,
         portability=_portability(admitted),
         sensitivity=sensitivity,
@@ -195,8 +286,6 @@ def _candidate(
 
 
 def _portability(admitted: Admitted) -> Portability:
-    from streams.formation.vocabulary import clamp_portability
-
     proposed = admitted.proposal.portability
     valid = proposed if proposed in {p.value for p in Portability} else None
     return clamp_portability(admitted.relation, Portability(valid) if valid else None)
@@ -214,11 +303,13 @@ def _form_message(
         project=episode.project,
         unresolvable_terms=frozenset(policy.unresolvable_terms),
     )
-    for proposal in proposals:
+    explicit = is_explicit(episode, message)
+    for position, proposal in enumerate(proposals):
         verdict = admission.check(proposal)
         if isinstance(verdict, Refused):
+            refused_at_admission = (verdict.reason, verdict.detail)
             outcome.refusals.append(
-                _refusal(episode, message, proposal, verdict.reason, verdict.detail, policy)
+                _refusal(episode, message, position, proposal, refused_at_admission, policy)
             )
             continue
         statement = render_statement(
@@ -230,11 +321,12 @@ def _form_message(
         )
         refused = _gate(verdict, message, statement, episode, policy)
         if refused is not None:
-            outcome.refusals.append(_refusal(episode, message, proposal, *refused, policy))
+            outcome.refusals.append(_refusal(episode, message, position, proposal, refused, policy))
         elif len(outcome.candidates) >= policy.max_committed_per_consolidation:
             outcome.overflow += 1
         else:
-            outcome.candidates.append(_candidate(verdict, message, statement, episode, policy))
+            candidate = _candidate(verdict, message, statement, episode, policy, explicit=explicit)
+            outcome.candidates.append(candidate)
 
 
 def form_episode(
@@ -248,14 +340,18 @@ def form_episode(
 
     ``proposals`` maps a message ordinal to what the extractor arms proposed for it. At most
     ``policy.scan_ceiling`` proposals are considered per consolidation, and at most
-    ``policy.max_committed_per_consolidation`` become candidates; the rest is overflow.
+    ``policy.max_committed_per_consolidation`` become candidates; the rest is overflow. Every
+    proposal is counted as proposed, including those past the scan ceiling (they are overflow),
+    so the audit accounts for an extractor's overproduction instead of truncating it silently.
     """
     outcome = _Outcome()
     budget = policy.scan_ceiling
     for message in episode_messages(episode):
-        considered = list(proposals.get(message.ordinal, ()))[:budget]
+        offered = list(proposals.get(message.ordinal, ()))
+        considered = offered[: max(budget, 0)]
         budget -= len(considered)
-        outcome.proposed += len(considered)
+        outcome.proposed += len(offered)
+        outcome.overflow += len(offered) - len(considered)
         _form_message(episode, message, considered, policy, outcome)
     counts = FormationCounts(
         proposed=outcome.proposed,

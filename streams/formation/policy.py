@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import asdict, dataclass, field
+from functools import cached_property
 from typing import Literal
 
 from streams.formation.proposals import UNRESOLVABLE_TERMS
@@ -18,6 +19,9 @@ from streams.formation.vocabulary import vocabulary_digest
 ExtractorKind = Literal["deterministic", "model", "both"]
 
 DETERMINISTIC_EXTRACTOR_VERSION = "deterministic@1"
+GATE_RULES_VERSION = "gates@2"
+"""Bump when a pattern in the secret, PII, transient or injection gates changes: the gates'
+code is part of what decides, so it is part of the policy version."""
 
 
 @dataclass(frozen=True)
@@ -35,10 +39,16 @@ class FormationPolicy:
     salience_threshold: float = 0.3
     max_entity_name_bytes: int = 4096
     pii_kinds: tuple[str, ...] = ("payment_card", "national_id", "iban", "passport")
+    gate_rules_version: str = GATE_RULES_VERSION
+    default_confidence: float = 0.5
+    explicit_confidence: float = 0.9
 
-    @property
+    @cached_property
     def version(self) -> str:
-        """``formation@`` and the first 16 hex digits of the SHA-256 of the policy content."""
+        """``formation@`` and the first 16 hex digits of the SHA-256 of the policy content.
+
+        Cached: the policy is frozen, and the digest is stamped on every candidate and refusal.
+        """
         payload = json.dumps(asdict(self), sort_keys=True, separators=(",", ":"))
         return "formation@" + hashlib.sha256(payload.encode()).hexdigest()[:16]
 

@@ -1,0 +1,69 @@
+"""The mood of a clause: whether it asserts, hedges, denies, retracts, wishes or reports.
+
+Questions, reported speech and wishes form nothing. Hedges, denials, hypotheticals and past
+states are proposed with the polarity or tense that makes admission refuse them with words.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+_REPORTED = re.compile(
+    r"\b(?:said|says|told me|tells me|telling me|mentioned|claims?|claimed|thinks|believes"
+    r"|heard|according to|asked me|wrote that|texted me|reckons|insists|told us|tells us)\b",
+    re.IGNORECASE,
+)
+_CONDITIONAL = re.compile(
+    r"(?:if|unless|suppose|supposing|imagine|assuming|when|whenever|once|in case"
+    r"|hypothetically|what if|let's say|say)\b",
+    re.IGNORECASE,
+)
+_WISH = re.compile(
+    r"\b(?:I wish|I(?:'d| would) (?:like|love|want) to|I want to|I hope to|I'm hoping to"
+    r"|someday|some day|one day|dream of|dreaming of|I'd|I would|we'd|we would|could)\b",
+    re.IGNORECASE,
+)
+_NOT_A_WISH = re.compile(r"\b(?:I'd|I would|we'd|we would) (?:rather|prefer)\b", re.IGNORECASE)
+_HEDGE = re.compile(
+    r"\b(?:maybe|perhaps|probably|possibly|might|i think|i guess|i suppose|i believe"
+    r"|i reckon|not sure|unsure|kind of|sort of|apparently|presumably|likely|i feel like"
+    r"|considering|thinking about|thinking of|should)\b",
+    re.IGNORECASE,
+)
+_MODAL_MAY = re.compile(r"\bmay\b")
+_NEGATION = re.compile(r"\b(?:not|never|no)\b|n't\b", re.IGNORECASE)
+_NO_LONGER = re.compile(r"\b(?:no longer|anymore|any more|not any longer)\b", re.IGNORECASE)
+
+
+@dataclass(frozen=True, slots=True)
+class Mood:
+    silent: bool
+    """A question, reported speech or a wish: the clause forms nothing."""
+    conditional: bool
+    hedged: bool
+    no_longer: bool
+
+
+def clause_mood(text: str, *, question: bool) -> Mood:
+    """The mood of one clause, from its words (apostrophes already normalised)."""
+    wish = bool(_WISH.search(text)) and not _NOT_A_WISH.search(text)
+    return Mood(
+        silent=question or bool(_REPORTED.search(text)) or wish,
+        conditional=bool(_CONDITIONAL.match(text)),
+        hedged=bool(_HEDGE.search(text) or _MODAL_MAY.search(text)),
+        no_longer=bool(_NO_LONGER.search(text)),
+    )
+
+
+def is_negated(text: str) -> bool:
+    return bool(_NEGATION.search(text))
+
+
+def polarity(mood: Mood, *, negated: bool) -> str:
+    """Hedge before retraction before denial: an unsure retraction is still unsure."""
+    if mood.hedged:
+        return "hedge"
+    if mood.no_longer:
+        return "retract"
+    return "deny" if negated else "assert"

@@ -1,0 +1,297 @@
+"""The model-assisted extractor: an I/O edge that turns one message into proposals.
+
+It calls ``/chat/completions`` on an OpenAI-compatible endpoint with the extraction prompt and
+the message fenced by a random marker, reads at most ``max_response_bytes`` of the response, and
+decodes the reply strictly (:mod:`streams.model_reply`). It does no retries of its own: retrying
+is a backlog decision the worker owns. Every failure is a :class:`ModelExtractionError` with a
+kind, and its message never carries the message text, the reply or the api key.
+
+Message text leaves the process only for an allow-listed origin: the endpoint is checked
+against ``ENGRAM_MODEL_ALLOWLIST`` when the extractor is built, the HTTP client follows no
+redirects, and it ignores proxy settings from the environment.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import secrets
+from collections.abc import AsyncIterator, Callable, Sequence
+from typing import Literal
+from urllib.parse import urlsplit
+
+import httpx2
+import openai
+from openai.types.chat import (
+    ChatCompletionMessageParam,
+    ChatCompletionSystemMessageParam,
+    ChatCompletionUserMessageParam,
+)
+from pydantic import BaseModel, ConfigDict, SecretStr, ValidationError
+
+from engram.settings import Settings
+from schemas.episodes import Message
+from streams.formation.proposals import Proposal
+from streams.formation.vocabulary import RELATIONS, Relation
+from streams.model_reply import ModelReplyError, decode_envelope
+from streams.prompt import (
+    ExtractionPrompt,
+    load_extraction_prompt,
+    new_fence,
+    render_system_prompt,
+    render_user_message,
+)
+
+ErrorKind = Literal["timeout", "http_status", "connection", "bad_reply", "oversized"]
+
+_DEFAULT_PORTS = {"http": 80, "https": 443}
+_PROVIDER_CODE = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
+
+
+class ModelConfigurationError(ValueError):
+    """The model settings cannot make an extractor (missing or malformed endpoint or name)."""
+
+
+class ModelEndpointNotAllowed(ModelConfigurationError):
+    """The endpoint's origin is not allow-listed, so message text may not be sent to it."""
+
+    def __init__(self, origin: str) -> None:
+        super().__init__(
+            f"model endpoint origin {origin} is not in ENGRAM_MODEL_ALLOWLIST; message text is "
+            "only sent to allow-listed origins"
+        )
+        self.origin = origin
+
+
+class ModelExtractionError(Exception):
+    """One failed extraction call. ``kind`` says what failed; the worker decides on retries."""
+
+    def __init__(self, kind: ErrorKind, detail: str, *, status: int | None = None) -> None:
+        super().__init__(f"model extraction failed ({kind}): {detail}")
+        self.kind: ErrorKind = kind
+        self.detail = detail
+        self.status = status
+
+
+def endpoint_origin(url: str, *, setting: str = "ENGRAM_MODEL_ENDPOINT") -> str:
+    """``scheme://host:port`` of an http(s) URL, with the scheme's default port made explicit."""
+    try:
+        parts = urlsplit(url.strip())
+        port = parts.port
+    except ValueError:
+        raise ModelConfigurationError(f"{setting} is not a valid URL") from None
+    if parts.scheme not in _DEFAULT_PORTS or not parts.hostname:
+        raise ModelConfigurationError(f"{setting} must be an http or https URL with a host")
+    if parts.username is not None or parts.password is not None:
+        raise ModelConfigurationError(
+            f"{setting} must not carry credentials; use ENGRAM_MODEL_API_KEY"
+        )
+    host = parts.hostname.lower()
+    host = f"[{host}]" if ":" in host else host
+    return f"{parts.scheme}://{host}:{port or _DEFAULT_PORTS[parts.scheme]}"
+
+
+def allowed_origins(allowlist: Sequence[str]) -> frozenset[str]:
+    """The allow-list as normalised origins; an entry with a path or query is an error."""
+    origins = set()
+    for entry in allowlist:
+        parts = urlsplit(entry.strip())
+        if parts.path not in ("", "/") or parts.query or parts.fragment:
+            raise ModelConfigurationError(
+                "ENGRAM_MODEL_ALLOWLIST entries must be origins (scheme://host:port)"
+            )
+        origins.add(endpoint_origin(entry, setting="ENGRAM_MODEL_ALLOWLIST"))
+    return frozenset(origins)
+
+
+class _ReplyMessage(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+    content: str | None = None
+
+
+class _ReplyChoice(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+    message: _ReplyMessage
+    finish_reason: str | None = None
+
+
+class _ChatCompletion(BaseModel):
+    """The part of a chat completion the extractor reads; the rest is ignored."""
+
+    model_config = ConfigDict(extra="ignore")
+    choices: list[_ReplyChoice]
+
+
+class ModelExtractor:
+    """Proposes claims for one message at a time through an OpenAI-compatible endpoint."""
+
+    def __init__(
+        self,
+        *,
+        endpoint: str,
+        model_name: str,
+        api_key: SecretStr,
+        allowlist: Sequence[str],
+        timeout_s: float,
+        max_response_bytes: int,
+        prompt: ExtractionPrompt,
+        relations: Sequence[Relation] = RELATIONS,
+        token_hex: Callable[[int], str] = secrets.token_hex,
+    ) -> None:
+        self.origin = endpoint_origin(endpoint)
+        if self.origin not in allowed_origins(allowlist):
+            raise ModelEndpointNotAllowed(self.origin)
+        self.model_name = model_name
+        self.prompt_digest = prompt.digest
+        self._prompt = prompt
+        self._system = render_system_prompt(prompt, relations)
+        self._timeout_s = timeout_s
+        self._max_response_bytes = max_response_bytes
+        self._token_hex = token_hex
+        self._client = openai.AsyncOpenAI(
+            base_url=endpoint,
+            api_key=api_key.get_secret_value(),
+            timeout=timeout_s,
+            max_retries=0,
+            http_client=openai.DefaultAsyncHttpxClient(
+                timeout=timeout_s, follow_redirects=False, trust_env=False
+            ),
+        )
+
+    @property
+    def identity(self) -> tuple[str, str]:
+        """(model name, endpoint origin): the policy's model fields, and with the prompt digest
+        what a cached answer is keyed by. Never the api key."""
+        return (self.model_name, self.origin)
+
+    @property
+    def extractor(self) -> str:
+        """The name stamped on every proposal, candidate and refusal from this arm."""
+        return f"model:{self.model_name}"
+
+    def __repr__(self) -> str:
+        return f"ModelExtractor({self.model_name}@{self.origin}, prompt {self.prompt_digest[:12]})"
+
+    async def propose(self, message: Message) -> list[Proposal]:
+        """The proposals the model makes for ``message``; raises :class:`ModelExtractionError`."""
+        fence_id = new_fence(message.content, self._token_hex)
+        system: ChatCompletionSystemMessageParam = {"role": "system", "content": self._system}
+        user: ChatCompletionUserMessageParam = {
+            "role": "user",
+            "content": render_user_message(message, fence_id),
+        }
+        text = await self._complete([system, user])
+        try:
+            return decode_envelope(text, extractor=self.extractor)
+        except ModelReplyError as exc:
+            raise ModelExtractionError("bad_reply", f"{self.origin}: {exc}") from None
+
+    async def aclose(self) -> None:
+        await self._client.close()
+
+    async def __aenter__(self) -> ModelExtractor:
+        return self
+
+    async def __aexit__(self, *_: object) -> None:
+        await self.aclose()
+
+    async def _complete(self, messages: list[ChatCompletionMessageParam]) -> str:
+        """The reply's text. The whole call, body included, is bounded by the timeout."""
+        try:
+            async with asyncio.timeout(self._timeout_s):
+                body = await self._post(messages)
+        except (TimeoutError, openai.APITimeoutError, httpx2.TimeoutException):
+            raise self._timeout() from None
+        except openai.APIStatusError as exc:
+            raise self._status_error(exc) from None
+        except (openai.APIConnectionError, httpx2.TransportError) as exc:
+            detail = f"{self.origin}: {type(exc).__name__}"
+            raise ModelExtractionError("connection", detail) from None
+        except httpx2.HTTPError as exc:
+            raise self._bad_reply(
+                f"the response body is unreadable ({type(exc).__name__})"
+            ) from None
+        return self._reply_text(body)
+
+    async def _post(self, messages: list[ChatCompletionMessageParam]) -> bytes:
+        create = self._client.chat.completions.with_streaming_response.create
+        async with create(
+            model=self.model_name,
+            messages=messages,
+            temperature=self._prompt.temperature,
+            response_format={"type": "json_object"},
+        ) as response:
+            return await self._read_capped(response.iter_bytes())
+
+    async def _read_capped(self, chunks: AsyncIterator[bytes]) -> bytes:
+        body = bytearray()
+        async for chunk in chunks:
+            body += chunk
+            if len(body) > self._max_response_bytes:
+                raise ModelExtractionError(
+                    "oversized",
+                    f"{self.origin}: response exceeds {self._max_response_bytes} bytes",
+                )
+        return bytes(body)
+
+    def _reply_text(self, body: bytes) -> str:
+        try:
+            completion = _ChatCompletion.model_validate_json(body)
+        except ValidationError:
+            raise self._bad_reply("the response is not a chat completion") from None
+        if not completion.choices:
+            raise self._bad_reply("the completion has no choices")
+        choice = completion.choices[0]
+        if choice.finish_reason == "length":
+            raise self._bad_reply("the reply was cut off (finish_reason length)")
+        content = choice.message.content
+        if content is None:
+            raise self._bad_reply("the reply has no content")
+        if len(content.encode()) > self._max_response_bytes:
+            detail = f"{self.origin}: reply exceeds {self._max_response_bytes} bytes"
+            raise ModelExtractionError("oversized", detail)
+        return content
+
+    def _timeout(self) -> ModelExtractionError:
+        detail = f"{self.origin}: no complete reply within {self._timeout_s:g}s"
+        return ModelExtractionError("timeout", detail)
+
+    def _bad_reply(self, what: str) -> ModelExtractionError:
+        return ModelExtractionError("bad_reply", f"{self.origin}: {what}")
+
+    def _status_error(self, exc: openai.APIStatusError) -> ModelExtractionError:
+        """Status and the provider's error code, never its body: a body may echo the message."""
+        code = _provider_code(exc.body)
+        suffix = f" ({code})" if code else ""
+        detail = f"{self.origin} answered HTTP {exc.status_code}{suffix}"
+        return ModelExtractionError("http_status", detail, status=exc.status_code)
+
+
+def _provider_code(body: object) -> str | None:
+    """A short error code or type from an OpenAI-style error body, if it looks like one."""
+    error = body.get("error", body) if isinstance(body, dict) else None
+    if not isinstance(error, dict):
+        return None
+    for key in ("code", "type"):
+        value = error.get(key)
+        if isinstance(value, str) and _PROVIDER_CODE.match(value):
+            return value
+    return None
+
+
+def build_model_extractor(settings: Settings) -> ModelExtractor:
+    """The extractor the settings describe; its prompt is loaded and checked here, once."""
+    model = settings.model
+    if not model.endpoint:
+        raise ModelConfigurationError("the model extractor needs ENGRAM_MODEL_ENDPOINT")
+    if not model.name:
+        raise ModelConfigurationError("the model extractor needs ENGRAM_MODEL_NAME")
+    return ModelExtractor(
+        endpoint=model.endpoint,
+        model_name=model.name,
+        api_key=model.api_key,
+        allowlist=model.allowlist,
+        timeout_s=model.timeout_s,
+        max_response_bytes=model.max_response_bytes,
+        prompt=load_extraction_prompt(settings.formation.prompt_path),
+    )

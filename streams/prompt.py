@@ -1,0 +1,194 @@
+"""The extraction prompt: loaded from ``prompts/extraction.yaml`` once at start, then rendered.
+
+The prompt is data, and its bytes are part of the formation policy (their SHA-256 is the prompt
+digest). A broken file raises :class:`PromptError` at start, naming the file and what is wrong:
+a worker whose prompt does not parse must not start. Rendering is pure: the vocabulary goes into
+the system prompt, and the message goes into the user turn between two markers carrying a random
+fence id that the message's own text does not contain.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from schemas.episodes import Message
+from streams.formation.vocabulary import Relation
+
+SECTIONS: tuple[str, ...] = (
+    "task",
+    "relations",
+    "quote_rule",
+    "polarity",
+    "tense",
+    "reply_shape",
+    "data_boundary",
+)
+"""The required sections, in the order they are rendered; ``data_boundary`` is always last."""
+
+CONTRACT_KEYS: tuple[str, ...] = ("temperature", "response_format")
+RELATIONS_PLACEHOLDER = "{{relations}}"
+SUPPORTED_TEMPERATURE = 0.0
+SUPPORTED_RESPONSE_FORMAT = "json_object"
+
+FENCE_BYTES = 12
+"""A fence id is ``FENCE_BYTES`` random bytes in hex: 24 characters."""
+FENCE_ATTEMPTS = 16
+_FENCE_ID = re.compile(r"^[0-9a-f]{24}$")
+
+
+class PromptError(ValueError):
+    """The prompt file is missing, unreadable or malformed; the message names the file."""
+
+
+@dataclass(frozen=True, slots=True)
+class ExtractionPrompt:
+    """A validated extraction prompt, with the digest of the bytes it was read from."""
+
+    task: str
+    relations: str
+    quote_rule: str
+    polarity: str
+    tense: str
+    reply_shape: str
+    data_boundary: str
+    digest: str
+    temperature: float
+    response_format: str
+
+    def section(self, name: str) -> str:
+        text: str = getattr(self, name)
+        return text
+
+
+def load_extraction_prompt(path: Path) -> ExtractionPrompt:
+    """Read and validate the prompt file; raises :class:`PromptError` if it is broken."""
+    try:
+        raw = Path(path).read_bytes()
+    except OSError as exc:
+        raise PromptError(f"prompt file {path}: cannot be read ({exc.strerror})") from None
+    return parse_extraction_prompt(raw, source=str(path))
+
+
+def parse_extraction_prompt(raw: bytes, *, source: str) -> ExtractionPrompt:
+    """Validate prompt bytes; ``source`` names the file in every error."""
+    document = _parse_yaml(raw, source)
+    _check_keys(document, source)
+    sections = {name: _section_text(document, name, source) for name in SECTIONS}
+    _check_placeholder(sections, source)
+    temperature, response_format = _contract(document, source)
+    return ExtractionPrompt(
+        **sections,
+        digest=hashlib.sha256(raw).hexdigest(),
+        temperature=temperature,
+        response_format=response_format,
+    )
+
+
+def _parse_yaml(raw: bytes, source: str) -> Mapping[str, Any]:
+    try:
+        document = yaml.safe_load(raw.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise PromptError(f"prompt file {source}: is not UTF-8") from None
+    except yaml.YAMLError as exc:
+        where = getattr(exc, "problem_mark", None)
+        line = f" at line {where.line + 1}" if where is not None else ""
+        raise PromptError(f"prompt file {source}: is not valid YAML{line}") from None
+    if not isinstance(document, dict):
+        raise PromptError(f"prompt file {source}: must be a mapping of sections")
+    return document
+
+
+def _check_keys(document: Mapping[str, Any], source: str) -> None:
+    unknown = sorted(str(key) for key in document if key not in (*SECTIONS, *CONTRACT_KEYS))
+    if unknown:
+        raise PromptError(f"prompt file {source}: unknown keys {', '.join(unknown)}")
+    missing = [name for name in (*SECTIONS, *CONTRACT_KEYS) if name not in document]
+    if missing:
+        raise PromptError(f"prompt file {source}: missing {', '.join(missing)}")
+
+
+def _section_text(document: Mapping[str, Any], name: str, source: str) -> str:
+    text = document[name]
+    if not isinstance(text, str):
+        raise PromptError(f"prompt file {source}: section {name} must be text")
+    if not text.strip():
+        raise PromptError(f"prompt file {source}: section {name} is empty")
+    return text.strip()
+
+
+def _check_placeholder(sections: Mapping[str, str], source: str) -> None:
+    count = sections["relations"].count(RELATIONS_PLACEHOLDER)
+    if count != 1:
+        raise PromptError(
+            f"prompt file {source}: section relations must contain {RELATIONS_PLACEHOLDER} "
+            f"exactly once, found {count}"
+        )
+    for name, text in sections.items():
+        if name != "relations" and RELATIONS_PLACEHOLDER in text:
+            raise PromptError(
+                f"prompt file {source}: {RELATIONS_PLACEHOLDER} belongs only in section "
+                f"relations, found in {name}"
+            )
+
+
+def _contract(document: Mapping[str, Any], source: str) -> tuple[float, str]:
+    temperature = document["temperature"]
+    response_format = document["response_format"]
+    is_number = isinstance(temperature, int | float) and not isinstance(temperature, bool)
+    if not is_number or float(temperature) != SUPPORTED_TEMPERATURE:
+        raise PromptError(f"prompt file {source}: temperature must be 0, got {temperature!r}")
+    if response_format != SUPPORTED_RESPONSE_FORMAT:
+        raise PromptError(
+            f"prompt file {source}: response_format must be {SUPPORTED_RESPONSE_FORMAT}, "
+            f"got {response_format!r}"
+        )
+    return float(temperature), SUPPORTED_RESPONSE_FORMAT
+
+
+def render_relations(relations: Sequence[Relation]) -> str:
+    """One line per relation, in the vocabulary's order: name, object kind, description."""
+    return "\n".join(f"- {r.name} ({r.object_kind}): {r.description}" for r in relations)
+
+
+def render_system_prompt(prompt: ExtractionPrompt, relations: Sequence[Relation]) -> str:
+    """The system turn: the sections in their fixed order, ``data_boundary`` last."""
+    parts = [prompt.section(name) for name in SECTIONS]
+    index = SECTIONS.index("relations")
+    parts[index] = parts[index].replace(RELATIONS_PLACEHOLDER, render_relations(relations))
+    return "\n\n".join(parts)
+
+
+def render_user_message(message: Message, fence_id: str) -> str:
+    """The user turn: the speaker's role, then the content between two fence markers."""
+    if fence_id.lower() in message.content.lower():
+        raise ValueError("the fence id occurs in the message; choose it with new_fence")
+    return (
+        f"Speaker: {message.role.value}\n"
+        f"<<<MESSAGE {fence_id}>>>\n"
+        f"{message.content}\n"
+        f"<<<END {fence_id}>>>"
+    )
+
+
+def new_fence(content: str, token_hex: Callable[[int], str]) -> str:
+    """A 24-hex-character fence id that ``content`` does not contain, in any case.
+
+    Chosen after the content is known, and chosen again if the content happens to hold it, so
+    a fixed delimiter written into the content can never close the block early. ``token_hex``
+    is the random source (``secrets.token_hex`` in production).
+    """
+    folded = content.lower()
+    for _ in range(FENCE_ATTEMPTS):
+        fence_id = token_hex(FENCE_BYTES)
+        if not _FENCE_ID.match(fence_id):
+            raise ValueError("the random source must return 24 lower-case hex characters")
+        if fence_id not in folded:
+            return fence_id
+    raise ValueError(f"no fence id outside the content after {FENCE_ATTEMPTS} attempts")

@@ -1,0 +1,138 @@
+"""Admission: the six ordered checks of seed 003, each refusal under its most specific reason."""
+
+from __future__ import annotations
+
+import pytest
+
+from schemas.claims import EndKind, RefusalReason
+from streams.formation.admission import Admitted, MessageAdmission, Refused
+from streams.formation.proposals import UNRESOLVABLE_TERMS, Proposal
+
+CONTENT = "I live in Berlin. I built the dashboard. Zoë wohnt in Zürich."
+
+
+def proposal(**overrides: str | None) -> Proposal:
+    fields: dict[str, str | None] = {
+        "subject": "I",
+        "relation": "lives_in",
+        "object": "Berlin",
+        "quote": "I live in Berlin",
+        "polarity": "assert",
+        "tense": "present",
+    }
+    fields.update(overrides)
+    return Proposal(extractor="test@1", **fields)  # type: ignore[arg-type]
+
+
+def check(p: Proposal, content: str = CONTENT) -> Admitted | Refused:
+    return MessageAdmission(content, project="proj", unresolvable_terms=UNRESOLVABLE_TERMS).check(p)
+
+
+def reason(p: Proposal, content: str = CONTENT) -> RefusalReason | None:
+    verdict = check(p, content)
+    return verdict.reason if isinstance(verdict, Refused) else None
+
+
+def test_a_well_formed_proposal_is_admitted_with_the_speaker_end() -> None:
+    verdict = check(proposal())
+    assert isinstance(verdict, Admitted)
+    assert verdict.subject.kind is EndKind.SPEAKER
+    assert verdict.object.kind is EndKind.ENTITY
+
+
+def test_a_relation_outside_the_vocabulary_is_unmapped() -> None:
+    assert reason(proposal(relation="resides_in")) is RefusalReason.UNMAPPED_RELATION
+
+
+@pytest.mark.parametrize("subject", ["she", "They", "  ", "the user"])
+def test_a_subject_that_names_nothing_is_unresolvable(subject: str) -> None:
+    assert reason(proposal(subject=subject)) is RefusalReason.UNRESOLVABLE_SUBJECT
+
+
+def test_a_quote_not_in_the_message_is_unlocatable() -> None:
+    assert reason(proposal(quote="I reside in Berlin")) is RefusalReason.UNLOCATABLE_QUOTE
+
+
+def test_a_quote_in_the_wrong_case_is_unlocatable() -> None:
+    assert reason(proposal(quote="i live in berlin")) is RefusalReason.UNLOCATABLE_QUOTE
+
+
+def test_a_quote_with_different_whitespace_is_located() -> None:
+    assert isinstance(check(proposal(quote="I  live\tin Berlin")), Admitted)
+
+
+@pytest.mark.parametrize("polarity", ["deny", "hedge", None, "maybe"])
+def test_anything_but_assert_or_retract_is_not_asserted(polarity: str | None) -> None:
+    assert reason(proposal(polarity=polarity)) is RefusalReason.NOT_ASSERTED
+
+
+@pytest.mark.parametrize("tense", ["past", "future", "hypothetical", None, "now"])
+def test_a_state_not_in_the_present_is_not_current(tense: str | None) -> None:
+    assert reason(proposal(tense=tense)) is RefusalReason.NOT_CURRENT
+
+
+def test_a_past_event_is_current_but_a_past_state_is_not() -> None:
+    event = proposal(relation="created", object="dashboard", quote="I built the dashboard")
+    assert isinstance(check(Proposal(**{**_fields(event), "tense": "past"})), Admitted)
+    assert reason(proposal(tense="past")) is RefusalReason.NOT_CURRENT
+
+
+def _fields(p: Proposal) -> dict[str, object]:
+    return {name: getattr(p, name) for name in p.__slots__}
+
+
+def test_the_same_claim_twice_in_one_message_is_a_duplicate() -> None:
+    admission = MessageAdmission(CONTENT, project="proj", unresolvable_terms=UNRESOLVABLE_TERMS)
+    assert isinstance(admission.check(proposal()), Admitted)
+    again = admission.check(proposal(subject="my", object="  berlin"))
+    assert isinstance(again, Refused) and again.reason is RefusalReason.DUPLICATE_CLAIM
+
+
+def test_a_retraction_is_not_a_duplicate_of_the_assertion() -> None:
+    admission = MessageAdmission(CONTENT, project="proj", unresolvable_terms=UNRESOLVABLE_TERMS)
+    assert isinstance(admission.check(proposal()), Admitted)
+    assert isinstance(admission.check(proposal(polarity="retract")), Admitted)
+
+
+def test_checks_apply_in_order_and_stop_at_the_first_failure() -> None:
+    p = proposal(relation="nope", subject="she", quote="absent", polarity=None, tense=None)
+    assert reason(p) is RefusalReason.UNMAPPED_RELATION
+    p = proposal(subject="she", quote="absent", polarity=None)
+    assert reason(p) is RefusalReason.UNRESOLVABLE_SUBJECT
+    assert reason(proposal(quote="absent", polarity=None)) is RefusalReason.UNLOCATABLE_QUOTE
+    assert reason(proposal(polarity=None, tense=None)) is RefusalReason.NOT_ASSERTED
+
+
+def test_spans_are_bytes_for_non_ascii_content() -> None:
+    p = proposal(subject="Zoë", quote="Zoë wohnt in Zürich", object="Zürich")
+    verdict = check(p)
+    assert isinstance(verdict, Admitted)
+    assert verdict.span.start == len(CONTENT[: CONTENT.index("Zoë")].encode())
+    assert verdict.span.end == len(CONTENT.encode()) - 1
+
+
+def test_a_project_term_binds_to_the_project() -> None:
+    content = "we decided to ship on Mondays"
+    p = proposal(subject="we", relation="committed_to", object="ship on Mondays", quote=content)
+    verdict = check(p, content)
+    assert isinstance(verdict, Admitted)
+    assert (verdict.subject.kind, verdict.subject.text) == (EndKind.PROJECT, "proj")
+
+
+def test_an_end_too_long_to_be_a_name_is_refused_not_crashed_on() -> None:
+    from streams.formation.admission import MessageAdmission, Refused
+    from streams.formation.proposals import Proposal
+
+    content = "I use " + "x" * 5000
+    admission = MessageAdmission(content, project="p", unresolvable_terms=frozenset())
+    verdict = admission.check(Proposal("I", "uses", "x" * 5000, content, "assert", "present", "t"))
+    assert isinstance(verdict, Refused) and verdict.reason == "entity_name_limit"
+
+
+def test_an_object_that_names_nothing_is_refused_not_crashed_on() -> None:
+    from streams.formation.admission import MessageAdmission, Refused
+    from streams.formation.proposals import Proposal
+
+    admission = MessageAdmission("I use it.", project="p", unresolvable_terms=frozenset())
+    verdict = admission.check(Proposal("I", "uses", "   ", "I use it", "assert", "present", "t"))
+    assert isinstance(verdict, Refused) and verdict.reason == "unresolvable_subject"
