@@ -6,24 +6,21 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import Sequence
 
 import asyncpg
-import orjson
 import pytest
-from aiokafka import AIOKafkaProducer
 
 from engram.settings import KafkaSettings
 from ingest.topics import ensure_topics
 from projections.digest import projection_digest
 from projections.projector import BeliefProjector
 from schemas.claims import ClaimsBatchFormed, SourcePosition
-from schemas.common import principal_key
 from streams.formation.core import form_episode
 from streams.formation.policy import FormationPolicy
 from streams.formation.proposals import Proposal
 from tests.support.episodes import turn
 from tests.support.isolation import Isolated
+from tests.support.projecting import publish_batches
 
 pytestmark = pytest.mark.integration
 
@@ -45,20 +42,6 @@ def _batches(tenant: str, count: int) -> list[ClaimsBatchFormed]:
         source = SourcePosition(topic="episodes", partition=0, offset=seq)
         batches.append(form_episode(episode, policy, {0: proposals}, source=source))
     return batches
-
-
-async def _publish(kafka: KafkaSettings, batches: Sequence[ClaimsBatchFormed]) -> None:
-    producer = AIOKafkaProducer(bootstrap_servers=kafka.bootstrap, enable_idempotence=True)
-    await producer.start()
-    try:
-        for batch in batches:
-            await producer.send_and_wait(
-                kafka.claims_topic,
-                orjson.dumps(batch.model_dump(mode="json")),
-                key=principal_key(batch.tenant, batch.principal),
-            )
-    finally:
-        await producer.stop()
 
 
 async def _run_until(
@@ -108,7 +91,7 @@ async def test_a_projector_killed_between_batches_loses_and_duplicates_nothing(
     kafka = isolated.kafka(partitions=1)
     await ensure_topics(kafka)
     batches = _batches(isolated.tenant, 24)
-    await _publish(kafka, batches)
+    await publish_batches(kafka, batches)
 
     # First run: stop it part-way, as a kill between batches would.
     await _run_until(kafka, pool, count=9)
@@ -124,7 +107,7 @@ async def test_a_projector_killed_between_batches_loses_and_duplicates_nothing(
 
     # Redelivering every batch (as faust does after a rebalance) changes nothing.
     before = await projection_digest(pool)
-    await _publish(kafka, batches)
+    await publish_batches(kafka, batches)
     await _run_until(kafka, pool, count=24)
     assert await projection_digest(pool) == before
 
@@ -135,7 +118,7 @@ async def test_an_interrupted_projection_equals_an_uninterrupted_one(
     kafka = isolated.kafka(partitions=1)
     await ensure_topics(kafka)
     batches = _batches(isolated.tenant, 16)
-    await _publish(kafka, batches)
+    await publish_batches(kafka, batches)
     await _run_until(kafka, pool, count=5)
     await _run_until(kafka, pool, count=16 - await _runs(pool))
     interrupted = await projection_digest(pool)
@@ -144,7 +127,7 @@ async def test_an_interrupted_projection_equals_an_uninterrupted_one(
         partitions=1, claims_topic=kafka.claims_topic + ".b", group_id=kafka.group_id + "b"
     )
     await ensure_topics(other)
-    await _publish(other, batches)
+    await publish_batches(other, batches)
     async with pool.acquire() as conn:
         await conn.execute(
             "TRUNCATE entity, consolidation_run, belief, evidence, refusal, projector_offset"
@@ -159,7 +142,7 @@ async def test_a_projector_cancelled_mid_transaction_loses_and_duplicates_nothin
     kafka = isolated.kafka(partitions=1)
     await ensure_topics(kafka)
     batches = _batches(isolated.tenant, 30)
-    await _publish(kafka, batches)
+    await publish_batches(kafka, batches)
     for kill_at in (3, 11, 19):
         await _kill_after(kafka, pool, count=kill_at - await _runs(pool))
     await _run_until(kafka, pool, count=30 - await _runs(pool))
