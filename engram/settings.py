@@ -76,6 +76,23 @@ class FormationSettings(BaseSettings):
         "deterministic", description="Which extractor arms run."
     )
     prompt_path: Path = Field(REPO_ROOT / "prompts" / "extraction.yaml", description="Prompt file.")
+    turn_budget_s: float = Field(300.0, gt=0, description="Time budget of one formation attempt.")
+    max_attempts: int = Field(6, ge=1, description="Failed attempts before an episode is parked.")
+    retry_after_s: float = Field(10.0, gt=0, description="First retry wait; doubles per attempt.")
+    max_in_flight: int = Field(1000, ge=1, description="Episodes a worker forms concurrently.")
+    requeue_poll_s: float = Field(
+        2.0, gt=0, description="How often unparked episodes are picked up."
+    )
+
+
+class WorkerSettings(BaseSettings):
+    model_config = _section("ENGRAM_WORKER_")
+
+    http_host: str = Field("127.0.0.1", description="Address of /health, /ready and /metrics.")
+    http_port: int = Field(6067, ge=0, description="Port of /health, /ready, /metrics; 0 = off.")
+    stall_after_s: float = Field(
+        600.0, gt=0, description="An in-flight episode older than this makes the worker unready."
+    )
 
 
 class ApiSettings(BaseSettings):
@@ -111,12 +128,14 @@ class Settings:
         model: ModelSettings | None = None,
         formation: FormationSettings | None = None,
         api: ApiSettings | None = None,
+        worker: WorkerSettings | None = None,
     ) -> None:
         self.kafka = kafka or KafkaSettings()
         self.database = database or DatabaseSettings()
         self.model = model or ModelSettings()
         self.formation = formation or FormationSettings()
         self.api = api or ApiSettings()
+        self.worker = worker or WorkerSettings()
 
 
 @lru_cache(maxsize=1)
@@ -130,4 +149,5 @@ SECTIONS: tuple[type[BaseSettings], ...] = (
     ModelSettings,
     FormationSettings,
     ApiSettings,
+    WorkerSettings,
 )

@@ -34,3 +34,33 @@ async def wait_until_formed(
                 "is `engram worker` running?"
             )
         await asyncio.sleep(poll_s)
+
+
+async def wait_for_watermarks(
+    pool: asyncpg.Pool,
+    positions: Collection[tuple[str, str, int]],
+    *,
+    timeout_s: float,
+    poll_s: float = 0.1,
+) -> None:
+    """Return once each project's formed watermark has reached its offset (formed or parked:
+    what the watermark promises); raise after the deadline naming the projects still behind."""
+    from streams.backlog import watermark
+
+    highest: dict[tuple[str, str], int] = {}
+    for tenant, project, offset in positions:
+        highest[(tenant, project)] = max(offset, highest.get((tenant, project), -1))
+    deadline = time.monotonic() + timeout_s
+    while True:
+        behind = []
+        for (tenant, project), offset in sorted(highest.items()):
+            mark = await watermark(pool, tenant=tenant, project=project)
+            if not mark.formed_through(offset):
+                behind.append(f"{tenant}/{project} (formed {mark.formed_offset}, want {offset})")
+        if not behind:
+            return
+        if time.monotonic() >= deadline:
+            raise FormationTimeout(
+                f"not formed after {timeout_s}s: {', '.join(behind)}; is `engram worker` running?"
+            )
+        await asyncio.sleep(poll_s)

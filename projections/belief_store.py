@@ -19,6 +19,7 @@ from projections.memory_events import memory_events, record_in_outbox
 from projections.outcome import BatchOutcome
 from schemas.claims import Authority, Candidate, ClaimEnd, ClaimsBatchFormed, EndKind
 from schemas.common import Polarity
+from streams.backlog import mark_formed
 from streams.formation.core import name_uuid
 from streams.formation.proposals import normalise_term
 from streams.formation.resolve import (
@@ -62,6 +63,7 @@ async def project_batch(
             await record_in_outbox(conn, memory_events(batch, outcome))
         else:
             outcome.skipped = True
+        await mark_formed(conn, topic=batch.source.topic, partition=batch.source.partition, offset=batch.source.offset)
         await conn.execute(
             "INSERT INTO projector_offset (projector, topic, partition, next_offset) "
             "VALUES ($1, $2, $3, $4) ON CONFLICT (projector, topic, partition) "

@@ -1,24 +1,27 @@
-"""The faust app: topics, the formation agent, and the belief projector as an app task.
+"""The faust app: topics, the formation agent, the requeue timer, the projector and health.
 
 Registration is explicit: :func:`build_app` declares the topics and wires each agent to a
-short loop that decodes, calls ordinary code and hands the result on.
+short loop that hands records to ordinary code. The agent reads one partition in log order and
+acknowledges manually: the pipeline forms projects concurrently and acknowledges in order.
 """
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, field
+from typing import Any, cast
 
 import faust
-import orjson
 import structlog
 
 from engram.settings import Settings
-from schemas.claims import SourcePosition
-from schemas.common import principal_key
-from streams.dead_letters import DeadLetter, admit_record
+from streams import backlog
+from streams.fetch import fetch_record
 from streams.formation_stage import FormationStage
+from streams.metrics import CONSUMER_LAG
+from streams.pipeline import FormationPipeline, Record
+from streams.retrying import RetryPolicy
 
 log = structlog.get_logger(__name__)
 
@@ -29,6 +32,31 @@ class EngramStreams:
     episodes: faust.TopicT
     claims: faust.TopicT
     dead_letters: faust.TopicT
+    settings: Settings
+    pipeline: FormationPipeline | None = None
+    last_read: dict[int, int] = field(default_factory=dict)
+    _ready: asyncio.Lock = field(default_factory=asyncio.Lock)
+
+    async def ensure_pipeline(self, stage: FormationStage) -> FormationPipeline:
+        async with self._ready:
+            if self.pipeline is None:
+                from projections.db import create_pool
+
+                pool = await create_pool(self.settings.database)
+                formation = self.settings.formation
+                self.pipeline = FormationPipeline(
+                    stage,
+                    pool,
+                    send_claims=self.claims.send,
+                    send_dead_letter=self.dead_letters.send,
+                    ack=lambda event: event.ack(),
+                    retry=RetryPolicy(
+                        formation.max_attempts, formation.retry_after_s, formation.turn_budget_s
+                    ),
+                    max_bytes=self.settings.kafka.max_event_bytes,
+                    max_in_flight=formation.max_in_flight,
+                )
+            return self.pipeline
 
 
 def build_app(
@@ -57,8 +85,12 @@ def build_app(
         episodes=_raw_topic(app, kafka.episodes_topic),
         claims=_raw_topic(app, kafka.claims_topic),
         dead_letters=_raw_topic(app, kafka.dlq_topic),
+        settings=settings,
     )
-    register_formation_agent(streams, stage, max_bytes=kafka.max_event_bytes)
+    register_formation_agent(streams, stage)
+    register_requeue_timer(streams, stage)
+    register_lag_timer(streams)
+    register_health_server(streams)
     if with_projector:
         register_projector_task(streams, settings)
     return streams
@@ -70,69 +102,83 @@ def _raw_topic(app: faust.App, name: str) -> faust.TopicT:
     )
 
 
-def register_formation_agent(
-    streams: EngramStreams, stage: FormationStage, *, max_bytes: int
-) -> None:
+def register_formation_agent(streams: EngramStreams, stage: FormationStage) -> None:
     async def form(stream: faust.StreamT[bytes]) -> AsyncIterator[None]:
-        async for event in stream.events():
+        pipeline = await streams.ensure_pipeline(stage)
+        manual: Any = cast(Any, stream).noack()  # acknowledged by the pipeline, in log order
+        async for event in manual.events():
             message = event.message
-            await form_one(
-                streams,
-                stage,
+            streams.last_read[message.partition] = message.offset
+            record = Record(
+                message.topic,
+                message.partition,
+                message.offset,
+                message.timestamp and int(message.timestamp * 1000),
                 message.value,
-                topic=message.topic,
-                partition=message.partition,
-                offset=message.offset,
-                max_bytes=max_bytes,
             )
+            await pipeline.accept(record, event)
             yield None
 
     streams.app.agent(streams.episodes, name="engram.formation")(form)
 
+    async def on_revoked(sender: Any, *args: Any, **kwargs: Any) -> None:
+        revoked = kwargs.get("revoked", args[0] if args else set())
+        if streams.pipeline is not None:
+            for tp in revoked:
+                if tp.topic == streams.settings.kafka.episodes_topic:
+                    streams.pipeline.acks.forget(tp.partition)
 
-async def form_one(
-    streams: EngramStreams,
-    stage: FormationStage,
-    raw: bytes | None,
-    *,
-    topic: str,
-    partition: int,
-    offset: int,
-    max_bytes: int,
-) -> None:
-    """Form one record, or dead-letter it; waits until the result is acknowledged by Kafka so
-    the consumer offset can never commit past an episode whose batch is not in the log."""
-    admitted = admit_record(raw, max_bytes=max_bytes)
-    if isinstance(admitted, DeadLetter):
-        log.warning(
-            "formation.dead_letter",
-            reason=admitted.reason.value,
-            partition=partition,
-            offset=offset,
-            detail=admitted.detail,
-        )
-        sent = await streams.dead_letters.send(
-            key=f"{topic}/{partition}/{offset}".encode(),
-            value=raw or b"",
-            headers=admitted.headers(topic=topic, partition=partition, offset=offset),
-        )
-        await sent
+    streams.app.on_partitions_revoked.connect(on_revoked)  # type: ignore[arg-type]
+
+
+def register_requeue_timer(streams: EngramStreams, stage: FormationStage) -> None:
+    """Pick up unparked episodes and form them again, reading them back from the log."""
+
+    async def requeue() -> None:
+        pipeline = await streams.ensure_pipeline(stage)
+        for entry in await backlog.claim_requeued(pipeline.pool):
+            raw = await fetch_record(
+                streams.settings.kafka, entry.topic, entry.partition, entry.offset
+            )
+            if raw is None:
+                log.error(
+                    "formation.requeued_missing", partition=entry.partition, offset=entry.offset
+                )
+                continue
+            await pipeline.reform(raw)
+
+    streams.app.timer(streams.settings.formation.requeue_poll_s, name="engram.requeue")(requeue)
+
+
+def register_lag_timer(streams: EngramStreams) -> None:
+    async def measure_lag() -> None:
+        for tp in streams.app.consumer.assignment():
+            if tp.topic != streams.settings.kafka.episodes_topic:
+                continue
+            highwater = streams.app.consumer.highwater(tp)
+            if highwater is not None:
+                read = streams.last_read.get(tp.partition, -1)
+                CONSUMER_LAG.labels(str(tp.partition)).set(max(highwater - read - 1, 0))
+
+    streams.app.timer(5.0, name="engram.lag")(measure_lag)
+
+
+def register_health_server(streams: EngramStreams) -> None:
+    worker = streams.settings.worker
+    if worker.http_port == 0:
         return
-    source = SourcePosition(topic=topic, partition=partition, offset=offset)
-    batch = await stage.form(admitted, source)
-    sent = await streams.claims.send(
-        key=principal_key(batch.tenant, batch.principal),
-        value=orjson.dumps(batch.model_dump(mode="json")),
-    )
-    await sent
-    log.debug(
-        "formation.formed",
-        episode=str(batch.episode_id),
-        admitted=batch.counts.admitted,
-        refused=batch.counts.refused,
-        partition=partition,
-        offset=offset,
-    )
+
+    async def serve() -> None:
+        from streams.health import serve_health
+
+        await serve_health(
+            streams,
+            host=worker.http_host,
+            port=worker.http_port,
+            stall_after_s=worker.stall_after_s,
+        )
+
+    streams.app.task(serve)
 
 
 def register_projector_task(streams: EngramStreams, settings: Settings) -> None:

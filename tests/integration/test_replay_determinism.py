@@ -52,7 +52,7 @@ async def test_replaying_the_log_into_empty_projections_reproduces_them_exactly(
 
     async with pool.acquire() as conn:
         await conn.execute(
-            "TRUNCATE entity, consolidation_run, belief, evidence, refusal, projector_offset, "
+            "TRUNCATE entity, consolidation_run, belief, evidence, refusal, projector_offset, formation_backlog, "
             "memory_event_outbox"
         )
     replay = {

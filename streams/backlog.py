@@ -1,0 +1,230 @@
+"""The formation backlog in PostgreSQL: what the formation stage has read, its attempts, what
+was parked, and the watermarks recomputed from it.
+
+The formation stage records an episode as ``pending`` before it publishes the episode's claims
+batch; the belief projector marks it ``formed`` in the transaction that commits its beliefs. So
+``formed_offset`` — every episode of the project at or below it formed or parked — can only
+count an episode once its beliefs are in PostgreSQL, however many workers finish in whatever
+order. Metadata only: no message content is ever stored here.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+from datetime import datetime
+
+import asyncpg
+
+_WATERMARK = """
+WITH project AS (
+    SELECT "offset", state, appended_at FROM formation_backlog
+    WHERE tenant = $1 AND project = $2
+), open AS (
+    SELECT min("offset") AS lowest, count(*) AS pending, min(appended_at) AS oldest
+    FROM project WHERE state IN ('pending', 'requeued')
+)
+SELECT
+    (SELECT max("offset") FROM project) AS log_offset,
+    (SELECT max(p."offset") FROM project p, open o
+      WHERE p.state IN ('formed', 'parked') AND (o.lowest IS NULL OR p."offset" < o.lowest))
+      AS formed_offset,
+    (SELECT count(*) FROM project WHERE state = 'parked') AS parked,
+    o.pending, o.oldest
+FROM open o
+"""
+
+
+@dataclass(frozen=True)
+class Watermark:
+    tenant: str
+    project: str
+    log_offset: int | None
+    formed_offset: int | None
+    parked: int
+    pending: int
+    oldest_pending_appended_at: datetime | None
+
+    def formed_through(self, offset: int) -> bool:
+        return self.formed_offset is not None and self.formed_offset >= offset
+
+
+@dataclass(frozen=True)
+class ParkedEpisode:
+    episode_id: uuid.UUID
+    partition: int
+    offset: int
+    attempts: int
+    failure_kind: str | None
+    first_failed_at: datetime | None
+    last_failed_at: datetime | None
+    parked_at: datetime | None
+
+
+@dataclass(frozen=True)
+class BacklogEntry:
+    topic: str
+    partition: int
+    offset: int
+    tenant: str
+    project: str
+    episode_id: uuid.UUID
+    occurred_at: datetime
+    appended_at: datetime
+
+
+async def record_pending(db: asyncpg.Pool | asyncpg.Connection, entry: BacklogEntry) -> None:
+    """Record an episode as read; a redelivered episode keeps whatever state it reached."""
+    await db.execute(
+        """
+        INSERT INTO formation_backlog (topic, partition, "offset", tenant, project, episode_id,
+                                       occurred_at, appended_at)
+        VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
+        ON CONFLICT (topic, partition, "offset") DO NOTHING
+        """,
+        entry.topic,
+        entry.partition,
+        entry.offset,
+        entry.tenant,
+        entry.project,
+        entry.episode_id,
+        entry.occurred_at,
+        entry.appended_at,
+    )
+
+
+async def mark_formed(db: asyncpg.Connection, *, topic: str, partition: int, offset: int) -> None:
+    """Called by the belief projector inside the transaction that commits the beliefs."""
+    await db.execute(
+        "UPDATE formation_backlog SET state = 'formed', formed_at = now() "
+        "WHERE topic = $1 AND partition = $2 AND \"offset\" = $3 AND state <> 'formed'",
+        topic,
+        partition,
+        offset,
+    )
+
+
+async def record_failure(db: asyncpg.Pool, entry: BacklogEntry, *, kind: str, park: bool) -> int:
+    """Count one failed attempt (and park when the attempts are spent); return the attempts."""
+    attempts: int = await db.fetchval(
+        """
+        UPDATE formation_backlog SET attempts = attempts + 1, failure_kind = $4,
+            first_failed_at = coalesce(first_failed_at, now()), last_failed_at = now(),
+            state = CASE WHEN $5 THEN 'parked' ELSE state END,
+            parked_at = CASE WHEN $5 THEN now() ELSE parked_at END
+        WHERE topic = $1 AND partition = $2 AND "offset" = $3
+        RETURNING attempts
+        """,
+        entry.topic,
+        entry.partition,
+        entry.offset,
+        kind,
+        park,
+    )
+    return attempts
+
+
+async def attempts_so_far(db: asyncpg.Pool, entry: BacklogEntry) -> int:
+    value = await db.fetchval(
+        "SELECT attempts FROM formation_backlog WHERE topic = $1 AND partition = $2 "
+        'AND "offset" = $3',
+        entry.topic,
+        entry.partition,
+        entry.offset,
+    )
+    return int(value or 0)
+
+
+async def watermark(
+    db: asyncpg.Pool | asyncpg.Connection, *, tenant: str, project: str
+) -> Watermark:
+    row = await db.fetchrow(_WATERMARK, tenant, project)
+    assert row is not None
+    return Watermark(
+        tenant=tenant,
+        project=project,
+        log_offset=row["log_offset"],
+        formed_offset=row["formed_offset"],
+        parked=row["parked"],
+        pending=row["pending"],
+        oldest_pending_appended_at=row["oldest"],
+    )
+
+
+async def list_parked(db: asyncpg.Pool, *, tenant: str, project: str) -> list[ParkedEpisode]:
+    rows = await db.fetch(
+        """
+        SELECT episode_id, partition, "offset", attempts, failure_kind, first_failed_at,
+               last_failed_at, parked_at
+        FROM formation_backlog WHERE tenant = $1 AND project = $2 AND state = 'parked'
+        ORDER BY "offset"
+        """,
+        tenant,
+        project,
+    )
+    return [
+        ParkedEpisode(
+            row["episode_id"],
+            row["partition"],
+            row["offset"],
+            row["attempts"],
+            row["failure_kind"],
+            row["first_failed_at"],
+            row["last_failed_at"],
+            row["parked_at"],
+        )
+        for row in rows
+    ]
+
+
+async def unpark(
+    db: asyncpg.Pool, *, tenant: str, project: str, episode_id: uuid.UUID, actor: str
+) -> int:
+    """Make a parked episode formable again (the watermark may move down) and audit who did it.
+    Returns how many log entries of that episode were unparked."""
+    async with db.acquire() as conn, conn.transaction():
+        unparked = await conn.fetch(
+            "UPDATE formation_backlog SET state = 'requeued', attempts = 0, parked_at = NULL "
+            "WHERE tenant = $1 AND project = $2 AND episode_id = $3 AND state = 'parked' "
+            'RETURNING "offset"',
+            tenant,
+            project,
+            episode_id,
+        )
+        if unparked:
+            await conn.execute(
+                "INSERT INTO formation_audit (action, tenant, project, episode_id, actor) "
+                "VALUES ('unpark', $1, $2, $3, $4)",
+                tenant,
+                project,
+                episode_id,
+                actor,
+            )
+        return len(unparked)
+
+
+async def claim_requeued(db: asyncpg.Pool, *, limit: int = 16) -> list[BacklogEntry]:
+    """Take requeued episodes for re-formation; SKIP LOCKED lets several workers share them."""
+    rows = await db.fetch(
+        """
+        UPDATE formation_backlog b SET state = 'pending'
+        FROM (SELECT topic, partition, "offset" FROM formation_backlog WHERE state = 'requeued'
+              ORDER BY "offset" LIMIT $1 FOR UPDATE SKIP LOCKED) r
+        WHERE (b.topic, b.partition, b."offset") = (r.topic, r.partition, r."offset")
+        RETURNING b.*
+        """,
+        limit,
+    )
+    return [
+        BacklogEntry(
+            row["topic"],
+            row["partition"],
+            row["offset"],
+            row["tenant"],
+            row["project"],
+            row["episode_id"],
+            row["occurred_at"],
+            row["appended_at"],
+        )
+        for row in rows
+    ]

@@ -1,0 +1,36 @@
+"""Prometheus metrics of the formation worker, in one registry served on /metrics."""
+
+from __future__ import annotations
+
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
+
+REGISTRY = CollectorRegistry()
+
+EPISODES_FORMED = Counter(
+    "engram_episodes_formed", "Episodes whose claims batch was published.", registry=REGISTRY
+)
+CANDIDATES_ADMITTED = Counter(
+    "engram_candidates_admitted", "Candidates admitted by the formation core.", registry=REGISTRY
+)
+PROPOSALS_REFUSED = Counter(
+    "engram_proposals_refused", "Refused proposals, by reason.", ["reason"], registry=REGISTRY
+)
+EPISODES_PARKED = Counter(
+    "engram_episodes_parked", "Episodes parked after their attempts.", registry=REGISTRY
+)
+DEAD_LETTERS = Counter(
+    "engram_dead_letters", "Records sent to the dead-letter topic.", ["reason"], registry=REGISTRY
+)
+ATTEMPTS = Counter(
+    "engram_formation_attempts", "Formation attempts, by outcome.", ["outcome"], registry=REGISTRY
+)
+MODEL_LATENCY = Histogram(
+    "engram_model_latency_seconds",
+    "Latency of model extraction calls.",
+    buckets=(0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120),
+    registry=REGISTRY,
+)
+CONSUMER_LAG = Gauge(
+    "engram_consumer_lag", "Episodes not yet read, per partition.", ["partition"], registry=REGISTRY
+)
+IN_FLIGHT = Gauge("engram_in_flight", "Episodes read but not finished.", registry=REGISTRY)

@@ -1,0 +1,222 @@
+"""The formation pipeline between faust and the core: read in order, form concurrently per
+project, publish, acknowledge in order.
+
+For each record: validate (or dead-letter), record it in the backlog, hand it to its project's
+lane, form it with retries (or park it), publish its claims batch, and only then mark it
+finished — the committed offset advances over a prefix of finished records only.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+import asyncpg
+import orjson
+import structlog
+
+from schemas.claims import ClaimsBatchFormed, SourcePosition
+from schemas.common import principal_key
+from schemas.episodes import MemoryRemembered, TurnAppended
+from streams import backlog, metrics
+from streams.acks import ContiguousAcks, InOrderRelease
+from streams.dead_letters import DeadLetter, admit_record
+from streams.formation_stage import FormationStage
+from streams.lanes import KeyLanes
+from streams.retrying import Parked, RetryPolicy, attempt_until_parked
+
+log = structlog.get_logger(__name__)
+
+Send = Callable[..., Awaitable[Any]]
+
+
+@dataclass(frozen=True)
+class Record:
+    topic: str
+    partition: int
+    offset: int
+    timestamp_ms: int | None
+    value: bytes | None
+
+
+@dataclass(frozen=True)
+class Work:
+    record: Record
+    episode: TurnAppended | MemoryRemembered
+    entry: backlog.BacklogEntry
+    acknowledged: bool
+
+
+class FormationPipeline:
+    def __init__(
+        self,
+        stage: FormationStage,
+        pool: asyncpg.Pool,
+        *,
+        send_claims: Send,
+        send_dead_letter: Send,
+        ack: Callable[[Any], object],
+        retry: RetryPolicy,
+        max_bytes: int,
+        max_in_flight: int,
+    ):
+        self._stage = stage
+        self._pool = pool
+        self._send_claims = send_claims
+        self._send_dead_letter = send_dead_letter
+        self._retry = retry
+        self._max_bytes = max_bytes
+        self.acks: ContiguousAcks[Any] = ContiguousAcks(ack)
+        self.lanes: KeyLanes[Work] = KeyLanes(self._form, max_in_flight=max_in_flight)
+        self._in_order: InOrderRelease[Formed] = InOrderRelease(self._release)
+        self._read_at: dict[tuple[int, int], float] = {}
+
+    @property
+    def pool(self) -> asyncpg.Pool:
+        return self._pool
+
+    async def accept(self, record: Record, event: Any) -> None:
+        """Take one record in log order; returns once it is queued (or dead-lettered)."""
+        self.acks.track(record.partition, record.offset, event)
+        self._read_at[(record.partition, record.offset)] = time.monotonic()
+        metrics.IN_FLIGHT.set(self.acks.in_flight)
+        admitted = admit_record(record.value, max_bytes=self._max_bytes)
+        if isinstance(admitted, DeadLetter):
+            await self._dead_letter(record, admitted)
+            self._finish(record)
+            return
+        self._in_order.reserve(_principal_key(record, admitted), record.offset)
+        await self.lanes.submit(_lane_key(admitted), self._work(record, admitted, True))
+
+    async def reform(self, record: Record) -> None:
+        """Form an unparked episode again, outside the consumer's acknowledgement order."""
+        admitted = admit_record(record.value, max_bytes=self._max_bytes)
+        if isinstance(admitted, DeadLetter):
+            log.error(
+                "formation.requeued_unreadable",
+                partition=record.partition,
+                offset=record.offset,
+                reason=admitted.reason.value,
+            )
+            return
+        await self.lanes.submit(_lane_key(admitted), self._work(record, admitted, False))
+
+    def oldest_in_flight_s(self) -> float:
+        if not self._read_at:
+            return 0.0
+        return time.monotonic() - min(self._read_at.values())
+
+    def _work(
+        self, record: Record, episode: TurnAppended | MemoryRemembered, acknowledged: bool
+    ) -> Work:
+        appended = datetime.fromtimestamp((record.timestamp_ms or 0) / 1000, tz=UTC)
+        entry = backlog.BacklogEntry(
+            record.topic,
+            record.partition,
+            record.offset,
+            episode.tenant,
+            episode.project,
+            episode.event_id,
+            episode.occurred_at,
+            appended,
+        )
+        return Work(record, episode, entry, acknowledged)
+
+    async def _form(self, work: Work) -> None:
+        await backlog.record_pending(self._pool, work.entry)
+        source = SourcePosition(
+            topic=work.record.topic, partition=work.record.partition, offset=work.record.offset
+        )
+        outcome = await attempt_until_parked(
+            lambda: self._stage.form(work.episode, source),
+            policy=self._retry,
+            failed_before=await backlog.attempts_so_far(self._pool, work.entry),
+            record_failure=lambda kind, park: self._failed(work, kind, park),
+        )
+        batch = None
+        if isinstance(outcome, Parked):
+            metrics.EPISODES_PARKED.inc()
+            log.warning(
+                "formation.parked",
+                episode=str(work.episode.event_id),
+                partition=work.record.partition,
+                offset=work.record.offset,
+                attempts=outcome.attempts,
+                failure=outcome.failure_kind,
+            )
+        else:
+            metrics.ATTEMPTS.labels("succeeded").inc()
+            batch = outcome.value
+        if work.acknowledged:
+            key = _principal_key(work.record, work.episode)
+            await self._in_order.complete(key, work.record.offset, Formed(work, batch))
+        else:
+            await self._release(Formed(work, batch))
+
+    async def _release(self, formed: Formed) -> None:
+        """Publish (unless parked), then finish: one principal's batches leave in log order."""
+        if formed.batch is not None:
+            await self._publish(formed.batch)
+        if formed.work.acknowledged:
+            self._finish(formed.work.record)
+
+    async def _failed(self, work: Work, kind: str, park: bool) -> int:
+        metrics.ATTEMPTS.labels("failed").inc()
+        log.warning(
+            "formation.attempt_failed",
+            episode=str(work.episode.event_id),
+            failure=kind,
+            parking=park,
+        )
+        return await backlog.record_failure(self._pool, work.entry, kind=kind, park=park)
+
+    async def _publish(self, batch: ClaimsBatchFormed) -> None:
+        sent = await self._send_claims(
+            key=principal_key(batch.tenant, batch.principal),
+            value=orjson.dumps(batch.model_dump(mode="json")),
+        )
+        await sent  # acknowledged by Kafka before the episode counts as finished
+        metrics.EPISODES_FORMED.inc()
+        metrics.CANDIDATES_ADMITTED.inc(batch.counts.admitted)
+        for refusal in batch.refusals:
+            metrics.PROPOSALS_REFUSED.labels(refusal.reason.value).inc()
+
+    async def _dead_letter(self, record: Record, letter: DeadLetter) -> None:
+        log.warning(
+            "formation.dead_letter",
+            reason=letter.reason.value,
+            partition=record.partition,
+            offset=record.offset,
+            detail=letter.detail,
+        )
+        sent = await self._send_dead_letter(
+            key=f"{record.topic}/{record.partition}/{record.offset}".encode(),
+            value=record.value or b"",
+            headers=letter.headers(
+                topic=record.topic, partition=record.partition, offset=record.offset
+            ),
+        )
+        await sent
+        metrics.DEAD_LETTERS.labels(letter.reason.value).inc()
+
+    def _finish(self, record: Record) -> None:
+        self._read_at.pop((record.partition, record.offset), None)
+        self.acks.finish(record.partition, record.offset)
+        metrics.IN_FLIGHT.set(self.acks.in_flight)
+
+
+@dataclass(frozen=True)
+class Formed:
+    work: Work
+    batch: ClaimsBatchFormed | None
+
+
+def _principal_key(record: Record, episode: TurnAppended | MemoryRemembered) -> tuple[int, str]:
+    return record.partition, f"{episode.tenant}/{episode.principal}"
+
+
+def _lane_key(episode: TurnAppended | MemoryRemembered) -> str:
+    return f"{episode.tenant}/{episode.project}"
