@@ -1,0 +1,134 @@
+"""A failing attempt is retried with doubling waits, then parked; never silently dropped."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from streams.retrying import Parked, RetryPolicy, Succeeded, attempt_until_parked, failure_kind
+
+
+class ModelDown(Exception):
+    kind = "http_status"
+
+
+def _recorder() -> tuple[list[tuple[str, bool]], object]:
+    failures: list[tuple[str, bool]] = []
+
+    async def record(kind: str, park: bool) -> int:
+        failures.append((kind, park))
+        return len(failures)
+
+    return failures, record
+
+
+async def test_failures_back_off_doubling_and_park_after_the_last_attempt() -> None:
+    failures, record = _recorder()
+    waits: list[float] = []
+
+    async def sleep(seconds: float) -> None:
+        waits.append(seconds)
+
+    async def attempt() -> str:
+        raise ModelDown()
+
+    outcome = await attempt_until_parked(
+        attempt,
+        policy=RetryPolicy(6, 10, 60),
+        failed_before=0,
+        record_failure=record,
+        sleep=sleep,  # type: ignore[arg-type]
+    )
+    assert outcome == Parked(6, "http_status")
+    assert waits == [10, 20, 40, 80, 160]
+    assert [park for _, park in failures] == [False] * 5 + [True]
+
+
+async def test_a_success_after_failures_is_returned_with_its_attempt_count() -> None:
+    _failures, record = _recorder()
+    calls = 0
+
+    async def attempt() -> str:
+        nonlocal calls
+        calls += 1
+        if calls < 3:
+            raise ModelDown()
+        return "batch"
+
+    async def no_wait(_: float) -> None:
+        return None
+
+    outcome = await attempt_until_parked(
+        attempt,
+        policy=RetryPolicy(6, 10, 60),
+        failed_before=0,
+        record_failure=record,
+        sleep=no_wait,  # type: ignore[arg-type]
+    )
+    assert outcome == Succeeded("batch", 3)
+
+
+async def test_attempts_before_a_restart_count_towards_parking() -> None:
+    failures, record = _recorder()
+
+    async def attempt() -> str:
+        raise ModelDown()
+
+    async def no_wait(_: float) -> None:
+        return None
+
+    outcome = await attempt_until_parked(
+        attempt,
+        policy=RetryPolicy(6, 10, 60),
+        failed_before=5,
+        record_failure=record,
+        sleep=no_wait,  # type: ignore[arg-type]
+    )
+    assert isinstance(outcome, Parked) and failures == [("http_status", True)]
+
+
+async def test_the_turn_budget_bounds_an_attempt() -> None:
+    _failures, record = _recorder()
+
+    async def attempt() -> str:
+        await asyncio.Event().wait()
+        return "never"
+
+    outcome = await attempt_until_parked(
+        attempt,
+        policy=RetryPolicy(1, 10, 0.01),
+        failed_before=0,
+        record_failure=record,  # type: ignore[arg-type]
+    )
+    assert outcome == Parked(1, "turn_budget")
+
+
+async def test_shutdown_during_an_attempt_is_not_counted() -> None:
+    failures, record = _recorder()
+    started = asyncio.Event()
+
+    async def attempt() -> str:
+        started.set()
+        await asyncio.Event().wait()
+        return "never"
+
+    task = asyncio.create_task(
+        attempt_until_parked(
+            attempt,
+            policy=RetryPolicy(6, 10, 60),
+            failed_before=0,
+            record_failure=record,  # type: ignore[arg-type]
+        )
+    )
+    await started.wait()
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert failures == []
+
+
+def test_failure_kinds_name_no_content() -> None:
+    assert failure_kind(ModelDown("secret text")) == "http_status"
+    assert failure_kind(TimeoutError()) == "turn_budget"
+    assert failure_kind(ValueError("message content")) == "ValueError"
