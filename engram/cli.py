@@ -94,18 +94,22 @@ def ingest(
             appended = await producer.publish_many(episodes)
         console.print(f"appended {len(appended)} episode(s) to {settings.kafka.episodes_topic}")
         if wait:
-            await _wait([e.event_id for e in episodes], timeout)
-            console.print(f"formed {len(appended)} episode(s)")
+            positions = [
+                (e.tenant, a.project, a.offset) for e, a in zip(episodes, appended, strict=True)
+            ]
+            await _wait(positions, timeout)
+            console.print(f"formed through every appended episode ({len(appended)})")
 
-    async def _wait(ids: list[object], timeout_s: float) -> None:
-        import uuid
-
-        from engram.waiting import wait_until_formed
+    async def _wait(positions: list[tuple[str, str, int]], timeout_s: float) -> None:
+        from engram.waiting import FormationTimeout, wait_for_watermarks
         from projections.db import create_pool
 
         pool = await create_pool(settings.database)
         try:
-            await wait_until_formed(pool, [uuid.UUID(str(i)) for i in ids], timeout_s=timeout_s)
+            await wait_for_watermarks(pool, positions, timeout_s=timeout_s)
+        except FormationTimeout as error:
+            err.print(f"[red]{error}[/red]")
+            raise typer.Exit(1) from None
         finally:
             await pool.close()
 
@@ -242,6 +246,17 @@ def schemas_export(
         err.print(f"[red]out of date:[/red] {', '.join(stale)}; run `engram schemas export`")
         raise typer.Exit(1)
     console.print("schemas up to date" if check else "schemas written")
+
+
+def _register_operations() -> None:
+    from engram.operations import dlq_app, formation_app, freshness
+
+    app.command()(freshness)
+    app.add_typer(formation_app, name="formation")
+    app.add_typer(dlq_app, name="dlq")
+
+
+_register_operations()
 
 
 def _register_eval() -> None:

@@ -1,11 +1,10 @@
-"""The read API: ``GET /v1/beliefs`` and ``GET /v1/refusals``, scoped by tenant and principal.
+"""The read API: beliefs, refusals and freshness, scoped by tenant and principal.
 
 When tokens are configured (``ENGRAM_API_TOKENS``), a bearer token names exactly one
 tenant/principal and a request for anyone else is refused; without tokens the API serves
 loopback development use and takes the principal from the query.
 """
 
-from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -17,7 +16,36 @@ from fastapi import Depends, FastAPI, Header, HTTPException, Query, Request
 
 from engram.settings import Settings
 from projections.db import create_pool
+from projections.freshness import Freshness, freshness, wait_formed_through
 from projections.queries import BeliefView, RefusalView, list_beliefs, list_refusals
+
+
+class TokenScopes:
+    """Which tenant/principal each bearer token may read; empty means development mode."""
+
+    def __init__(self, scopes: dict[str, tuple[str, str]]):
+        self._scopes = scopes
+
+    def _holder(self, authorization: str | None) -> tuple[str, str] | None:
+        if not self._scopes:
+            return None
+        token = (authorization or "").removeprefix("Bearer ").strip()
+        holder = self._scopes.get(token)
+        if holder is None:
+            raise HTTPException(401, "a bearer token from ENGRAM_API_TOKENS is required")
+        return holder
+
+    def principal(self, tenant: str, principal: str, authorization: str | None) -> tuple[str, str]:
+        holder = self._holder(authorization)
+        if holder is not None and holder != (tenant, principal):
+            raise HTTPException(403, "this token is not for that tenant and principal")
+        return tenant, principal
+
+    def tenant(self, tenant: str, authorization: str | None) -> str:
+        holder = self._holder(authorization)
+        if holder is not None and holder[0] != tenant:
+            raise HTTPException(403, "this token is not for that tenant")
+        return tenant
 
 
 def create_api(settings: Settings) -> FastAPI:
@@ -30,32 +58,33 @@ def create_api(settings: Settings) -> FastAPI:
             await app.state.pool.close()
 
     api = FastAPI(title="Engram read API", version="1", lifespan=lifespan)
-    tokens = {t.get_secret_value(): scope for t, scope in settings.api.token_scopes().items()}
+    tokens = TokenScopes(
+        {t.get_secret_value(): who for t, who in settings.api.token_scopes().items()}
+    )
 
     def pool(request: Request) -> asyncpg.Pool:
         return request.app.state.pool
 
-    def scope(
+    def principal_scope(
         principal: Annotated[str, Query(min_length=1)],
         tenant: Annotated[str, Query(min_length=1)] = "default",
         authorization: Annotated[str | None, Header()] = None,
     ) -> tuple[str, str]:
-        if not tokens:
-            return tenant, principal
-        token = (authorization or "").removeprefix("Bearer ").strip()
-        allowed = tokens.get(token)
-        if allowed is None:
-            raise HTTPException(401, "a bearer token from ENGRAM_API_TOKENS is required")
-        if allowed != (tenant, principal):
-            raise HTTPException(403, "this token is not for that tenant and principal")
-        return allowed
+        return tokens.principal(tenant, principal, authorization)
 
-    Scope = Annotated[tuple[str, str], Depends(scope)]
+    def tenant_scope(
+        tenant: Annotated[str, Query(min_length=1)] = "default",
+        authorization: Annotated[str | None, Header()] = None,
+    ) -> str:
+        return tokens.tenant(tenant, authorization)
+
+    Who = Annotated[tuple[str, str], Depends(principal_scope)]
+    Tenant = Annotated[str, Depends(tenant_scope)]
     Pool = Annotated[asyncpg.Pool, Depends(pool)]
 
     @api.get("/v1/beliefs", response_model=list[BeliefView])
     async def beliefs(
-        who: Scope, db: Pool, all: bool = False, as_of: datetime | None = None
+        who: Who, db: Pool, all: bool = False, as_of: datetime | None = None
     ) -> list[BeliefView]:
         tenant, principal = who
         return await list_beliefs(
@@ -63,9 +92,26 @@ def create_api(settings: Settings) -> FastAPI:
         )
 
     @api.get("/v1/refusals", response_model=list[RefusalView])
-    async def refusals(who: Scope, db: Pool) -> list[RefusalView]:
+    async def refusals(who: Who, db: Pool) -> list[RefusalView]:
         tenant, principal = who
         return await list_refusals(db, tenant=tenant, principal=principal)
+
+    @api.get("/v1/freshness", response_model=Freshness)
+    async def project_freshness(
+        tenant: Tenant,
+        db: Pool,
+        project: Annotated[str, Query(min_length=1)],
+        wait_for_offset: Annotated[int | None, Query(ge=0)] = None,
+        timeout_s: Annotated[float, Query(gt=0, le=300)] = 30.0,
+    ) -> Freshness:
+        """Both offsets, the lag, the parked count and the policy in force. With
+        ``wait_for_offset`` it answers once the project has formed through that offset (408 at
+        the timeout): how clients synchronise instead of sleeping."""
+        if wait_for_offset is not None and not await wait_formed_through(
+            db, tenant=tenant, project=project, offset=wait_for_offset, timeout_s=timeout_s
+        ):
+            raise HTTPException(408, f"not formed through {wait_for_offset} in {timeout_s}s")
+        return await freshness(db, tenant=tenant, project=project)
 
     @api.get("/healthz")
     async def health(db: Pool) -> dict[str, str]:

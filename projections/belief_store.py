@@ -63,7 +63,12 @@ async def project_batch(
             await record_in_outbox(conn, memory_events(batch, outcome))
         else:
             outcome.skipped = True
-        await mark_formed(conn, topic=batch.source.topic, partition=batch.source.partition, offset=batch.source.offset)
+        await mark_formed(
+            conn,
+            topic=batch.source.topic,
+            partition=batch.source.partition,
+            offset=batch.source.offset,
+        )
         await conn.execute(
             "INSERT INTO projector_offset (projector, topic, partition, next_offset) "
             "VALUES ($1, $2, $3, $4) ON CONFLICT (projector, topic, partition) "

@@ -1,0 +1,67 @@
+"""Freshness: how far formation has got, per project, from the backlog's watermarks."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from datetime import UTC, datetime
+
+import asyncpg
+from pydantic import BaseModel
+
+from streams.backlog import watermark
+
+
+class Freshness(BaseModel):
+    tenant: str
+    project: str
+    log_offset: int | None
+    formed_offset: int | None
+    lag_episodes: int
+    lag_seconds: float
+    parked: int
+    policy_version: str | None
+
+
+async def freshness(
+    db: asyncpg.Pool, *, tenant: str, project: str, now: datetime | None = None
+) -> Freshness:
+    mark = await watermark(db, tenant=tenant, project=project)
+    policy = await db.fetchval(
+        "SELECT policy_version FROM consolidation_run WHERE tenant = $1 AND project = $2 "
+        "ORDER BY source_offset DESC LIMIT 1",
+        tenant,
+        project,
+    )
+    oldest = mark.oldest_pending_appended_at
+    current = now or datetime.now(UTC)
+    return Freshness(
+        tenant=tenant,
+        project=project,
+        log_offset=mark.log_offset,
+        formed_offset=mark.formed_offset,
+        lag_episodes=mark.pending,
+        lag_seconds=max((current - oldest).total_seconds(), 0.0) if oldest else 0.0,
+        parked=mark.parked,
+        policy_version=policy,
+    )
+
+
+async def wait_formed_through(
+    db: asyncpg.Pool,
+    *,
+    tenant: str,
+    project: str,
+    offset: int,
+    timeout_s: float,
+    poll_s: float = 0.1,
+) -> bool:
+    """True once the project is formed through ``offset``; False at the deadline."""
+    deadline = time.monotonic() + timeout_s
+    while True:
+        mark = await watermark(db, tenant=tenant, project=project)
+        if mark.formed_through(offset):
+            return True
+        if time.monotonic() >= deadline:
+            return False
+        await asyncio.sleep(poll_s)

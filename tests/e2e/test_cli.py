@@ -1,0 +1,118 @@
+"""The command line as an operator uses it, against the real services."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.support.isolation import REPO, Isolated, running_worker
+
+pytestmark = pytest.mark.e2e
+
+
+def engram(
+    isolated: Isolated, *args: str, stdin: bytes | None = None
+) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run(
+        [sys.executable, "-m", "engram", *args],
+        cwd=REPO,
+        env=isolated.env(),
+        input=stdin,
+        capture_output=True,
+        timeout=180,
+        check=False,
+    )
+
+
+def _episode(tenant: str, seq: int, content: str) -> dict[str, object]:
+    return {
+        "schema_version": 1,
+        "type": "turn.appended",
+        "event_id": f"00000000-0000-4000-8000-{seq:012d}",
+        "tenant": tenant,
+        "principal": "ana",
+        "project": "cli",
+        "session": "s1",
+        "occurred_at": f"2026-11-0{seq + 1}T10:00:00Z",
+        "messages": [{"ordinal": 0, "role": "user", "content": content}],
+    }
+
+
+def test_ingest_wait_then_beliefs_freshness_and_dead_letters(
+    isolated: Isolated, tmp_path: Path
+) -> None:
+    t = isolated.tenant
+    turns = tmp_path / "turns.jsonl"
+    turns.write_text(
+        "\n".join(
+            json.dumps(_episode(t, i, text))
+            for i, text in enumerate(["I live in Lisbon.", "I moved to Porto."])
+        )
+        + "\n"
+    )
+    with running_worker(isolated, log_path=tmp_path / "worker.log"):
+        ingested = engram(isolated, "ingest", str(turns), "--wait", "--timeout", "90")
+        assert ingested.returncode == 0, ingested.stderr.decode()
+    listed = engram(isolated, "beliefs", "list", "--tenant", t, "--principal", "ana", "--json")
+    beliefs = [json.loads(line) for line in listed.stdout.decode().splitlines()]
+    assert [b["object"] for b in beliefs] == ["Porto"]
+    everything = engram(
+        isolated, "beliefs", "list", "--tenant", t, "--principal", "ana", "--all", "--json"
+    )
+    statuses = sorted(
+        json.loads(line)["status"] for line in everything.stdout.decode().splitlines()
+    )
+    assert statuses == ["active", "superseded"]
+    as_of = engram(
+        isolated,
+        "beliefs",
+        "list",
+        "--tenant",
+        t,
+        "--principal",
+        "ana",
+        "--as-of",
+        "2026-11-01T12:00:00+00:00",
+        "--json",
+    )
+    assert [json.loads(line)["object"] for line in as_of.stdout.decode().splitlines()] == ["Lisbon"]
+
+    fresh = engram(isolated, "freshness", "--tenant", t, "--project", "cli", "--json")
+    report = json.loads(fresh.stdout)
+    assert report["formed_offset"] == report["log_offset"] and report["parked"] == 0
+    assert report["policy_version"].startswith("formation@")
+    parked = engram(isolated, "formation", "parked", "--tenant", t, "--project", "cli", "--json")
+    assert parked.returncode == 0 and parked.stdout == b""
+    dlq = engram(isolated, "dlq", "list", "--json")
+    assert dlq.returncode == 0 and dlq.stdout == b""
+
+
+def test_a_malformed_file_is_refused_whole_naming_the_line(
+    isolated: Isolated, tmp_path: Path
+) -> None:
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(json.dumps(_episode(isolated.tenant, 0, "ok")) + '\n{"type": "turn.appended"}\n')
+    result = engram(isolated, "ingest", str(bad))
+    assert result.returncode == 2
+    assert "bad.jsonl:2" in result.stderr.decode()
+
+
+def test_extract_needs_no_services(isolated: Isolated) -> None:
+    line = json.dumps(
+        _episode("acme", 0, "My name is Zoë and I live in Zürich. Maybe I'll learn Go.")
+    )
+    result = engram(isolated, "extract", stdin=line.encode() + b"\n")
+    assert result.returncode == 0
+    records = [json.loads(x) for x in result.stdout.decode().splitlines()]
+    candidates = [r for r in records if r["kind"] == "candidate"]
+    assert {(c["relation"], c["object"]["text"]) for c in candidates} == {
+        ("has_name", "Zoë"),
+        ("lives_in", "Zürich"),
+    }
+    content = "My name is Zoë and I live in Zürich. Maybe I'll learn Go.".encode()
+    for c in candidates:
+        assert content[c["span_start"] : c["span_end"]].decode() == c["quote"]

@@ -1,0 +1,23 @@
+"""Environment for a worker whose model arm talks to the local fake OpenAI server."""
+
+from __future__ import annotations
+
+import json
+
+from tests.fakes.openai_server import FakeOpenAIServer
+
+
+def model_worker_env(
+    base: dict[str, str], server: FakeOpenAIServer, **formation: str
+) -> dict[str, str]:
+    env = dict(base)
+    env.update(
+        ENGRAM_FORMATION_EXTRACTOR="model",
+        ENGRAM_MODEL_ENDPOINT=server.base_url,
+        ENGRAM_MODEL_NAME="fake-model",
+        ENGRAM_MODEL_ALLOWLIST=json.dumps([server.origin]),
+        ENGRAM_MODEL_TIMEOUT_S="10",
+        ENGRAM_WORKER_HTTP_PORT="0",
+    )
+    env.update({f"ENGRAM_FORMATION_{key.upper()}": value for key, value in formation.items()})
+    return env
