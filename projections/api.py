@@ -5,7 +5,6 @@ tenant/principal and a request for anyone else is refused; without tokens the AP
 loopback development use and takes the principal from the query.
 """
 
-
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from datetime import datetime
