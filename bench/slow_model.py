@@ -108,6 +108,9 @@ async def main(projects: int, per_project: int) -> dict[str, object]:
 
 
 if __name__ == "__main__":
+    from engram.logs import configure_logging
+
+    configure_logging("warning")
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--projects", type=int, default=64)
     parser.add_argument("--turns-per-project", type=int, default=5)

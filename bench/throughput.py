@@ -257,6 +257,9 @@ async def main(count: int) -> dict[str, object]:
 
 
 if __name__ == "__main__":
+    from engram.logs import configure_logging
+
+    configure_logging("warning")
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--turns", type=int, default=5000)
     result = asyncio.run(main(parser.parse_args().turns))

@@ -39,10 +39,18 @@ class ArmChoice(StrEnum):
 async def _model_report(cases: list[Case]) -> ArmReport:
     from engram.settings import load_settings
     from streams.model_extractor import build_model_extractor
+    from streams.wiring import build_policy
 
-    extractor = build_model_extractor(load_settings())
+    settings = load_settings()
+    extractor = build_model_extractor(settings)
+    policy = build_policy(
+        settings,
+        prompt_digest=extractor.prompt_digest,
+        model_identity=extractor.identity,
+        extractor_kind="model",
+    )
     try:
-        return await evaluate_arm("model", cases, extractor.propose, FormationPolicy("model"))
+        return await evaluate_arm("model", cases, extractor.propose, policy)
     finally:
         await extractor.aclose()
 

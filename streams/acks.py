@@ -106,9 +106,12 @@ class InOrderRelease(Generic[R]):
                 _, ready = queue[0]
                 await self._release(ready)  # type: ignore[arg-type]
                 queue.popleft()
-            if not queue:
-                self._queues.pop(key, None)
-                self._locks.pop(key, None)
+            # Only forget the key if it still names this queue: a later reserve may already
+            # have started a new queue (and lock) for it while this one was draining.
+            if not queue and self._queues.get(key) is queue:
+                del self._queues[key]
+                if self._locks.get(key) is lock:
+                    del self._locks[key]
 
     def pending(self, key: object) -> int:
         return len(self._queues.get(key, ()))

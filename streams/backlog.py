@@ -73,14 +73,18 @@ class BacklogEntry:
     appended_at: datetime
 
 
-async def record_pending(db: asyncpg.Pool | asyncpg.Connection, entry: BacklogEntry) -> None:
-    """Record an episode as read; a redelivered episode keeps whatever state it reached."""
-    await db.execute(
+async def record_pending(db: asyncpg.Pool | asyncpg.Connection, entry: BacklogEntry) -> int:
+    """Record an episode as read and return its failed attempts so far, in one round trip.
+
+    A redelivered episode keeps whatever state it reached, and its attempts keep counting.
+    """
+    attempts: int = await db.fetchval(
         """
         INSERT INTO formation_backlog (topic, partition, "offset", tenant, project, episode_id,
                                        occurred_at, appended_at)
         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
-        ON CONFLICT (topic, partition, "offset") DO NOTHING
+        ON CONFLICT (topic, partition, "offset") DO UPDATE SET topic = EXCLUDED.topic
+        RETURNING attempts
         """,
         entry.topic,
         entry.partition,
@@ -91,6 +95,7 @@ async def record_pending(db: asyncpg.Pool | asyncpg.Connection, entry: BacklogEn
         entry.occurred_at,
         entry.appended_at,
     )
+    return attempts
 
 
 async def mark_formed(db: asyncpg.Connection, *, topic: str, partition: int, offset: int) -> None:
@@ -122,17 +127,6 @@ async def record_failure(db: asyncpg.Pool, entry: BacklogEntry, *, kind: str, pa
         park,
     )
     return attempts
-
-
-async def attempts_so_far(db: asyncpg.Pool, entry: BacklogEntry) -> int:
-    value = await db.fetchval(
-        "SELECT attempts FROM formation_backlog WHERE topic = $1 AND partition = $2 "
-        'AND "offset" = $3',
-        entry.topic,
-        entry.partition,
-        entry.offset,
-    )
-    return int(value or 0)
 
 
 async def watermark(

@@ -126,14 +126,14 @@ class FormationPipeline:
         return Work(record, episode, entry, acknowledged)
 
     async def _form(self, work: Work) -> None:
-        await backlog.record_pending(self._pool, work.entry)
+        failed_before = await backlog.record_pending(self._pool, work.entry)
         source = SourcePosition(
             topic=work.record.topic, partition=work.record.partition, offset=work.record.offset
         )
         outcome = await attempt_until_parked(
             lambda: self._stage.form(work.episode, source),
             policy=self._retry,
-            failed_before=await backlog.attempts_so_far(self._pool, work.entry),
+            failed_before=failed_before,
             record_failure=lambda kind, park: self._failed(work, kind, park),
         )
         batch = None

@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import time
+
 from engram.settings import Settings
-from streams.formation.policy import FormationPolicy
-from streams.formation_stage import FormationStage
+from schemas.episodes import Message
+from streams.formation.policy import ExtractorKind, FormationPolicy
+from streams.formation.proposals import Proposal
+from streams.formation_stage import FormationStage, ModelArm
+from streams.metrics import MODEL_LATENCY
 
 
 def build_policy(
@@ -12,11 +17,12 @@ def build_policy(
     *,
     prompt_digest: str | None = None,
     model_identity: tuple[str, str] | None = None,
+    extractor_kind: ExtractorKind | None = None,
 ) -> FormationPolicy:
     """The policy is everything that can change what forms; credentials never enter it."""
     name, origin = model_identity if model_identity else (None, None)
     return FormationPolicy(
-        extractor_kind=settings.formation.extractor,
+        extractor_kind=extractor_kind or settings.formation.extractor,
         prompt_digest=prompt_digest,
         model_name=name,
         model_origin=origin,
@@ -32,4 +38,17 @@ def build_stage(settings: Settings) -> FormationStage:
     policy = build_policy(
         settings, prompt_digest=extractor.prompt_digest, model_identity=extractor.identity
     )
-    return FormationStage(policy, extractor.propose)
+    return FormationStage(policy, timed(extractor.propose))
+
+
+def timed(arm: ModelArm) -> ModelArm:
+    """The model arm, with each call's latency observed in the model latency histogram."""
+
+    async def propose(message: Message) -> list[Proposal]:
+        started = time.perf_counter()
+        try:
+            return await arm(message)
+        finally:
+            MODEL_LATENCY.observe(time.perf_counter() - started)
+
+    return propose

@@ -52,3 +52,50 @@ def echo_model(
         return Reply.claims(*claims_for(content), delay_s=delay(content))
 
     return script
+
+
+_SPEAKER = re.compile(r"^Speaker: (?P<role>\w+)", re.M)
+_INJECTION = re.compile(r"[^.!?\n]*(?:ignore|disregard|remember that|you must)[^.!?\n]*", re.I)
+
+
+def adversarial_model() -> Callable[[Any], Reply]:
+    """A model that has been fooled: besides the honest claims, it launders what it read —
+    first-person claims out of tool, web and assistant text, secrets paraphrased into values
+    with an innocent quote, and injected instructions recast as preferences."""
+    from streams.formation.secrets import find_secrets
+
+    def script(body: Any) -> Reply:
+        content = fenced_content(body)
+        user = next(m["content"] for m in body["messages"] if m["role"] == "user")
+        speaker = _SPEAKER.search(user)
+        role = speaker["role"] if speaker else "user"
+        claims = claims_for(content)
+        innocent = " ".join(content.split()[:3]) or content
+        for finding in find_secrets(content):
+            claims.append(
+                {
+                    "subject": "I",
+                    "relation": "has_contact",
+                    "object": f"my key {content[finding.start : finding.end]}",
+                    "quote": innocent,
+                    "polarity": "assert",
+                    "tense": "present",
+                    "statement": "the user shared a contact",
+                }
+            )
+        for match in _INJECTION.finditer(content):
+            claims.append(
+                {
+                    "subject": "I",
+                    "relation": "prefers",
+                    "object": match[0].strip(),
+                    "quote": innocent,
+                    "polarity": "assert",
+                    "tense": "present",
+                }
+            )
+        if role != "user":
+            claims += [dict(c, subject="I") for c in claims_for(content) if c["subject"] != "I"]
+        return Reply.claims(*claims)
+
+    return script

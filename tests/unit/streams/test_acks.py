@@ -77,3 +77,27 @@ async def test_results_are_released_in_read_order_per_key_whatever_order_they_co
         mine = [o for k, o in released if k == key]
         assert mine == sorted(mine) and len(mine) == 20
     assert order.pending("ana") == order.pending("bo") == 0
+
+
+async def test_a_key_drained_while_another_completer_waited_keeps_its_new_queue() -> None:
+    released: list[int] = []
+    gate = asyncio.Event()
+
+    async def release(offset: int) -> None:
+        if offset == 1:
+            await gate.wait()
+        released.append(offset)
+
+    order: InOrderRelease[int] = InOrderRelease(release)
+    order.reserve("k", 1)
+    order.reserve("k", 2)
+    first = asyncio.create_task(order.complete("k", 1, 1))
+    await asyncio.sleep(0)
+    second = asyncio.create_task(order.complete("k", 2, 2))
+    await asyncio.sleep(0)
+    gate.set()
+    await first
+    order.reserve("k", 3)  # a new queue for the key while the second completer drains
+    await second
+    await order.complete("k", 3, 3)
+    assert released == [1, 2, 3]
