@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import asyncio
 import sys
+from collections.abc import Awaitable, Callable, Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
+import asyncpg
 import orjson
 import typer
+from pydantic import BaseModel
 from rich.console import Console
 from rich.table import Table
 
@@ -133,6 +136,52 @@ def worker(
     run_worker(build_app(settings, stage, with_projector=projector), loglevel=loglevel)
 
 
+def _query(
+    read: Callable[[asyncpg.Connection], Awaitable[Sequence[BaseModel]]],
+) -> list[dict[str, Any]]:
+    """Run one read on a fresh connection and return its rows as JSON-ready dicts."""
+    from projections.db import connect
+
+    async def _run() -> list[dict[str, Any]]:
+        conn = await connect(_settings().database)
+        try:
+            return [view.model_dump(mode="json") for view in await read(conn)]
+        finally:
+            await conn.close()
+
+    return asyncio.run(_run())
+
+
+def _print_rows(
+    rows: list[dict[str, Any]],
+    *,
+    json: bool,
+    title: str,
+    columns: dict[str, Callable[[dict[str, Any]], str]],
+) -> None:
+    if json:
+        for row in rows:
+            sys.stdout.write(orjson.dumps(row).decode() + "\n")
+        return
+    table = Table(title=title)
+    for column in columns:
+        table.add_column(column)
+    for row in rows:
+        table.add_row(*(render(row) for render in columns.values()))
+    console.print(table)
+
+
+def _field(name: str) -> Callable[[dict[str, Any]], str]:
+    return lambda row: str(row[name])
+
+
+def _quotes(belief: dict[str, Any]) -> str:
+    return "\n".join(
+        f"“{e['quote']}” [{e['span_start']}:{e['span_end']}] ({e['role']})"
+        for e in belief["evidence"]
+    )
+
+
 @beliefs_app.command("list")
 def beliefs_list(
     principal: Annotated[str, typer.Option(help="Whose beliefs.")],
@@ -142,34 +191,24 @@ def beliefs_list(
     json: Annotated[bool, typer.Option("--json", help="JSON lines.")] = False,
 ) -> None:
     """List beliefs with their evidence (current by default)."""
-    from projections.db import connect
     from projections.queries import list_beliefs
 
-    async def _run() -> list[dict[str, object]]:
-        conn = await connect(_settings().database)
-        try:
-            views = await list_beliefs(
-                conn, tenant=tenant, principal=principal, include_all=all_, as_of=as_of
-            )
-            return [v.model_dump(mode="json") for v in views]
-        finally:
-            await conn.close()
-
-    beliefs = asyncio.run(_run())
-    if json:
-        for belief in beliefs:
-            sys.stdout.write(orjson.dumps(belief).decode() + "\n")
-        return
-    table = Table(title=f"beliefs of {tenant}/{principal}")
-    for column in ("statement", "status", "confidence", "evidence"):
-        table.add_column(column)
-    for b in beliefs:
-        quotes = "\n".join(
-            f"“{e['quote']}” [{e['span_start']}:{e['span_end']}] ({e['role']})"
-            for e in b["evidence"]  # type: ignore[attr-defined]
+    rows = _query(
+        lambda conn: list_beliefs(
+            conn, tenant=tenant, principal=principal, include_all=all_, as_of=as_of
         )
-        table.add_row(str(b["statement"]), str(b["status"]), str(b["confidence"]), quotes)
-    console.print(table)
+    )
+    _print_rows(
+        rows,
+        json=json,
+        title=f"beliefs of {tenant}/{principal}",
+        columns={
+            "statement": lambda b: str(b["statement"]),
+            "status": lambda b: str(b["status"]),
+            "confidence": lambda b: str(b["confidence"]),
+            "evidence": _quotes,
+        },
+    )
 
 
 @refusals_app.command("list")
@@ -179,28 +218,15 @@ def refusals_list(
     json: Annotated[bool, typer.Option("--json", help="JSON lines.")] = False,
 ) -> None:
     """List refused proposals with their reason, relation, statement and quote."""
-    from projections.db import connect
     from projections.queries import list_refusals
 
-    async def _run() -> list[dict[str, object]]:
-        conn = await connect(_settings().database)
-        try:
-            views = await list_refusals(conn, tenant=tenant, principal=principal)
-            return [v.model_dump(mode="json") for v in views]
-        finally:
-            await conn.close()
-
-    rows = asyncio.run(_run())
-    if json:
-        for row in rows:
-            sys.stdout.write(orjson.dumps(row).decode() + "\n")
-        return
-    table = Table(title=f"refusals of {tenant}/{principal}")
-    for column in ("reason", "relation", "statement", "quote"):
-        table.add_column(column)
-    for r in rows:
-        table.add_row(str(r["reason"]), str(r["relation"]), str(r["statement"]), str(r["quote"]))
-    console.print(table)
+    rows = _query(lambda conn: list_refusals(conn, tenant=tenant, principal=principal))
+    _print_rows(
+        rows,
+        json=json,
+        title=f"refusals of {tenant}/{principal}",
+        columns={column: _field(column) for column in ("reason", "relation", "statement", "quote")},
+    )
 
 
 @app.command()
