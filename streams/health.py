@@ -6,10 +6,13 @@ from __future__ import annotations
 import asyncio
 from typing import TYPE_CHECKING
 
+import structlog
 from aiohttp import web
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
 from streams.metrics import REGISTRY
+
+log = structlog.get_logger(__name__)
 
 if TYPE_CHECKING:
     from streams.app import EngramStreams
@@ -48,7 +51,19 @@ async def serve_health(
     app.router.add_get("/metrics", metrics)
     runner = web.AppRunner(app, access_log=None)
     await runner.setup()
-    await web.TCPSite(runner, host, port).start()
+    try:
+        await web.TCPSite(runner, host, port).start()
+    except OSError as error:
+        # Formation goes on without the endpoints; say so loudly and how to fix it.
+        log.error(
+            "worker.health_unavailable",
+            host=host,
+            port=port,
+            error=str(error),
+            fix="set ENGRAM_WORKER_HTTP_PORT to a free port, or 0 to turn it off",
+        )
+        await runner.cleanup()
+        return
     try:
         await asyncio.Event().wait()
     finally:

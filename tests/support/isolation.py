@@ -62,6 +62,7 @@ class Isolated:
             ENGRAM_KAFKA_PARTITIONS=str(k.partitions),
             ENGRAM_KAFKA_MAX_EVENT_BYTES=str(k.max_event_bytes),
             ENGRAM_DATABASE_URL=self.database_url,
+            ENGRAM_WORKER_HTTP_PORT="0",
         )
         return env
 
