@@ -40,6 +40,13 @@ _CONDITIONAL_PREFIX = re.compile(
     r"|let's say|say)\s+(?:that\s+)?",
     re.IGNORECASE,
 )
+_EXPLICIT_PREFIX = re.compile(
+    r"^(?:(?:please|also|and)\s+)*(?:(?:can|could|would) you\s+)?(?:remember|don't forget"
+    r"|do not forget|keep in mind|make a note|note)(?:\s+that)?[,:]?\s+",
+    re.IGNORECASE,
+)
+"""An explicit "remember that …" wraps a claim; the claim is read as if said plainly (the core
+marks such a user message explicit, so it skips the salience threshold, not the gates)."""
 _CONTINUATION = re.compile(
     r"\s+(?:and|but|&)\s+(?:(?:also|now|currently|still|just|really|even|recently)\s+)?"
     r"(?P<verb>[a-z]+)\b"
@@ -58,7 +65,7 @@ class Reading:
 
 
 def read_clause(clause: Clause) -> list[Reading]:
-    text = clause.text.replace("\u2019", "'")
+    text = _EXPLICIT_PREFIX.sub("", clause.text.replace("\u2019", "'"))
     mood = clause_mood(text, question=clause.question)
     if mood.silent:
         return []
