@@ -7,6 +7,7 @@ from datetime import datetime
 from typing import Any
 
 import asyncpg
+import orjson
 from pydantic import BaseModel
 
 
@@ -78,13 +79,21 @@ AS_OF = (
 )
 
 
-def _view(row: asyncpg.Record) -> BeliefView:
-    import orjson
+def _subject(row: asyncpg.Record) -> str:
+    """How a reader sees the subject: "speaker", the project's id, or the entity's first
+    spelling."""
+    match row["subject_kind"]:
+        case "speaker":
+            return "speaker"
+        case "project":
+            return str(row["subject_key"]).removeprefix("project:")
+        case _:
+            return str(row["subject_name"])
 
+
+def _view(row: asyncpg.Record) -> BeliefView:
     evidence: list[dict[str, Any]] = orjson.loads(row["evidence_json"])
-    subject = "speaker" if row["subject_kind"] == "speaker" else row["subject_name"]
-    if subject.startswith(("entity:", "project:")) and row["subject_kind"] != "entity":
-        subject = subject.split(":", 1)[1]
+    subject = _subject(row)
     return BeliefView(
         belief_id=row["belief_id"],
         statement=row["statement"],

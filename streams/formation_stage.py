@@ -6,22 +6,17 @@ I/O, so this is async), then hands everything to the pure core. No SQL and no pr
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable
 
 from schemas.claims import ClaimsBatchFormed, SourcePosition
 from schemas.episodes import MemoryRemembered, Message, TurnAppended, episode_messages
 from streams.formation import deterministic
 from streams.formation.core import form_episode
+from streams.formation.merge import merge_proposals
 from streams.formation.policy import FormationPolicy
 from streams.formation.proposals import Proposal
 
 ModelArm = Callable[[Message], Awaitable[list[Proposal]]]
-
-
-def _merge(first: Sequence[Proposal], second: Sequence[Proposal]) -> list[Proposal]:
-    from streams.formation.merge import merge_proposals
-
-    return merge_proposals(list(first), list(second))
 
 
 class FormationStage:
@@ -48,5 +43,5 @@ class FormationStage:
         kind = self.policy.extractor_kind
         found = deterministic.propose(message.content) if kind != "model" else []
         if self._model_arm is not None and kind in ("model", "both"):
-            found = _merge(found, await self._model_arm(message))
+            found = merge_proposals(found, await self._model_arm(message))
         return found

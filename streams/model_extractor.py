@@ -31,6 +31,8 @@ from pydantic import BaseModel, ConfigDict, SecretStr, ValidationError
 
 from engram.settings import Settings
 from schemas.episodes import Message
+from streams.formation.gates import redact
+from streams.formation.policy import FormationPolicy
 from streams.formation.proposals import Proposal
 from streams.formation.vocabulary import RELATIONS, Relation
 from streams.model_reply import ModelReplyError, decode_envelope
@@ -41,6 +43,8 @@ from streams.prompt import (
     render_system_prompt,
     render_user_message,
 )
+
+DEFAULT_PII_KINDS = FormationPolicy().pii_kinds
 
 ErrorKind = Literal["timeout", "http_status", "connection", "bad_reply", "oversized"]
 
@@ -137,6 +141,7 @@ class ModelExtractor:
         prompt: ExtractionPrompt,
         relations: Sequence[Relation] = RELATIONS,
         token_hex: Callable[[int], str] = secrets.token_hex,
+        pii_kinds: tuple[str, ...] = DEFAULT_PII_KINDS,
     ) -> None:
         self.origin = endpoint_origin(endpoint)
         if self.origin not in allowed_origins(allowlist):
@@ -148,6 +153,7 @@ class ModelExtractor:
         self._timeout_s = timeout_s
         self._max_response_bytes = max_response_bytes
         self._token_hex = token_hex
+        self._pii_kinds = pii_kinds
         self._client = openai.AsyncOpenAI(
             base_url=endpoint,
             api_key=api_key.get_secret_value(),
@@ -173,7 +179,15 @@ class ModelExtractor:
         return f"ModelExtractor({self.model_name}@{self.origin}, prompt {self.prompt_digest[:12]})"
 
     async def propose(self, message: Message) -> list[Proposal]:
-        """The proposals the model makes for ``message``; raises :class:`ModelExtractionError`."""
+        """The proposals the model makes for ``message``; raises :class:`ModelExtractionError`.
+
+        Secrets and policy PII are redacted before the text leaves the process: they are never
+        sent to a model. A quote the model copies across a redaction cannot be located in the
+        original message, so it is refused, which is what should happen to such a claim.
+        """
+        message = message.model_copy(
+            update={"content": redact(message.content, pii_kinds=self._pii_kinds)}
+        )
         fence_id = new_fence(message.content, self._token_hex)
         system: ChatCompletionSystemMessageParam = {"role": "system", "content": self._system}
         user: ChatCompletionUserMessageParam = {

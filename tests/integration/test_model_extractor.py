@@ -475,3 +475,15 @@ class TestConcurrentCallsAreNotSerialised:
         assert results == [[]] * 16
         assert server.max_in_flight == 16
         assert elapsed < 2.0
+
+
+class TestSecretsNeverReachTheModel:
+    async def test_a_secret_in_the_message_is_redacted_before_the_request(self) -> None:
+        secret = "sk-proj-" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4"
+        async with FakeOpenAIServer() as server:
+            server.enqueue(Reply.claims())
+            async with extractor_for(server) as extractor:
+                await extractor.propose(user(f"I live in Oslo and my key is {secret} ok"))
+            sent = server.requests[0].message("user")
+        assert secret not in sent and "I live in Oslo" in sent
+        assert "[redacted:" in sent
