@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import time
 
 import asyncpg
 import pytest
@@ -18,6 +17,7 @@ from schemas.claims import ClaimsBatchFormed, SourcePosition
 from streams.formation.core import form_episode
 from streams.formation.policy import FormationPolicy
 from streams.formation.proposals import Proposal
+from tests.support.conditions import wait_until
 from tests.support.episodes import turn
 from tests.support.isolation import Isolated
 from tests.support.projecting import publish_batches
@@ -56,13 +56,14 @@ async def _run_until(
 
     projector = BeliefProjector(kafka, pool, on_outcome=stop_at_count)
     task = asyncio.create_task(projector.run())
-    deadline = time.monotonic() + timeout_s
+
+    def counted() -> bool:
+        if task.done():
+            task.result()
+        return projector.projected >= count
+
     try:
-        while projector.projected < count:
-            if task.done():
-                task.result()
-            assert time.monotonic() < deadline, f"projected {projector.projected} of {count}"
-            await asyncio.sleep(0.05)
+        await wait_until(counted, timeout_s=timeout_s, what=f"{count} batches projected")
     finally:
         projector.stop()
         await task
@@ -72,10 +73,12 @@ async def _kill_after(kafka: KafkaSettings, pool: asyncpg.Pool, *, count: int) -
     """Cancel a running projector mid-flight, wherever it is (inside a transaction or not)."""
     projector = BeliefProjector(kafka, pool)
     task = asyncio.create_task(projector.run())
-    deadline = time.monotonic() + 60
-    while projector.projected < count:
-        assert time.monotonic() < deadline and not task.done()
-        await asyncio.sleep(0.001)
+
+    def reached() -> bool:
+        assert not task.done(), "the projector stopped by itself"
+        return projector.projected >= count
+
+    await wait_until(reached, timeout_s=60, what=f"{count} batches projected", poll_s=0.001)
     task.cancel()
     with contextlib.suppress(asyncio.CancelledError):
         await task

@@ -5,9 +5,7 @@ re-forms them. Real Kafka, real PostgreSQL, a real (local) OpenAI-compatible ser
 
 from __future__ import annotations
 
-import asyncio
 import random
-import time
 from collections import defaultdict
 from pathlib import Path
 
@@ -21,6 +19,7 @@ from projections.queries import list_beliefs
 from streams.backlog import list_parked, unpark, watermark
 from tests.fakes.model_scripts import echo_model
 from tests.fakes.openai_server import FakeOpenAIServer
+from tests.support.conditions import wait_until
 from tests.support.episodes import turn
 from tests.support.isolation import Isolated, running_worker
 from tests.support.model_env import model_worker_env
@@ -100,12 +99,17 @@ async def test_the_formed_watermark_never_passes_an_unformed_episode(
                 async with EpisodeProducer(kafka) as producer:
                     for t in turns[36:]:
                         appended[t.project].append(await producer.publish(t))
-                checks, deadline = 0, time.monotonic() + 120
-                while not await _all_formed(pool, isolated.tenant, appended):
+                checks = 0
+
+                async def formed_and_honest() -> bool:
+                    nonlocal checks
                     assert await _violations(pool, isolated.tenant, appended) == []
                     checks += 1
-                    assert time.monotonic() < deadline, "formation did not finish"
-                    await asyncio.sleep(0.02)
+                    return await _all_formed(pool, isolated.tenant, appended)
+
+                await wait_until(
+                    formed_and_honest, timeout_s=120, what="every episode formed", poll_s=0.02
+                )
     assert await _violations(pool, isolated.tenant, appended) == []
     assert checks > 5, "the invariant was checked while formation was in progress"
     runs = await pool.fetchval("SELECT count(DISTINCT episode_id) FROM consolidation_run")
@@ -143,10 +147,18 @@ async def test_an_outage_parks_episodes_the_watermark_moves_past_and_unpark_refo
                 down = [await producer.publish(t) for t in failing]
                 up = [await producer.publish(t) for t in healthy]
             # The healthy project forms while the failing one is still retrying.
-            await _wait(lambda: _formed(pool, isolated.tenant, "up", up[-1].offset), 60)
+            await wait_until(
+                lambda: _formed(pool, isolated.tenant, "up", up[-1].offset),
+                timeout_s=60,
+                what="formed through the last offset",
+            )
             assert (await watermark(pool, tenant=isolated.tenant, project="down")).parked == 0
 
-            await _wait(lambda: _formed(pool, isolated.tenant, "down", down[-1].offset), 60)
+            await wait_until(
+                lambda: _formed(pool, isolated.tenant, "down", down[-1].offset),
+                timeout_s=60,
+                what="formed through the last offset",
+            )
             fresh = await freshness(pool, tenant=isolated.tenant, project="down")
             assert fresh.parked == 2 and fresh.formed_offset == down[-1].offset
             parked = await list_parked(pool, tenant=isolated.tenant, project="down")
@@ -168,7 +180,11 @@ async def test_an_outage_parks_episodes_the_watermark_moves_past_and_unpark_refo
             assert (
                 await watermark(pool, tenant=isolated.tenant, project="down")
             ).formed_offset is None
-            await _wait(lambda: _formed(pool, isolated.tenant, "down", down[-1].offset), 60)
+            await wait_until(
+                lambda: _formed(pool, isolated.tenant, "down", down[-1].offset),
+                timeout_s=60,
+                what="formed through the last offset",
+            )
 
     beliefs = await list_beliefs(pool, tenant=isolated.tenant, principal="ana", include_all=True)
     assert {b.object for b in beliefs} == {"Lisbon", "Porto"}
@@ -178,10 +194,3 @@ async def test_an_outage_parks_episodes_the_watermark_moves_past_and_unpark_refo
 
 async def _formed(pool: asyncpg.Pool, tenant: str, project: str, offset: int) -> bool:
     return (await watermark(pool, tenant=tenant, project=project)).formed_through(offset)
-
-
-async def _wait(condition: object, timeout_s: float) -> None:
-    deadline = time.monotonic() + timeout_s
-    while not await condition():  # type: ignore[operator]
-        assert time.monotonic() < deadline, "condition not reached before the deadline"
-        await asyncio.sleep(0.05)

@@ -3,9 +3,7 @@ what formation did (formed, refused, dead-lettered, attempts, lag)."""
 
 from __future__ import annotations
 
-import asyncio
 import socket
-import time
 from pathlib import Path
 
 import asyncpg
@@ -16,6 +14,7 @@ from engram.waiting import wait_until_formed
 from ingest.producer import EpisodeProducer
 from ingest.topics import ensure_topics
 from schemas.common import episode_key
+from tests.support.conditions import wait_until
 from tests.support.episodes import turn
 from tests.support.isolation import Isolated, running_worker
 
@@ -29,16 +28,19 @@ def _free_port() -> int:
 
 
 async def _get(url: str, deadline_s: float = 60) -> httpx.Response:
-    deadline = time.monotonic() + deadline_s
-    async with httpx.AsyncClient() as client:
-        while True:
-            try:
-                response = await client.get(url)
-                if response.status_code == 200 or time.monotonic() > deadline:
-                    return response
-            except httpx.TransportError:
-                assert time.monotonic() < deadline, f"{url} never answered"
-            await asyncio.sleep(0.1)
+    """The first 200 answer from ``url`` (the worker binds its port shortly after starting)."""
+    answers: list[httpx.Response] = []
+
+    async def answered() -> bool:
+        try:
+            async with httpx.AsyncClient() as client:
+                answers.append(await client.get(url))
+        except httpx.TransportError:
+            return False
+        return answers[-1].status_code == 200
+
+    await wait_until(answered, timeout_s=deadline_s, what=f"{url} answering 200", poll_s=0.1)
+    return answers[-1]
 
 
 async def test_the_worker_reports_health_readiness_and_metrics(

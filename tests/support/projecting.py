@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import time
 from collections.abc import Sequence
 
 import asyncpg
@@ -18,6 +17,7 @@ from schemas.episodes import TurnAppended
 from streams.formation.core import form_episode
 from streams.formation.policy import FormationPolicy
 from streams.formation.proposals import Proposal
+from tests.support.conditions import wait_until
 
 
 def claim(
@@ -66,15 +66,17 @@ async def project_all(
     wanted = [b.batch_id for b in batches]
     projector = BeliefProjector(kafka, pool)
     task = asyncio.create_task(projector.run())
-    deadline = time.monotonic() + timeout_s
-    try:
-        while await pool.fetchval(
+
+    async def projected() -> bool:
+        if task.done():
+            task.result()
+        runs = await pool.fetchval(
             "SELECT count(*) FROM consolidation_run WHERE run_id = ANY($1)", wanted
-        ) < len(set(wanted)):
-            if task.done():
-                task.result()
-            assert time.monotonic() < deadline, "batches were not projected in time"
-            await asyncio.sleep(0.05)
+        )
+        return bool(runs >= len(set(wanted)))
+
+    try:
+        await wait_until(projected, timeout_s=timeout_s, what="batches projected")
     finally:
         projector.stop()
         await task

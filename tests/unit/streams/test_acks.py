@@ -10,6 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from streams.acks import ContiguousAcks, InOrderRelease
+from tests.support.conditions import let_others_run
 
 
 def test_an_episode_finished_early_waits_for_the_ones_before_it() -> None:
@@ -63,7 +64,7 @@ async def test_results_are_released_in_read_order_per_key_whatever_order_they_co
     released: list[tuple[str, int]] = []
 
     async def release(item: tuple[str, int]) -> None:
-        await asyncio.sleep(0)
+        await let_others_run()
         released.append(item)
 
     order: InOrderRelease[tuple[str, int]] = InOrderRelease(release)
@@ -92,9 +93,9 @@ async def test_a_key_drained_while_another_completer_waited_keeps_its_new_queue(
     order.reserve("k", 1)
     order.reserve("k", 2)
     first = asyncio.create_task(order.complete("k", 1, 1))
-    await asyncio.sleep(0)
+    await let_others_run()
     second = asyncio.create_task(order.complete("k", 2, 2))
-    await asyncio.sleep(0)
+    await let_others_run()
     gate.set()
     await first
     order.reserve("k", 3)  # a new queue for the key while the second completer drains

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 
 from streams.lanes import KeyLanes
+from tests.support.conditions import let_others_run
 
 
 async def test_items_of_one_key_run_in_order_and_keys_run_concurrently() -> None:
@@ -25,7 +26,7 @@ async def test_items_of_one_key_run_in_order_and_keys_run_concurrently() -> None
     for i in range(5):
         for key in ("a", "b", "c"):
             await lanes.submit(key, (key, i))
-    await asyncio.sleep(0)
+    await let_others_run()
     assert peak == 3, "one item per key at a time, all keys at once"
     gate.set()
     await lanes.wait_idle()
@@ -44,7 +45,7 @@ async def test_submit_waits_for_room_instead_of_buffering_without_limit() -> Non
     await lanes.submit("a", 1)
     await lanes.submit("b", 2)
     third = asyncio.create_task(lanes.submit("c", 3))
-    await asyncio.sleep(0.01)
+    await let_others_run(20)
     assert not third.done()
     release.set()
     await asyncio.wait_for(third, 1)
