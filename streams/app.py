@@ -130,6 +130,15 @@ def register_formation_agent(streams: EngramStreams, stage: FormationStage) -> N
 
     streams.app.on_partitions_revoked.connect(on_revoked)  # type: ignore[arg-type]
 
+    async def on_shutdown(sender: Any, *args: Any, **kwargs: Any) -> None:
+        """After the consumer has stopped: cancel attempts in flight (shutdown never counts as
+        a failed attempt; their episodes were not acknowledged, so they are read again)."""
+        if streams.pipeline is not None:
+            await streams.pipeline.lanes.close()
+            await streams.pipeline.pool.close()
+
+    streams.app.on_before_shutdown.connect(on_shutdown)  # type: ignore[arg-type]
+
 
 def register_requeue_timer(streams: EngramStreams, stage: FormationStage) -> None:
     """Pick up unparked episodes and form them again, reading them back from the log."""
