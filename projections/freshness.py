@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import asyncio
-import time
 from datetime import UTC, datetime
 
 import asyncpg
 from pydantic import BaseModel
 
+from engram.waiting import poll_until
 from streams.backlog import watermark
 
 
@@ -57,11 +56,9 @@ async def wait_formed_through(
     poll_s: float = 0.1,
 ) -> bool:
     """True once the project is formed through ``offset``; False at the deadline."""
-    deadline = time.monotonic() + timeout_s
-    while True:
+
+    async def formed() -> bool:
         mark = await watermark(db, tenant=tenant, project=project)
-        if mark.formed_through(offset):
-            return True
-        if time.monotonic() >= deadline:
-            return False
-        await asyncio.sleep(poll_s)
+        return mark.formed_through(offset)
+
+    return await poll_until(formed, timeout_s=timeout_s, poll_s=poll_s)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import uuid
-from collections import Counter
 from dataclasses import dataclass, field
 
 
@@ -17,4 +16,3 @@ class BatchOutcome:
     superseded: list[uuid.UUID] = field(default_factory=list)
     conflicted: list[uuid.UUID] = field(default_factory=list)
     promoted: list[uuid.UUID] = field(default_factory=list)
-    rejected: Counter[str] = field(default_factory=Counter)

@@ -6,7 +6,6 @@ through :data:`EpisodeEvent`, a discriminated union, never on loose strings.
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Annotated, Literal
 from uuid import UUID
 
@@ -99,7 +98,3 @@ def episode_messages(episode: TurnAppended | MemoryRemembered) -> list[Message]:
             return list(messages)
         case MemoryRemembered(message=message):
             return [message]
-
-
-def occurred(episode: TurnAppended | MemoryRemembered) -> datetime:
-    return episode.occurred_at

@@ -7,6 +7,7 @@ from collections.abc import AsyncIterator
 import asyncpg
 import pytest
 
+from engram.settings import KafkaSettings
 from tests.support.isolation import Isolated, new_prefix
 from tests.support.services import Services, find_services
 
@@ -58,6 +59,16 @@ async def fresh_database(services: Services) -> AsyncIterator[str]:
 @pytest.fixture
 def isolated(services: Services, fresh_database: str) -> Isolated:
     return Isolated(new_prefix(), services.bootstrap, fresh_database)
+
+
+@pytest.fixture
+async def kafka(isolated: Isolated) -> KafkaSettings:
+    """This test's Kafka settings, one partition per topic, with the topics created."""
+    from ingest.topics import ensure_topics
+
+    settings = isolated.kafka(partitions=1)
+    await ensure_topics(settings)
+    return settings
 
 
 @pytest.fixture

@@ -70,10 +70,18 @@ def claim_key(
 class MessageAdmission:
     """Admission state for one message: remembers admitted keys for ``duplicate_claim``."""
 
-    def __init__(self, content: str, *, project: str, unresolvable_terms: frozenset[str]):
+    def __init__(
+        self,
+        content: str,
+        *,
+        project: str,
+        unresolvable_terms: frozenset[str],
+        max_name_bytes: int = 4096,
+    ):
         self._content = content
         self._project = project
         self._unresolvable = unresolvable_terms
+        self._max_name_bytes = min(max_name_bytes, MAX_NAME_BYTES)
         self._seen: set[tuple[str, ...]] = set()
 
     def check(self, proposal: Proposal) -> Verdict:
@@ -98,7 +106,7 @@ class MessageAdmission:
     def _admit_unless_duplicate(
         self, proposal: Proposal, relation: Relation, span: Span
     ) -> Verdict:
-        bounded = _unbounded_end(proposal)
+        bounded = _unbounded_end(proposal, self._max_name_bytes)
         if bounded is not None:
             return bounded
         subject = resolve_end(proposal.subject, project=self._project, default_kind=EndKind.ENTITY)
@@ -115,16 +123,17 @@ class MessageAdmission:
 
 
 MAX_NAME_BYTES = 4096
-"""The longest name an end may have (seed 003's bound); longer is ``entity_name_limit``."""
+"""The longest name an end can carry at all (seed 003's bound, and the wire contract's); a
+policy may set a lower one. Longer is ``entity_name_limit``."""
 
 
-def _unbounded_end(proposal: Proposal) -> Refused | None:
+def _unbounded_end(proposal: Proposal, max_bytes: int) -> Refused | None:
     """Refuse an end that names nothing or is too long to be a name, instead of failing."""
     if not normalise_term(proposal.object):
         return Refused(proposal, RefusalReason.UNRESOLVABLE_SUBJECT, "the object names nothing")
     for end in (proposal.subject, proposal.object):
-        if len(end.encode()) > MAX_NAME_BYTES:
-            detail = f"an end is {len(end.encode())} bytes, over {MAX_NAME_BYTES}"
+        if len(end.encode()) > max_bytes:
+            detail = f"an end is {len(end.encode())} bytes, over {max_bytes}"
             return Refused(proposal, RefusalReason.ENTITY_NAME_LIMIT, detail)
     return None
 

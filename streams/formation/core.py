@@ -206,9 +206,6 @@ def _gate(
     trust = _trust_refusal(admitted, message)
     if trust is not None:
         return trust
-    for end in (admitted.subject, admitted.object):
-        if len(end.text.encode()) > policy.max_entity_name_bytes:
-            return RefusalReason.ENTITY_NAME_LIMIT, "an end's name is longer than the bound"
     scope = admitted.proposal.scope
     if scope is not None and scope != authorised_scope(episode):
         return RefusalReason.SCOPE_MISMATCH, f"proposed scope {scope!r} is not authorised"
@@ -302,6 +299,7 @@ def _form_message(
         message.content,
         project=episode.project,
         unresolvable_terms=frozenset(policy.unresolvable_terms),
+        max_name_bytes=policy.max_entity_name_bytes,
     )
     explicit = is_explicit(episode, message)
     for position, proposal in enumerate(proposals):

@@ -99,8 +99,3 @@ def is_speaker_term(text: str) -> bool:
 
 def is_project_term(text: str) -> bool:
     return normalise_term(text) in PROJECT_TERMS
-
-
-def is_unresolvable(text: str) -> bool:
-    term = normalise_term(text)
-    return not term or term in UNRESOLVABLE_TERMS

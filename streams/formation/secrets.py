@@ -234,8 +234,3 @@ def find_secrets(text: str) -> list[Finding]:
         for f in _findings(joined):
             found.add(Finding(f.kind, where[f.start], where[f.end - 1] + 1))
     return sorted(found, key=lambda f: (f.start, -f.end, f.kind in _GENERIC, f.kind))
-
-
-def secret_kinds(text: str) -> list[str]:
-    """The kinds of secret ``text`` holds, each once, in order of first appearance."""
-    return list(dict.fromkeys(f.kind for f in find_secrets(text)))

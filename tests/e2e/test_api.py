@@ -8,8 +8,7 @@ import asyncpg
 import pytest
 from fastapi.testclient import TestClient
 
-from engram.settings import ApiSettings, DatabaseSettings, Settings
-from ingest.topics import ensure_topics
+from engram.settings import ApiSettings, DatabaseSettings, KafkaSettings, Settings
 from projections.api import create_api
 from tests.support.episodes import turn
 from tests.support.isolation import Isolated
@@ -26,9 +25,7 @@ def _client(isolated: Isolated, tokens: list[str]) -> TestClient:
     return TestClient(create_api(settings))
 
 
-async def _seed(isolated: Isolated, pool: asyncpg.Pool) -> None:
-    kafka = isolated.kafka(partitions=1)
-    await ensure_topics(kafka)
+async def _seed(isolated: Isolated, kafka: KafkaSettings, pool: asyncpg.Pool) -> None:
     t = isolated.tenant
     await project_all(
         kafka,
@@ -54,9 +51,9 @@ def _get(client: TestClient, path: str, **headers: str) -> tuple[int, object]:
 
 
 async def test_a_token_for_one_principal_can_neither_see_nor_reach_another(
-    isolated: Isolated, pool: asyncpg.Pool
+    isolated: Isolated, kafka: KafkaSettings, pool: asyncpg.Pool
 ) -> None:
-    await _seed(isolated, pool)
+    await _seed(isolated, kafka, pool)
     t = isolated.tenant
     client = _client(isolated, [f"ana-token={t}/ana", f"bo-token={t}/bo"])
     ana = {"Authorization": "Bearer ana-token"}

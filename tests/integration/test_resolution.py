@@ -7,7 +7,6 @@ import asyncpg
 import pytest
 
 from engram.settings import KafkaSettings
-from ingest.topics import ensure_topics
 from projections.queries import list_beliefs, list_refusals
 from schemas.common import Role, Trust
 from schemas.episodes import Message, TurnAppended
@@ -16,13 +15,6 @@ from tests.support.isolation import Isolated
 from tests.support.projecting import batch_of, claim, project_all
 
 pytestmark = pytest.mark.integration
-
-
-@pytest.fixture
-async def kafka(isolated: Isolated) -> KafkaSettings:
-    settings = isolated.kafka(partitions=1)
-    await ensure_topics(settings)
-    return settings
 
 
 async def test_a_changed_preference_supersedes_rather_than_duplicates(

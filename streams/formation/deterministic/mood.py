@@ -32,7 +32,6 @@ _HEDGE = re.compile(
     re.IGNORECASE,
 )
 _MODAL_MAY = re.compile(r"\bmay\b")
-_NEGATION = re.compile(r"\b(?:not|never|no)\b|n't\b", re.IGNORECASE)
 _NO_LONGER = re.compile(r"\b(?:no longer|anymore|any more|not any longer)\b", re.IGNORECASE)
 
 
@@ -54,10 +53,6 @@ def clause_mood(text: str, *, question: bool) -> Mood:
         hedged=bool(_HEDGE.search(text) or _MODAL_MAY.search(text)),
         no_longer=bool(_NO_LONGER.search(text)),
     )
-
-
-def is_negated(text: str) -> bool:
-    return bool(_NEGATION.search(text))
 
 
 def polarity(mood: Mood, *, negated: bool) -> str:
