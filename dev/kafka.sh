@@ -207,12 +207,18 @@ probe() {
     org.apache.kafka.tools.TopicCommand --bootstrap-server "$BOOTSTRAP" --list >/dev/null 2>&1
 }
 
+# Last lines of the broker's logs, on stderr (the order of the redirections matters:
+# stdout joins stderr first, then tail's own complaints about a missing file are dropped).
+show_logs() {
+  tail -n 40 "$CONSOLE_LOG" "$LOG_DIR/server.log" >&2 2>/dev/null || true
+}
+
 wait_ready() {
   local deadline=$((SECONDS + READY_TIMEOUT))
   while (( SECONDS < deadline )); do
     if ! running_pid >/dev/null; then
       log "broker process exited during startup; last log lines:"
-      tail -n 40 "$CONSOLE_LOG" "$LOG_DIR/server.log" 2>/dev/null >&2 || true
+      show_logs
       return 1
     fi
     if probe; then
@@ -221,7 +227,7 @@ wait_ready() {
     sleep 1
   done
   log "not ready after ${READY_TIMEOUT}s; last log lines:"
-  tail -n 40 "$CONSOLE_LOG" "$LOG_DIR/server.log" 2>/dev/null >&2 || true
+  show_logs
   return 1
 }
 
@@ -249,13 +255,27 @@ cmd_up() {
   log "starting Kafka $KAFKA_VERSION on $BOOTSTRAP (controller 127.0.0.1:$CONTROLLER_PORT)"
   local start=$SECONDS
   # setsid + nohup: detach from this shell/terminal so 'make' or CI steps can exit.
-  setsid nohup "$JAVA" "-Xmx$HEAP" -Xms256m -XX:+UseG1GC -XX:MaxGCPauseMillis=20 \
+  # The pid is written by the launched shell itself, which then execs Java, so the
+  # pid file names the broker even when setsid has to fork (it does whenever the
+  # caller runs with job control, where a background job leads its own group and
+  # $! would be the short-lived setsid parent).
+  rm -f "$PID_FILE"
+  setsid nohup bash -c 'echo $$ > "$1"; shift; exec "$@"' engram-kafka "$PID_FILE" \
+    "$JAVA" "-Xmx$HEAP" -Xms256m -XX:+UseG1GC -XX:MaxGCPauseMillis=20 \
     -Djava.awt.headless=true \
     -Dlog4j2.configurationFile="$LOG4J_SERVER" \
     -Dkafka.logs.dir="$LOG_DIR" \
     -cp "$(java_cp)" kafka.Kafka "$PROPS" \
     >"$CONSOLE_LOG" 2>&1 </dev/null &
-  echo $! > "$PID_FILE"
+  local launched=$SECONDS
+  until [[ -s "$PID_FILE" ]]; do
+    if (( SECONDS - launched > 10 )); then
+      log "the launcher did not record a pid within 10s; last log lines:"
+      show_logs
+      exit 1
+    fi
+    sleep 0.1
+  done
   if ! wait_ready; then
     exit 1
   fi
