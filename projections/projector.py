@@ -24,22 +24,46 @@ from schemas.claims import decode_claims_batch
 log = structlog.get_logger(__name__)
 
 
+async def seek_to_stored_offsets(
+    consumer: AIOKafkaConsumer, pool: asyncpg.Pool, topic: str, partitions: set[TopicPartition]
+) -> None:
+    """Position each partition at the offset stored beside the beliefs (or the beginning)."""
+    offsets = await stored_offsets(pool, topic)
+    assigned = consumer.assignment()
+    for tp in partitions:
+        if tp not in assigned:
+            continue
+        if tp.partition in offsets:
+            consumer.seek(tp, offsets[tp.partition])
+        else:
+            await consumer.seek_to_beginning(tp)
+
+
 class _SeekToStoredOffsets(ConsumerRebalanceListener):  # type: ignore[misc]
+    """Seeks on assignment, and counts rebalances so the consume loop can tell stale records.
+
+    aiokafka installs a new assignment, and may start fetching it from Kafka's committed
+    offsets, *before* it awaits this listener. Records returned by a ``getmany`` that overlapped
+    a rebalance can therefore come from a position the seek below then replaces: processing them
+    would apply claims ahead of earlier ones whenever Kafka's offset is past the stored one (after
+    the projection tables were dropped for a replay, for example). ``generation`` moves on every
+    revocation and after every completed seek, and the loop drops what it fetched across a move.
+    """
+
     def __init__(self, consumer: AIOKafkaConsumer, pool: asyncpg.Pool, topic: str):
         self._consumer = consumer
         self._pool = pool
         self._topic = topic
+        self.generation = 0
+        self.positioned = False
 
     async def on_partitions_revoked(self, revoked: set[TopicPartition]) -> None:
-        return None
+        self.generation += 1
 
     async def on_partitions_assigned(self, assigned: set[TopicPartition]) -> None:
-        offsets = await stored_offsets(self._pool, self._topic)
-        for tp in assigned:
-            if tp.partition in offsets:
-                self._consumer.seek(tp, offsets[tp.partition])
-            else:
-                await self._consumer.seek_to_beginning(tp)
+        await seek_to_stored_offsets(self._consumer, self._pool, self._topic, assigned)
+        self.generation += 1
+        self.positioned = True
         log.info("projector.assigned", partitions=sorted(tp.partition for tp in assigned))
 
 
@@ -72,10 +96,9 @@ class BeliefProjector:
             heartbeat_interval_ms=max(self._settings.session_timeout_ms // 3, 500),
             isolation_level="read_committed",
         )
-        consumer.subscribe(
-            [self._settings.claims_topic],
-            listener=_SeekToStoredOffsets(consumer, self._pool, self._settings.claims_topic),
-        )
+        claims_topic = self._settings.claims_topic
+        listener = _SeekToStoredOffsets(consumer, self._pool, claims_topic)
+        consumer.subscribe([claims_topic], listener=listener)
         producer = AIOKafkaProducer(
             bootstrap_servers=self._settings.bootstrap, enable_idempotence=True, acks="all"
         )
@@ -85,14 +108,21 @@ class BeliefProjector:
         try:
             await drain_outbox(self._pool, producer, topic)
             while not self._stopping.is_set():
+                generation = listener.generation
                 batches = await consumer.getmany(timeout_ms=200, max_records=500)
+                stale = not listener.positioned or listener.generation != generation
                 for records in batches.values():
                     for record in records:
-                        if self._stopping.is_set():
+                        stale = stale or listener.generation != generation
+                        if stale or self._stopping.is_set():
                             break
                         await self._project(
                             record.topic, record.partition, record.offset, record.value
                         )
+                if stale:
+                    # Fetched across a rebalance: drop the rest and read again from the truth.
+                    await seek_to_stored_offsets(consumer, self._pool, claims_topic, set(batches))
+                    continue
                 # Kafka's own offsets are informational (lag); the stored ones are the truth,
                 # so a record skipped on stop is simply read again after the next seek.
                 if batches:

@@ -8,7 +8,9 @@ import contextlib
 
 import asyncpg
 import pytest
+from aiokafka import AIOKafkaConsumer, TopicPartition
 
+import projections.projector as projector_module
 from engram.settings import KafkaSettings
 from ingest.topics import ensure_topics
 from projections.digest import projection_digest
@@ -158,3 +160,69 @@ async def test_a_projector_cancelled_mid_transaction_loses_and_duplicates_nothin
         )
     await _run_until(kafka, pool, count=30)
     assert await projection_digest(pool) == killed
+
+
+@pytest.fixture
+def slow_assignment(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Make reading the stored offsets slow, as a loaded database would: aiokafka installs an
+    assignment and starts fetching it from Kafka's committed offsets before it awaits the
+    listener that seeks to the stored ones, so a slow read widens that window."""
+    real = projector_module.stored_offsets
+
+    async def slow_stored_offsets(pool: asyncpg.Pool, topic: str) -> dict[int, int]:
+        await asyncio.sleep(0.5)
+        return await real(pool, topic)
+
+    monkeypatch.setattr(projector_module, "stored_offsets", slow_stored_offsets)
+
+
+async def test_a_restart_with_a_slow_assignment_resumes_at_the_stored_offsets(
+    isolated: Isolated, pool: asyncpg.Pool, slow_assignment: None
+) -> None:
+    kafka = isolated.kafka(partitions=1)
+    await ensure_topics(kafka)
+    await publish_batches(kafka, _batches(isolated.tenant, 24))
+    await _run_until(kafka, pool, count=9)
+    assert await _runs(pool) == 9
+
+    # Counting every record handled: one fetched before the seek would be counted and skipped.
+    await _run_until(kafka, pool, count=15)
+    assert await _runs(pool) == 24
+
+
+async def test_a_replay_after_dropping_the_tables_applies_claims_in_log_order(
+    isolated: Isolated, pool: asyncpg.Pool, slow_assignment: None
+) -> None:
+    batches = _batches(isolated.tenant, 24)
+    kafka = isolated.kafka(partitions=1)
+    await ensure_topics(kafka)
+    await publish_batches(kafka, batches)
+    await _run_until(kafka, pool, count=24)
+    uninterrupted = await projection_digest(pool)
+
+    # The tables are dropped for a replay while the group's offset in Kafka stays where it was
+    # (committed here explicitly: where a stopped projector left it depends on its last fetch).
+    async with pool.acquire() as conn:
+        await conn.execute(
+            "TRUNCATE entity, consolidation_run, belief, evidence, refusal, projector_offset"
+        )
+    await _commit_in_kafka(kafka, offset=16)
+    # The replay must start at the beginning, not apply the newest claims first.
+    await _run_until(kafka, pool, count=24)
+    assert await _runs(pool) == 24
+    assert await projection_digest(pool) == uninterrupted
+
+
+async def _commit_in_kafka(kafka: KafkaSettings, *, offset: int) -> None:
+    consumer = AIOKafkaConsumer(
+        bootstrap_servers=kafka.bootstrap,
+        group_id=f"{kafka.group_id}-beliefs",
+        enable_auto_commit=False,
+    )
+    await consumer.start()
+    try:
+        partition = TopicPartition(kafka.claims_topic, 0)
+        consumer.assign([partition])
+        await consumer.commit({partition: offset})
+    finally:
+        await consumer.stop()
