@@ -1,8 +1,8 @@
-"""Writing one claims batch: beliefs, evidence, entities, refusals, the run audit and the
-consumed offset, in one PostgreSQL transaction.
+"""Writing claims batches: beliefs, evidence, entities, refusals, the run audit and the
+consumed offset, in one PostgreSQL transaction per chunk of consecutive records.
 
-The offset row is checked and advanced inside the same transaction as the rows the batch
-produced, so a projector killed at any point either wrote all of a batch and its offset or
+The offset row is checked and advanced inside the same transaction as the rows the batches
+produced, so a projector killed at any point either wrote all of a chunk and its offset or
 none of it. The run's primary key (the batch id) makes a batch redelivered at another offset a
 no-op as well.
 """
@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import uuid
 from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
 
 import asyncpg
 import orjson
@@ -40,10 +42,32 @@ PROJECTOR = "beliefs"
 MAX_CONFIDENCE_BY_REINFORCEMENT = 0.95
 
 
-async def project_batch(
-    conn: asyncpg.Connection, batch: ClaimsBatchFormed, *, topic: str, partition: int, offset: int
-) -> BatchOutcome:
-    """Apply one record of ``engram.claims`` exactly once."""
+@dataclass(frozen=True)
+class ClaimsRecord:
+    """One record of ``engram.claims``, decoded, with the position it was read from."""
+
+    batch: ClaimsBatchFormed
+    offset: int
+
+
+async def project_records(
+    conn: asyncpg.Connection,
+    records: Sequence[ClaimsRecord],
+    *,
+    topic: str,
+    partition: int,
+    read_through: int,
+) -> list[BatchOutcome]:
+    """Apply consecutive records of one partition exactly once, in one transaction.
+
+    The stored offset is locked and read once, records below it are skipped (already applied),
+    and it moves past the last record in the same transaction as the rows, so a projector killed
+    at any point wrote all of the chunk and its offset or none of it. One transaction per fetched
+    chunk rather than per record: the offset row is written once, not once per batch.
+    ``read_through`` is the last offset read, which may be past the last record given when
+    undecodable records were left out.
+    """
+    outcomes: list[BatchOutcome] = []
     async with conn.transaction():
         next_offset = await conn.fetchval(
             "SELECT next_offset FROM projector_offset WHERE projector = $1 AND topic = $2 "
@@ -52,33 +76,53 @@ async def project_batch(
             topic,
             partition,
         )
-        if next_offset is not None and offset < next_offset:
-            return BatchOutcome(skipped=True)
-        outcome = BatchOutcome()
-        already = await conn.fetchval(
-            "SELECT 1 FROM consolidation_run WHERE run_id = $1", batch.batch_id
-        )
-        if already is None:
-            outcome = await _apply(conn, batch)
-            await record_in_outbox(conn, memory_events(batch, outcome))
-        else:
-            outcome.skipped = True
-        await mark_formed(
-            conn,
-            topic=batch.source.topic,
-            partition=batch.source.partition,
-            offset=batch.source.offset,
-        )
-        await conn.execute(
-            "INSERT INTO projector_offset (projector, topic, partition, next_offset) "
-            "VALUES ($1, $2, $3, $4) ON CONFLICT (projector, topic, partition) "
-            "DO UPDATE SET next_offset = EXCLUDED.next_offset",
-            PROJECTOR,
-            topic,
-            partition,
-            offset + 1,
-        )
-        return outcome
+        for record in records:
+            if next_offset is not None and record.offset < next_offset:
+                outcomes.append(BatchOutcome(skipped=True))
+                continue
+            outcomes.append(await _apply_once(conn, record.batch))
+        if next_offset is None or read_through + 1 > next_offset:
+            await conn.execute(
+                "INSERT INTO projector_offset (projector, topic, partition, next_offset) "
+                "VALUES ($1, $2, $3, $4) ON CONFLICT (projector, topic, partition) "
+                "DO UPDATE SET next_offset = EXCLUDED.next_offset",
+                PROJECTOR,
+                topic,
+                partition,
+                read_through + 1,
+            )
+    return outcomes
+
+
+async def project_batch(
+    conn: asyncpg.Connection, batch: ClaimsBatchFormed, *, topic: str, partition: int, offset: int
+) -> BatchOutcome:
+    """Apply one record of ``engram.claims`` exactly once."""
+    [outcome] = await project_records(
+        conn, [ClaimsRecord(batch, offset)], topic=topic, partition=partition, read_through=offset
+    )
+    return outcome
+
+
+async def _apply_once(conn: asyncpg.Connection, batch: ClaimsBatchFormed) -> BatchOutcome:
+    """Apply a batch unless its run exists (the batch id is the run's key, so a batch
+    redelivered at another offset is a no-op too), and mark its episode formed either way."""
+    outcome = BatchOutcome()
+    already = await conn.fetchval(
+        "SELECT 1 FROM consolidation_run WHERE run_id = $1", batch.batch_id
+    )
+    if already is None:
+        outcome = await _apply(conn, batch)
+        await record_in_outbox(conn, memory_events(batch, outcome))
+    else:
+        outcome.skipped = True
+    await mark_formed(
+        conn,
+        topic=batch.source.topic,
+        partition=batch.source.partition,
+        offset=batch.source.offset,
+    )
+    return outcome
 
 
 async def stored_offsets(pool: asyncpg.Pool, topic: str) -> dict[int, int]:

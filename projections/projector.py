@@ -12,11 +12,18 @@ from collections.abc import Callable
 
 import asyncpg
 import structlog
-from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, ConsumerRebalanceListener, TopicPartition
+from aiokafka import (
+    AIOKafkaConsumer,
+    AIOKafkaProducer,
+    ConsumerRebalanceListener,
+    ConsumerRecord,
+    TopicPartition,
+)
+from aiokafka.errors import KafkaError
 from pydantic import ValidationError
 
 from engram.settings import KafkaSettings
-from projections.belief_store import project_batch, stored_offsets
+from projections.belief_store import ClaimsRecord, project_records, stored_offsets
 from projections.memory_events import drain_outbox
 from projections.outcome import BatchOutcome
 from schemas.claims import decode_claims_batch
@@ -76,8 +83,13 @@ class BeliefProjector:
         settings: KafkaSettings,
         pool: asyncpg.Pool,
         on_outcome: Callable[[BatchOutcome], None] | None = None,
+        *,
+        max_chunk: int = 500,
     ):
+        """``max_chunk`` bounds the records applied in one transaction (and so what a kill or
+        a failed chunk makes the next run apply again)."""
         self._settings = settings
+        self._max_chunk = max_chunk
         self._pool = pool
         self._on_outcome = on_outcome
         self._stopping = asyncio.Event()
@@ -109,48 +121,60 @@ class BeliefProjector:
             await drain_outbox(self._pool, producer, topic)
             while not self._stopping.is_set():
                 generation = listener.generation
-                batches = await consumer.getmany(timeout_ms=200, max_records=500)
-                stale = not listener.positioned or listener.generation != generation
-                for records in batches.values():
-                    for record in records:
-                        stale = stale or listener.generation != generation
-                        if stale or self._stopping.is_set():
-                            break
-                        await self._project(
-                            record.topic, record.partition, record.offset, record.value
-                        )
-                if stale:
-                    # Fetched across a rebalance: drop the rest and read again from the truth.
-                    await seek_to_stored_offsets(consumer, self._pool, claims_topic, set(batches))
-                    continue
+                fetched = await consumer.getmany(timeout_ms=200, max_records=self._max_chunk)
+                for tp, records in fetched.items():
+                    if not listener.positioned or listener.generation != generation:
+                        # Fetched across a rebalance, possibly from before the seek: drop it
+                        # and read again from the stored offsets, the truth.
+                        await seek_to_stored_offsets(consumer, self._pool, claims_topic, {tp})
+                        continue
+                    if self._stopping.is_set():
+                        break
+                    await self._project_chunk(tp, records)
                 # Kafka's own offsets are informational (lag); the stored ones are the truth,
                 # so a record skipped on stop is simply read again after the next seek.
-                if batches:
+                if fetched:
                     await drain_outbox(self._pool, producer, topic)
-                if batches and not self._stopping.is_set():
-                    await consumer.commit()
+                if fetched and not self._stopping.is_set():
+                    await self._commit_lag_gauge(consumer)
         finally:
             await consumer.stop()
             await producer.stop()
 
-    async def _project(self, topic: str, partition: int, offset: int, value: bytes | None) -> None:
+    async def _commit_lag_gauge(self, consumer: AIOKafkaConsumer) -> None:
+        """Commit positions to Kafka so lag tools see progress; a failure (a rebalance in
+        progress, say) loses nothing, because the stored offsets decide where reading resumes."""
         try:
-            batch = decode_claims_batch(value or b"")
-        except ValidationError as error:
-            # The formation agent is the only writer of this topic; a bad record here is a bug,
-            # logged loudly and skipped so the principal's later batches still project.
-            log.error(
-                "projector.bad_batch",
-                topic=topic,
-                partition=partition,
-                offset=offset,
-                error=str(error)[:500],
-            )
-            return
+            await consumer.commit()
+        except KafkaError as error:
+            log.info("projector.kafka_commit_skipped", error=type(error).__name__)
+
+    async def _project_chunk(self, tp: TopicPartition, records: list[ConsumerRecord]) -> None:
+        decoded: list[ClaimsRecord] = []
+        for record in records:
+            try:
+                decoded.append(
+                    ClaimsRecord(decode_claims_batch(record.value or b""), record.offset)
+                )
+            except ValidationError as error:
+                # The formation agent is the only writer of this topic; a bad record here is a
+                # bug, logged loudly and passed over so the principal's later batches project.
+                log.error(
+                    "projector.bad_batch",
+                    topic=tp.topic,
+                    partition=tp.partition,
+                    offset=record.offset,
+                    error=str(error)[:500],
+                )
         async with self._pool.acquire() as conn:
-            outcome = await project_batch(
-                conn, batch, topic=topic, partition=partition, offset=offset
+            outcomes = await project_records(
+                conn,
+                decoded,
+                topic=tp.topic,
+                partition=tp.partition,
+                read_through=records[-1].offset,
             )
-        self.projected += 1
-        if self._on_outcome is not None:
-            self._on_outcome(outcome)
+        for outcome in outcomes:
+            self.projected += 1
+            if self._on_outcome is not None:
+                self._on_outcome(outcome)

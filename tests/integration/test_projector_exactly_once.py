@@ -8,7 +8,7 @@ import contextlib
 
 import asyncpg
 import pytest
-from aiokafka import AIOKafkaConsumer, TopicPartition
+from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
 
 import projections.projector as projector_module
 from engram.settings import KafkaSettings
@@ -47,16 +47,22 @@ def _batches(tenant: str, count: int) -> list[ClaimsBatchFormed]:
 
 
 async def _run_until(
-    kafka: KafkaSettings, pool: asyncpg.Pool, *, count: int, timeout_s: float = 60
+    kafka: KafkaSettings,
+    pool: asyncpg.Pool,
+    *,
+    count: int,
+    max_chunk: int = 1,
+    timeout_s: float = 60,
 ) -> None:
-    """Run a projector until it has projected ``count`` batches, then stop it there."""
+    """Run a projector until it has projected ``count`` batches, then stop it there (exactly
+    there with chunks of one record; at the next chunk boundary otherwise)."""
     projector: BeliefProjector
 
     def stop_at_count(_: object) -> None:
         if projector.projected >= count:
             projector.stop()
 
-    projector = BeliefProjector(kafka, pool, on_outcome=stop_at_count)
+    projector = BeliefProjector(kafka, pool, on_outcome=stop_at_count, max_chunk=max_chunk)
     task = asyncio.create_task(projector.run())
 
     def counted() -> bool:
@@ -73,7 +79,7 @@ async def _run_until(
 
 async def _kill_after(kafka: KafkaSettings, pool: asyncpg.Pool, *, count: int) -> None:
     """Cancel a running projector mid-flight, wherever it is (inside a transaction or not)."""
-    projector = BeliefProjector(kafka, pool)
+    projector = BeliefProjector(kafka, pool, max_chunk=4)
     task = asyncio.create_task(projector.run())
 
     def reached() -> bool:
@@ -113,7 +119,7 @@ async def test_a_projector_killed_between_batches_loses_and_duplicates_nothing(
     # Redelivering every batch (as faust does after a rebalance) changes nothing.
     before = await projection_digest(pool)
     await publish_batches(kafka, batches)
-    await _run_until(kafka, pool, count=24)
+    await _run_until(kafka, pool, count=24, max_chunk=500)
     assert await projection_digest(pool) == before
 
 
@@ -137,7 +143,8 @@ async def test_an_interrupted_projection_equals_an_uninterrupted_one(
         await conn.execute(
             "TRUNCATE entity, consolidation_run, belief, evidence, refusal, projector_offset"
         )
-    await _run_until(other, pool, count=16)
+    # Uninterrupted, and in one chunk: one transaction for all sixteen equals one each.
+    await _run_until(other, pool, count=16, max_chunk=500)
     assert await projection_digest(pool) == interrupted
 
 
@@ -226,3 +233,30 @@ async def _commit_in_kafka(kafka: KafkaSettings, *, offset: int) -> None:
         await consumer.commit({partition: offset})
     finally:
         await consumer.stop()
+
+
+async def test_an_undecodable_claims_record_is_passed_over_and_its_chunk_still_commits(
+    isolated: Isolated, pool: asyncpg.Pool
+) -> None:
+    kafka = isolated.kafka(partitions=1)
+    await ensure_topics(kafka)
+    batches = _batches(isolated.tenant, 6)
+    await publish_batches(kafka, batches[:3])
+    producer = AIOKafkaProducer(bootstrap_servers=kafka.bootstrap, enable_idempotence=True)
+    await producer.start()
+    try:
+        await producer.send_and_wait(kafka.claims_topic, b'{"not": "a claims batch"}')
+    finally:
+        await producer.stop()
+    await publish_batches(kafka, batches[3:])
+
+    await _run_until(kafka, pool, count=6, max_chunk=500)
+    assert await _runs(pool) == 6
+    # The stored offset is past every record read, the bad one included: a restart does not
+    # read it again.
+    assert (
+        await pool.fetchval(
+            "SELECT next_offset FROM projector_offset WHERE topic = $1", kafka.claims_topic
+        )
+        == 7
+    )
