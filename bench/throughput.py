@@ -5,6 +5,7 @@ topics, then measures:
   (a) raw      — the same records consumed with aiokafka and written with asyncpg COPY;
   (core)       — the pure formation core alone, in process (no Kafka): the extraction cost;
   (b) agent    — the faust formation agent alone (turns in, claims batches out);
+  (projector)  — the belief projector alone, in process, over the batches (b) published;
   (c) end2end  — from first publish until every turn is formed and committed in PostgreSQL.
 Prints JSON with the rates and the ratios b/a and c/a. Machines are noisy: read the ratios.
 
@@ -33,6 +34,8 @@ from engram.settings import KafkaSettings, load_settings
 from ingest.producer import EpisodeProducer
 from ingest.topics import ensure_topics
 from projections.migrate import migrate
+from projections.outcome import BatchOutcome
+from projections.projector import BeliefProjector
 from schemas.claims import SourcePosition
 from schemas.episodes import Message, TurnAppended
 from streams.formation.policy import FormationPolicy
@@ -118,6 +121,24 @@ async def measure_core(turns: list[TurnAppended]) -> float:
     for offset, episode in enumerate(turns):
         await stage.form(episode, SourcePosition(topic="bench", partition=0, offset=offset))
     return len(turns) / (time.perf_counter() - started)
+
+
+async def measure_projector(kafka: KafkaSettings, db_url: str, count: int) -> float:
+    """Batches/s of the belief projector alone, over the claims the agent stage published."""
+    pool = await asyncpg.create_pool(db_url, min_size=1, max_size=4)
+    projector: BeliefProjector
+
+    def stop_when_done(_: BatchOutcome) -> None:
+        if projector.projected >= count:
+            projector.stop()
+
+    projector = BeliefProjector(kafka, pool, on_outcome=stop_when_done)
+    started = time.perf_counter()
+    try:
+        await asyncio.wait_for(projector.run(), timeout=600)
+        return count / (time.perf_counter() - started)
+    finally:
+        await pool.close()
 
 
 def start_worker(env: dict[str, str], *args: str) -> subprocess.Popen[bytes]:
@@ -228,6 +249,7 @@ async def main(count: int) -> dict[str, object]:
         agent_seconds = await count_claims(kafka_b, count, deadline_s=600)
     finally:
         stop(agent)
+    projector = await measure_projector(kafka_b, db_b, count)
 
     worker = start_worker(env_for(kafka_c, db_c))
     try:
@@ -248,6 +270,7 @@ async def main(count: int) -> dict[str, object]:
         "raw_aiokafka_copy_per_s": round(raw, 1),
         "core_only_per_s": round(core, 1),
         "agent_per_s": round(agent_rate, 1),
+        "projector_only_per_s": round(projector, 1),
         "end_to_end_per_s": round(end_to_end, 1),
         "agent_over_raw": round(agent_rate / raw, 4),
         "end_to_end_over_raw": round(end_to_end / raw, 4),

@@ -156,10 +156,13 @@ async def _apply(conn: asyncpg.Connection, batch: ClaimsBatchFormed) -> BatchOut
 
 
 async def _load_live(conn: asyncpg.Connection, batch: ClaimsBatchFormed) -> list[LiveBelief]:
+    """The current beliefs of the batch's conflict keys, and the past values of the same
+    claims (superseded beliefs of other objects are never consulted, so never read)."""
     keys = {conflict_key(c) for c in batch.candidates}
     if not keys:
         return []
     subjects, relations, facets = (list(column) for column in zip(*sorted(keys), strict=True))
+    objects = sorted({end_key(c.object) for c in batch.candidates})
     rows = await conn.fetch(
         """
         SELECT b.*, coalesce(array_agg(e.episode_id) FILTER (WHERE e.episode_id IS NOT NULL),
@@ -169,9 +172,11 @@ async def _load_live(conn: asyncpg.Connection, batch: ClaimsBatchFormed) -> list
         FROM belief b
         JOIN unnest($3::text[], $4::text[], $5::text[]) AS k(subject_key, relation, facet)
           ON (b.subject_key, b.relation, b.facet) = (k.subject_key, k.relation, k.facet)
-        LEFT JOIN evidence e ON e.belief_id = b.belief_id
+        LEFT JOIN evidence e ON e.belief_id = b.belief_id AND e.episode_id = $6
         WHERE b.tenant = $1 AND b.principal = $2
-          AND b.status IN ('active', 'provisional', 'superseded')
+          AND (b.status IN ('active', 'provisional')
+               OR (b.status = 'superseded'
+                   AND (b.object_key IS NULL OR b.object_key = ANY($7::text[]))))
         GROUP BY b.belief_id
         ORDER BY b.valid_from, b.belief_id
         """,
@@ -180,13 +185,17 @@ async def _load_live(conn: asyncpg.Connection, batch: ClaimsBatchFormed) -> list
         subjects,
         relations,
         facets,
+        batch.episode_id,
+        objects,
     )
+    # Only this episode's evidence is loaded: resolution consults evidence to recognise a
+    # same-source replay, and a belief's whole evidence list grows with every reinforcement.
     return [
         LiveBelief(
             belief_id=row["belief_id"],
             subject_key=row["subject_key"],
             relation=row["relation"],
-            object_key=_object_key(row["object_kind"], row["object_text"]),
+            object_key=row["object_key"] or _object_key(row["object_kind"], row["object_text"]),
             facet=row["facet"],
             polarity=Polarity(row["polarity"]),
             authority=Authority(row["authority"]),
@@ -319,9 +328,9 @@ async def _create(
             belief_type, polarity, authority, scope, origin_scopes, portability, sensitivity,
             confidence, status, is_single, corroboration, last_reinforced_at, valid_from,
             known_from, supersedes, conflicts_with, flagged_for_review, formation_run,
-            policy_version, role)
+            policy_version, role, object_key)
         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17,
-                $18, $19, $20, $21, $22, 1, $23, $23, $23, $24, $25, $26, $27, $28, $29)
+                $18, $19, $20, $21, $22, 1, $23, $23, $23, $24, $25, $26, $27, $28, $29, $30)
         """,
         decision.belief_id,
         batch.tenant,
@@ -352,6 +361,7 @@ async def _create(
         batch.batch_id,
         batch.policy_version,
         c.role.value,
+        end_key(c.object),
     )
     await _evidence(conn, batch, c, decision.belief_id)
     outcome.created.append(decision.belief_id)

@@ -50,6 +50,8 @@ class LiveBelief:
     scope: str
     origin_scopes: tuple[str, ...]
     evidence: frozenset[tuple[uuid.UUID, int]] = field(default_factory=frozenset)
+    """(episode, message ordinal) pairs already cited; at least those of the consolidating
+    episode, which is all a same-source replay is compared against."""
     superseded: bool = False
     """A past value kept for history: never current again, but a replay can meet it."""
 

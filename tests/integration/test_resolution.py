@@ -148,6 +148,38 @@ async def test_a_replayed_older_session_conflicts_instead_of_reverting(
     assert old.status == "superseded" and current[0].belief_id in old.conflicts_with
 
 
+async def test_history_written_before_object_keys_were_stored_is_still_met(
+    isolated: Isolated, kafka: KafkaSettings, pool: asyncpg.Pool
+) -> None:
+    """Beliefs from before migration 0006 have no stored object key; the projector must still
+    load them as history, or a replayed older value would be resolved as new."""
+    t = isolated.tenant
+    cork = turn(t, "ana", "p", "I live in Cork.", seq=0, session="old")
+    oslo = turn(t, "ana", "p", "I live in Oslo.", seq=2, session="mid")
+    berlin = turn(t, "ana", "p", "I moved, I live in Berlin.", seq=5, session="new")
+    await project_all(
+        kafka,
+        pool,
+        [
+            batch_of(cork, claim("I", "lives_in", "Cork", "I live in Cork")),
+            batch_of(oslo, claim("I", "lives_in", "Oslo", "I live in Oslo"), offset=1),
+            batch_of(berlin, claim("I", "lives_in", "Berlin", "I live in Berlin"), offset=2),
+        ],
+    )
+    await pool.execute("UPDATE belief SET object_key = NULL WHERE tenant = $1", t)
+    replayed = turn(t, "ana", "p", "I live in Cork.", seq=0, session="old-copy")
+    await project_all(
+        kafka,
+        pool,
+        [batch_of(replayed, claim("I", "lives_in", "Cork", "I live in Cork"), offset=3)],
+    )
+    current = await list_beliefs(pool, tenant=t, principal="ana")
+    assert [b.object for b in current] == ["Berlin"]
+    everything = await list_beliefs(pool, tenant=t, principal="ana", include_all=True)
+    old = next(b for b in everything if b.object == "Cork")
+    assert current[0].belief_id in old.conflicts_with
+
+
 async def test_an_earlier_dated_new_value_is_refused_not_given_an_invented_interval(
     isolated: Isolated, kafka: KafkaSettings, pool: asyncpg.Pool
 ) -> None:
