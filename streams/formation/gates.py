@@ -129,13 +129,16 @@ def eligibility_refusal(cited: Cited, *, pii_kinds: tuple[str, ...]) -> Verdict 
     )
 
 
+@lru_cache(maxsize=4096)
 def redact(text: str, *, pii_kinds: tuple[str, ...]) -> str:
     """``text`` with every secret and policy PII replaced by ``[redacted:<kind>]``.
 
     Overlapping findings merge into one redaction named after the first. Applied to the
     statement and quote of every refusal (whatever its reason), so no refusal row stores a
     credential or an identifier the policy forbids; a refusal for ``secret`` keeps the words
-    around the secret, which is what a reviewer needs to see why it was refused.
+    around the secret, which is what a reviewer needs to see why it was refused. Memoised:
+    a pure function of its arguments, and relations, details and a message's quotes recur in
+    refusal after refusal.
     """
     findings = sorted(
         [*find_secrets(text), *find_pii(text, pii_kinds)], key=lambda f: (f.start, -f.end)
