@@ -107,7 +107,7 @@ def ingest(
         from engram.waiting import FormationTimeout, wait_for_watermarks
         from projections.db import create_pool
 
-        pool = await create_pool(settings.database)
+        pool = await create_pool(settings.database, role="engram-cli")
         try:
             await wait_for_watermarks(pool, positions, timeout_s=timeout_s)
         except FormationTimeout as error:

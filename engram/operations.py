@@ -43,7 +43,7 @@ def freshness(
     from projections.freshness import freshness as read
 
     async def _run() -> dict[str, object]:
-        pool = await create_pool(load_settings().database)
+        pool = await create_pool(load_settings().database, role="engram-cli")
         try:
             return (await read(pool, tenant=tenant, project=project)).model_dump(mode="json")
         finally:
@@ -63,7 +63,7 @@ def parked(
     from streams.backlog import list_parked
 
     async def _run() -> list[dict[str, object]]:
-        pool = await create_pool(load_settings().database)
+        pool = await create_pool(load_settings().database, role="engram-cli")
         try:
             return [vars(p) for p in await list_parked(pool, tenant=tenant, project=project)]
         finally:
@@ -86,7 +86,7 @@ def unpark(
     who = actor or getpass.getuser()
 
     async def _run() -> int:
-        pool = await create_pool(load_settings().database)
+        pool = await create_pool(load_settings().database, role="engram-cli")
         try:
             return await do_unpark(
                 pool, tenant=tenant, project=project, episode_id=episode_id, actor=who

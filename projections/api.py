@@ -50,7 +50,7 @@ class TokenScopes:
 def create_api(settings: Settings) -> FastAPI:
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        app.state.pool = await create_pool(settings.database)
+        app.state.pool = await create_pool(settings.database, role="engram-api")
         try:
             yield
         finally:

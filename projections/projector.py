@@ -8,6 +8,7 @@ transaction as its rows. Kafka's committed offsets are written too, but only as 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Callable
 
 import asyncpg
@@ -24,6 +25,7 @@ from pydantic import ValidationError
 
 from engram.settings import KafkaSettings
 from projections.belief_store import ClaimsRecord, project_records, stored_offsets
+from projections.db import FIRST_DELAY_S, UNAVAILABLE, next_delay, report_unavailable
 from projections.memory_events import drain_outbox
 from projections.outcome import BatchOutcome
 from schemas.claims import decode_claims_batch
@@ -54,7 +56,7 @@ class _SeekToStoredOffsets(ConsumerRebalanceListener):  # type: ignore[misc]
     a rebalance can therefore come from a position the seek below then replaces: processing them
     would apply claims ahead of earlier ones whenever Kafka's offset is past the stored one (after
     the projection tables were dropped for a replay, for example). ``generation`` moves on every
-    revocation and after every completed seek, and the loop drops what it fetched across a move.
+    revocation and after every assignment, and the loop drops what it fetched across a move.
     """
 
     def __init__(self, consumer: AIOKafkaConsumer, pool: asyncpg.Pool, topic: str):
@@ -63,14 +65,23 @@ class _SeekToStoredOffsets(ConsumerRebalanceListener):  # type: ignore[misc]
         self._topic = topic
         self.generation = 0
         self.positioned = False
+        self.seek_pending = False
 
     async def on_partitions_revoked(self, revoked: set[TopicPartition]) -> None:
         self.generation += 1
 
     async def on_partitions_assigned(self, assigned: set[TopicPartition]) -> None:
-        await seek_to_stored_offsets(self._consumer, self._pool, self._topic, assigned)
-        self.generation += 1
-        self.positioned = True
+        try:
+            await seek_to_stored_offsets(self._consumer, self._pool, self._topic, assigned)
+        except UNAVAILABLE as error:
+            # aiokafka would log this and read on from Kafka's offsets: leave the seek to the
+            # consume loop instead, which drops what it fetches until the seek has happened.
+            report_unavailable("projector.assign", error, FIRST_DELAY_S)
+            self.seek_pending, self.positioned = True, False
+        else:
+            self.positioned = True
+        finally:
+            self.generation += 1
         log.info("projector.assigned", partitions=sorted(tp.partition for tp in assigned))
 
 
@@ -94,6 +105,8 @@ class BeliefProjector:
         self._on_outcome = on_outcome
         self._stopping = asyncio.Event()
         self.projected = 0
+        self.outages = 0
+        """Database operations that found PostgreSQL unreachable (each retried after a pause)."""
 
     def stop(self) -> None:
         self._stopping.set()
@@ -117,29 +130,62 @@ class BeliefProjector:
         await producer.start()
         await consumer.start()
         topic = self._settings.memory_events_topic
+        delay = FIRST_DELAY_S
+        reposition = False
         try:
-            await drain_outbox(self._pool, producer, topic)
+            await self._drain(producer, topic)
             while not self._stopping.is_set():
-                generation = listener.generation
-                fetched = await consumer.getmany(timeout_ms=200, max_records=self._max_chunk)
-                for tp, records in fetched.items():
-                    if not listener.positioned or listener.generation != generation:
-                        # Fetched across a rebalance, possibly from before the seek: drop it
-                        # and read again from the stored offsets, the truth.
-                        await seek_to_stored_offsets(consumer, self._pool, claims_topic, {tp})
-                        continue
-                    if self._stopping.is_set():
-                        break
-                    await self._project_chunk(tp, records)
+                try:
+                    if reposition or listener.seek_pending:
+                        await seek_to_stored_offsets(
+                            consumer, self._pool, claims_topic, consumer.assignment()
+                        )
+                        if listener.seek_pending:
+                            listener.seek_pending, listener.positioned = False, True
+                        reposition = False
+                    generation = listener.generation
+                    fetched = await consumer.getmany(timeout_ms=200, max_records=self._max_chunk)
+                    for tp, records in fetched.items():
+                        if not listener.positioned or listener.generation != generation:
+                            # Fetched across a rebalance, possibly from before the seek: drop it
+                            # and read again from the stored offsets, the truth.
+                            await seek_to_stored_offsets(consumer, self._pool, claims_topic, {tp})
+                            continue
+                        if self._stopping.is_set():
+                            break
+                        await self._project_chunk(tp, records)
+                except UNAVAILABLE as error:
+                    # The chunk's transaction rolled back; the consumer has moved past it, so
+                    # read again from the stored offsets once the database answers.
+                    self.outages += 1
+                    report_unavailable("projector.chunk", error, delay)
+                    await self._pause(delay)
+                    delay, reposition = next_delay(delay), True
+                    continue
+                delay = FIRST_DELAY_S
                 # Kafka's own offsets are informational (lag); the stored ones are the truth,
                 # so a record skipped on stop is simply read again after the next seek.
                 if fetched:
-                    await drain_outbox(self._pool, producer, topic)
+                    await self._drain(producer, topic)
                 if fetched and not self._stopping.is_set():
                     await self._commit_lag_gauge(consumer)
         finally:
             await consumer.stop()
             await producer.stop()
+
+    async def _pause(self, seconds: float) -> None:
+        """Back off, but end the pause as soon as the projector is asked to stop."""
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._stopping.wait(), timeout=seconds)
+
+    async def _drain(self, producer: AIOKafkaProducer, topic: str) -> None:
+        """Publish pending memory events; while the database is unreachable they wait in the
+        outbox for a later drain."""
+        try:
+            await drain_outbox(self._pool, producer, topic)
+        except UNAVAILABLE as error:
+            self.outages += 1
+            report_unavailable("projector.outbox", error, 0)
 
     async def _commit_lag_gauge(self, consumer: AIOKafkaConsumer) -> None:
         """Commit positions to Kafka so lag tools see progress; a failure (a rebalance in

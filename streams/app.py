@@ -40,9 +40,12 @@ class EngramStreams:
     async def ensure_pipeline(self, stage: FormationStage) -> FormationPipeline:
         async with self._ready:
             if self.pipeline is None:
-                from projections.db import create_pool
+                from projections.db import create_pool, retry_while_unavailable
 
-                pool = await create_pool(self.settings.database)
+                settings = self.settings.database
+                pool = await retry_while_unavailable(
+                    lambda: create_pool(settings, role="engram-formation"), what="formation.connect"
+                )
                 formation = self.settings.formation
                 self.pipeline = FormationPipeline(
                     stage,
@@ -144,8 +147,16 @@ def register_requeue_timer(streams: EngramStreams, stage: FormationStage) -> Non
     """Pick up unparked episodes and form them again, reading them back from the log."""
 
     async def requeue() -> None:
+        from projections.db import UNAVAILABLE, report_unavailable
+
         pipeline = await streams.ensure_pipeline(stage)
-        for entry in await backlog.claim_requeued(pipeline.pool):
+        poll_s = streams.settings.formation.requeue_poll_s
+        try:
+            entries = await backlog.claim_requeued(pipeline.pool)
+        except UNAVAILABLE as error:
+            report_unavailable("formation.requeue", error, poll_s)  # the next tick tries again
+            return
+        for entry in entries:
             raw = await fetch_record(
                 streams.settings.kafka, entry.topic, entry.partition, entry.offset
             )
@@ -192,10 +203,13 @@ def register_health_server(streams: EngramStreams) -> None:
 
 def register_projector_task(streams: EngramStreams, settings: Settings) -> None:
     async def project() -> None:
-        from projections.db import create_pool
+        from projections.db import create_pool, retry_while_unavailable
         from projections.projector import BeliefProjector
 
-        pool = await create_pool(settings.database)
+        pool = await retry_while_unavailable(
+            lambda: create_pool(settings.database, role="engram-projector"),
+            what="projector.connect",
+        )
         try:
             await BeliefProjector(settings.kafka, pool).run()
         finally:

@@ -34,3 +34,9 @@ CONSUMER_LAG = Gauge(
     "engram_consumer_lag", "Episodes not yet read, per partition.", ["partition"], registry=REGISTRY
 )
 IN_FLIGHT = Gauge("engram_in_flight", "Episodes read but not finished.", registry=REGISTRY)
+DATABASE_UNAVAILABLE = Counter(
+    "engram_database_unavailable",
+    "Database operations that found PostgreSQL unreachable and will be retried, by operation.",
+    ["operation"],
+    registry=REGISTRY,
+)

@@ -18,6 +18,7 @@ import asyncpg
 import orjson
 import structlog
 
+from projections.db import retry_while_unavailable
 from schemas.claims import ClaimsBatchFormed, SourcePosition
 from schemas.common import principal_key
 from schemas.episodes import MemoryRemembered, TurnAppended
@@ -126,7 +127,9 @@ class FormationPipeline:
         return Work(record, episode, entry, acknowledged)
 
     async def _form(self, work: Work) -> None:
-        failed_before = await backlog.record_pending(self._pool, work.entry)
+        failed_before = await retry_while_unavailable(
+            lambda: backlog.record_pending(self._pool, work.entry), what="backlog.record_pending"
+        )
         source = SourcePosition(
             topic=work.record.topic, partition=work.record.partition, offset=work.record.offset
         )
@@ -171,7 +174,12 @@ class FormationPipeline:
             failure=kind,
             parking=park,
         )
-        return await backlog.record_failure(self._pool, work.entry, kind=kind, park=park)
+        # Retried while the database is unreachable: a failure whose commit was lost with the
+        # connection can be counted twice, parking that episode one attempt early.
+        return await retry_while_unavailable(
+            lambda: backlog.record_failure(self._pool, work.entry, kind=kind, park=park),
+            what="backlog.record_failure",
+        )
 
     async def _publish(self, batch: ClaimsBatchFormed) -> None:
         sent = await self._send_claims(

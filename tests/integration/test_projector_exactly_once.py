@@ -15,66 +15,16 @@ from engram.settings import KafkaSettings
 from ingest.topics import ensure_topics
 from projections.digest import projection_digest
 from projections.projector import BeliefProjector
-from schemas.claims import ClaimsBatchFormed, SourcePosition
-from streams.formation.core import form_episode
-from streams.formation.policy import FormationPolicy
-from streams.formation.proposals import Proposal
 from tests.support.conditions import wait_until
-from tests.support.episodes import turn
 from tests.support.isolation import Isolated
-from tests.support.projecting import publish_batches
+from tests.support.projecting import (
+    city_batches,
+    publish_batches,
+    run_count,
+    run_projector_until,
+)
 
 pytestmark = pytest.mark.integration
-
-CITIES = ["Cork", "Berlin", "Lisbon", "Porto", "Oslo", "Riga", "Turin", "Bergen"]
-
-
-def _batches(tenant: str, count: int) -> list[ClaimsBatchFormed]:
-    policy = FormationPolicy()
-    batches = []
-    for seq in range(count):
-        city = CITIES[seq % len(CITIES)]
-        principal = f"p{seq % 3}"
-        text = f"I live in {city} and I use Tool{seq}."
-        episode = turn(tenant, principal, f"proj{seq % 2}", text, seq=seq)
-        proposals = [
-            Proposal("I", "lives_in", city, f"I live in {city}", "assert", "present", "test"),
-            Proposal("I", "uses", f"Tool{seq}", f"I use Tool{seq}", "assert", "present", "test"),
-        ]
-        source = SourcePosition(topic="episodes", partition=0, offset=seq)
-        batches.append(form_episode(episode, policy, {0: proposals}, source=source))
-    return batches
-
-
-async def _run_until(
-    kafka: KafkaSettings,
-    pool: asyncpg.Pool,
-    *,
-    count: int,
-    max_chunk: int = 1,
-    timeout_s: float = 60,
-) -> None:
-    """Run a projector until it has projected ``count`` batches, then stop it there (exactly
-    there with chunks of one record; at the next chunk boundary otherwise)."""
-    projector: BeliefProjector
-
-    def stop_at_count(_: object) -> None:
-        if projector.projected >= count:
-            projector.stop()
-
-    projector = BeliefProjector(kafka, pool, on_outcome=stop_at_count, max_chunk=max_chunk)
-    task = asyncio.create_task(projector.run())
-
-    def counted() -> bool:
-        if task.done():
-            task.result()
-        return projector.projected >= count
-
-    try:
-        await wait_until(counted, timeout_s=timeout_s, what=f"{count} batches projected")
-    finally:
-        projector.stop()
-        await task
 
 
 async def _kill_after(kafka: KafkaSettings, pool: asyncpg.Pool, *, count: int) -> None:
@@ -92,26 +42,22 @@ async def _kill_after(kafka: KafkaSettings, pool: asyncpg.Pool, *, count: int) -
         await task
 
 
-async def _runs(pool: asyncpg.Pool) -> int:
-    return int(await pool.fetchval("SELECT count(*) FROM consolidation_run"))
-
-
 async def test_a_projector_killed_between_batches_loses_and_duplicates_nothing(
     isolated: Isolated, pool: asyncpg.Pool, services: object
 ) -> None:
     kafka = isolated.kafka(partitions=1)
     await ensure_topics(kafka)
-    batches = _batches(isolated.tenant, 24)
+    batches = city_batches(isolated.tenant, 24)
     await publish_batches(kafka, batches)
 
     # First run: stop it part-way, as a kill between batches would.
-    await _run_until(kafka, pool, count=9)
-    partial = await _runs(pool)
+    await run_projector_until(kafka, pool, count=9)
+    partial = await run_count(pool)
     assert partial == 9
 
     # Hard restart with a new consumer: it must resume from the stored offsets.
-    await _run_until(kafka, pool, count=24 - partial)
-    assert await _runs(pool) == 24
+    await run_projector_until(kafka, pool, count=24 - partial)
+    assert await run_count(pool) == 24
     assert await pool.fetchval("SELECT count(*) FROM evidence") == await pool.fetchval(
         "SELECT count(*) FROM belief"
     )
@@ -119,7 +65,7 @@ async def test_a_projector_killed_between_batches_loses_and_duplicates_nothing(
     # Redelivering every batch (as faust does after a rebalance) changes nothing.
     before = await projection_digest(pool)
     await publish_batches(kafka, batches)
-    await _run_until(kafka, pool, count=24, max_chunk=500)
+    await run_projector_until(kafka, pool, count=24, max_chunk=500)
     assert await projection_digest(pool) == before
 
 
@@ -128,10 +74,10 @@ async def test_an_interrupted_projection_equals_an_uninterrupted_one(
 ) -> None:
     kafka = isolated.kafka(partitions=1)
     await ensure_topics(kafka)
-    batches = _batches(isolated.tenant, 16)
+    batches = city_batches(isolated.tenant, 16)
     await publish_batches(kafka, batches)
-    await _run_until(kafka, pool, count=5)
-    await _run_until(kafka, pool, count=16 - await _runs(pool))
+    await run_projector_until(kafka, pool, count=5)
+    await run_projector_until(kafka, pool, count=16 - await run_count(pool))
     interrupted = await projection_digest(pool)
 
     other = isolated.kafka(
@@ -144,7 +90,7 @@ async def test_an_interrupted_projection_equals_an_uninterrupted_one(
             "TRUNCATE entity, consolidation_run, belief, evidence, refusal, projector_offset"
         )
     # Uninterrupted, and in one chunk: one transaction for all sixteen equals one each.
-    await _run_until(other, pool, count=16, max_chunk=500)
+    await run_projector_until(other, pool, count=16, max_chunk=500)
     assert await projection_digest(pool) == interrupted
 
 
@@ -153,19 +99,19 @@ async def test_a_projector_cancelled_mid_transaction_loses_and_duplicates_nothin
 ) -> None:
     kafka = isolated.kafka(partitions=1)
     await ensure_topics(kafka)
-    batches = _batches(isolated.tenant, 30)
+    batches = city_batches(isolated.tenant, 30)
     await publish_batches(kafka, batches)
     for kill_at in (3, 11, 19):
-        await _kill_after(kafka, pool, count=kill_at - await _runs(pool))
-    await _run_until(kafka, pool, count=30 - await _runs(pool))
-    assert await _runs(pool) == 30
+        await _kill_after(kafka, pool, count=kill_at - await run_count(pool))
+    await run_projector_until(kafka, pool, count=30 - await run_count(pool))
+    assert await run_count(pool) == 30
     killed = await projection_digest(pool)
 
     async with pool.acquire() as conn:
         await conn.execute(
             "TRUNCATE entity, consolidation_run, belief, evidence, refusal, projector_offset"
         )
-    await _run_until(kafka, pool, count=30)
+    await run_projector_until(kafka, pool, count=30)
     assert await projection_digest(pool) == killed
 
 
@@ -188,23 +134,23 @@ async def test_a_restart_with_a_slow_assignment_resumes_at_the_stored_offsets(
 ) -> None:
     kafka = isolated.kafka(partitions=1)
     await ensure_topics(kafka)
-    await publish_batches(kafka, _batches(isolated.tenant, 24))
-    await _run_until(kafka, pool, count=9)
-    assert await _runs(pool) == 9
+    await publish_batches(kafka, city_batches(isolated.tenant, 24))
+    await run_projector_until(kafka, pool, count=9)
+    assert await run_count(pool) == 9
 
     # Counting every record handled: one fetched before the seek would be counted and skipped.
-    await _run_until(kafka, pool, count=15)
-    assert await _runs(pool) == 24
+    await run_projector_until(kafka, pool, count=15)
+    assert await run_count(pool) == 24
 
 
 async def test_a_replay_after_dropping_the_tables_applies_claims_in_log_order(
     isolated: Isolated, pool: asyncpg.Pool, slow_assignment: None
 ) -> None:
-    batches = _batches(isolated.tenant, 24)
+    batches = city_batches(isolated.tenant, 24)
     kafka = isolated.kafka(partitions=1)
     await ensure_topics(kafka)
     await publish_batches(kafka, batches)
-    await _run_until(kafka, pool, count=24)
+    await run_projector_until(kafka, pool, count=24)
     uninterrupted = await projection_digest(pool)
 
     # The tables are dropped for a replay while the group's offset in Kafka stays where it was
@@ -215,8 +161,8 @@ async def test_a_replay_after_dropping_the_tables_applies_claims_in_log_order(
         )
     await _commit_in_kafka(kafka, offset=16)
     # The replay must start at the beginning, not apply the newest claims first.
-    await _run_until(kafka, pool, count=24)
-    assert await _runs(pool) == 24
+    await run_projector_until(kafka, pool, count=24)
+    assert await run_count(pool) == 24
     assert await projection_digest(pool) == uninterrupted
 
 
@@ -240,7 +186,7 @@ async def test_an_undecodable_claims_record_is_passed_over_and_its_chunk_still_c
 ) -> None:
     kafka = isolated.kafka(partitions=1)
     await ensure_topics(kafka)
-    batches = _batches(isolated.tenant, 6)
+    batches = city_batches(isolated.tenant, 6)
     await publish_batches(kafka, batches[:3])
     producer = AIOKafkaProducer(bootstrap_servers=kafka.bootstrap, enable_idempotence=True)
     await producer.start()
@@ -250,8 +196,8 @@ async def test_an_undecodable_claims_record_is_passed_over_and_its_chunk_still_c
         await producer.stop()
     await publish_batches(kafka, batches[3:])
 
-    await _run_until(kafka, pool, count=6, max_chunk=500)
-    assert await _runs(pool) == 6
+    await run_projector_until(kafka, pool, count=6, max_chunk=500)
+    assert await run_count(pool) == 6
     # The stored offset is past every record read, the bad one included: a restart does not
     # read it again.
     assert (

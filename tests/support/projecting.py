@@ -18,6 +18,7 @@ from streams.formation.core import form_episode
 from streams.formation.policy import FormationPolicy
 from streams.formation.proposals import Proposal
 from tests.support.conditions import wait_until
+from tests.support.episodes import turn
 
 
 def claim(
@@ -38,6 +39,27 @@ def batch_of(
 ) -> ClaimsBatchFormed:
     source = SourcePosition(topic="episodes", partition=0, offset=offset)
     return form_episode(episode, policy or FormationPolicy(), {0: list(claims)}, source=source)
+
+
+CITIES = ["Cork", "Berlin", "Lisbon", "Porto", "Oslo", "Riga", "Turin", "Bergen"]
+
+
+def city_batches(tenant: str, count: int) -> list[ClaimsBatchFormed]:
+    """``count`` batches, one per log offset, for three principals in two projects: each moves
+    city (a single-valued change, so order matters) and names a new tool."""
+    policy = FormationPolicy()
+    batches = []
+    for seq in range(count):
+        city = CITIES[seq % len(CITIES)]
+        text = f"I live in {city} and I use Tool{seq}."
+        episode = turn(tenant, f"p{seq % 3}", f"proj{seq % 2}", text, seq=seq)
+        proposals = [
+            Proposal("I", "lives_in", city, f"I live in {city}", "assert", "present", "test"),
+            Proposal("I", "uses", f"Tool{seq}", f"I use Tool{seq}", "assert", "present", "test"),
+        ]
+        source = SourcePosition(topic="episodes", partition=0, offset=seq)
+        batches.append(form_episode(episode, policy, {0: proposals}, source=source))
+    return batches
 
 
 async def publish_batches(kafka: KafkaSettings, batches: Sequence[ClaimsBatchFormed]) -> None:
@@ -77,6 +99,41 @@ async def project_all(
 
     try:
         await wait_until(projected, timeout_s=timeout_s, what="batches projected")
+    finally:
+        projector.stop()
+        await task
+
+
+async def run_count(pool: asyncpg.Pool) -> int:
+    return int(await pool.fetchval("SELECT count(*) FROM consolidation_run"))
+
+
+async def run_projector_until(
+    kafka: KafkaSettings,
+    pool: asyncpg.Pool,
+    *,
+    count: int,
+    max_chunk: int = 1,
+    timeout_s: float = 60,
+) -> None:
+    """Run a projector until it has projected ``count`` batches, then stop it there (exactly
+    there with chunks of one record; at the next chunk boundary otherwise)."""
+    projector: BeliefProjector
+
+    def stop_at_count(_: object) -> None:
+        if projector.projected >= count:
+            projector.stop()
+
+    projector = BeliefProjector(kafka, pool, on_outcome=stop_at_count, max_chunk=max_chunk)
+    task = asyncio.create_task(projector.run())
+
+    def counted() -> bool:
+        if task.done():
+            task.result()
+        return projector.projected >= count
+
+    try:
+        await wait_until(counted, timeout_s=timeout_s, what=f"{count} batches projected")
     finally:
         projector.stop()
         await task
