@@ -179,13 +179,15 @@ class BeliefProjector:
             await asyncio.wait_for(self._stopping.wait(), timeout=seconds)
 
     async def _drain(self, producer: AIOKafkaProducer, topic: str) -> None:
-        """Publish pending memory events; while the database is unreachable they wait in the
-        outbox for a later drain."""
+        """Publish pending memory events; while the database or the broker is unreachable they
+        wait in the outbox for a later drain."""
         try:
             await drain_outbox(self._pool, producer, topic)
         except UNAVAILABLE as error:
             self.outages += 1
             report_unavailable("projector.outbox", error, 0)
+        except KafkaError as error:
+            log.warning("projector.memory_events_unpublished", error=type(error).__name__)
 
     async def _commit_lag_gauge(self, consumer: AIOKafkaConsumer) -> None:
         """Commit positions to Kafka so lag tools see progress; a failure (a rebalance in
