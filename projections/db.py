@@ -66,12 +66,14 @@ def next_delay(delay_s: float) -> float:
     return min(delay_s * 2, MAX_DELAY_S)
 
 
-async def retry_while_unavailable(operation: Callable[[], Awaitable[T]], *, what: str) -> T:
+async def retry_while_unavailable(
+    operation: Callable[[], Awaitable[T]], *, what: str, first_delay_s: float = FIRST_DELAY_S
+) -> T:
     """Run ``operation`` until the database answers it; cancellation still ends the wait.
 
     Only for operations that are safe to repeat (idempotent writes, reads, whole transactions:
     an error inside a transaction rolled it back)."""
-    delay = FIRST_DELAY_S
+    delay = first_delay_s
     while True:
         try:
             return await operation()

@@ -1,0 +1,70 @@
+"""Which database errors are waited out and which propagate: pure logic, no database."""
+
+from __future__ import annotations
+
+import asyncpg
+import pytest
+
+from projections.db import next_delay, retry_while_unavailable
+from streams.metrics import DATABASE_UNAVAILABLE
+
+
+def _unavailable_count(operation: str) -> float:
+    return DATABASE_UNAVAILABLE.labels(operation)._value.get()
+
+
+@pytest.mark.parametrize(
+    "error",
+    [
+        ConnectionRefusedError("connection refused"),
+        TimeoutError("connect timed out"),
+        asyncpg.exceptions.ConnectionDoesNotExistError("connection was closed"),
+        asyncpg.exceptions.AdminShutdownError("terminating connection"),
+        asyncpg.exceptions.CannotConnectNowError("the database system is starting up"),
+        asyncpg.exceptions.TooManyConnectionsError("too many clients"),
+    ],
+    ids=type,
+)
+async def test_an_unreachable_database_is_waited_out(error: Exception) -> None:
+    failures = [error, error]
+    before = _unavailable_count("unit.flaky")
+
+    async def flaky() -> str:
+        if failures:
+            raise failures.pop()
+        return "answered"
+
+    result = await retry_while_unavailable(flaky, what="unit.flaky", first_delay_s=0.001)
+    assert result == "answered"
+    assert _unavailable_count("unit.flaky") == before + 2
+
+
+@pytest.mark.parametrize(
+    "error",
+    [
+        asyncpg.exceptions.UniqueViolationError("duplicate key"),
+        asyncpg.exceptions.UndefinedTableError("relation does not exist"),
+        asyncpg.exceptions.InvalidPasswordError("password authentication failed"),
+        ValueError("a bug"),
+    ],
+    ids=type,
+)
+async def test_anything_else_propagates_at_once(error: Exception) -> None:
+    calls = 0
+
+    async def broken() -> None:
+        nonlocal calls
+        calls += 1
+        raise error
+
+    with pytest.raises(type(error)):
+        await retry_while_unavailable(broken, what="unit.broken", first_delay_s=0.001)
+    assert calls == 1
+
+
+def test_the_backoff_doubles_up_to_a_cap() -> None:
+    delays = [0.5]
+    for _ in range(8):
+        delays.append(next_delay(delays[-1]))
+    assert delays[:4] == [0.5, 1.0, 2.0, 4.0]
+    assert max(delays) == 30.0
