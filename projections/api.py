@@ -12,11 +12,14 @@ from typing import Annotated
 
 import asyncpg
 from fastapi import Depends, FastAPI, Header, HTTPException, Query, Request
+from fastapi.responses import JSONResponse
 
 from engram.settings import Settings
-from projections.db import create_pool
+from projections.db import UNAVAILABLE, create_pool, report_unavailable
 from projections.freshness import Freshness, freshness, wait_formed_through
 from projections.queries import BeliefView, RefusalView, list_beliefs, list_refusals
+
+RETRY_AFTER_S = 5
 
 
 class TokenScopes:
@@ -57,6 +60,18 @@ def create_api(settings: Settings) -> FastAPI:
             await app.state.pool.close()
 
     api = FastAPI(title="Engram read API", version="1", lifespan=lifespan)
+
+    async def database_unavailable(request: Request, error: Exception) -> JSONResponse:
+        """An unreachable database is the service's problem, not the caller's: 503, retry."""
+        report_unavailable(f"api {request.url.path}", error, RETRY_AFTER_S)
+        return JSONResponse(
+            {"detail": "the memory store is unreachable right now; retry shortly"},
+            status_code=503,
+            headers={"Retry-After": str(RETRY_AFTER_S)},
+        )
+
+    for unavailable in UNAVAILABLE:
+        api.add_exception_handler(unavailable, database_unavailable)
     tokens = TokenScopes(
         {t.get_secret_value(): who for t, who in settings.api.token_scopes().items()}
     )

@@ -23,7 +23,7 @@ log = structlog.get_logger(__name__)
 
 T = TypeVar("T")
 
-UNAVAILABLE: tuple[type[BaseException], ...] = (
+UNAVAILABLE: tuple[type[Exception], ...] = (
     OSError,  # refused, reset, unreachable, timed out (TimeoutError is an OSError)
     asyncpg.PostgresConnectionError,  # the connection was lost or rejected
     asyncpg.exceptions.OperatorInterventionError,  # shutting down, starting up, crashed

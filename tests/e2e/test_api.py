@@ -13,6 +13,7 @@ from projections.api import create_api
 from tests.support.episodes import turn
 from tests.support.isolation import Isolated
 from tests.support.projecting import batch_of, claim, project_all
+from tests.support.tcp_proxy import TcpProxy
 
 pytestmark = pytest.mark.e2e
 
@@ -97,3 +98,32 @@ async def test_freshness_reports_offsets_and_times_out_honestly(
     assert status == 408
     status, body = await asyncio.to_thread(_get, client, f"/v1/freshness?tenant={t}&project=none")
     assert body["formed_offset"] is None and body["log_offset"] is None  # type: ignore[index]
+
+
+async def test_an_unreachable_database_answers_503_with_retry_after_then_recovers(
+    isolated: Isolated, kafka: KafkaSettings, pool: asyncpg.Pool
+) -> None:
+    await _seed(isolated, kafka, pool)
+    proxy = await TcpProxy.in_front_of_url(isolated.database_url)
+    settings = Settings(
+        database=DatabaseSettings(url=proxy.url(isolated.database_url)),  # type: ignore[arg-type]
+    )
+    path = f"/v1/beliefs?tenant={isolated.tenant}&principal=ana"
+    # The client runs the app on its own thread and loop, and this loop carries the proxy's
+    # traffic: every blocking client call (start-up included) goes through a thread.
+    client = TestClient(create_api(settings))
+    await asyncio.to_thread(client.__enter__)
+    try:
+        first = await asyncio.to_thread(client.get, path)
+        assert first.status_code == 200 and len(first.json()) == 1
+        proxy.cut()
+        down = await asyncio.to_thread(client.get, path)
+        assert down.status_code == 503
+        assert down.headers["Retry-After"] == "5"
+        assert "unreachable" in down.json()["detail"]
+        await proxy.restore()
+        again = await asyncio.to_thread(client.get, path)
+        assert again.status_code == 200 and again.json() == first.json()
+    finally:
+        await asyncio.to_thread(client.__exit__, None, None, None)
+        await proxy.close()
