@@ -163,12 +163,30 @@ _ATTRIBUTES: tuple[tuple[re.Pattern[str], Attribute], ...] = tuple(
             + r"\s+(?P<value>.+)$",
             _native,
         ),
+        (  # the inverted copula: "Spanish is my first language"
+            r"^(?P<value>[A-Z][a-z]+(?:\s+and\s+[A-Z][a-z]+)?)\s+"
+            + _IS
+            + r"\s+my\s+(?:native|first|mother)\s+(?:language|tongue)s?\b",
+            _native,
+        ),
+        (  # "everyone calls me Jay" ("they call me Jay" is the pattern above; "she calls me
+            # every day" is neither)
+            r"\b(?:[Ee]veryone|[Ee]verybody)\s+calls\s+me(?P<neg>)\s+(?P<value>.+)$",
+            _single("has_name", leading_name),
+        ),
+        (  # "Berlin has been home for five years" (never "Berlin is home to ...")
+            r"^(?!(?:This|That|It|Here|There|Home|Work|What|Where|Which|Who|Nowhere|Anywhere"
+            r"|Everywhere|Somewhere)\b)(?P<value>[A-Z][\w.'-]*(?:\s+[A-Z][\w.'-]*){0,3})"
+            r"\s+(?:is|has been)(?P<neg>\s+no longer|\s+not)?\s+(?:my\s+)?home\b(?!\s+to\b)",
+            _single("lives_in", place),
+        ),
     )
 )
 
 
 def propose_attributes(text: str) -> list[Finding]:
-    """ "my name is Ana", "call me Ana", "my timezone is CET", "my favourite editor is Helix"."""
+    """ "my name is Ana", "call me Ana", "my timezone is CET", "my favourite editor is Helix",
+    "Spanish is my first language", "Berlin has been home for years"."""
     findings: list[Finding] = []
     for pattern, handler in _ATTRIBUTES:
         for match in pattern.finditer(text):

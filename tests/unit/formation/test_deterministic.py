@@ -143,6 +143,48 @@ def test_each_family_has_a_fixed_mapping(content: str, expected: tuple[str, str,
     assert expected in admitted(content)
 
 
+@pytest.mark.parametrize(
+    ("content", "expected"),
+    [
+        ("Spanish is my first language.", {("I", "speaks", "Spanish")}),
+        (
+            "Portuguese and English are my native languages.",
+            {("I", "speaks", "Portuguese"), ("I", "speaks", "English")},
+        ),
+        ("Everyone calls me Jay.", {("I", "has_name", "Jay")}),
+        ("They call me Jay.", {("I", "has_name", "Jay")}),
+        ("Berlin has been home for five years now.", {("I", "lives_in", "Berlin")}),
+        ("Lisbon is my home these days.", {("I", "lives_in", "Lisbon")}),
+    ],
+)
+def test_inverted_copulas_and_names_others_use(
+    content: str, expected: set[tuple[str, str, str]]
+) -> None:
+    assert admitted(content) == expected
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        "Berlin is home to many startups.",
+        "This is home, more or less.",
+        "Home is where the heart is.",
+        "She calls me every day.",
+        "Everybody calls me by my surname.",
+        "Is Spanish your first language?",
+        "Maybe Berlin will be home one day.",
+    ],
+)
+def test_look_alikes_of_those_form_nothing(content: str) -> None:
+    assert admitted(content) == set()
+
+
+def test_a_home_that_no_longer_is_retracts_it() -> None:
+    assert ("I", "lives_in", "Cork", None, "retract", "present") in claims(
+        "Cork is no longer home."
+    )
+
+
 def test_two_languages_are_two_claims() -> None:
     assert admitted("I speak Portuguese and German") == {
         ("I", "speaks", "Portuguese"),
