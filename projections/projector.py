@@ -84,6 +84,19 @@ class _SeekToStoredOffsets(ConsumerRebalanceListener):  # type: ignore[misc]
             self.generation += 1
         log.info("projector.assigned", partitions=sorted(tp.partition for tp in assigned))
 
+    def moved_since(self, generation: int) -> bool:
+        """Whether records fetched while ``generation`` was current may predate a seek."""
+        return not self.positioned or self.generation != generation
+
+    async def reseek(self) -> None:
+        """Seek every assigned partition to its stored offset: after a chunk whose transaction
+        failed, after a stale fetch, or after an assignment whose own seek failed."""
+        await seek_to_stored_offsets(
+            self._consumer, self._pool, self._topic, self._consumer.assignment()
+        )
+        if self.seek_pending:
+            self.seek_pending, self.positioned = False, True
+
 
 class BeliefProjector:
     """Consumes claims batches until stopped; one principal's batches stay in order because
@@ -131,47 +144,50 @@ class BeliefProjector:
         await consumer.start()
         topic = self._settings.memory_events_topic
         delay = FIRST_DELAY_S
-        reposition = False
+        reseek = False
         try:
             await self._drain(producer, topic)
             while not self._stopping.is_set():
                 try:
-                    if reposition or listener.seek_pending:
-                        await seek_to_stored_offsets(
-                            consumer, self._pool, claims_topic, consumer.assignment()
-                        )
-                        if listener.seek_pending:
-                            listener.seek_pending, listener.positioned = False, True
-                        reposition = False
-                    generation = listener.generation
-                    fetched = await consumer.getmany(timeout_ms=200, max_records=self._max_chunk)
-                    for tp, records in fetched.items():
-                        if not listener.positioned or listener.generation != generation:
-                            # Fetched across a rebalance, possibly from before the seek: drop it
-                            # and read again from the stored offsets, the truth.
-                            await seek_to_stored_offsets(consumer, self._pool, claims_topic, {tp})
-                            continue
-                        if self._stopping.is_set():
-                            break
-                        await self._project_chunk(tp, records)
+                    fetched = await self._consume(consumer, listener, reseek=reseek)
                 except UNAVAILABLE as error:
-                    # The chunk's transaction rolled back; the consumer has moved past it, so
+                    # The chunk's transaction rolled back and the consumer has moved past it:
                     # read again from the stored offsets once the database answers.
                     self.outages += 1
                     report_unavailable("projector.chunk", error, delay)
                     await self._pause(delay)
-                    delay, reposition = next_delay(delay), True
+                    delay, reseek = next_delay(delay), True
                     continue
-                delay = FIRST_DELAY_S
+                delay, reseek = FIRST_DELAY_S, False
                 # Kafka's own offsets are informational (lag); the stored ones are the truth,
                 # so a record skipped on stop is simply read again after the next seek.
                 if fetched:
                     await self._drain(producer, topic)
-                if fetched and not self._stopping.is_set():
-                    await self._commit_lag_gauge(consumer)
+                    if not self._stopping.is_set():
+                        await self._commit_lag_gauge(consumer)
         finally:
             await consumer.stop()
             await producer.stop()
+
+    async def _consume(
+        self, consumer: AIOKafkaConsumer, listener: _SeekToStoredOffsets, *, reseek: bool
+    ) -> bool:
+        """Fetch once and project each partition's records as one chunk; whether anything was
+        fetched and kept."""
+        if reseek or listener.seek_pending:
+            await listener.reseek()
+        generation = listener.generation
+        fetched = await consumer.getmany(timeout_ms=200, max_records=self._max_chunk)
+        for tp, records in fetched.items():
+            if listener.moved_since(generation):
+                # Fetched across a rebalance, possibly from before its seek: drop the rest and
+                # read again from the stored offsets, the truth.
+                await listener.reseek()
+                return False
+            if self._stopping.is_set():
+                break
+            await self._project_chunk(tp, records)
+        return bool(fetched)
 
     async def _pause(self, seconds: float) -> None:
         """Back off, but end the pause as soon as the projector is asked to stop."""

@@ -123,6 +123,8 @@ def slow_assignment(monkeypatch: pytest.MonkeyPatch) -> None:
     real = projector_module.stored_offsets
 
     async def slow_stored_offsets(pool: asyncpg.Pool, topic: str) -> dict[int, int]:
+        # Injected latency, not synchronisation: the assertions hold for any delay (with none
+        # the race is merely unlikely), the delay only makes the window wide.
         await asyncio.sleep(0.5)
         return await real(pool, topic)
 
