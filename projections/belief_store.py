@@ -94,16 +94,6 @@ async def project_records(
     return outcomes
 
 
-async def project_batch(
-    conn: asyncpg.Connection, batch: ClaimsBatchFormed, *, topic: str, partition: int, offset: int
-) -> BatchOutcome:
-    """Apply one record of ``engram.claims`` exactly once."""
-    [outcome] = await project_records(
-        conn, [ClaimsRecord(batch, offset)], topic=topic, partition=partition, read_through=offset
-    )
-    return outcome
-
-
 async def _apply_once(conn: asyncpg.Connection, batch: ClaimsBatchFormed) -> BatchOutcome:
     """Apply a batch unless its run exists (the batch id is the run's key, so a batch
     redelivered at another offset is a no-op too), and mark its episode formed either way."""
