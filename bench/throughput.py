@@ -6,7 +6,9 @@ topics, then measures:
   (core)       — the pure formation core alone, in process (no Kafka): the extraction cost;
   (b) agent    — the faust formation agent alone (turns in, claims batches out);
   (projector)  — the belief projector alone, in process, over the batches (b) published;
-  (c) end2end  — from first publish until every turn is formed and committed in PostgreSQL.
+  (c) end2end  — from first publish until every turn is formed and committed in PostgreSQL,
+                 with one `engram worker`, and again with formation and projection in separate
+                 processes (`engram worker --no-projector` + `engram projector`).
 Prints JSON with the rates and the ratios b/a and c/a. Machines are noisy: read the ratios.
 
     .venv/bin/python bench/throughput.py [--turns 5000]
@@ -123,6 +125,29 @@ async def measure_core(turns: list[TurnAppended]) -> float:
     return len(turns) / (time.perf_counter() - started)
 
 
+async def measure_end_to_end(
+    processes: list[subprocess.Popen[bytes]],
+    kafka: KafkaSettings,
+    db_url: str,
+    turns: list[TurnAppended],
+    run: str,
+) -> float:
+    """Turns/s from the first publish until every turn's run is committed, once a warm-up turn
+    has gone all the way through the given processes."""
+    try:
+        warmup = synthetic_turns(1, tenant=run + "warm")
+        async with EpisodeProducer(kafka) as producer:
+            await producer.publish_many(warmup)
+            await wait_runs(db_url, 1, deadline_s=120)
+            started = time.perf_counter()
+            await producer.publish_many(turns)
+        await wait_runs(db_url, len(turns) + 1, deadline_s=900)
+        return len(turns) / (time.perf_counter() - started)
+    finally:
+        for process in processes:
+            stop(process)
+
+
 async def measure_projector(kafka: KafkaSettings, db_url: str, count: int) -> float:
     """Batches/s of the belief projector alone, over the claims the agent stage published."""
     pool = await asyncpg.create_pool(db_url, min_size=1, max_size=4)
@@ -142,9 +167,13 @@ async def measure_projector(kafka: KafkaSettings, db_url: str, count: int) -> fl
 
 
 def start_worker(env: dict[str, str], *args: str) -> subprocess.Popen[bytes]:
-    log = (REPO / ".dev" / f"bench-worker-{secrets.token_hex(3)}.log").open("wb")
+    return start_engram(env, "worker", *args)
+
+
+def start_engram(env: dict[str, str], *argv: str) -> subprocess.Popen[bytes]:
+    log = (REPO / ".dev" / f"bench-{argv[0]}-{secrets.token_hex(3)}.log").open("wb")
     return subprocess.Popen(
-        [sys.executable, "-m", "engram", "worker", *args],
+        [sys.executable, "-m", "engram", *argv],
         cwd=REPO,
         env=env,
         stdout=log,
@@ -193,6 +222,7 @@ def env_for(kafka: KafkaSettings, db_url: str) -> dict[str, str]:
         ENGRAM_KAFKA_MEMORY_EVENTS_TOPIC=kafka.memory_events_topic,
         ENGRAM_KAFKA_GROUP_ID=kafka.group_id,
         ENGRAM_DATABASE_URL=db_url,
+        ENGRAM_WORKER_HTTP_PORT="0",  # no health endpoints: two processes would share a port
     )
     return env
 
@@ -251,18 +281,18 @@ async def main(count: int) -> dict[str, object]:
         stop(agent)
     projector = await measure_projector(kafka_b, db_b, count)
 
-    worker = start_worker(env_for(kafka_c, db_c))
-    try:
-        warmup = synthetic_turns(1, tenant=run + "warm")
-        async with EpisodeProducer(kafka_c) as producer:
-            await producer.publish_many(warmup)
-            await wait_runs(db_c, 1, deadline_s=120)
-            started = time.perf_counter()
-            await producer.publish_many(turns)
-        await wait_runs(db_c, count + 1, deadline_s=900)
-        end_to_end = count / (time.perf_counter() - started)
-    finally:
-        stop(worker)
+    end_to_end = await measure_end_to_end(
+        [start_worker(env_for(kafka_c, db_c))], kafka_c, db_c, turns, run
+    )
+    kafka_d, db_d = await fresh(settings.kafka, admin_url, run + "d")
+    env_d = env_for(kafka_d, db_d)
+    two_processes = await measure_end_to_end(
+        [start_worker(env_d, "--no-projector"), start_engram(env_d, "projector")],
+        kafka_d,
+        db_d,
+        turns,
+        run,
+    )
 
     agent_rate = count / agent_seconds if agent_seconds else float("inf")
     return {
@@ -272,6 +302,7 @@ async def main(count: int) -> dict[str, object]:
         "agent_per_s": round(agent_rate, 1),
         "projector_only_per_s": round(projector, 1),
         "end_to_end_per_s": round(end_to_end, 1),
+        "end_to_end_two_processes_per_s": round(two_processes, 1),
         "agent_over_raw": round(agent_rate / raw, 4),
         "end_to_end_over_raw": round(end_to_end / raw, 4),
         "framework_us_per_turn": round(1e6 / agent_rate - 1e6 / core, 1),

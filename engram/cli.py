@@ -136,6 +136,18 @@ def worker(
     run_worker(build_app(settings, stage, with_projector=projector), loglevel=loglevel)
 
 
+@app.command()
+def projector() -> None:
+    """Run only the belief projector (claims into PostgreSQL) until interrupted.
+
+    Pair it with `engram worker --no-projector` to give formation and projection a process each.
+    It serves /health, /ready and /metrics like the worker (ENGRAM_WORKER_HTTP_*).
+    """
+    from projections.runner import run_projector
+
+    asyncio.run(run_projector(_settings()))
+
+
 def _query(
     read: Callable[[asyncpg.Connection], Awaitable[Sequence[BaseModel]]],
 ) -> list[dict[str, Any]]:

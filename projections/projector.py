@@ -29,6 +29,7 @@ from projections.db import FIRST_DELAY_S, UNAVAILABLE, next_delay, report_unavai
 from projections.memory_events import drain_outbox
 from projections.outcome import BatchOutcome
 from schemas.claims import decode_claims_batch
+from streams.metrics import BATCHES_PROJECTED
 
 log = structlog.get_logger(__name__)
 
@@ -120,9 +121,20 @@ class BeliefProjector:
         self.projected = 0
         self.outages = 0
         """Database operations that found PostgreSQL unreachable (each retried after a pause)."""
+        self._listener: _SeekToStoredOffsets | None = None
+        self._unreachable = False
 
     def stop(self) -> None:
         self._stopping.set()
+
+    def readiness(self) -> tuple[bool, str]:
+        """Ready once its assignment is positioned at the stored offsets, and not while the
+        database is unreachable (it is retrying then, and nothing commits)."""
+        if self._listener is None or not self._listener.positioned:
+            return False, "partitions not yet assigned and positioned at the stored offsets"
+        if self._unreachable:
+            return False, "PostgreSQL is unreachable; retrying"
+        return True, "ready"
 
     async def run(self) -> None:
         consumer = AIOKafkaConsumer(
@@ -135,7 +147,7 @@ class BeliefProjector:
             isolation_level="read_committed",
         )
         claims_topic = self._settings.claims_topic
-        listener = _SeekToStoredOffsets(consumer, self._pool, claims_topic)
+        listener = self._listener = _SeekToStoredOffsets(consumer, self._pool, claims_topic)
         consumer.subscribe([claims_topic], listener=listener)
         producer = AIOKafkaProducer(
             bootstrap_servers=self._settings.bootstrap, enable_idempotence=True, acks="all"
@@ -154,11 +166,12 @@ class BeliefProjector:
                     # The chunk's transaction rolled back and the consumer has moved past it:
                     # read again from the stored offsets once the database answers.
                     self.outages += 1
+                    self._unreachable = True
                     report_unavailable("projector.chunk", error, delay)
                     await self._pause(delay)
                     delay, reseek = next_delay(delay), True
                     continue
-                delay, reseek = FIRST_DELAY_S, False
+                delay, reseek, self._unreachable = FIRST_DELAY_S, False, False
                 # Kafka's own offsets are informational (lag); the stored ones are the truth,
                 # so a record skipped on stop is simply read again after the next seek.
                 if fetched:
@@ -240,5 +253,6 @@ class BeliefProjector:
             )
         for outcome in outcomes:
             self.projected += 1
+            BATCHES_PROJECTED.labels("skipped" if outcome.skipped else "applied").inc()
             if self._on_outcome is not None:
                 self._on_outcome(outcome)

@@ -189,13 +189,12 @@ def register_health_server(streams: EngramStreams) -> None:
         return
 
     async def serve() -> None:
-        from streams.health import serve_health
+        from streams.health import serve_health, worker_readiness
 
         await serve_health(
-            streams,
+            lambda: worker_readiness(streams, stall_after_s=worker.stall_after_s),
             host=worker.http_host,
             port=worker.http_port,
-            stall_after_s=worker.stall_after_s,
         )
 
     streams.app.task(serve)

@@ -1,9 +1,11 @@
-"""Worker health on loopback: /health (the loop is alive), /ready (assigned and not stuck) and
-/metrics (Prometheus). A drain that stopped moving is not healthy, however alive the process."""
+"""Health on loopback for the worker and the projector: /health (the loop is alive), /ready
+(assigned and not stuck) and /metrics (Prometheus). A drain that stopped moving is not healthy,
+however alive the process."""
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import structlog
@@ -18,7 +20,7 @@ if TYPE_CHECKING:
     from streams.app import EngramStreams
 
 
-def readiness(streams: EngramStreams, *, stall_after_s: float) -> tuple[bool, str]:
+def worker_readiness(streams: EngramStreams, *, stall_after_s: float) -> tuple[bool, str]:
     pipeline = streams.pipeline
     if pipeline is None:
         return False, "formation pipeline not started"
@@ -30,14 +32,14 @@ def readiness(streams: EngramStreams, *, stall_after_s: float) -> tuple[bool, st
     return True, "ready"
 
 
-async def serve_health(
-    streams: EngramStreams, *, host: str, port: int, stall_after_s: float
-) -> None:
+async def serve_health(readiness: Callable[[], tuple[bool, str]], *, host: str, port: int) -> None:
+    """Serve the three endpoints until cancelled; ``readiness`` says whether, and why not."""
+
     async def health(_: web.Request) -> web.Response:
         return web.json_response({"status": "alive"})
 
     async def ready(_: web.Request) -> web.Response:
-        ok, why = readiness(streams, stall_after_s=stall_after_s)
+        ok, why = readiness()
         return web.json_response({"ready": ok, "reason": why}, status=200 if ok else 503)
 
     async def metrics(_: web.Request) -> web.Response:

@@ -1,4 +1,5 @@
-"""Prometheus metrics of the formation worker, in one registry served on /metrics."""
+"""Prometheus metrics of the formation worker and the belief projector, in one registry served
+on /metrics."""
 
 from __future__ import annotations
 
@@ -38,5 +39,11 @@ DATABASE_UNAVAILABLE = Counter(
     "engram_database_unavailable",
     "Database operations that found PostgreSQL unreachable and will be retried, by operation.",
     ["operation"],
+    registry=REGISTRY,
+)
+BATCHES_PROJECTED = Counter(
+    "engram_batches_projected",
+    "Claims batches the belief projector committed: applied, or skipped as already applied.",
+    ["outcome"],
     registry=REGISTRY,
 )

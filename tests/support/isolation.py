@@ -8,7 +8,7 @@ import signal
 import subprocess
 import sys
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -71,14 +71,23 @@ def new_prefix() -> str:
     return "it" + secrets.token_hex(4)
 
 
-@contextmanager
 def running_worker(
     isolated: Isolated, *args: str, log_path: Path, env: dict[str, str] | None = None
-) -> Iterator[subprocess.Popen[bytes]]:
+) -> AbstractContextManager[subprocess.Popen[bytes]]:
     """``engram worker`` as a real subprocess; stopped (SIGTERM, then SIGKILL) on exit."""
+    return running_engram(
+        isolated, "worker", "--loglevel", "info", *args, log_path=log_path, env=env
+    )
+
+
+@contextmanager
+def running_engram(
+    isolated: Isolated, *argv: str, log_path: Path, env: dict[str, str] | None = None
+) -> Iterator[subprocess.Popen[bytes]]:
+    """An ``engram`` command as a real subprocess; stopped (SIGTERM, then SIGKILL) on exit."""
     with log_path.open("wb") as log:
         process = subprocess.Popen(
-            [sys.executable, "-m", "engram", "worker", "--loglevel", "info", *args],
+            [sys.executable, "-m", "engram", *argv],
             cwd=REPO,
             env=env or isolated.env(),
             stdout=log,

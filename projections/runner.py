@@ -1,0 +1,45 @@
+"""``engram projector``: the belief projector as a process of its own.
+
+``engram worker`` runs formation and projection on one event loop; on a machine with cores to
+spare, ``engram worker --no-projector`` plus ``engram projector`` gives each stage a process,
+and each scales with the partitions of its own topic. SIGINT or SIGTERM stop it between chunks.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import signal
+
+from engram.settings import Settings
+from ingest.topics import ensure_topics
+from projections.db import create_pool, retry_while_unavailable
+from projections.projector import BeliefProjector
+from streams.health import serve_health
+
+
+async def run_projector(settings: Settings) -> None:
+    await ensure_topics(settings.kafka)
+    pool = await retry_while_unavailable(
+        lambda: create_pool(settings.database, role="engram-projector"), what="projector.connect"
+    )
+    projector = BeliefProjector(settings.kafka, pool)
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(signum, projector.stop)
+    worker = settings.worker
+    health = (
+        asyncio.create_task(
+            serve_health(projector.readiness, host=worker.http_host, port=worker.http_port)
+        )
+        if worker.http_port
+        else None
+    )
+    try:
+        await projector.run()
+    finally:
+        if health is not None:
+            health.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await health
+        await pool.close()
