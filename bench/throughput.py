@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
 import secrets
 import signal
 import subprocess
@@ -32,7 +31,7 @@ import asyncpg
 import orjson
 from aiokafka import AIOKafkaConsumer
 
-from engram.settings import KafkaSettings, load_settings
+from engram.settings import KafkaSettings, load_settings, subprocess_env
 from ingest.producer import EpisodeProducer
 from ingest.topics import ensure_topics
 from projections.migrate import migrate
@@ -212,19 +211,8 @@ async def count_claims(kafka: KafkaSettings, want: int, deadline_s: float) -> fl
 
 
 def env_for(kafka: KafkaSettings, db_url: str) -> dict[str, str]:
-    env = dict(os.environ)
-    env.update(
-        ENGRAM_ENV_FILE="/nonexistent",
-        ENGRAM_KAFKA_BOOTSTRAP=kafka.bootstrap,
-        ENGRAM_KAFKA_EPISODES_TOPIC=kafka.episodes_topic,
-        ENGRAM_KAFKA_CLAIMS_TOPIC=kafka.claims_topic,
-        ENGRAM_KAFKA_DLQ_TOPIC=kafka.dlq_topic,
-        ENGRAM_KAFKA_MEMORY_EVENTS_TOPIC=kafka.memory_events_topic,
-        ENGRAM_KAFKA_GROUP_ID=kafka.group_id,
-        ENGRAM_DATABASE_URL=db_url,
-        ENGRAM_WORKER_HTTP_PORT="0",  # no health endpoints: two processes would share a port
-    )
-    return env
+    # No health endpoints: two processes of one measurement would share a port.
+    return subprocess_env(kafka, db_url, ENGRAM_WORKER_HTTP_PORT="0")
 
 
 async def fresh(base: KafkaSettings, admin_url: str, name: str) -> tuple[KafkaSettings, str]:

@@ -43,6 +43,17 @@ class KafkaSettings(BaseSettings):
     session_timeout_ms: int = Field(6000, description="Consumer session timeout.")
 
 
+def subprocess_env(kafka: KafkaSettings, database_url: str, **extra: str) -> dict[str, str]:
+    """The environment for an ``engram`` child process that must use exactly these Kafka
+    settings and this database (tests, benchmarks): this process's environment, every
+    ``ENGRAM_KAFKA_*`` field spelled out, and no dotenv file underneath to fill gaps."""
+    prefix = str(kafka.model_config.get("env_prefix", ""))
+    env = dict(os.environ)
+    env.update({(prefix + name).upper(): str(value) for name, value in kafka.model_dump().items()})
+    env.update(ENGRAM_ENV_FILE="/nonexistent", ENGRAM_DATABASE_URL=database_url, **extra)
+    return env
+
+
 class DatabaseSettings(BaseSettings):
     model_config = _section("ENGRAM_DATABASE_")
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import secrets
 import signal
 import subprocess
@@ -12,7 +11,7 @@ from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from engram.settings import DatabaseSettings, KafkaSettings, Settings
+from engram.settings import DatabaseSettings, KafkaSettings, Settings, subprocess_env
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -49,22 +48,9 @@ class Isolated:
         return Settings(kafka=self.kafka(), database=DatabaseSettings(url=self.database_url))  # type: ignore[arg-type]
 
     def env(self, **kafka_overrides: object) -> dict[str, str]:
-        k = self.kafka(**kafka_overrides)
-        env = dict(os.environ)
-        env.update(
-            ENGRAM_ENV_FILE="/nonexistent",
-            ENGRAM_KAFKA_BOOTSTRAP=k.bootstrap,
-            ENGRAM_KAFKA_EPISODES_TOPIC=k.episodes_topic,
-            ENGRAM_KAFKA_CLAIMS_TOPIC=k.claims_topic,
-            ENGRAM_KAFKA_DLQ_TOPIC=k.dlq_topic,
-            ENGRAM_KAFKA_MEMORY_EVENTS_TOPIC=k.memory_events_topic,
-            ENGRAM_KAFKA_GROUP_ID=k.group_id,
-            ENGRAM_KAFKA_PARTITIONS=str(k.partitions),
-            ENGRAM_KAFKA_MAX_EVENT_BYTES=str(k.max_event_bytes),
-            ENGRAM_DATABASE_URL=self.database_url,
-            ENGRAM_WORKER_HTTP_PORT="0",
+        return subprocess_env(
+            self.kafka(**kafka_overrides), self.database_url, ENGRAM_WORKER_HTTP_PORT="0"
         )
-        return env
 
 
 def new_prefix() -> str:
