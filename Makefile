@@ -27,6 +27,8 @@ lint: install
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
+	$(BIN)/lint-imports
+	$(BIN)/check-jsonschema --builtin-schema vendor.compose-spec compose.yaml
 	$(BIN)/engram schemas export --check
 
 unit: install

@@ -31,7 +31,8 @@ import asyncpg
 import orjson
 from aiokafka import AIOKafkaConsumer
 
-from engram.settings import KafkaSettings, load_settings, subprocess_env
+from engram.shared.settings import KafkaSettings, load_settings, subprocess_env
+from formation.policy import FormationPolicy
 from ingest.producer import EpisodeProducer
 from ingest.topics import ensure_topics
 from projections.migrate import migrate
@@ -39,7 +40,6 @@ from projections.outcome import BatchOutcome
 from projections.projector import BeliefProjector
 from schemas.claims import SourcePosition
 from schemas.episodes import Message, TurnAppended
-from streams.formation.policy import FormationPolicy
 from streams.formation_stage import FormationStage
 
 REPO = Path(__file__).resolve().parent.parent
@@ -299,7 +299,7 @@ async def main(count: int) -> dict[str, object]:
 
 
 if __name__ == "__main__":
-    from engram.logs import configure_logging
+    from engram.shared.logs import configure_logging
 
     configure_logging("warning")
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])

@@ -13,7 +13,7 @@ from types import TracebackType
 import orjson
 from aiokafka import AIOKafkaProducer
 
-from engram.settings import KafkaSettings
+from engram.shared.settings import KafkaSettings
 from schemas.common import episode_key
 from schemas.episodes import MemoryRemembered, TurnAppended
 

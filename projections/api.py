@@ -14,8 +14,8 @@ import asyncpg
 from fastapi import Depends, FastAPI, Header, HTTPException, Query, Request
 from fastapi.responses import JSONResponse
 
-from engram.settings import Settings
-from projections.db import UNAVAILABLE, create_pool, report_unavailable
+from engram.shared.db import UNAVAILABLE, create_pool, report_unavailable
+from engram.shared.settings import Settings
 from projections.freshness import Freshness, freshness, wait_formed_through
 from projections.queries import BeliefView, RefusalView, list_beliefs, list_refusals
 

@@ -17,14 +17,10 @@ from dataclasses import dataclass
 import asyncpg
 import orjson
 
-from projections.memory_events import memory_events, record_in_outbox
-from projections.outcome import BatchOutcome
-from schemas.claims import Authority, Candidate, ClaimEnd, ClaimsBatchFormed, EndKind
-from schemas.common import Polarity
-from streams.backlog import mark_formed
-from streams.formation.core import name_uuid
-from streams.formation.proposals import normalise_term
-from streams.formation.resolve import (
+from engram.shared.backlog import mark_formed
+from formation.core import name_uuid
+from formation.proposals import normalise_term
+from formation.resolve import (
     ConflictWithHistory,
     Create,
     Decision,
@@ -37,6 +33,10 @@ from streams.formation.resolve import (
     end_key,
     resolve,
 )
+from projections.memory_events import memory_events, record_in_outbox
+from projections.outcome import BatchOutcome
+from schemas.claims import Authority, Candidate, ClaimEnd, ClaimsBatchFormed, EndKind
+from schemas.common import Polarity
 
 PROJECTOR = "beliefs"
 MAX_CONFIDENCE_BY_REINFORCEMENT = 0.95

@@ -7,8 +7,8 @@ from datetime import UTC, datetime
 import asyncpg
 from pydantic import BaseModel
 
-from engram.waiting import poll_until
-from streams.backlog import watermark
+from engram.shared.backlog import watermark
+from engram.shared.waiting import poll_until
 
 
 class Freshness(BaseModel):

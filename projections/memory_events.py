@@ -13,11 +13,11 @@ import asyncpg
 import orjson
 from aiokafka import AIOKafkaProducer
 
+from formation.core import name_uuid
 from projections.outcome import BatchOutcome
 from schemas.claims import ClaimsBatchFormed
 from schemas.common import principal_key
 from schemas.memory_events import MemoryChanged, MemoryEventType
-from streams.formation.core import name_uuid
 
 
 def memory_events(batch: ClaimsBatchFormed, outcome: BatchOutcome) -> list[MemoryChanged]:

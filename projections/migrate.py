@@ -9,14 +9,17 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import dataclass
-from pathlib import Path
+from importlib import resources
+from importlib.resources.abc import Traversable
 
 import asyncpg
 import structlog
 
 log = structlog.get_logger(__name__)
 
-MIGRATIONS_DIR = Path(__file__).resolve().parent.parent / "migrations"
+MIGRATIONS_DIR: Traversable = resources.files("migrations")
+"""The numbered SQL files, package data of ``migrations``: found the same way in a checkout and
+in an installed wheel."""
 _NAME = re.compile(r"^(\d{4})_([a-z0-9_]+)\.sql$")
 _LOCK_KEY = 0x656E6772616D  # "engram": one migrator at a time
 
@@ -44,10 +47,13 @@ class Migration:
         return hashlib.sha256(self.sql.encode()).hexdigest()
 
 
-def discover(directory: Path = MIGRATIONS_DIR) -> list[Migration]:
+def discover(directory: Traversable = MIGRATIONS_DIR) -> list[Migration]:
     """Every ``NNNN_name.sql`` file, in order; a gap or a duplicate number is an error."""
     migrations = []
-    for path in sorted(directory.glob("*.sql")):
+    for path in sorted(
+        (entry for entry in directory.iterdir() if entry.name.endswith(".sql")),
+        key=lambda entry: entry.name,
+    ):
         match = _NAME.match(path.name)
         if match is None:
             raise MigrationError(f"{path}: migration files are named NNNN_lower_snake.sql")
@@ -60,7 +66,9 @@ def discover(directory: Path = MIGRATIONS_DIR) -> list[Migration]:
     return migrations
 
 
-async def migrate(conn: asyncpg.Connection, directory: Path = MIGRATIONS_DIR) -> list[Migration]:
+async def migrate(
+    conn: asyncpg.Connection, directory: Traversable = MIGRATIONS_DIR
+) -> list[Migration]:
     """Apply what is missing, each file in its own transaction; return what was applied."""
     migrations = discover(directory)
     await conn.execute("SELECT pg_advisory_lock($1)", _LOCK_KEY)

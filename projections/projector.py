@@ -23,13 +23,13 @@ from aiokafka import (
 from aiokafka.errors import KafkaError
 from pydantic import ValidationError
 
-from engram.settings import KafkaSettings
+from engram.shared.db import FIRST_DELAY_S, UNAVAILABLE, next_delay, report_unavailable
+from engram.shared.metrics import BATCHES_PROJECTED
+from engram.shared.settings import KafkaSettings
 from projections.belief_store import ClaimsRecord, project_records, stored_offsets
-from projections.db import FIRST_DELAY_S, UNAVAILABLE, next_delay, report_unavailable
 from projections.memory_events import drain_outbox
 from projections.outcome import BatchOutcome
 from schemas.claims import decode_claims_batch
-from streams.metrics import BATCHES_PROJECTED
 
 log = structlog.get_logger(__name__)
 

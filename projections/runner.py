@@ -11,15 +11,13 @@ import asyncio
 import contextlib
 import signal
 
-from engram.settings import Settings
-from ingest.topics import ensure_topics
-from projections.db import create_pool, retry_while_unavailable
+from engram.shared.db import create_pool, retry_while_unavailable
+from engram.shared.health import serve_health
+from engram.shared.settings import Settings
 from projections.projector import BeliefProjector
-from streams.health import serve_health
 
 
 async def run_projector(settings: Settings) -> None:
-    await ensure_topics(settings.kafka)
     pool = await retry_while_unavailable(
         lambda: create_pool(settings.database, role="engram-projector"), what="projector.connect"
     )
@@ -42,4 +40,16 @@ async def run_projector(settings: Settings) -> None:
             health.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await health
+        await pool.close()
+
+
+async def project_in_worker(settings: Settings) -> None:
+    """The belief projector as a task of another process's loop (``engram worker``): that
+    process owns signals and health; the task ends when it is cancelled."""
+    pool = await retry_while_unavailable(
+        lambda: create_pool(settings.database, role="engram-projector"), what="projector.connect"
+    )
+    try:
+        await BeliefProjector(settings.kafka, pool).run()
+    finally:
         await pool.close()

@@ -1,4 +1,4 @@
-"""The faust app: topics, the formation agent, the requeue timer, the projector and health.
+"""The faust app: topics, the formation agent, the requeue timer and health.
 
 Registration is explicit: :func:`build_app` declares the topics and wires each agent to a
 short loop that hands records to ordinary code. The agent reads one partition in log order and
@@ -15,11 +15,13 @@ from typing import Any, cast
 import faust
 import structlog
 
-from engram.settings import Settings
-from streams import backlog
+from engram.shared import backlog
+from engram.shared.db import UNAVAILABLE, create_pool, report_unavailable, retry_while_unavailable
+from engram.shared.health import serve_health
+from engram.shared.metrics import CONSUMER_LAG
+from engram.shared.settings import Settings
 from streams.fetch import fetch_record
 from streams.formation_stage import FormationStage
-from streams.metrics import CONSUMER_LAG
 from streams.pipeline import FormationPipeline, Record
 from streams.retrying import RetryPolicy
 
@@ -40,8 +42,6 @@ class EngramStreams:
     async def ensure_pipeline(self, stage: FormationStage) -> FormationPipeline:
         async with self._ready:
             if self.pipeline is None:
-                from projections.db import create_pool, retry_while_unavailable
-
                 settings = self.settings.database
                 pool = await retry_while_unavailable(
                     lambda: create_pool(settings, role="engram-formation"), what="formation.connect"
@@ -62,9 +62,9 @@ class EngramStreams:
             return self.pipeline
 
 
-def build_app(
-    settings: Settings, stage: FormationStage, *, with_projector: bool = True
-) -> EngramStreams:
+def build_app(settings: Settings, stage: FormationStage) -> EngramStreams:
+    """The formation worker's app. Another stage (the belief projector) can share its event
+    loop as a task: ``streams.app.task(...)``, wired by the entry point that wants both."""
     kafka = settings.kafka
     app = faust.App(
         kafka.group_id,
@@ -82,6 +82,7 @@ def build_app(
         producer_max_request_size=max(kafka.max_event_bytes * 2, 1_048_576),
         consumer_max_fetch_size=max(kafka.max_event_bytes * 2, 1_048_576),
         stream_wait_empty=False,
+        datadir=str(settings.state.dir / "faust"),
     )
     streams = EngramStreams(
         app=app,
@@ -94,8 +95,6 @@ def build_app(
     register_requeue_timer(streams, stage)
     register_lag_timer(streams)
     register_health_server(streams)
-    if with_projector:
-        register_projector_task(streams, settings)
     return streams
 
 
@@ -147,8 +146,6 @@ def register_requeue_timer(streams: EngramStreams, stage: FormationStage) -> Non
     """Pick up unparked episodes and form them again, reading them back from the log."""
 
     async def requeue() -> None:
-        from projections.db import UNAVAILABLE, report_unavailable
-
         pipeline = await streams.ensure_pipeline(stage)
         poll_s = streams.settings.formation.requeue_poll_s
         try:
@@ -189,8 +186,6 @@ def register_health_server(streams: EngramStreams) -> None:
         return
 
     async def serve() -> None:
-        from streams.health import serve_health, worker_readiness
-
         await serve_health(
             lambda: worker_readiness(streams, stall_after_s=worker.stall_after_s),
             host=worker.http_host,
@@ -200,26 +195,19 @@ def register_health_server(streams: EngramStreams) -> None:
     streams.app.task(serve)
 
 
-def register_projector_task(streams: EngramStreams, settings: Settings) -> None:
-    async def project() -> None:
-        from projections.db import create_pool, retry_while_unavailable
-        from projections.projector import BeliefProjector
-
-        pool = await retry_while_unavailable(
-            lambda: create_pool(settings.database, role="engram-projector"),
-            what="projector.connect",
-        )
-        try:
-            await BeliefProjector(settings.kafka, pool).run()
-        finally:
-            await pool.close()
-
-    streams.app.task(project)
-
-
 def run_worker(streams: EngramStreams, *, loglevel: str = "info") -> Any:
     """Run the faust worker in the foreground until SIGINT/SIGTERM."""
-    from faust import Worker
-
-    worker = Worker(streams.app, loglevel=loglevel, quiet=True, redirect_stdouts=False)
+    worker = faust.Worker(streams.app, loglevel=loglevel, quiet=True, redirect_stdouts=False)
     return worker.execute_from_commandline()
+
+
+def worker_readiness(streams: EngramStreams, *, stall_after_s: float) -> tuple[bool, str]:
+    pipeline = streams.pipeline
+    if pipeline is None:
+        return False, "formation pipeline not started"
+    if not streams.app.consumer.assignment():
+        return False, "no partitions assigned"
+    oldest = pipeline.oldest_in_flight_s()
+    if oldest > stall_after_s:
+        return False, f"oldest in-flight episode has waited {oldest:.0f}s (> {stall_after_s:.0f}s)"
+    return True, "ready"

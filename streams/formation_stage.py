@@ -8,13 +8,13 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 
+from formation import deterministic
+from formation.core import form_episode
+from formation.merge import merge_proposals
+from formation.policy import FormationPolicy
+from formation.proposals import Proposal
 from schemas.claims import ClaimsBatchFormed, SourcePosition
 from schemas.episodes import MemoryRemembered, Message, TurnAppended, episode_messages
-from streams.formation import deterministic
-from streams.formation.core import form_episode
-from streams.formation.merge import merge_proposals
-from streams.formation.policy import FormationPolicy
-from streams.formation.proposals import Proposal
 
 ModelArm = Callable[[Message], Awaitable[list[Proposal]]]
 

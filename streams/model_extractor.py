@@ -29,12 +29,12 @@ from openai.types.chat import (
 )
 from pydantic import BaseModel, ConfigDict, SecretStr, ValidationError
 
-from engram.settings import Settings
+from engram.shared.settings import Settings
+from formation.gates import redact
+from formation.policy import FormationPolicy
+from formation.proposals import Proposal
+from formation.vocabulary import RELATIONS, Relation
 from schemas.episodes import Message
-from streams.formation.gates import redact
-from streams.formation.policy import FormationPolicy
-from streams.formation.proposals import Proposal
-from streams.formation.vocabulary import RELATIONS, Relation
 from streams.model_reply import ModelReplyError, decode_envelope
 from streams.prompt import (
     ExtractionPrompt,

@@ -17,7 +17,7 @@ import json
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from streams.formation.proposals import Proposal
+from formation.proposals import Proposal
 
 MAX_CANDIDATE_BRACES = 32
 MAX_END_CHARS = 4096

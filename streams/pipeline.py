@@ -18,11 +18,11 @@ import asyncpg
 import orjson
 import structlog
 
-from projections.db import retry_while_unavailable
+from engram.shared import backlog, metrics
+from engram.shared.db import retry_while_unavailable
 from schemas.claims import ClaimsBatchFormed, SourcePosition
 from schemas.common import principal_key
 from schemas.episodes import MemoryRemembered, TurnAppended
-from streams import backlog, metrics
 from streams.acks import ContiguousAcks, InOrderRelease
 from streams.dead_letters import DeadLetter, admit_record
 from streams.formation_stage import FormationStage

@@ -13,13 +13,14 @@ import hashlib
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
 import yaml
 
+from formation.vocabulary import Relation
 from schemas.episodes import Message
-from streams.formation.vocabulary import Relation
 
 SECTIONS: tuple[str, ...] = (
     "task",
@@ -67,8 +68,20 @@ class ExtractionPrompt:
         return text
 
 
-def load_extraction_prompt(path: Path) -> ExtractionPrompt:
-    """Read and validate the prompt file; raises :class:`PromptError` if it is broken."""
+PACKAGED_PROMPT = "extraction.yaml"
+"""The shipped prompt, package data of ``prompts``: read with importlib.resources, so an
+installed wheel finds it wherever it is installed."""
+
+
+def packaged_prompt_bytes() -> bytes:
+    return resources.files("prompts").joinpath(PACKAGED_PROMPT).read_bytes()
+
+
+def load_extraction_prompt(path: Path | None = None) -> ExtractionPrompt:
+    """Read and validate the prompt file (the packaged one when ``path`` is None); raises
+    :class:`PromptError` if it is broken."""
+    if path is None:
+        return parse_extraction_prompt(packaged_prompt_bytes(), source=f"prompts/{PACKAGED_PROMPT}")
     try:
         raw = Path(path).read_bytes()
     except OSError as exc:

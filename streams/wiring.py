@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import time
 
-from engram.settings import Settings
+from engram.shared.metrics import MODEL_LATENCY
+from engram.shared.settings import Settings
+from formation.policy import ExtractorKind, FormationPolicy
+from formation.proposals import Proposal
 from schemas.episodes import Message
-from streams.formation.policy import ExtractorKind, FormationPolicy
-from streams.formation.proposals import Proposal
 from streams.formation_stage import FormationStage, ModelArm
-from streams.metrics import MODEL_LATENCY
 
 
 def build_policy(

@@ -7,7 +7,7 @@ from collections.abc import AsyncIterator
 import asyncpg
 import pytest
 
-from engram.settings import KafkaSettings
+from engram.shared.settings import KafkaSettings
 from tests.support.isolation import Isolated, new_prefix
 from tests.support.services import Services, find_services
 

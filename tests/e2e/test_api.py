@@ -8,7 +8,7 @@ import asyncpg
 import pytest
 from fastapi.testclient import TestClient
 
-from engram.settings import ApiSettings, DatabaseSettings, KafkaSettings, Settings
+from engram.shared.settings import ApiSettings, DatabaseSettings, KafkaSettings, Settings
 from projections.api import create_api
 from tests.support.episodes import turn
 from tests.support.isolation import Isolated

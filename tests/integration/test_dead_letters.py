@@ -10,7 +10,7 @@ import asyncpg
 import pytest
 from aiokafka import AIOKafkaConsumer
 
-from engram.waiting import wait_until_formed
+from engram.shared.waiting import wait_until_formed
 from ingest.producer import EpisodeProducer
 from ingest.topics import ensure_topics
 from projections.queries import list_beliefs

@@ -18,14 +18,14 @@ from typing import Any
 import pytest
 from pydantic import SecretStr
 
-from engram.settings import ModelSettings, Settings
+from engram.shared.settings import ModelSettings, Settings
+from formation.core import form_episode
+from formation.policy import FormationPolicy
+from formation.proposals import Proposal
+from formation.vocabulary import RELATIONS
 from schemas.claims import ClaimsBatchFormed, RefusalReason, SourcePosition
 from schemas.common import Role
 from schemas.episodes import Message, TurnAppended
-from streams.formation.core import form_episode
-from streams.formation.policy import FormationPolicy
-from streams.formation.proposals import Proposal
-from streams.formation.vocabulary import RELATIONS
 from streams.model_extractor import (
     ModelConfigurationError,
     ModelEndpointNotAllowed,

@@ -11,7 +11,7 @@ import pytest
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
 
 import projections.projector as projector_module
-from engram.settings import KafkaSettings
+from engram.shared.settings import KafkaSettings
 from ingest.topics import ensure_topics
 from projections.digest import projection_digest
 from projections.projector import BeliefProjector

@@ -9,7 +9,7 @@ from pathlib import Path
 import asyncpg
 import pytest
 
-from engram.waiting import wait_until_formed
+from engram.shared.waiting import wait_until_formed
 from ingest.producer import EpisodeProducer
 from ingest.topics import ensure_topics
 from projections.digest import projection_digest

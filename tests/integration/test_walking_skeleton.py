@@ -8,11 +8,11 @@ from pathlib import Path
 import asyncpg
 import pytest
 
-from engram.waiting import wait_until_formed
+from engram.shared.waiting import wait_until_formed
+from formation.spans import quote_at
 from ingest.producer import EpisodeProducer
 from ingest.topics import ensure_topics
 from projections.queries import list_beliefs, list_refusals
-from streams.formation.spans import quote_at
 from tests.support.episodes import turn
 from tests.support.isolation import Isolated, running_worker
 

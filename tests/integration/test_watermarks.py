@@ -12,11 +12,11 @@ from pathlib import Path
 import asyncpg
 import pytest
 
+from engram.shared.backlog import list_parked, unpark, watermark
 from ingest.producer import Appended, EpisodeProducer
 from ingest.topics import ensure_topics
 from projections.freshness import freshness
 from projections.queries import list_beliefs
-from streams.backlog import list_parked, unpark, watermark
 from tests.fakes.model_scripts import echo_model
 from tests.fakes.openai_server import FakeOpenAIServer
 from tests.support.conditions import wait_until

@@ -11,7 +11,7 @@ from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from engram.settings import DatabaseSettings, KafkaSettings, Settings, subprocess_env
+from engram.shared.settings import DatabaseSettings, KafkaSettings, Settings, subprocess_env
 
 REPO = Path(__file__).resolve().parents[2]
 

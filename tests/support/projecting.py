@@ -9,14 +9,14 @@ import asyncpg
 import orjson
 from aiokafka import AIOKafkaProducer
 
-from engram.settings import KafkaSettings
+from engram.shared.settings import KafkaSettings
+from formation.core import form_episode
+from formation.policy import FormationPolicy
+from formation.proposals import Proposal
 from projections.projector import BeliefProjector
 from schemas.claims import ClaimsBatchFormed, SourcePosition
 from schemas.common import principal_key
 from schemas.episodes import TurnAppended
-from streams.formation.core import form_episode
-from streams.formation.policy import FormationPolicy
-from streams.formation.proposals import Proposal
 from tests.support.conditions import wait_until
 from tests.support.episodes import turn
 

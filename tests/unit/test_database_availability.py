@@ -5,8 +5,8 @@ from __future__ import annotations
 import asyncpg
 import pytest
 
-from projections.db import next_delay, retry_while_unavailable
-from streams.metrics import DATABASE_UNAVAILABLE
+from engram.shared.db import next_delay, retry_while_unavailable
+from engram.shared.metrics import DATABASE_UNAVAILABLE
 
 
 def _unavailable_count(operation: str) -> float:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from engram.settings import SECTIONS, ApiSettings, DatabaseSettings
+from engram.shared.settings import SECTIONS, ApiSettings, DatabaseSettings
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from streams.formation.vocabulary import RELATIONS
+from formation.vocabulary import RELATIONS
 
 MIGRATION = Path(__file__).resolve().parents[2] / "migrations" / "0002_vocabulary.sql"
 ROW = re.compile(

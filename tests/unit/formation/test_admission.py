@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from formation.admission import Admitted, MessageAdmission, Refused
+from formation.proposals import UNRESOLVABLE_TERMS, Proposal
 from schemas.claims import EndKind, RefusalReason
-from streams.formation.admission import Admitted, MessageAdmission, Refused
-from streams.formation.proposals import UNRESOLVABLE_TERMS, Proposal
 
 CONTENT = "I live in Berlin. I built the dashboard. Zoë wohnt in Zürich."
 
@@ -120,8 +120,8 @@ def test_a_project_term_binds_to_the_project() -> None:
 
 
 def test_an_end_too_long_to_be_a_name_is_refused_not_crashed_on() -> None:
-    from streams.formation.admission import MessageAdmission, Refused
-    from streams.formation.proposals import Proposal
+    from formation.admission import MessageAdmission, Refused
+    from formation.proposals import Proposal
 
     content = "I use " + "x" * 5000
     admission = MessageAdmission(content, project="p", unresolvable_terms=frozenset())
@@ -130,8 +130,8 @@ def test_an_end_too_long_to_be_a_name_is_refused_not_crashed_on() -> None:
 
 
 def test_an_object_that_names_nothing_is_refused_not_crashed_on() -> None:
-    from streams.formation.admission import MessageAdmission, Refused
-    from streams.formation.proposals import Proposal
+    from formation.admission import MessageAdmission, Refused
+    from formation.proposals import Proposal
 
     admission = MessageAdmission("I use it.", project="p", unresolvable_terms=frozenset())
     verdict = admission.check(Proposal("I", "uses", "   ", "I use it", "assert", "present", "t"))

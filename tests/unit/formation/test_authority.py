@@ -10,6 +10,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from formation.core import form_episode
+from formation.policy import FormationPolicy
+from formation.proposals import Proposal
 from schemas.claims import (
     Authority,
     Candidate,
@@ -20,9 +23,6 @@ from schemas.claims import (
 )
 from schemas.common import Role, Trust
 from schemas.episodes import MemoryRemembered, Message, TurnAppended
-from streams.formation.core import form_episode
-from streams.formation.policy import FormationPolicy
-from streams.formation.proposals import Proposal
 
 POLICY = FormationPolicy()
 SOURCE = SourcePosition(topic="engram.episodes", partition=0, offset=0)

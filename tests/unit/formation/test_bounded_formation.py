@@ -11,12 +11,12 @@ from typing import Literal
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from formation.core import form_episode
+from formation.policy import FormationPolicy
+from formation.proposals import Proposal
 from schemas.claims import ClaimsBatchFormed, RefusalReason, SourcePosition
 from schemas.common import Role, Trust
 from schemas.episodes import Message, TurnAppended
-from streams.formation.core import form_episode
-from streams.formation.policy import FormationPolicy
-from streams.formation.proposals import Proposal
 
 POLICY = FormationPolicy()
 SOURCE = SourcePosition(topic="engram.episodes", partition=0, offset=9)

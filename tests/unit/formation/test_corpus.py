@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from streams.formation.corpus import load_corpus
-from streams.formation.deterministic.arm import deterministic_arm
-from streams.formation.evaluation import ArmReport, evaluate_arm
-from streams.formation.policy import FormationPolicy
+from engram.cli.evaluation.corpus import load_corpus
+from engram.cli.evaluation.scoring import ArmReport, evaluate_arm
+from formation.deterministic.arm import deterministic_arm
+from formation.policy import FormationPolicy
 
 CORPUS = Path(__file__).resolve().parents[2] / "corpus"
 PRECISION_FLOOR = 0.9

@@ -7,15 +7,15 @@ from datetime import UTC, datetime
 
 import pytest
 
+from formation.core import form_episode
+from formation.deterministic import SCAN_CEILING, propose
+from formation.deterministic.clauses import split_clauses
+from formation.policy import DETERMINISTIC_EXTRACTOR_VERSION, FormationPolicy
+from formation.proposals import Proposal
+from formation.spans import quote_at
 from schemas.claims import ClaimsBatchFormed, EndKind, SourcePosition
 from schemas.common import Role
 from schemas.episodes import Message, TurnAppended
-from streams.formation.core import form_episode
-from streams.formation.deterministic import SCAN_CEILING, propose
-from streams.formation.deterministic.clauses import split_clauses
-from streams.formation.policy import DETERMINISTIC_EXTRACTOR_VERSION, FormationPolicy
-from streams.formation.proposals import Proposal
-from streams.formation.spans import quote_at
 
 
 def claims(content: str) -> set[tuple[str, str, str, str | None, str | None, str | None]]:

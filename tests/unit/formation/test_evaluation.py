@@ -7,20 +7,20 @@ from pathlib import Path
 
 import pytest
 
-from schemas.claims import Authority, Candidate, ClaimEnd, EndKind, Portability, Tense
-from schemas.common import Polarity, Role
-from schemas.episodes import Message
-from streams.formation.corpus import Case, CorpusError, LabeledClaim, load_corpus
-from streams.formation.deterministic.arm import deterministic_arm
-from streams.formation.evaluation import (
+from engram.cli.evaluation.corpus import Case, CorpusError, LabeledClaim, load_corpus
+from engram.cli.evaluation.scoring import (
     claim_matches,
     episode_for,
     evaluate_arm,
     normalise_end,
     score_case,
 )
-from streams.formation.policy import FormationPolicy
-from streams.formation.proposals import Proposal
+from formation.deterministic.arm import deterministic_arm
+from formation.policy import FormationPolicy
+from formation.proposals import Proposal
+from schemas.claims import Authority, Candidate, ClaimEnd, EndKind, Portability, Tense
+from schemas.common import Polarity, Role
+from schemas.episodes import Message
 
 
 def candidate(

@@ -6,12 +6,12 @@ from __future__ import annotations
 import uuid
 from datetime import UTC, datetime
 
+from formation import deterministic
+from formation.core import form_episode
+from formation.policy import FormationPolicy
 from schemas.claims import SourcePosition
 from schemas.common import Role
 from schemas.episodes import Message, TurnAppended
-from streams.formation import deterministic
-from streams.formation.core import form_episode
-from streams.formation.policy import FormationPolicy
 
 SOURCE = SourcePosition(topic="t", partition=0, offset=0)
 

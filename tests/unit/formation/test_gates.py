@@ -9,15 +9,15 @@ from datetime import UTC, datetime
 
 import pytest
 
+from formation.core import form_episode
+from formation.gates import Cited, classify_sensitivity, eligibility_refusal, redact
+from formation.pii import find_pii, iban_valid, luhn_valid
+from formation.policy import FormationPolicy
+from formation.proposals import Proposal
+from formation.secrets import find_secrets, joined_view
 from schemas.claims import ClaimsBatchFormed, RefusalReason, SourcePosition
 from schemas.common import Role
 from schemas.episodes import Message, TurnAppended
-from streams.formation.core import form_episode
-from streams.formation.gates import Cited, classify_sensitivity, eligibility_refusal, redact
-from streams.formation.pii import find_pii, iban_valid, luhn_valid
-from streams.formation.policy import FormationPolicy
-from streams.formation.proposals import Proposal
-from streams.formation.secrets import find_secrets, joined_view
 
 POLICY = FormationPolicy()
 PII = POLICY.pii_kinds

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from streams.formation.merge import merge_proposals
-from streams.formation.proposals import Proposal
+from formation.merge import merge_proposals
+from formation.proposals import Proposal
 
 
 def proposal(extractor: str, **overrides: Any) -> Proposal:

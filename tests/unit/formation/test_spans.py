@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from streams.formation.spans import locate, quote_at
+from formation.spans import locate, quote_at
 
 
 def test_an_exact_quote_is_located_at_its_byte_offsets() -> None:

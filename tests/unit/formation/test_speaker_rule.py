@@ -7,12 +7,12 @@ from datetime import UTC, datetime
 
 import pytest
 
+from formation.core import form_episode
+from formation.policy import FormationPolicy
+from formation.proposals import Proposal
 from schemas.claims import Authority, ClaimsBatchFormed, EndKind, RefusalReason, SourcePosition
 from schemas.common import Role, Trust
 from schemas.episodes import MemoryRemembered, Message, TurnAppended
-from streams.formation.core import form_episode
-from streams.formation.policy import FormationPolicy
-from streams.formation.proposals import Proposal
 
 POLICY = FormationPolicy()
 SOURCE = SourcePosition(topic="engram.episodes", partition=0, offset=3)

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from schemas.claims import Portability
-from streams.formation.vocabulary import (
+from formation.vocabulary import (
     RELATIONS,
     VOCABULARY_MAX_SIZE,
     VOCABULARY_MIN_SIZE,
@@ -12,6 +11,7 @@ from streams.formation.vocabulary import (
     lookup,
     vocabulary_digest,
 )
+from schemas.claims import Portability
 
 
 def test_the_vocabulary_has_the_39_relations_of_seed_003() -> None:

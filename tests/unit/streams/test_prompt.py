@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 import yaml
 
+from formation.vocabulary import RELATIONS
 from schemas.common import Role
 from schemas.episodes import Message
-from streams.formation.vocabulary import RELATIONS
 from streams.prompt import (
     SECTIONS,
     ExtractionPrompt,

@@ -1,0 +1,1 @@
+"""Evaluating formation against a labeled corpus: loading cases, scoring arms, the command."""

@@ -1,0 +1,113 @@
+"""Operator commands: freshness, parked episodes and unparking, dead letters."""
+
+from __future__ import annotations
+
+import asyncio
+import getpass
+import sys
+import uuid
+from typing import Annotated
+
+import orjson
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from engram.shared.backlog import list_parked
+from engram.shared.backlog import unpark as do_unpark
+from engram.shared.db import create_pool
+from engram.shared.settings import load_settings
+from projections.freshness import freshness as read
+from streams.dead_letter_reader import read_dead_letters
+
+formation_app = typer.Typer(no_args_is_help=True, help="Operate formation: parked episodes.")
+dlq_app = typer.Typer(no_args_is_help=True, help="The dead-letter topic of the episodic log.")
+console = Console()
+
+
+def _emit(rows: list[dict[str, object]], json: bool, title: str) -> None:
+    if json:
+        for row in rows:
+            sys.stdout.write(orjson.dumps(row, default=str).decode() + "\n")
+        return
+    table = Table(title=title)
+    for column in rows[0] if rows else ["(none)"]:
+        table.add_column(column)
+    for row in rows:
+        table.add_row(*(str(v) for v in row.values()))
+    console.print(table)
+
+
+def freshness(
+    project: Annotated[str, typer.Option(help="The project to report.")],
+    tenant: Annotated[str, typer.Option(help="Its tenant.")] = "default",
+    json: Annotated[bool, typer.Option("--json", help="One JSON object.")] = False,
+) -> None:
+    """How far formation has got: log and formed offsets, lag, parked, policy in force."""
+
+    async def _run() -> dict[str, object]:
+        pool = await create_pool(load_settings().database, role="engram-cli")
+        try:
+            return (await read(pool, tenant=tenant, project=project)).model_dump(mode="json")
+        finally:
+            await pool.close()
+
+    _emit([asyncio.run(_run())], json, f"freshness of {tenant}/{project}")
+
+
+@formation_app.command("parked")
+def parked(
+    project: Annotated[str, typer.Option(help="The project.")],
+    tenant: Annotated[str, typer.Option(help="Its tenant.")] = "default",
+    json: Annotated[bool, typer.Option("--json", help="JSON lines.")] = False,
+) -> None:
+    """List parked episodes: metadata only (id, offset, attempts, times, failure kind)."""
+
+    async def _run() -> list[dict[str, object]]:
+        pool = await create_pool(load_settings().database, role="engram-cli")
+        try:
+            return [vars(p) for p in await list_parked(pool, tenant=tenant, project=project)]
+        finally:
+            await pool.close()
+
+    _emit(asyncio.run(_run()), json, f"parked episodes of {tenant}/{project}")
+
+
+@formation_app.command("unpark")
+def unpark(
+    episode_id: Annotated[uuid.UUID, typer.Argument(help="The parked episode's id.")],
+    project: Annotated[str, typer.Option(help="The project.")],
+    tenant: Annotated[str, typer.Option(help="Its tenant.")] = "default",
+    actor: Annotated[str | None, typer.Option(help="Who, for the audit (default: you).")] = None,
+) -> None:
+    """Make a parked episode formable again; a running worker re-forms it. Audited."""
+
+    who = actor or getpass.getuser()
+
+    async def _run() -> int:
+        pool = await create_pool(load_settings().database, role="engram-cli")
+        try:
+            return await do_unpark(
+                pool, tenant=tenant, project=project, episode_id=episode_id, actor=who
+            )
+        finally:
+            await pool.close()
+
+    count = asyncio.run(_run())
+    if count == 0:
+        console.print(f"[red]no parked episode {episode_id} in {tenant}/{project}[/red]")
+        raise typer.Exit(1)
+    console.print(
+        f"unparked {episode_id} ({count} log entr{'y' if count == 1 else 'ies'}) as {who}"
+    )
+
+
+@dlq_app.command("list")
+def dlq_list(
+    json: Annotated[bool, typer.Option("--json", help="JSON lines.")] = False,
+    limit: Annotated[int, typer.Option(help="At most this many.")] = 100,
+) -> None:
+    """Dead letters with their reason and source position (the bytes are not printed)."""
+
+    letters = asyncio.run(read_dead_letters(load_settings().kafka, limit=limit))
+    _emit([vars(letter) for letter in letters], json, "dead letters")

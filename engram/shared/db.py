@@ -1,0 +1,83 @@
+"""Connecting to PostgreSQL: one pool per process, built from settings, and riding out a
+database that is briefly unreachable.
+
+A stream processor that exits on the first refused connection turns a PostgreSQL restart into
+an outage of formation; one that retries every error forever hides bugs. Only errors that mean
+"the server cannot be reached or is not serving right now" are retried, with capped exponential
+backoff and a log line per failure saying what to check; anything else propagates.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from typing import TypeVar
+
+import asyncpg
+import structlog
+
+from engram.shared.metrics import DATABASE_UNAVAILABLE
+from engram.shared.settings import DatabaseSettings
+
+log = structlog.get_logger(__name__)
+
+T = TypeVar("T")
+
+UNAVAILABLE: tuple[type[Exception], ...] = (
+    OSError,  # refused, reset, unreachable, timed out (TimeoutError is an OSError)
+    asyncpg.PostgresConnectionError,  # the connection was lost or rejected
+    asyncpg.exceptions.OperatorInterventionError,  # shutting down, starting up, crashed
+    asyncpg.exceptions.InsufficientResourcesError,  # too many connections, out of disk
+)
+FIRST_DELAY_S = 0.5
+MAX_DELAY_S = 30.0
+
+
+async def create_pool(settings: DatabaseSettings, *, role: str = "engram") -> asyncpg.Pool:
+    """A pool whose sessions name their ``role`` in ``pg_stat_activity.application_name``."""
+    pool = await asyncpg.create_pool(
+        settings.url.get_secret_value(),
+        min_size=1,
+        max_size=settings.pool_max,
+        server_settings={"application_name": role},
+    )
+    if pool is None:  # pragma: no cover - asyncpg only returns None when told not to connect
+        raise RuntimeError("could not create a PostgreSQL connection pool")
+    return pool
+
+
+async def connect(settings: DatabaseSettings) -> asyncpg.Connection:
+    return await asyncpg.connect(settings.url.get_secret_value())
+
+
+def report_unavailable(operation: str, error: BaseException, retry_in_s: float) -> None:
+    DATABASE_UNAVAILABLE.labels(operation).inc()
+    log.warning(
+        "database.unavailable",
+        operation=operation,
+        error=type(error).__name__,
+        detail=str(error)[:200],
+        retry_in_s=retry_in_s,
+        fix="check that PostgreSQL is running and that ENGRAM_DATABASE_URL reaches it",
+    )
+
+
+def next_delay(delay_s: float) -> float:
+    return min(delay_s * 2, MAX_DELAY_S)
+
+
+async def retry_while_unavailable(
+    operation: Callable[[], Awaitable[T]], *, what: str, first_delay_s: float = FIRST_DELAY_S
+) -> T:
+    """Run ``operation`` until the database answers it; cancellation still ends the wait.
+
+    Only for operations that are safe to repeat (idempotent writes, reads, whole transactions:
+    an error inside a transaction rolled it back)."""
+    delay = first_delay_s
+    while True:
+        try:
+            return await operation()
+        except UNAVAILABLE as error:
+            report_unavailable(what, error, delay)
+            await asyncio.sleep(delay)
+            delay = next_delay(delay)

@@ -1,0 +1,199 @@
+"""Every setting Engram reads, in one object with sections; nothing else reads the environment.
+
+Values come from environment variables (``ENGRAM_<SECTION>_<FIELD>``) and, below them, from the
+dotenv file the local-services scripts write (``<state dir>/services.env``, or
+``ENGRAM_ENV_FILE``). The README lists every setting; a test keeps that list complete.
+
+The state directory (``ENGRAM_STATE_DIR``) holds what a process keeps on local disk: that dotenv
+file and faust's data directory. In a checkout it is the checkout's ``.dev/`` (where
+``dev/services.sh`` writes); an installed package defaults to ``$XDG_STATE_HOME/engram``. Nothing
+is ever written next to the installed code.
+"""
+
+from __future__ import annotations
+
+import os
+from functools import lru_cache
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field, SecretStr
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+def _checkout_root() -> Path | None:
+    """The source checkout this module runs from, if it runs from one (not an installed wheel)."""
+    root = Path(__file__).resolve().parents[2]
+    is_checkout = (root / "pyproject.toml").is_file() and (root / "dev" / "services.sh").is_file()
+    return root if is_checkout else None
+
+
+def default_state_dir() -> Path:
+    checkout = _checkout_root()
+    if checkout is not None:
+        return checkout / ".dev"
+    state_home = os.environ.get("XDG_STATE_HOME") or str(Path.home() / ".local" / "state")
+    return Path(state_home) / "engram"
+
+
+def state_dir() -> Path:
+    return Path(os.environ.get("ENGRAM_STATE_DIR") or default_state_dir())
+
+
+def _env_file() -> Path:
+    return Path(os.environ.get("ENGRAM_ENV_FILE") or state_dir() / "services.env")
+
+
+def _section(prefix: str) -> SettingsConfigDict:
+    return SettingsConfigDict(
+        env_prefix=prefix, env_file=_env_file(), env_file_encoding="utf-8", extra="ignore"
+    )
+
+
+class KafkaSettings(BaseSettings):
+    model_config = _section("ENGRAM_KAFKA_")
+
+    bootstrap: str = Field("127.0.0.1:19092", description="Kafka bootstrap servers.")
+    episodes_topic: str = Field("engram.episodes", description="The episodic log.")
+    claims_topic: str = Field("engram.claims", description="Claims batches, keyed by principal.")
+    dlq_topic: str = Field("engram.episodes.dlq", description="Dead letters of the episodic log.")
+    memory_events_topic: str = Field("engram.memory-events", description="Memory changes.")
+    partitions: int = Field(6, ge=1, description="Partitions of topics Engram creates.")
+    max_event_bytes: int = Field(1_048_576, ge=1024, description="Largest accepted episode.")
+    group_id: str = Field("engram-formation", description="Consumer group of the faust app.")
+    session_timeout_ms: int = Field(6000, description="Consumer session timeout.")
+
+
+def subprocess_env(kafka: KafkaSettings, database_url: str, **extra: str) -> dict[str, str]:
+    """The environment for an ``engram`` child process that must use exactly these Kafka
+    settings and this database (tests, benchmarks): this process's environment, every
+    ``ENGRAM_KAFKA_*`` field spelled out, and no dotenv file underneath to fill gaps."""
+    prefix = str(kafka.model_config.get("env_prefix", ""))
+    env = dict(os.environ)
+    env.update({(prefix + name).upper(): str(value) for name, value in kafka.model_dump().items()})
+    env.update(ENGRAM_ENV_FILE="/nonexistent", ENGRAM_DATABASE_URL=database_url, **extra)
+    return env
+
+
+class DatabaseSettings(BaseSettings):
+    model_config = _section("ENGRAM_DATABASE_")
+
+    url: SecretStr = Field(
+        SecretStr("postgresql://engram:engram@127.0.0.1:15432/engram"),
+        description="PostgreSQL connection URL (a secret: never logged).",
+    )
+    pool_max: int = Field(8, ge=1, description="Largest connection pool size.")
+
+
+class ModelSettings(BaseSettings):
+    model_config = _section("ENGRAM_MODEL_")
+
+    endpoint: str | None = Field(
+        None, description="OpenAI-compatible base URL, e.g. http://127.0.0.1:8089/v1."
+    )
+    name: str | None = Field(None, description="Model name sent with each request.")
+    api_key: SecretStr = Field(SecretStr("unused"), description="Bearer token for the endpoint.")
+    allowlist: list[str] = Field(
+        default_factory=list,
+        description="Origins (scheme://host:port) allowed to receive message text.",
+    )
+    timeout_s: float = Field(30.0, gt=0, description="Per-request timeout in seconds.")
+    max_response_bytes: int = Field(1_048_576, description="Largest model reply accepted.")
+
+
+class FormationSettings(BaseSettings):
+    model_config = _section("ENGRAM_FORMATION_")
+
+    extractor: Literal["deterministic", "model", "both"] = Field(
+        "deterministic", description="Which extractor arms run."
+    )
+    prompt_path: Path | None = Field(
+        None, description="Prompt file; unset means the packaged prompts/extraction.yaml."
+    )
+    turn_budget_s: float = Field(300.0, gt=0, description="Time budget of one formation attempt.")
+    max_attempts: int = Field(6, ge=1, description="Failed attempts before an episode is parked.")
+    retry_after_s: float = Field(10.0, gt=0, description="First retry wait; doubles per attempt.")
+    max_in_flight: int = Field(1000, ge=1, description="Episodes a worker forms concurrently.")
+    requeue_poll_s: float = Field(
+        2.0, gt=0, description="How often unparked episodes are picked up."
+    )
+
+
+class WorkerSettings(BaseSettings):
+    model_config = _section("ENGRAM_WORKER_")
+
+    http_host: str = Field("127.0.0.1", description="Address of /health, /ready and /metrics.")
+    http_port: int = Field(6067, ge=0, description="Port of /health, /ready, /metrics; 0 = off.")
+    stall_after_s: float = Field(
+        600.0, gt=0, description="An in-flight episode older than this makes the worker unready."
+    )
+
+
+class StateSettings(BaseSettings):
+    model_config = _section("ENGRAM_STATE_")
+
+    dir: Path = Field(
+        default_factory=state_dir,
+        description="Local state: the services dotenv file and faust's data directory.",
+    )
+
+
+class ApiSettings(BaseSettings):
+    model_config = _section("ENGRAM_API_")
+
+    host: str = Field("127.0.0.1", description="Address the read API binds.")
+    port: int = Field(8080, description="Port the read API binds.")
+    tokens: list[SecretStr] = Field(
+        default_factory=list,
+        description="Bearer tokens as token=tenant/principal; when set, every request needs one.",
+    )
+
+    def token_scopes(self) -> dict[SecretStr, tuple[str, str]]:
+        """Each token and the one tenant/principal it may read; malformed entries are errors."""
+        scopes = {}
+        for entry in self.tokens:
+            token, _, who = entry.get_secret_value().partition("=")
+            tenant, _, principal = who.partition("/")
+            if not token or not tenant or not principal:
+                raise ValueError("ENGRAM_API_TOKENS entries look like token=tenant/principal")
+            scopes[SecretStr(token)] = (tenant, principal)
+        return scopes
+
+
+class Settings:
+    """All sections together; built once per process and passed down explicitly."""
+
+    def __init__(
+        self,
+        *,
+        kafka: KafkaSettings | None = None,
+        database: DatabaseSettings | None = None,
+        model: ModelSettings | None = None,
+        formation: FormationSettings | None = None,
+        api: ApiSettings | None = None,
+        worker: WorkerSettings | None = None,
+        state: StateSettings | None = None,
+    ) -> None:
+        self.kafka = kafka or KafkaSettings()
+        self.database = database or DatabaseSettings()
+        self.model = model or ModelSettings()
+        self.formation = formation or FormationSettings()
+        self.api = api or ApiSettings()
+        self.worker = worker or WorkerSettings()
+        self.state = state or StateSettings()
+
+
+@lru_cache(maxsize=1)
+def load_settings() -> Settings:
+    return Settings()
+
+
+SECTIONS: tuple[type[BaseSettings], ...] = (
+    KafkaSettings,
+    DatabaseSettings,
+    ModelSettings,
+    FormationSettings,
+    ApiSettings,
+    WorkerSettings,
+    StateSettings,
+)

@@ -1,0 +1,79 @@
+"""Waiting for formation on a condition with a deadline: how callers synchronise, not sleeps."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import uuid
+from collections.abc import Awaitable, Callable, Collection
+
+import asyncpg
+
+from engram.shared.backlog import watermark
+
+
+class FormationTimeout(TimeoutError):
+    pass
+
+
+async def poll_until(
+    check: Callable[[], Awaitable[bool]], *, timeout_s: float, poll_s: float = 0.1
+) -> bool:
+    """True as soon as ``check()`` is; False once ``timeout_s`` has passed without it."""
+    deadline = time.monotonic() + timeout_s
+    while not await check():
+        if time.monotonic() >= deadline:
+            return False
+        await asyncio.sleep(poll_s)
+    return True
+
+
+async def wait_until_formed(
+    pool: asyncpg.Pool, episode_ids: Collection[uuid.UUID], *, timeout_s: float, poll_s: float = 0.1
+) -> None:
+    """Return once every episode has a committed consolidation run; raise after the deadline,
+    naming how many are still unformed."""
+    wanted = list(set(episode_ids))
+    formed = 0
+
+    async def all_formed() -> bool:
+        nonlocal formed
+        formed = await pool.fetchval(
+            "SELECT count(DISTINCT episode_id) FROM consolidation_run WHERE episode_id = ANY($1)",
+            wanted,
+        )
+        return bool(formed >= len(wanted))
+
+    if not await poll_until(all_formed, timeout_s=timeout_s, poll_s=poll_s):
+        raise FormationTimeout(
+            f"{len(wanted) - formed} of {len(wanted)} episodes not formed after {timeout_s}s; "
+            "is `engram worker` running?"
+        )
+
+
+async def wait_for_watermarks(
+    pool: asyncpg.Pool,
+    positions: Collection[tuple[str, str, int]],
+    *,
+    timeout_s: float,
+    poll_s: float = 0.1,
+) -> None:
+    """Return once each project's formed watermark has reached its offset (formed or parked:
+    what the watermark promises); raise after the deadline naming the projects still behind."""
+    highest: dict[tuple[str, str], int] = {}
+    for tenant, project, offset in positions:
+        highest[(tenant, project)] = max(offset, highest.get((tenant, project), -1))
+    behind: list[str] = []
+
+    async def all_through() -> bool:
+        behind.clear()
+        for (tenant, project), offset in sorted(highest.items()):
+            mark = await watermark(pool, tenant=tenant, project=project)
+            if not mark.formed_through(offset):
+                behind.append(f"{tenant}/{project} (formed {mark.formed_offset}, want {offset})")
+        return not behind
+
+    if not await poll_until(all_through, timeout_s=timeout_s, poll_s=poll_s):
+        raise FormationTimeout(
+            f"not formed after {timeout_s}s: {', '.join(behind)}; is `engram worker` running?"
+        )

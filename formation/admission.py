@@ -1,0 +1,142 @@
+"""Admission checks: the six ordered checks of seed 003 that turn proposals into claims.
+
+Each proposal is checked in order and stops at the first failure, so every refusal is filed
+under the most specific reason. Missing or unknown polarity and tense are refused, never
+defaulted: a model forgetting a field is routine, and treating absence as "asserted" would write
+facts nobody vouched for.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from formation.proposals import (
+    TENSES,
+    Proposal,
+    is_project_term,
+    is_speaker_term,
+    normalise_term,
+)
+from formation.spans import Span, locate
+from formation.vocabulary import Relation, lookup
+from schemas.claims import ClaimEnd, EndKind, RefusalReason
+
+ADMITTED_POLARITIES = frozenset({"assert", "retract"})
+
+
+@dataclass(frozen=True, slots=True)
+class Admitted:
+    proposal: Proposal
+    relation: Relation
+    subject: ClaimEnd
+    object: ClaimEnd
+    facet: str | None
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class Refused:
+    proposal: Proposal
+    reason: RefusalReason
+    detail: str
+
+
+Verdict = Admitted | Refused
+
+
+def resolve_end(text: str, *, project: str, default_kind: EndKind) -> ClaimEnd:
+    """The end a written term names: the principal, the project, or itself."""
+    if is_speaker_term(text):
+        return ClaimEnd(kind=EndKind.SPEAKER, text="speaker")
+    if is_project_term(text):
+        return ClaimEnd(kind=EndKind.PROJECT, text=project)
+    return ClaimEnd(kind=default_kind, text=" ".join(text.split()))
+
+
+def claim_key(
+    relation: str, subject: ClaimEnd, obj: ClaimEnd, facet: str | None
+) -> tuple[str, ...]:
+    """What makes two claims the same claim: relation and normalised ends (and facet)."""
+    return (
+        relation,
+        subject.kind,
+        normalise_term(subject.text),
+        obj.kind,
+        normalise_term(obj.text),
+        normalise_term(facet or ""),
+    )
+
+
+class MessageAdmission:
+    """Admission state for one message: remembers admitted keys for ``duplicate_claim``."""
+
+    def __init__(
+        self,
+        content: str,
+        *,
+        project: str,
+        unresolvable_terms: frozenset[str],
+        max_name_bytes: int = 4096,
+    ):
+        self._content = content
+        self._project = project
+        self._unresolvable = unresolvable_terms
+        self._max_name_bytes = min(max_name_bytes, MAX_NAME_BYTES)
+        self._seen: set[tuple[str, ...]] = set()
+
+    def check(self, proposal: Proposal) -> Verdict:
+        relation = lookup(proposal.relation)
+        if relation is None:
+            return Refused(proposal, RefusalReason.UNMAPPED_RELATION, "not in the vocabulary")
+        subject_term = normalise_term(proposal.subject)
+        if not subject_term or subject_term in self._unresolvable:
+            detail = f"subject {proposal.subject!r} names nothing on its own"
+            return Refused(proposal, RefusalReason.UNRESOLVABLE_SUBJECT, detail)
+        span = locate(proposal.quote, self._content)
+        if span is None:
+            return Refused(proposal, RefusalReason.UNLOCATABLE_QUOTE, "quote not in the message")
+        if proposal.polarity not in ADMITTED_POLARITIES:
+            detail = f"polarity {proposal.polarity!r} is not an assertion"
+            return Refused(proposal, RefusalReason.NOT_ASSERTED, detail)
+        if proposal.tense not in TENSES or not _is_current(proposal.tense, relation):
+            detail = f"tense {proposal.tense!r} on {'an event' if relation.is_event else 'a state'}"
+            return Refused(proposal, RefusalReason.NOT_CURRENT, detail)
+        return self._admit_unless_duplicate(proposal, relation, span)
+
+    def _admit_unless_duplicate(
+        self, proposal: Proposal, relation: Relation, span: Span
+    ) -> Verdict:
+        bounded = _unbounded_end(proposal, self._max_name_bytes)
+        if bounded is not None:
+            return bounded
+        subject = resolve_end(proposal.subject, project=self._project, default_kind=EndKind.ENTITY)
+        object_kind = EndKind.ENTITY if relation.object_kind == "entity" else EndKind.VALUE
+        obj = resolve_end(proposal.object, project=self._project, default_kind=object_kind)
+        facet = " ".join(proposal.facet.split()).lower() if proposal.facet else None
+        key = (*claim_key(relation.name, subject, obj, facet), proposal.polarity or "")
+        if key in self._seen:
+            return Refused(
+                proposal, RefusalReason.DUPLICATE_CLAIM, "already claimed in this message"
+            )
+        self._seen.add(key)
+        return Admitted(proposal, relation, subject, obj, facet, span)
+
+
+MAX_NAME_BYTES = 4096
+"""The longest name an end can carry at all (seed 003's bound, and the wire contract's); a
+policy may set a lower one. Longer is ``entity_name_limit``."""
+
+
+def _unbounded_end(proposal: Proposal, max_bytes: int) -> Refused | None:
+    """Refuse an end that names nothing or is too long to be a name, instead of failing."""
+    if not normalise_term(proposal.object):
+        return Refused(proposal, RefusalReason.UNRESOLVABLE_SUBJECT, "the object names nothing")
+    for end in (proposal.subject, proposal.object):
+        if len(end.encode()) > max_bytes:
+            detail = f"an end is {len(end.encode())} bytes, over {max_bytes}"
+            return Refused(proposal, RefusalReason.ENTITY_NAME_LIMIT, detail)
+    return None
+
+
+def _is_current(tense: str | None, relation: Relation) -> bool:
+    return tense == "present" or (tense == "past" and relation.is_event)

@@ -1,0 +1,376 @@
+"""Forming one episode: proposals in, one claims batch out (admitted, refused, overflow).
+
+Pure: everything decided here comes from the episode's content, its event time, its log
+position and the policy. Identities are name-based UUIDs over those, so a replay under the same
+policy yields byte-identical batches.
+
+Each proposal ends in exactly one of three outcomes, checked in this order:
+
+* **refused** — by admission (:mod:`.admission`), then the speaker rule (a first-person end
+  binds to the principal only in a ``user`` message), then the untrusted-source ban, the entity
+  name bound, the authorised scope, and the eligibility gates (:mod:`.gates`: secret, pii,
+  transient, system_restatement, instruction_shaped);
+* **overflow** — it passed every check but the consolidation already committed
+  ``max_committed_per_consolidation`` candidates, or it lay past the ``scan_ceiling``;
+* **admitted** — a candidate, with authority from the message's trust, confidence capped at
+  ``inferred_confidence_cap`` unless it is an explicit user-authored memory, provisional when
+  below the salience threshold (explicit memories skip that threshold, never the gates),
+  portability clamped to its belief type's ceiling, sensitivity classified and flagged.
+
+So ``proposed == admitted + refused + overflow`` always holds. A refusal keeps its words, but
+never a secret or a policy PII value: its statement and quote pass through
+:func:`.gates.redact`, whatever the reason, and its identity is computed from the redacted words.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import uuid
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from formation.admission import Admitted, MessageAdmission, Refused
+from formation.gates import Cited, classify_sensitivity, eligibility_refusal, redact
+from formation.injection import in_private_reasoning, sentences_around
+from formation.policy import FormationPolicy
+from formation.proposals import Proposal
+from formation.spans import Span
+from formation.vocabulary import clamp_portability
+from schemas.claims import (
+    Authority,
+    Candidate,
+    ClaimEnd,
+    ClaimsBatchFormed,
+    EndKind,
+    FormationCounts,
+    Portability,
+    Refusal,
+    RefusalReason,
+    SourcePosition,
+    Tense,
+)
+from schemas.common import Polarity, Role, Trust
+from schemas.episodes import MemoryRemembered, Message, TurnAppended, episode_messages
+
+ENGRAM_NAMESPACE = uuid.UUID("6f1c8a52-3d0e-4e57-9a1b-2b8f6c0e9d41")
+
+Episode = TurnAppended | MemoryRemembered
+
+_REMEMBER = re.compile(
+    r"(?:^|[.!?;:\n]\s*|\b(?:please|pls|also|and|just|oh|hey|(?:can|could|would|will) you)\s+"
+    r"|,\s*)"
+    r"(?:remember|don't forget|do not forget|keep in mind|note for (?:later|the future))"
+    r"(?:\s+that\b|\s+this\b|\s*:)",
+    re.IGNORECASE,
+)
+"""A user asking to be remembered: "Remember that …", "Please remember this: …"."""
+
+
+def name_uuid(*parts: object) -> uuid.UUID:
+    """A deterministic identity: UUIDv5 over the parts, joined unambiguously."""
+    return uuid.uuid5(ENGRAM_NAMESPACE, "\x1f".join(str(p) for p in parts))
+
+
+def authorised_scope(episode: Episode) -> str:
+    return f"project:{episode.project}"
+
+
+def render_statement(
+    subject: ClaimEnd, relation: str, obj: ClaimEnd, facet: str | None, polarity: str
+) -> str:
+    """The canonical statement, rendered locally: a model never authors belief prose."""
+    verb = relation.replace("_", " ")
+    if polarity == Polarity.RETRACT:
+        verb = f"no longer {verb}"
+    about = f" ({facet})" if facet else ""
+    return f"{subject.text} {verb} {obj.text}{about}"
+
+
+@dataclass
+class _Outcome:
+    candidates: list[Candidate] = field(default_factory=list)
+    refusals: list[Refusal] = field(default_factory=list)
+    proposed: int = 0
+    overflow: int = 0
+
+
+def _refusal(
+    episode: Episode,
+    message: Message,
+    position: int,
+    proposal: Proposal,
+    refused: tuple[RefusalReason, str],
+    policy: FormationPolicy,
+) -> Refusal:
+    """A refusal row that keeps the proposal's words, with secrets and policy PII redacted.
+
+    Redaction replaces each secret-shaped or policy-PII substring of the relation, statement,
+    quote and detail with ``[redacted:<kind>]`` whatever the reason, so a credential that was
+    refused for an earlier reason (an untrusted tool message, say) is not stored either. Two
+    proposals whose words differ only inside a redaction would share an identity, so a
+    redacted refusal's identity also names the proposal's ``position`` in its message.
+    """
+    reason, detail = refused
+    proposed = proposal.statement or f"{proposal.subject} {proposal.relation} {proposal.object}"
+    words = [proposal.relation, proposed, proposal.quote, detail]
+    relation, statement, quote, detail = (redact(w, pii_kinds=policy.pii_kinds) for w in words)
+    redacted = [relation, statement, quote, detail] != words
+    return Refusal(
+        refusal_id=name_uuid(
+            "refusal",
+            episode.event_id,
+            message.ordinal,
+            relation,
+            statement,
+            quote,
+            reason,
+            proposal.extractor,
+            policy.version,
+            *((f"position:{position}",) if redacted else ()),
+        ),
+        message_ordinal=message.ordinal,
+        role=message.role,
+        relation=relation,
+        statement=statement,
+        quote=quote,
+        reason=reason,
+        detail=detail,
+        extractor=proposal.extractor,
+    )
+
+
+def _authority(message: Message) -> Authority:
+    match message.effective_trust:
+        case Trust.OWNER:
+            return Authority.USER
+        case Trust.AFFIRMED:
+            return Authority.AFFIRMED
+        case Trust.UNTRUSTED:
+            return Authority.INFERRED
+
+
+def _trust_refusal(admitted: Admitted, message: Message) -> tuple[RefusalReason, str] | None:
+    """The speaker rule, then the untrusted-source ban."""
+    speaks_for_principal = EndKind.SPEAKER in (admitted.subject.kind, admitted.object.kind)
+    if speaks_for_principal and message.role is not Role.USER:
+        return (
+            RefusalReason.NOT_SPOKEN_BY_PRINCIPAL,
+            f"first-person claim in a {message.role} message",
+        )
+    if message.effective_trust is Trust.UNTRUSTED:
+        return (
+            RefusalReason.UNTRUSTED_SOURCE,
+            f"derived solely from untrusted {message.role} content",
+        )
+    return None
+
+
+def is_explicit(episode: Episode, message: Message) -> bool:
+    """Explicit memory skips the salience threshold (never a gate).
+
+    A ``memory.remember`` episode is explicit whoever wrote it; in a turn, only the principal's
+    own words can ask to be remembered: a ``user`` message at owner trust that says "remember
+    that …". The same words in tool, web or assistant content change nothing.
+    """
+    if isinstance(episode, MemoryRemembered):
+        return True
+    return (
+        message.role is Role.USER
+        and message.effective_trust is Trust.OWNER
+        and _REMEMBER.search(message.content) is not None
+    )
+
+
+def _char_range(content: str, span: Span) -> tuple[int, int]:
+    encoded = content.encode("utf-8")
+    start = len(encoded[: span.start].decode("utf-8", errors="ignore"))
+    return start, start + len(span.quote)
+
+
+def _cited(admitted: Admitted, message: Message, statement: str) -> Cited:
+    start, end = _char_range(message.content, admitted.span)
+    proposed = admitted.proposal.statement
+    return Cited(
+        statements=(statement,) if not proposed else (statement, proposed),
+        context=sentences_around(message.content, start, end),
+        source=message.content,
+        role=message.role,
+        in_private_reasoning=in_private_reasoning(message.content, start, end),
+    )
+
+
+def _gate(
+    admitted: Admitted, message: Message, statement: str, episode: Episode, policy: FormationPolicy
+) -> tuple[RefusalReason, str] | None:
+    trust = _trust_refusal(admitted, message)
+    if trust is not None:
+        return trust
+    scope = admitted.proposal.scope
+    if scope is not None and scope != authorised_scope(episode):
+        return RefusalReason.SCOPE_MISMATCH, f"proposed scope {scope!r} is not authorised"
+    cited = _cited(admitted, message, statement)
+    return eligibility_refusal(cited, pii_kinds=policy.pii_kinds)
+
+
+def _confidence(
+    admitted: Admitted, message: Message, explicit: bool, policy: FormationPolicy
+) -> float:
+    """User-authored explicit memory keeps its own path; everything else is capped."""
+    reported = admitted.proposal.confidence
+    if reported is None or not math.isfinite(reported):
+        value = policy.default_confidence
+    else:
+        value = min(max(reported, 0.0), 1.0)
+    if explicit and message.effective_trust is Trust.OWNER:
+        return round(max(value, policy.explicit_confidence), 4)
+    return round(min(value, policy.inferred_confidence_cap), 4)
+
+
+def _candidate(
+    admitted: Admitted,
+    message: Message,
+    statement: str,
+    episode: Episode,
+    policy: FormationPolicy,
+    *,
+    explicit: bool,
+) -> Candidate:
+    proposal, relation = admitted.proposal, admitted.relation
+    confidence = _confidence(admitted, message, explicit, policy)
+    sensitivity = classify_sensitivity(f"{statement} {admitted.span.quote}")
+    single = relation.cardinality == "single" or (
+        relation.belief_type == "preference" and admitted.facet is not None
+    )
+    return Candidate(
+        candidate_id=name_uuid(
+            "candidate",
+            episode.event_id,
+            message.ordinal,
+            relation.name,
+            admitted.subject.kind,
+            admitted.subject.text.lower(),
+            admitted.object.kind,
+            admitted.object.text.lower(),
+            admitted.facet,
+            proposal.polarity,
+            policy.version,
+        ),
+        message_ordinal=message.ordinal,
+        role=message.role,
+        subject=admitted.subject,
+        relation=relation.name,
+        object=admitted.object,
+        facet=admitted.facet,
+        polarity=Polarity(proposal.polarity or ""),
+        tense=Tense(proposal.tense or ""),
+        statement=statement,
+        quote=admitted.span.quote,
+        span_start=admitted.span.start,
+        span_end=admitted.span.end,
+        belief_type=relation.belief_type.value,
+        cardinality="single" if single else "many",
+        is_event=relation.is_event,
+        authority=_authority(message),
+        confidence=confidence,
+        provisional=not explicit and confidence < policy.salience_threshold,
+        portability=_portability(admitted),
+        sensitivity=sensitivity,
+        flagged_for_review=bool(sensitivity),
+        scope=authorised_scope(episode),
+        extractor=proposal.extractor,
+    )
+
+
+def _portability(admitted: Admitted) -> Portability:
+    proposed = admitted.proposal.portability
+    valid = proposed if proposed in {p.value for p in Portability} else None
+    return clamp_portability(admitted.relation, Portability(valid) if valid else None)
+
+
+def _form_message(
+    episode: Episode,
+    message: Message,
+    proposals: Sequence[Proposal],
+    policy: FormationPolicy,
+    outcome: _Outcome,
+) -> None:
+    admission = MessageAdmission(
+        message.content,
+        project=episode.project,
+        unresolvable_terms=frozenset(policy.unresolvable_terms),
+        max_name_bytes=policy.max_entity_name_bytes,
+    )
+    explicit = is_explicit(episode, message)
+    for position, proposal in enumerate(proposals):
+        verdict = admission.check(proposal)
+        if isinstance(verdict, Refused):
+            refused_at_admission = (verdict.reason, verdict.detail)
+            outcome.refusals.append(
+                _refusal(episode, message, position, proposal, refused_at_admission, policy)
+            )
+            continue
+        statement = render_statement(
+            verdict.subject,
+            verdict.relation.name,
+            verdict.object,
+            verdict.facet,
+            proposal.polarity or "",
+        )
+        refused = _gate(verdict, message, statement, episode, policy)
+        if refused is not None:
+            outcome.refusals.append(_refusal(episode, message, position, proposal, refused, policy))
+        elif len(outcome.candidates) >= policy.max_committed_per_consolidation:
+            outcome.overflow += 1
+        else:
+            candidate = _candidate(verdict, message, statement, episode, policy, explicit=explicit)
+            outcome.candidates.append(candidate)
+
+
+def form_episode(
+    episode: Episode,
+    policy: FormationPolicy,
+    proposals: Mapping[int, Sequence[Proposal]],
+    *,
+    source: SourcePosition,
+) -> ClaimsBatchFormed:
+    """Admit, gate and bound the proposals for one episode; return its one claims batch.
+
+    ``proposals`` maps a message ordinal to what the extractor arms proposed for it. At most
+    ``policy.scan_ceiling`` proposals are considered per consolidation, and at most
+    ``policy.max_committed_per_consolidation`` become candidates; the rest is overflow. Every
+    proposal is counted as proposed, including those past the scan ceiling (they are overflow),
+    so the audit accounts for an extractor's overproduction instead of truncating it silently.
+    """
+    outcome = _Outcome()
+    budget = policy.scan_ceiling
+    for message in episode_messages(episode):
+        offered = list(proposals.get(message.ordinal, ()))
+        considered = offered[: max(budget, 0)]
+        budget -= len(considered)
+        outcome.proposed += len(offered)
+        outcome.overflow += len(offered) - len(considered)
+        _form_message(episode, message, considered, policy, outcome)
+    counts = FormationCounts(
+        proposed=outcome.proposed,
+        admitted=len(outcome.candidates),
+        refused=len(outcome.refusals),
+        overflow=outcome.overflow,
+        retracted=sum(c.polarity is Polarity.RETRACT for c in outcome.candidates),
+    )
+    return ClaimsBatchFormed(
+        batch_id=name_uuid("batch", episode.event_id, policy.version),
+        tenant=episode.tenant,
+        principal=episode.principal,
+        project=episode.project,
+        session=episode.session,
+        episode_id=episode.event_id,
+        episode_type=episode.type,
+        trigger="explicit" if isinstance(episode, MemoryRemembered) else "turn",
+        source=source,
+        occurred_at=episode.occurred_at,
+        policy_version=policy.version,
+        candidates=outcome.candidates,
+        refusals=outcome.refusals,
+        counts=counts,
+    )

@@ -1,0 +1,101 @@
+"""Project decisions and rules, told as "we": "we decided to deploy on Fridays".
+
+A decision is (we, committed_to, what was decided), with the decision written as the message
+wrote it. "decided not to X" and "we never X" are (we, prohibits, X); "we always X" is
+(we, requires, X). Suggestions and deliberation ("we should", "we might", "let's think
+about") are hedges: proposed so that the refusal keeps their words, never admitted.
+"""
+
+from __future__ import annotations
+
+import re
+
+from formation.deterministic.findings import REFUSED_CONFIDENCE, Finding
+from formation.deterministic.terms import object_phrase
+
+_TAIL = re.compile(
+    r"(?:\s+(?:because|since|but|so that|so|although|though|from now on|going forward"
+    r"|for now|as of (?:today|now))\b|\s*[,;:(!?]).*$",
+    re.IGNORECASE | re.DOTALL,
+)
+_SUBJECT = r"(?P<subject>[Ww]e|[Tt]he team|[Oo]ur team)(?:'ve|'ll|'re|'d)?"
+_NOT_DECISIONS = r"(?!see\b|talk\b|discuss\b|figure\b|find\b|check\b|think\b|look\b|try\b|need\b)"
+_SHAPES: tuple[tuple[str, str, bool], ...] = (
+    # (pattern after the subject, relation, whether the object is a verb phrase)
+    (
+        r"(?:have\s+)?(?:decided|agreed|resolved|committed)\s+not\s+to\s+(?P<obj>.+)$",
+        "prohibits",
+        True,
+    ),
+    (
+        r"(?:have\s+)?(?:decided|agreed|resolved|committed)\s+(?:to|that we(?:'ll| will)?)\s+"
+        r"(?P<obj>.+)$",
+        "committed_to",
+        True,
+    ),
+    (
+        r"(?:have\s+|are\s+)?(?:decided on|settled on|chose|picked|opted for|went with"
+        r"|going with|gone with|agreed on|standardi[sz]ed on)\s+(?P<obj>.+)$",
+        "committed_to",
+        False,
+    ),
+    (
+        r"(?:will|are going to|are gonna|gonna|shall)\s+" + _NOT_DECISIONS + r"(?P<obj>.+)$",
+        "committed_to",
+        True,
+    ),
+    (r"(?:always|must always)\s+(?P<obj>.+)$", "requires", True),
+    (r"(?:must|have to)\s+(?!not\b)(?P<obj>.+)$", "requires", True),
+    (r"(?:never|must never|must not|mustn't|should never)\s+(?P<obj>.+)$", "prohibits", True),
+    (r"(?:plan|are planning|intend)\s+to\s+(?P<obj>.+)$", "intends_to", True),
+)
+_COMPILED = tuple(
+    (re.compile(_SUBJECT + r"\s+" + shape, re.IGNORECASE), relation, verb_phrase)
+    for shape, relation, verb_phrase in _SHAPES
+)
+_EXPANDED = {"'ll": "will", "'re": "are", "'ve": "have"}
+_HEDGES = re.compile(
+    _SUBJECT + r"\s+(?:might|may|could|should|are thinking (?:about|of)|are considering"
+    r"|want to|would like to)\s+(?P<obj>.+)$",
+    re.IGNORECASE,
+)
+
+
+def _expand(text: str) -> str:
+    """ "we'll use" → "we will use", keeping the subject; only for matching."""
+    match = re.match(r"([Ww]e|[Tt]he team|[Oo]ur team)('ll|'re|'ve)", text)
+    if match is None:
+        return text
+    return match.group(1) + " " + _EXPANDED[match.group(2)] + text[match.end() :]
+
+
+def _decided(text: str, verb_phrase: bool) -> str:
+    obj = _TAIL.sub("", text).strip().rstrip(".!")
+    return obj if verb_phrase else object_phrase(obj)
+
+
+def propose_decision(text: str) -> list[Finding]:
+    """The decision or rule a "we" clause states, if it states one."""
+    expanded = _expand(text)
+    for pattern, relation, verb_phrase in _COMPILED:
+        match = pattern.match(expanded)
+        if match is not None:
+            obj = _decided(match.group("obj"), verb_phrase)
+            return [Finding(match.group("subject"), relation, obj)] if obj else []
+    hedge = _HEDGES.match(expanded)
+    if hedge is not None:
+        obj = _decided(hedge.group("obj"), True)
+        return (
+            [
+                Finding(
+                    hedge.group("subject"),
+                    "committed_to",
+                    obj,
+                    polarity="hedge",
+                    confidence=REFUSED_CONFIDENCE,
+                )
+            ]
+            if obj
+            else []
+        )
+    return []

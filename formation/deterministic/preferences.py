@@ -1,0 +1,139 @@
+"""Preferences with topic facets: "I prefer concise answers", "I can't stand tabs"."""
+
+from __future__ import annotations
+
+import re
+
+from formation.deterministic.facets import STYLE_FACETS, facet_for, preference_facet
+from formation.deterministic.findings import WEAK_CONFIDENCE, Finding
+from formation.deterministic.predicate import Predicate
+from formation.deterministic.terms import object_list
+
+_LIKES = frozenset({"prefer", "rather", "like", "love", "enjoy", "adore"})
+_DISLIKES = frozenset({"hate", "dislike", "detest", "avoid", "stand"})
+_WEAK = frozenset({"like", "enjoy"})
+_PRONOUN_OBJECT = re.compile(
+    r"(?:it|that|this|these|those|them|how|what|when|where|why|you|your|yours|him|her|his"
+    r"|their|the idea|the way|when you|to be|being)\b",
+    re.IGNORECASE,
+)
+_COMPARISON = re.compile(r"\s+(?:to|over|than|rather than|instead of|vs\.?|versus)\s+.*$", re.I)
+
+
+def _objects(rest: str) -> list[str]:
+    rest = re.sub(
+        r"^(?:to|using|working with|having|have|get|getting|use|be given|receive)\s+",
+        "",
+        rest,
+        flags=re.IGNORECASE,
+    )
+    if not rest or _PRONOUN_OBJECT.match(rest):
+        return []
+    head, _, _ = rest.partition(" ")
+    rest = head + _COMPARISON.sub("", rest[len(head) :])
+    return object_list(rest)
+
+
+def preference(subject: str, relation: str, obj: str, confidence: float) -> Finding:
+    return Finding(subject, relation, obj, facet=preference_facet(obj), confidence=confidence)
+
+
+def propose_preference(predicate: Predicate) -> list[Finding]:
+    """prefers or dislikes, one per coordinated object; "don't like" is a dislike."""
+    lemma, rest = predicate.lemma or "", predicate.rest
+    relation = "prefers" if lemma in _LIKES else "dislikes"
+    if rest.lower().startswith("not "):
+        relation, rest = "dislikes", rest[4:]
+    polarity: str | None = None
+    if _retracting(predicate):
+        pass
+    elif predicate.negated and lemma in _LIKES:
+        relation, polarity = "dislikes", "assert"
+    elif predicate.negated and lemma == "stand":
+        polarity = "assert"
+    if lemma == "stand" and not predicate.negated:
+        return []
+    confidence = WEAK_CONFIDENCE if lemma in _WEAK else 0.5
+    return [
+        Finding(
+            predicate.subject,
+            relation,
+            obj,
+            facet=preference_facet(obj),
+            confidence=confidence,
+            polarity=polarity,
+        )
+        for obj in _objects(rest)
+    ]
+
+
+def _retracting(predicate: Predicate) -> bool:
+    rest = predicate.rest.lower()
+    return "no longer" in predicate.modifiers or "anymore" in rest or "any more" in rest
+
+
+def propose_use(predicate: Predicate) -> list[Finding]:
+    """uses a tool, or prefers a style ("I use tabs" is an indentation preference)."""
+    if predicate.rest.lower().startswith("to "):
+        return []
+    rest = re.sub(r"\s+(?:for|with|on|at|in|to|when|as)\s+.*$", "", predicate.rest, flags=re.I)
+    findings: list[Finding] = []
+    for obj in object_list(rest):
+        if facet_for(obj) in STYLE_FACETS:
+            findings.append(preference(predicate.subject, "prefers", obj, 0.5))
+        else:
+            findings.append(Finding(predicate.subject, "uses", obj, confidence=WEAK_CONFIDENCE))
+    return findings
+
+
+def propose_switch(predicate: Predicate) -> list[Finding]:
+    """ "switched from Vim to Neovim": uses Neovim now, no longer Vim."""
+    match = re.match(r"(?:from\s+(?P<old>.+?)\s+)?to\s+(?P<new>.+)$", predicate.rest, re.I)
+    if match is None or (predicate.form not in {"past"} and not predicate.perfect):
+        return []
+    current = propose_use(_with_rest(predicate, match.group("new")))
+    current = [
+        Finding(f.subject, f.relation, f.object, f.facet, f.confidence, None, "present")
+        for f in current
+    ]
+    if match.group("old"):
+        for old in propose_use(_with_rest(predicate, match.group("old"))):
+            current.append(
+                Finding(
+                    old.subject,
+                    old.relation,
+                    old.object,
+                    old.facet,
+                    old.confidence,
+                    "retract",
+                    "present",
+                )
+            )
+    return current
+
+
+def _with_rest(predicate: Predicate, rest: str) -> Predicate:
+    return Predicate(predicate.subject, predicate.modifiers, predicate.lemma, predicate.form, rest)
+
+
+_REQUEST = re.compile(
+    r"^(?:please\s+)?(?:always\s+)(?:use|give me|answer in|answer with|reply in|reply with"
+    r"|respond in|respond with|write in|format (?:answers|replies) (?:as|in)|stick to)\s+(.+)$",
+    re.IGNORECASE,
+)
+
+
+def propose_request(text: str) -> list[Finding]:
+    """ "please always use metric units": a standing request is a preference of the speaker."""
+    match = _REQUEST.match(text)
+    if match is None:
+        return []
+    return [preference("I", "prefers", obj, 0.5) for obj in _objects(match.group(1))]
+
+
+HANDLERS = {
+    **{lemma: propose_preference for lemma in (*_LIKES, *_DISLIKES)},
+    "use": propose_use,
+    "switch": propose_switch,
+    "migrate": propose_switch,
+}

@@ -1,0 +1,131 @@
+"""Reading one clause: every family's patterns, then the clause's mood on what they found."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from formation.deterministic import (
+    attributes,
+    outcomes,
+    possession,
+    preferences,
+    relationships,
+)
+from formation.deterministic.clauses import Clause
+from formation.deterministic.copula import propose_copula
+from formation.deterministic.decisions import propose_decision
+from formation.deterministic.findings import REFUSED_CONFIDENCE, Finding
+from formation.deterministic.mood import Mood, clause_mood, polarity
+from formation.deterministic.predicate import VERBS, Predicate, parse_predicate
+from formation.deterministic.relationships import propose_attributes, propose_relatives
+
+Handler = Callable[[Predicate], list[Finding]]
+
+HANDLERS: dict[str, Handler] = {
+    **possession.HANDLERS,
+    **preferences.HANDLERS,
+    **attributes.HANDLERS,
+    **outcomes.HANDLERS,
+    **relationships.HANDLERS,
+}
+_HEDGE_PREFIX = re.compile(
+    r"^(?:(?:I think|I guess|I believe|I suppose|I reckon|I feel like|maybe|perhaps|probably"
+    r"|possibly)(?:\s+that)?,?\s+)+",
+    re.IGNORECASE,
+)
+_CONDITIONAL_PREFIX = re.compile(
+    r"^(?:if|unless|suppose|supposing|imagine|assuming|when|whenever|once|in case|what if"
+    r"|let's say|say)\s+(?:that\s+)?",
+    re.IGNORECASE,
+)
+_EXPLICIT_PREFIX = re.compile(
+    r"^(?:(?:please|also|and)\s+)*(?:(?:can|could|would) you\s+)?(?:remember|don't forget"
+    r"|do not forget|keep in mind|make a note|note)(?:\s+that)?[,:]?\s+",
+    re.IGNORECASE,
+)
+"""An explicit "remember that …" wraps a claim; the claim is read as if said plainly (the core
+marks such a user message explicit, so it skips the salience threshold, not the gates)."""
+_CONTINUATION = re.compile(
+    r"\s+(?:and|but|&)\s+(?:(?:also|now|currently|still|just|really|even|recently)\s+)?"
+    r"(?P<verb>[a-z]+)\b"
+)
+_CURRENT = frozenset({"present"})
+
+
+@dataclass(frozen=True, slots=True)
+class Reading:
+    """A finding with its polarity and tense settled."""
+
+    finding: Finding
+    polarity: str
+    tense: str
+    confidence: float
+
+
+def read_clause(clause: Clause) -> list[Reading]:
+    text = _EXPLICIT_PREFIX.sub("", clause.text.replace("\u2019", "'"))
+    mood = clause_mood(text, question=clause.question)
+    if mood.silent:
+        return []
+    text = _CONDITIONAL_PREFIX.sub("", _HEDGE_PREFIX.sub("", text))
+    readings = [_settle(f, mood, negated=False, tense="present") for f in propose_status(text)]
+    decisions = propose_decision(text)
+    readings += [_settle(f, mood, negated=False, tense="present") for f in decisions]
+    if not decisions:
+        readings += _read_predicate(text, mood, depth=0)
+    clause_wide = (
+        *propose_relatives(text),
+        *propose_attributes(text),
+        *preferences.propose_request(text),
+    )
+    for finding in clause_wide:
+        readings.append(_settle(finding, mood, negated=False, tense="present"))
+    return readings
+
+
+def propose_status(text: str) -> list[Finding]:
+    return outcomes.propose_status(text)
+
+
+def _read_predicate(text: str, mood: Mood, *, depth: int) -> list[Reading]:
+    predicate = parse_predicate(text)
+    if predicate is None:
+        return []
+    rest, following = _split_continuation(predicate.rest)
+    predicate = Predicate(
+        predicate.subject, predicate.modifiers, predicate.lemma, predicate.form, rest
+    )
+    handler = HANDLERS.get(predicate.lemma or "", propose_copula)
+    readings = [
+        _settle(f, mood, negated=predicate.negated, tense=predicate.tense())
+        for f in handler(predicate)
+    ]
+    if following and depth < 4:
+        readings += _read_predicate(f"{predicate.subject} {following}", mood, depth=depth + 1)
+    return readings
+
+
+def _split_continuation(rest: str) -> tuple[str, str | None]:
+    """ "in Berlin and work at Acme" → ("in Berlin", "work at Acme")."""
+    for match in _CONTINUATION.finditer(rest):
+        lemma_form = VERBS.get(match.group("verb"))
+        if lemma_form is not None and lemma_form[1] != "gerund":
+            return rest[: match.start()], rest[match.start("verb") :]
+    return rest, None
+
+
+def _settle(finding: Finding, mood: Mood, *, negated: bool, tense: str) -> Reading:
+    if mood.hedged:
+        settled_polarity = "hedge"
+    elif finding.polarity is not None:
+        settled_polarity = finding.polarity
+    else:
+        settled_polarity = polarity(mood, negated=negated)
+    settled_tense = "hypothetical" if mood.conditional else (finding.tense or tense)
+    admitted = settled_polarity in {"assert", "retract"} and (
+        settled_tense in _CURRENT or (settled_tense == "past" and finding.relation == "created")
+    )
+    confidence = finding.confidence if admitted else REFUSED_CONFIDENCE
+    return Reading(finding, settled_polarity, settled_tense, confidence)

@@ -1,0 +1,208 @@
+"""Relationships and "my …" attributes: relatives, colleagues, managers, "my name is …".
+
+These patterns are not anchored at the clause start: "I live with my sister Anna" states a
+relation wherever it appears. The relation mappings are fixed:
+
+* a relative or friend: (I, related_to, Anna, facet "sister")
+* a colleague: (I, works_with, Bo)
+* a manager: (Bo, manages, I); a direct report: (I, manages, Bo)
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from formation.deterministic.attributes import languages, organisation, place
+from formation.deterministic.copula import TIMEZONE
+from formation.deterministic.facets import facet_for
+from formation.deterministic.findings import Finding
+from formation.deterministic.lexicon import (
+    COLLEAGUE_WORDS,
+    MANAGER_WORDS,
+    RELATIVE_FACETS,
+    RELATIVE_WORDS,
+    REPORT_WORDS,
+)
+from formation.deterministic.predicate import Predicate
+from formation.deterministic.terms import (
+    leading_name,
+    name_list,
+    object_list,
+    object_phrase,
+)
+
+_KIN = "|".join(re.escape(w) for w in sorted(RELATIVE_WORDS, key=len, reverse=True))
+_IS = r"(?:is|'s|are)(?P<neg>\s+not|n't|\s+no longer)?"
+_APPOSITIVE = re.compile(r"\b[Mm]y\s+(?P<kin>" + _KIN + r"),?\s+(?P<names>[^\W\d_].*)$")
+_KIN_IS = re.compile(
+    r"\b[Mm]y\s+(?P<kin>"
+    + _KIN
+    + r")(?:'s\s+name\s+is|\s+"
+    + _IS
+    + r"(?:\s+(?:called|named))?)\s+(?P<names>[^\W\d_].*)$"
+)
+_IS_MY_KIN = re.compile(
+    r"^(?P<names>[A-Z][\w'\u2019-]*(?:\s+[A-Z][\w'\u2019-]*)?)\s+"
+    + _IS
+    + r"\s+my\s+(?P<kin>"
+    + _KIN
+    + r")\b"
+)
+
+
+def relation_to(kin: str, name: str, *, polarity: str | None = None) -> Finding:
+    """The claim "my <kin> <name>" makes, by the fixed mapping above."""
+    kin = kin.lower()
+    if kin in MANAGER_WORDS:
+        return Finding(name, "manages", "I", polarity=polarity)
+    if kin in REPORT_WORDS:
+        return Finding("I", "manages", name, polarity=polarity)
+    if kin in COLLEAGUE_WORDS:
+        return Finding("I", "works_with", name, polarity=polarity)
+    return Finding("I", "related_to", name, facet=RELATIVE_FACETS[kin], polarity=polarity)
+
+
+def _negation(match: re.Match[str]) -> str | None:
+    neg = (match.group("neg") or "").strip()
+    if not neg:
+        return None
+    return "retract" if neg == "no longer" else "deny"
+
+
+def propose_relatives(text: str) -> list[Finding]:
+    """Every "my <relative> <Name>" and "my <relative> is <Name>" in one clause."""
+    findings: list[Finding] = []
+    for pattern in (_KIN_IS, _APPOSITIVE):
+        for match in pattern.finditer(text):
+            polarity = _negation(match) if pattern is _KIN_IS else None
+            for name in name_list(match.group("names")):
+                findings.append(relation_to(match.group("kin"), name, polarity=polarity))
+    start = _IS_MY_KIN.match(text)
+    if start is not None:
+        findings.append(
+            relation_to(start.group("kin"), start.group("names"), polarity=_negation(start))
+        )
+    return findings
+
+
+Attribute = Callable[[re.Match[str]], list[Finding]]
+
+
+def _single(relation: str, clean: Callable[[str], str | None]) -> Attribute:
+    def attribute(match: re.Match[str]) -> list[Finding]:
+        value = clean(match.group("value"))
+        return [Finding("I", relation, value, polarity=_negation(match))] if value else []
+
+    return attribute
+
+
+def _favourite(match: re.Match[str]) -> list[Finding]:
+    value = object_phrase(match.group("value"))
+    category = match.group("category").lower()
+    facet = facet_for(value) or facet_for(category) or "topic:" + " ".join(category.split())
+    return [Finding("I", "prefers", value, facet=facet, polarity=_negation(match))]
+
+
+def _native(match: re.Match[str]) -> list[Finding]:
+    return [
+        Finding("I", "speaks", lang, polarity=_negation(match))
+        for lang in languages(match.group("value"))
+    ]
+
+
+def _contact(value: str) -> str | None:
+    token = value.split()[0].rstrip(".,;!?") if value.split() else ""
+    return token or None
+
+
+_ATTRIBUTES: tuple[tuple[re.Pattern[str], Attribute], ...] = tuple(
+    (re.compile(pattern), handler)
+    for pattern, handler in (
+        (
+            r"\b[Mm]y\s+(?:first\s+|full\s+)?name\s+" + _IS + r"\s+(?P<value>.+)$",
+            _single("has_name", leading_name),
+        ),
+        (
+            r"\b(?:[Cc]all me|[Ii]ch heiße|[Mm]e llamo|[Jj]e m'appelle)(?P<neg>)\s+(?P<value>.+)$",
+            _single("has_name", leading_name),
+        ),
+        (
+            r"\b[Mm]y\s+(?:time\s?zone|tz)\s+" + _IS + r"\s+(?P<value>" + TIMEZONE + r")",
+            _single("has_timezone", lambda v: v),
+        ),
+        (
+            r"\b[Mm]y\s+(?:job title|title|role|job|position)\s+"
+            + _IS
+            + r"\s+(?:a\s+|an\s+)?(?P<value>.+)$",
+            _single("has_role", object_phrase),
+        ),
+        (
+            r"\b[Mm]y\s+(?:email|e-mail|email address|phone number|phone|mobile)\s+"
+            + _IS
+            + r"\s+(?P<value>\S+.*)$",
+            _single("has_contact", _contact),
+        ),
+        (
+            r"\b[Mm]y\s+(?:all-time\s+)?favou?rite\s+(?P<category>[\w -]+?)\s+"
+            + _IS
+            + r"\s+(?P<value>.+)$",
+            _favourite,
+        ),
+        (
+            r"\b[Mm]y\s+(?:home|house|apartment|flat|place)\s+" + _IS + r"\s+in\s+(?P<value>.+)$",
+            _single("lives_in", place),
+        ),
+        (
+            r"\b[Mm]y\s+(?:company|employer)\s+" + _IS + r"\s+(?P<value>.+)$",
+            _single("works_at", organisation),
+        ),
+        (
+            r"\b[Mm]y\s+(?:native|first|mother)\s+(?:language|tongue)\s+"
+            + _IS
+            + r"\s+(?P<value>.+)$",
+            _native,
+        ),
+        (  # the inverted copula: "Spanish is my first language"
+            r"^(?P<value>[A-Z][a-z]+(?:\s+and\s+[A-Z][a-z]+)?)\s+"
+            + _IS
+            + r"\s+my\s+(?:native|first|mother)\s+(?:language|tongue)s?\b",
+            _native,
+        ),
+        (  # "everyone calls me Jay" ("they call me Jay" is the pattern above; "she calls me
+            # every day" is neither)
+            r"\b(?:[Ee]veryone|[Ee]verybody)\s+calls\s+me(?P<neg>)\s+(?P<value>.+)$",
+            _single("has_name", leading_name),
+        ),
+        (  # "Berlin has been home for five years" (never "Berlin is home to ...")
+            r"^(?!(?:This|That|It|Here|There|Home|Work|What|Where|Which|Who|Nowhere|Anywhere"
+            r"|Everywhere|Somewhere)\b)(?P<value>[A-Z][\w.'-]*(?:\s+[A-Z][\w.'-]*){0,3})"
+            r"\s+(?:is|has been)(?P<neg>\s+no longer|\s+not)?\s+(?:my\s+)?home\b(?!\s+to\b)",
+            _single("lives_in", place),
+        ),
+    )
+)
+
+
+def propose_attributes(text: str) -> list[Finding]:
+    """ "my name is Ana", "call me Ana", "my timezone is CET", "my favourite editor is Helix",
+    "Spanish is my first language", "Berlin has been home for years"."""
+    findings: list[Finding] = []
+    for pattern, handler in _ATTRIBUTES:
+        for match in pattern.finditer(text):
+            findings.extend(handler(match))
+    return findings
+
+
+def propose_manages(predicate: Predicate) -> list[Finding]:
+    """ "I manage the data team", "I lead Bo and Eve", "I report to Carla"."""
+    rest = predicate.rest
+    if predicate.lemma == "report":
+        if not rest.lower().startswith("to "):
+            return []
+        bosses = name_list(rest[3:]) or [object_phrase(rest[3:])]
+        return [Finding(boss, "manages", "I") for boss in bosses if boss]
+    return [Finding(predicate.subject, "manages", item) for item in object_list(rest)]
+
+
+HANDLERS = {"manage": propose_manages, "lead": propose_manages, "report": propose_manages}

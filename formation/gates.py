@@ -1,0 +1,156 @@
+"""Eligibility and safety gates (seed 000, stages 4 and 6): hard refusals, always applied.
+
+They run after admission, the speaker rule and the trust, name and scope checks, on every
+candidate from either extractor arm, in a fixed order, each with its own refusal reason:
+
+1. ``secret`` — credentials, keys, tokens, private keys, passwords (:mod:`.secrets`), looked
+   for in the rendered statement *and* the whole source message the candidate cites, so a
+   model's paraphrase cannot launder a credential that sits next to the quote;
+2. ``pii`` — personal identifiers of the kinds the policy lists (:mod:`.pii`), read the same way;
+3. ``transient`` — task detail that will not matter next week (:mod:`.injection`);
+4. ``system_restatement`` — platform instructions or private reasoning repeated back, anything
+   from a ``system`` message, and anything cited from inside a ``<thinking>`` block;
+5. ``instruction_shaped`` — an instruction to the agent dressed as a fact or preference.
+
+The last three read the statement and the sentence around the quote, not the whole message:
+"remind me in 5 minutes" in one sentence does not make "I live in Berlin" in another transient.
+
+A refusal's ``detail`` names the kind of thing found (``openai_api_key``, ``countdown``), never
+the thing itself; :func:`redact` removes secrets and policy PII from the words a refusal keeps.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from functools import lru_cache
+
+from formation.injection import (
+    AGENT_RESTATEMENT,
+    INSTRUCTION_SHAPED,
+    SYSTEM_RESTATEMENT,
+    TRANSIENT,
+    first_marker,
+)
+from formation.pii import find_pii
+from formation.secrets import Finding, find_secrets
+from formation.sensitivity import classify_sensitivity
+from schemas.claims import RefusalReason
+from schemas.common import Role
+
+__all__ = ["Cited", "classify_sensitivity", "eligibility_refusal", "redact"]
+
+Verdict = tuple[RefusalReason, str]
+
+
+@dataclass(frozen=True, slots=True)
+class Cited:
+    """A candidate as the gates read it: what it says and the words it cites."""
+
+    statements: tuple[str, ...]
+    """The rendered statement, and the extractor's own statement when it gave one."""
+    context: str
+    """The sentence(s) of the message around the quote."""
+    source: str
+    """The whole message content: the authoritative source text."""
+    role: Role
+    in_private_reasoning: bool = False
+
+
+def _kinds(findings: Iterable[Finding]) -> str:
+    return ", ".join(dict.fromkeys(f.kind for f in findings))
+
+
+@lru_cache(maxsize=32)
+def _secrets_in(text: str) -> tuple[Finding, ...]:
+    """Memoised: every candidate of a message scans the same source text."""
+    return tuple(find_secrets(text))
+
+
+@lru_cache(maxsize=32)
+def _pii_in(text: str, kinds: tuple[str, ...]) -> tuple[Finding, ...]:
+    return tuple(find_pii(text, kinds))
+
+
+def _secret(cited: Cited) -> Verdict | None:
+    found = [f for text in (*cited.statements, cited.source) for f in _secrets_in(text)]
+    if not found:
+        return None
+    return (
+        RefusalReason.SECRET,
+        f"secret-shaped content ({_kinds(found)}) in the candidate or its source",
+    )
+
+
+def _pii(cited: Cited, kinds: tuple[str, ...]) -> Verdict | None:
+    found = [f for text in (*cited.statements, cited.source) for f in _pii_in(text, kinds)]
+    if not found:
+        return None
+    return RefusalReason.PII, f"personal identifier beyond policy ({_kinds(found)})"
+
+
+def _transient(cited: Cited) -> Verdict | None:
+    marker = first_marker(TRANSIENT, (*cited.statements, cited.context))
+    return (
+        None if marker is None else (RefusalReason.TRANSIENT, f"transient task detail ({marker})")
+    )
+
+
+def _system_restatement(cited: Cited) -> Verdict | None:
+    texts = (*cited.statements, cited.context)
+    if cited.role is Role.SYSTEM:
+        marker: str | None = "system_message"
+    elif cited.in_private_reasoning:
+        marker = "private_reasoning_block"
+    else:
+        marker = first_marker(SYSTEM_RESTATEMENT, texts)
+        if marker is None and cited.role is not Role.USER:
+            marker = first_marker(AGENT_RESTATEMENT, texts)
+    if marker is None:
+        return None
+    return RefusalReason.SYSTEM_RESTATEMENT, f"restates instructions or reasoning ({marker})"
+
+
+def _instruction_shaped(cited: Cited) -> Verdict | None:
+    marker = first_marker(INSTRUCTION_SHAPED, (*cited.statements, cited.context))
+    if marker is None:
+        return None
+    return RefusalReason.INSTRUCTION_SHAPED, f"instruction-shaped content ({marker})"
+
+
+def eligibility_refusal(cited: Cited, *, pii_kinds: tuple[str, ...]) -> Verdict | None:
+    """The first hard gate the candidate fails, in the documented order, or ``None``."""
+    return (
+        _secret(cited)
+        or _pii(cited, pii_kinds)
+        or _transient(cited)
+        or _system_restatement(cited)
+        or _instruction_shaped(cited)
+    )
+
+
+@lru_cache(maxsize=4096)
+def redact(text: str, *, pii_kinds: tuple[str, ...]) -> str:
+    """``text`` with every secret and policy PII replaced by ``[redacted:<kind>]``.
+
+    Overlapping findings merge into one redaction named after the first. Applied to the
+    statement and quote of every refusal (whatever its reason), so no refusal row stores a
+    credential or an identifier the policy forbids; a refusal for ``secret`` keeps the words
+    around the secret, which is what a reviewer needs to see why it was refused. Memoised:
+    a pure function of its arguments, and relations, details and a message's quotes recur in
+    refusal after refusal.
+    """
+    findings = sorted(
+        [*find_secrets(text), *find_pii(text, pii_kinds)], key=lambda f: (f.start, -f.end)
+    )
+    pieces: list[str] = []
+    cursor = 0
+    for finding in findings:
+        if finding.end <= cursor:
+            continue
+        if finding.start >= cursor:
+            pieces.append(text[cursor : finding.start])
+            pieces.append(f"[redacted:{finding.kind}]")
+        cursor = max(cursor, finding.end)
+    pieces.append(text[cursor:])
+    return "".join(pieces)
