@@ -33,10 +33,10 @@ from aiokafka import AIOKafkaConsumer
 
 from engram.shared.settings import KafkaSettings, load_settings, subprocess_env
 from formation.policy import FormationPolicy
+from formation.resolution import BatchOutcome
 from ingest.producer import EpisodeProducer
 from ingest.topics import ensure_topics
 from projections.migrate import migrate
-from projections.outcome import BatchOutcome
 from projections.projector import BeliefProjector
 from schemas.claims import SourcePosition
 from schemas.episodes import Message, TurnAppended

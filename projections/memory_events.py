@@ -1,4 +1,5 @@
-"""Memory events: recorded in the outbox inside the projector's transaction, published after.
+"""Memory events: recorded in the outbox inside the projector's transaction (by the store, from
+what resolution decided), published after by :func:`drain_outbox`.
 
 The outbox makes publication at-least-once: a projector killed between its commit and its
 publish finds the rows still unpublished on restart and sends them then.
@@ -7,56 +8,11 @@ publish finds the rows still unpublished on restart and sends them then.
 from __future__ import annotations
 
 import asyncio
-import uuid
 
 import asyncpg
-import orjson
 from aiokafka import AIOKafkaProducer
 
-from formation.core import name_uuid
-from projections.outcome import BatchOutcome
-from schemas.claims import ClaimsBatchFormed
 from schemas.common import principal_key
-from schemas.memory_events import MemoryChanged, MemoryEventType
-
-
-def memory_events(batch: ClaimsBatchFormed, outcome: BatchOutcome) -> list[MemoryChanged]:
-    """The events one applied batch produced, in a stable order."""
-    kinds: list[tuple[MemoryEventType, list[uuid.UUID]]] = [
-        ("memory.formed", outcome.created),
-        ("memory.reinforced", outcome.reinforced),
-        ("memory.superseded", outcome.superseded),
-        ("memory.conflicted", outcome.conflicted),
-        ("memory.promoted", outcome.promoted),
-    ]
-    return [
-        MemoryChanged(
-            type=kind,
-            event_id=name_uuid("memory-event", batch.batch_id, kind, belief_id),
-            tenant=batch.tenant,
-            principal=batch.principal,
-            belief_id=belief_id,
-            run_id=batch.batch_id,
-            episode_id=batch.episode_id,
-            occurred_at=batch.occurred_at,
-            policy_version=batch.policy_version,
-        )
-        for kind, belief_ids in kinds
-        for belief_id in belief_ids
-    ]
-
-
-async def record_in_outbox(conn: asyncpg.Connection, events: list[MemoryChanged]) -> None:
-    if not events:
-        return
-    await conn.executemany(
-        "INSERT INTO memory_event_outbox (event_id, tenant, principal, payload) "
-        "VALUES ($1, $2, $3, $4::jsonb) ON CONFLICT (event_id) DO NOTHING",
-        [
-            (e.event_id, e.tenant, e.principal, orjson.dumps(e.model_dump(mode="json")).decode())
-            for e in events
-        ],
-    )
 
 
 async def drain_outbox(pool: asyncpg.Pool, producer: AIOKafkaProducer, topic: str) -> int:

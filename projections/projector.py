@@ -26,9 +26,9 @@ from pydantic import ValidationError
 from engram.shared.db import FIRST_DELAY_S, UNAVAILABLE, next_delay, report_unavailable
 from engram.shared.metrics import BATCHES_PROJECTED
 from engram.shared.settings import KafkaSettings
+from formation.resolution import BatchOutcome
 from projections.belief_store import ClaimsRecord, project_records, stored_offsets
 from projections.memory_events import drain_outbox
-from projections.outcome import BatchOutcome
 from schemas.claims import decode_claims_batch
 
 log = structlog.get_logger(__name__)

@@ -66,6 +66,8 @@ def build_app(settings: Settings, stage: FormationStage) -> EngramStreams:
     """The formation worker's app. Another stage (the belief projector) can share its event
     loop as a task: ``streams.app.task(...)``, wired by the entry point that wants both."""
     kafka = settings.kafka
+    datadir = settings.state.dir / "faust"
+    datadir.mkdir(parents=True, exist_ok=True)  # faust creates only the last level
     app = faust.App(
         kafka.group_id,
         broker=f"kafka://{kafka.bootstrap}",
@@ -82,7 +84,7 @@ def build_app(settings: Settings, stage: FormationStage) -> EngramStreams:
         producer_max_request_size=max(kafka.max_event_bytes * 2, 1_048_576),
         consumer_max_fetch_size=max(kafka.max_event_bytes * 2, 1_048_576),
         stream_wait_empty=False,
-        datadir=str(settings.state.dir / "faust"),
+        datadir=str(datadir),
     )
     streams = EngramStreams(
         app=app,

@@ -11,6 +11,7 @@ order. Metadata only: no message content is ever stored here.
 from __future__ import annotations
 
 import uuid
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -98,15 +99,22 @@ async def record_pending(db: asyncpg.Pool | asyncpg.Connection, entry: BacklogEn
     return attempts
 
 
-async def mark_formed(db: asyncpg.Connection, *, topic: str, partition: int, offset: int) -> None:
-    """Called by the belief projector inside the transaction that commits the beliefs."""
-    await db.execute(
-        "UPDATE formation_backlog SET state = 'formed', formed_at = now() "
-        "WHERE topic = $1 AND partition = $2 AND \"offset\" = $3 AND state <> 'formed'",
-        topic,
-        partition,
-        offset,
-    )
+async def mark_formed(db: asyncpg.Connection, positions: Sequence[tuple[str, int, int]]) -> None:
+    """Mark episodes formed, by (topic, partition, offset): called by the belief projector
+    inside the transaction that commits their beliefs, once per chunk."""
+    if positions:
+        topics, partitions, offsets = (list(column) for column in zip(*positions, strict=True))
+        await db.execute(
+            """
+            UPDATE formation_backlog b SET state = 'formed', formed_at = now()
+            FROM unnest($1::text[], $2::int[], $3::bigint[]) AS f(topic, partition, "offset")
+            WHERE (b.topic, b.partition, b."offset") = (f.topic, f.partition, f."offset")
+              AND b.state <> 'formed'
+            """,
+            topics,
+            partitions,
+            offsets,
+        )
 
 
 async def record_failure(db: asyncpg.Pool, entry: BacklogEntry, *, kind: str, park: bool) -> int:

@@ -1,0 +1,252 @@
+"""What resolution reads and writes: the belief projection's rows, as plain values.
+
+The projector loads the rows a chunk of claims batches can touch into a :class:`BeliefState`,
+:mod:`.resolution` decides every change in memory, and the store writes the rows it is handed
+without deciding anything. A row here is a whole row of its table, so the store can write it
+with one set-based statement per table, and a test can check a decision without a database.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from formation.proposals import normalise_term
+from schemas.claims import ClaimEnd, EndKind
+from schemas.memory_events import MemoryChanged
+
+ConflictKey = tuple[str, str, str, str, str]
+"""(tenant, principal, subject key, relation, facet): beliefs that can contradict each other."""
+
+
+def end_key(end: ClaimEnd) -> str:
+    """The identity of a claim end within a principal: normalised name, never meaning."""
+    match end.kind:
+        case EndKind.SPEAKER:
+            return "speaker"
+        case EndKind.PROJECT:
+            return f"project:{end.text}"
+        case _:
+            return f"{end.kind.value}:{normalise_term(end.text)}"
+
+
+@dataclass(slots=True)
+class BeliefRow:
+    """One row of ``belief``. The fields after ``facet`` that resolution changes are mutable."""
+
+    belief_id: uuid.UUID
+    tenant: str
+    principal: str
+    subject_kind: str
+    subject_entity_id: uuid.UUID | None
+    subject_key: str
+    relation: str
+    object_kind: str
+    object_entity_id: uuid.UUID | None
+    object_text: str
+    object_key: str
+    facet: str
+    statement: str
+    belief_type: str
+    polarity: str
+    authority: str
+    portability: str
+    sensitivity: list[str]
+    is_single: bool
+    valid_from: datetime
+    known_from: datetime
+    supersedes: uuid.UUID | None
+    formation_run: uuid.UUID
+    policy_version: str
+    role: str
+    # changed by resolution
+    scope: str
+    origin_scopes: list[str]
+    confidence: float
+    status: str
+    corroboration: int
+    last_reinforced_at: datetime
+    valid_to: datetime | None = None
+    known_to: datetime | None = None
+    superseded_by: uuid.UUID | None = None
+    conflicts_with: list[uuid.UUID] = field(default_factory=list)
+    flagged_for_review: bool = False
+
+    @property
+    def conflict_key(self) -> ConflictKey:
+        return (self.tenant, self.principal, self.subject_key, self.relation, self.facet)
+
+    @property
+    def superseded(self) -> bool:
+        return self.status == "superseded"
+
+    @property
+    def current(self) -> bool:
+        return self.status in ("active", "provisional")
+
+
+MUTABLE_BELIEF_COLUMNS: tuple[str, ...] = (
+    "scope",
+    "origin_scopes",
+    "confidence",
+    "status",
+    "corroboration",
+    "last_reinforced_at",
+    "valid_to",
+    "known_to",
+    "superseded_by",
+    "conflicts_with",
+    "flagged_for_review",
+)
+"""The columns an update of an existing belief writes; everything else is fixed at insert."""
+
+
+@dataclass(slots=True)
+class EntityRow:
+    entity_id: uuid.UUID
+    tenant: str
+    principal: str
+    normalized_name: str
+    canonical_name: str
+    aliases: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class EvidenceRow:
+    evidence_id: uuid.UUID
+    belief_id: uuid.UUID
+    tenant: str
+    principal: str
+    project: str
+    session: str
+    episode_id: uuid.UUID
+    source_topic: str
+    source_partition: int
+    source_offset: int
+    message_ordinal: int
+    role: str
+    quote: str
+    span_start: int
+    span_end: int
+    extractor: str
+    run_id: uuid.UUID
+    occurred_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class RefusalRow:
+    refusal_id: uuid.UUID
+    run_id: uuid.UUID
+    tenant: str
+    principal: str
+    project: str
+    episode_id: uuid.UUID
+    message_ordinal: int
+    role: str
+    relation: str
+    statement: str
+    quote: str
+    reason: str
+    detail: str
+    extractor: str
+    policy_version: str
+    occurred_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class RunRow:
+    run_id: uuid.UUID
+    tenant: str
+    principal: str
+    project: str
+    session: str
+    episode_id: uuid.UUID
+    trigger: str
+    scope: str
+    policy_version: str
+    source_topic: str
+    source_partition: int
+    source_offset: int
+    occurred_at: datetime
+    proposed: int
+    admitted: int
+    committed: int
+    reinforced: int
+    superseded: int
+    conflicted: int
+    refused: int
+    overflow: int
+    retracted: int
+    refusal_reasons: str
+    """JSON object of refusal counts by reason, keys sorted."""
+
+
+@dataclass(frozen=True, slots=True)
+class EpisodeFormed:
+    """A backlog entry to mark formed: the episode's position in the episodic log."""
+
+    topic: str
+    partition: int
+    offset: int
+
+
+class BeliefState:
+    """The rows resolution may consult for one chunk, indexed the ways it looks them up.
+
+    Loaded by the store, then changed in place as a chunk is resolved, so a later batch of the
+    chunk sees what an earlier one decided. ``cited`` holds (belief, episode, message ordinal)
+    for the chunk's episodes only: all a same-source replay is compared against.
+    """
+
+    def __init__(
+        self,
+        beliefs: Iterable[BeliefRow] = (),
+        *,
+        entities: Iterable[EntityRow] = (),
+        cited: Iterable[tuple[uuid.UUID, uuid.UUID, int]] = (),
+        applied_runs: Iterable[uuid.UUID] = (),
+    ) -> None:
+        self.beliefs: dict[uuid.UUID, BeliefRow] = {}
+        self._by_key: dict[ConflictKey, list[BeliefRow]] = {}
+        for belief in sorted(beliefs, key=lambda b: (b.valid_from, b.belief_id)):
+            self.add(belief)
+        self.entities: dict[tuple[str, str, str], EntityRow] = {
+            (e.tenant, e.principal, e.normalized_name): e for e in entities
+        }
+        self.cited: set[tuple[uuid.UUID, uuid.UUID, int]] = set(cited)
+        self.applied_runs: set[uuid.UUID] = set(applied_runs)
+
+    def add(self, belief: BeliefRow) -> None:
+        self.beliefs[belief.belief_id] = belief
+        self._by_key.setdefault(belief.conflict_key, []).append(belief)
+
+    def with_key(self, key: ConflictKey) -> list[BeliefRow]:
+        """Beliefs of one conflict key, in (valid_from, id) order: current and past values."""
+        return self._by_key.get(key, [])
+
+
+@dataclass
+class Changes:
+    """Everything a chunk's resolution writes, per table, in the order the store applies it."""
+
+    runs: list[RunRow] = field(default_factory=list)
+    entities_new: dict[uuid.UUID, EntityRow] = field(default_factory=dict)
+    entities_changed: dict[uuid.UUID, EntityRow] = field(default_factory=dict)
+    beliefs_new: dict[uuid.UUID, BeliefRow] = field(default_factory=dict)
+    beliefs_changed: dict[uuid.UUID, BeliefRow] = field(default_factory=dict)
+    evidence: list[EvidenceRow] = field(default_factory=list)
+    refusals: list[RefusalRow] = field(default_factory=list)
+    memory_events: list[MemoryChanged] = field(default_factory=list)
+    formed: list[EpisodeFormed] = field(default_factory=list)
+
+    def belief_changed(self, belief: BeliefRow) -> None:
+        """Record that ``belief`` was changed; a belief new in this chunk is written once,
+        in its final state, with the inserts."""
+        if belief.belief_id not in self.beliefs_new:
+            self.beliefs_changed[belief.belief_id] = belief
+
+    def entity_changed(self, entity: EntityRow) -> None:
+        if entity.entity_id not in self.entities_new:
+            self.entities_changed[entity.entity_id] = entity

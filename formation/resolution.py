@@ -1,0 +1,388 @@
+"""Resolving a chunk of claims batches into row changes: the whole rule, decided in memory.
+
+For each batch, in log order: skip it if its run exists (a redelivered batch is a no-op), else
+decide each candidate (:func:`.resolve.resolve`) against the state the earlier candidates and
+batches left, and turn the decision into rows — a new belief with its entities and evidence, a
+reinforcement (corroboration, confidence, provisional → active, promotion to user scope), a
+supersession, a conflict link, a refusal. The store writes the result with one statement per
+table and decides nothing. Every value comes from the batches and the loaded rows (event time,
+never the clock), so a replay produces the same rows whatever the chunk boundaries.
+"""
+
+from __future__ import annotations
+
+import struct
+import uuid
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import orjson
+
+from formation.beliefs import (
+    BeliefRow,
+    BeliefState,
+    Changes,
+    EntityRow,
+    EpisodeFormed,
+    EvidenceRow,
+    RefusalRow,
+    RunRow,
+    end_key,
+)
+from formation.core import name_uuid
+from formation.proposals import normalise_term
+from formation.resolve import (
+    ConflictWithHistory,
+    Create,
+    Decision,
+    Reinforce,
+    Rejected,
+    Replayed,
+    resolve,
+)
+from schemas.claims import Candidate, ClaimEnd, ClaimsBatchFormed, EndKind
+from schemas.memory_events import MemoryChanged, MemoryEventType
+
+REINFORCE_STEP = 0.05
+MAX_CONFIDENCE_BY_REINFORCEMENT = 0.95
+MAX_ALIASES = 16
+
+
+@dataclass
+class BatchOutcome:
+    """What one batch did: its audit counts and the memory events published after commit."""
+
+    skipped: bool = False
+    created: list[uuid.UUID] = field(default_factory=list)
+    reinforced: list[uuid.UUID] = field(default_factory=list)
+    superseded: list[uuid.UUID] = field(default_factory=list)
+    conflicted: list[uuid.UUID] = field(default_factory=list)
+    promoted: list[uuid.UUID] = field(default_factory=list)
+
+
+def real(value: float) -> float:
+    """``value`` as PostgreSQL's ``real`` stores it, so a confidence computed in memory equals
+    one read back: the same replay gives the same digest whatever the chunk boundaries."""
+    rounded: float = struct.unpack("f", struct.pack("f", value))[0]
+    return rounded
+
+
+def resolve_chunk(
+    state: BeliefState, batches: Sequence[ClaimsBatchFormed]
+) -> tuple[Changes, list[BatchOutcome]]:
+    """The rows ``batches`` change, in log order, and what each batch did."""
+    changes = Changes()
+    outcomes = [_resolve_batch(state, batch, changes) for batch in batches]
+    return changes, outcomes
+
+
+def _resolve_batch(state: BeliefState, batch: ClaimsBatchFormed, changes: Changes) -> BatchOutcome:
+    source = batch.source
+    changes.formed.append(EpisodeFormed(source.topic, source.partition, source.offset))
+    if batch.batch_id in state.applied_runs:
+        return BatchOutcome(skipped=True)
+    state.applied_runs.add(batch.batch_id)
+    writer = _BatchWriter(state, batch, changes)
+    decisions = [writer.decide_and_apply(candidate) for candidate in batch.candidates]
+    changes.runs.append(_run_row(batch, decisions))
+    changes.refusals.extend(_refusal_rows(batch, decisions))
+    changes.memory_events.extend(memory_events(batch, writer.outcome))
+    return writer.outcome
+
+
+class _BatchWriter:
+    """Applies one batch's decisions to the state and records the rows they change."""
+
+    def __init__(self, state: BeliefState, batch: ClaimsBatchFormed, changes: Changes):
+        self._state = state
+        self._batch = batch
+        self._changes = changes
+        self.outcome = BatchOutcome()
+
+    def decide_and_apply(self, candidate: Candidate) -> Decision:
+        batch = self._batch
+        decision = resolve(
+            candidate,
+            tenant=batch.tenant,
+            principal=batch.principal,
+            episode_id=batch.episode_id,
+            occurred_at=batch.occurred_at,
+            belief_id=name_uuid("belief", batch.tenant, batch.principal, candidate.candidate_id),
+            state=self._state,
+        )
+        match decision:
+            case Create():
+                self._create(decision)
+            case Reinforce():
+                self._reinforce(decision)
+            case ConflictWithHistory():
+                self._conflict_with_history(decision)
+            case Replayed() | Rejected():
+                pass
+        return decision
+
+    def _belief(self, belief_id: uuid.UUID) -> BeliefRow:
+        return self._state.beliefs[belief_id]
+
+    def _create(self, decision: Create) -> None:
+        at, new_id = self._batch.occurred_at, decision.belief_id
+        for old_id in decision.supersedes:
+            old = self._belief(old_id)
+            old.status, old.valid_to, old.known_to, old.superseded_by = "superseded", at, at, new_id
+            self._changes.belief_changed(old)
+            self.outcome.superseded.append(old_id)
+        for other_id in decision.conflicts_with:
+            self._link_conflict(self._belief(other_id), new_id)
+            self.outcome.conflicted.append(other_id)
+        belief = self._new_belief(decision)
+        self._state.add(belief)
+        self._changes.beliefs_new[belief.belief_id] = belief
+        self._evidence(decision.candidate, belief.belief_id)
+        self.outcome.created.append(belief.belief_id)
+
+    def _new_belief(self, decision: Create) -> BeliefRow:
+        c, batch = decision.candidate, self._batch
+        return BeliefRow(
+            belief_id=decision.belief_id,
+            tenant=batch.tenant,
+            principal=batch.principal,
+            subject_kind=c.subject.kind.value,
+            subject_entity_id=self._entity(c.subject),
+            subject_key=end_key(c.subject),
+            relation=c.relation,
+            object_kind=c.object.kind.value,
+            object_entity_id=self._entity(c.object),
+            object_text=c.object.text,
+            object_key=end_key(c.object),
+            facet=c.facet or "",
+            statement=c.statement,
+            belief_type=c.belief_type,
+            polarity=c.polarity.value,
+            authority=c.authority.value,
+            portability=c.portability.value,
+            sensitivity=list(c.sensitivity),
+            is_single=c.cardinality == "single",
+            valid_from=batch.occurred_at,
+            known_from=batch.occurred_at,
+            supersedes=decision.supersedes[0] if decision.supersedes else None,
+            formation_run=batch.batch_id,
+            policy_version=batch.policy_version,
+            role=c.role.value,
+            scope=c.scope,
+            origin_scopes=[c.scope],
+            confidence=real(c.confidence),
+            status="provisional" if c.provisional else "active",
+            corroboration=1,
+            last_reinforced_at=batch.occurred_at,
+            conflicts_with=list(decision.conflicts_with),
+            flagged_for_review=c.flagged_for_review or bool(decision.conflicts_with),
+        )
+
+    def _reinforce(self, decision: Reinforce) -> None:
+        belief = self._belief(decision.belief_id)
+        belief.corroboration += 1
+        belief.confidence = real(
+            min(MAX_CONFIDENCE_BY_REINFORCEMENT, belief.confidence + REINFORCE_STEP)
+        )
+        belief.last_reinforced_at = max(belief.last_reinforced_at, self._batch.occurred_at)
+        belief.origin_scopes = list(decision.origin_scopes)
+        if decision.promote_to_user_scope:
+            belief.scope = "user"
+            self.outcome.promoted.append(belief.belief_id)
+        if belief.status == "provisional":
+            belief.status = "active"
+        self._changes.belief_changed(belief)
+        self._evidence(decision.candidate, belief.belief_id)
+        self.outcome.reinforced.append(belief.belief_id)
+
+    def _conflict_with_history(self, decision: ConflictWithHistory) -> None:
+        """Link the past value and the value that replaced it, both ways, and flag both; the
+        past value gains the new evidence but stays superseded (no reversion)."""
+        past, current = (
+            self._belief(decision.past_belief_id),
+            self._belief(decision.current_belief_id),
+        )
+        self._link_conflict(past, current.belief_id)
+        self._link_conflict(current, past.belief_id)
+        self._evidence(decision.candidate, past.belief_id)
+        self.outcome.conflicted.append(current.belief_id)
+
+    def _link_conflict(self, belief: BeliefRow, other: uuid.UUID) -> None:
+        if other not in belief.conflicts_with:
+            belief.conflicts_with = [*belief.conflicts_with, other]
+        belief.flagged_for_review = True
+        self._changes.belief_changed(belief)
+
+    def _entity(self, end: ClaimEnd) -> uuid.UUID | None:
+        """A named end resolves by normalised name within the principal; the first spelling
+        stays canonical and later ones become aliases (at most ``MAX_ALIASES``)."""
+        if end.kind is not EndKind.ENTITY:
+            return None
+        batch = self._batch
+        normalized = normalise_term(end.text)
+        key = (batch.tenant, batch.principal, normalized)
+        entity = self._state.entities.get(key)
+        if entity is None:
+            entity = EntityRow(
+                name_uuid("entity", batch.tenant, batch.principal, normalized),
+                batch.tenant,
+                batch.principal,
+                normalized,
+                end.text,
+            )
+            self._state.entities[key] = entity
+            self._changes.entities_new[entity.entity_id] = entity
+        elif (
+            end.text != entity.canonical_name
+            and end.text not in entity.aliases
+            and len(entity.aliases) < MAX_ALIASES
+        ):
+            entity.aliases = [*entity.aliases, end.text]
+            self._changes.entity_changed(entity)
+        return entity.entity_id
+
+    def _evidence(self, c: Candidate, belief_id: uuid.UUID) -> None:
+        batch = self._batch
+        cited = (belief_id, batch.episode_id, c.message_ordinal)
+        if cited in self._state.cited:
+            return
+        self._state.cited.add(cited)
+        self._changes.evidence.append(
+            EvidenceRow(
+                evidence_id=name_uuid("evidence", belief_id, batch.episode_id, c.message_ordinal),
+                belief_id=belief_id,
+                tenant=batch.tenant,
+                principal=batch.principal,
+                project=batch.project,
+                session=batch.session,
+                episode_id=batch.episode_id,
+                source_topic=batch.source.topic,
+                source_partition=batch.source.partition,
+                source_offset=batch.source.offset,
+                message_ordinal=c.message_ordinal,
+                role=c.role.value,
+                quote=c.quote,
+                span_start=c.span_start,
+                span_end=c.span_end,
+                extractor=c.extractor,
+                run_id=batch.batch_id,
+                occurred_at=batch.occurred_at,
+            )
+        )
+
+
+def _run_row(batch: ClaimsBatchFormed, decisions: Sequence[Decision]) -> RunRow:
+    reasons = Counter(r.reason.value for r in batch.refusals)
+    reasons.update(d.reason.value for d in decisions if isinstance(d, Rejected))
+    creates = [d for d in decisions if isinstance(d, Create)]
+    return RunRow(
+        run_id=batch.batch_id,
+        tenant=batch.tenant,
+        principal=batch.principal,
+        project=batch.project,
+        session=batch.session,
+        episode_id=batch.episode_id,
+        trigger=batch.trigger,
+        scope=f"project:{batch.project}",
+        policy_version=batch.policy_version,
+        source_topic=batch.source.topic,
+        source_partition=batch.source.partition,
+        source_offset=batch.source.offset,
+        occurred_at=batch.occurred_at,
+        proposed=batch.counts.proposed,
+        admitted=batch.counts.admitted,
+        committed=len(creates),
+        reinforced=sum(isinstance(d, Reinforce) for d in decisions),
+        superseded=sum(len(d.supersedes) for d in creates),
+        conflicted=sum(len(d.conflicts_with) for d in creates)
+        + sum(isinstance(d, ConflictWithHistory) for d in decisions),
+        refused=batch.counts.refused,
+        overflow=batch.counts.overflow,
+        retracted=batch.counts.retracted,
+        refusal_reasons=orjson.dumps(dict(sorted(reasons.items()))).decode(),
+    )
+
+
+def _refusal_rows(batch: ClaimsBatchFormed, decisions: Sequence[Decision]) -> list[RefusalRow]:
+    """The core's refusals and resolution's rejections, each id once (identical refusals of
+    one message share an identity and are one row)."""
+    found = [
+        (
+            r.refusal_id,
+            r.message_ordinal,
+            r.role.value,
+            r.relation,
+            r.statement,
+            r.quote,
+            r.reason.value,
+            r.detail,
+            r.extractor,
+        )
+        for r in batch.refusals
+    ]
+    found += [
+        (
+            name_uuid("refusal", d.candidate.candidate_id, d.reason),
+            d.candidate.message_ordinal,
+            d.candidate.role.value,
+            d.candidate.relation,
+            d.candidate.statement,
+            d.candidate.quote,
+            d.reason.value,
+            d.detail,
+            d.candidate.extractor,
+        )
+        for d in decisions
+        if isinstance(d, Rejected)
+    ]
+    rows: dict[uuid.UUID, RefusalRow] = {}
+    for refusal_id, ordinal, role, relation, statement, quote, reason, detail, extractor in found:
+        rows.setdefault(
+            refusal_id,
+            RefusalRow(
+                refusal_id=refusal_id,
+                run_id=batch.batch_id,
+                tenant=batch.tenant,
+                principal=batch.principal,
+                project=batch.project,
+                episode_id=batch.episode_id,
+                message_ordinal=ordinal,
+                role=role,
+                relation=relation,
+                statement=statement,
+                quote=quote,
+                reason=reason,
+                detail=detail,
+                extractor=extractor,
+                policy_version=batch.policy_version,
+                occurred_at=batch.occurred_at,
+            ),
+        )
+    return list(rows.values())
+
+
+def memory_events(batch: ClaimsBatchFormed, outcome: BatchOutcome) -> list[MemoryChanged]:
+    """The events one applied batch produced, in a stable order."""
+    kinds: list[tuple[MemoryEventType, list[uuid.UUID]]] = [
+        ("memory.formed", outcome.created),
+        ("memory.reinforced", outcome.reinforced),
+        ("memory.superseded", outcome.superseded),
+        ("memory.conflicted", outcome.conflicted),
+        ("memory.promoted", outcome.promoted),
+    ]
+    return [
+        MemoryChanged(
+            type=kind,
+            event_id=name_uuid("memory-event", batch.batch_id, kind, belief_id),
+            tenant=batch.tenant,
+            principal=batch.principal,
+            belief_id=belief_id,
+            run_id=batch.batch_id,
+            episode_id=batch.episode_id,
+            occurred_at=batch.occurred_at,
+            policy_version=batch.policy_version,
+        )
+        for kind, belief_ids in kinds
+        for belief_id in belief_ids
+    ]

@@ -1,0 +1,66 @@
+"""Writing rows of dataclasses with one statement per table, named by the dataclass's fields.
+
+``COPY`` moves a whole chunk's rows for a table in one round trip (about twice as fast as
+``executemany`` here), and naming columns from the dataclass means nobody counts dollar signs:
+a new column is a new field. Updates go through a temporary staging table, filled the same way,
+then one ``UPDATE … FROM``; the staging table lives for the session and empties at commit.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import fields
+from operator import attrgetter
+from typing import Any
+
+import asyncpg
+
+
+def columns_of(row_type: type[Any]) -> tuple[str, ...]:
+    return tuple(f.name for f in fields(row_type))
+
+
+def _records(rows: Sequence[Any], columns: Sequence[str]) -> list[tuple[Any, ...]]:
+    if len(columns) == 1:
+        get = attrgetter(columns[0])
+        return [(get(row),) for row in rows]
+    getter = attrgetter(*columns)
+    return [getter(row) for row in rows]
+
+
+async def copy_rows(
+    conn: asyncpg.Connection, table: str, rows: Sequence[Any], *, columns: Sequence[str]
+) -> None:
+    """Insert ``rows`` (dataclass instances) into ``table``, one column per named field."""
+    if rows:
+        await conn.copy_records_to_table(
+            table, records=_records(rows, columns), columns=list(columns)
+        )
+
+
+async def update_rows(
+    conn: asyncpg.Connection,
+    table: str,
+    rows: Sequence[Any],
+    *,
+    key: str,
+    columns: Sequence[str],
+) -> None:
+    """Set ``columns`` of the rows of ``table`` whose ``key`` matches, from ``rows``' fields.
+
+    The staging table copies the target's column types (``LIKE`` on a column list), so the
+    values are typed exactly as the target stores them.
+    """
+    if not rows:
+        return
+    stage = f"{table}_update_stage"
+    selected = ", ".join((key, *columns))
+    await conn.execute(
+        f"CREATE TEMP TABLE IF NOT EXISTS {stage} ON COMMIT DELETE ROWS AS "
+        f"SELECT {selected} FROM {table} WITH NO DATA"
+    )
+    await conn.copy_records_to_table(
+        stage, records=_records(rows, (key, *columns)), columns=[key, *columns]
+    )
+    assignments = ", ".join(f"{column} = s.{column}" for column in columns)
+    await conn.execute(f"UPDATE {table} t SET {assignments} FROM {stage} s WHERE t.{key} = s.{key}")

@@ -1,0 +1,261 @@
+"""Resolution decides every change in memory: each outcome, checked without a database.
+
+The integration tests (tests/integration/test_resolution.py) show the same rules hold once the
+store has written the rows to PostgreSQL.
+"""
+
+from __future__ import annotations
+
+import copy
+import uuid
+from datetime import timedelta
+
+from formation.beliefs import BeliefRow, BeliefState, Changes
+from formation.policy import FormationPolicy
+from formation.resolution import BatchOutcome, real, resolve_chunk
+from schemas.claims import ClaimsBatchFormed
+from schemas.common import Role, Trust
+from schemas.episodes import Message, TurnAppended
+from tests.support.episodes import turn
+from tests.support.projecting import batch_of, claim
+
+T = "t"
+
+
+def _lives(city: str, seq: int, *, session: str = "s1", project: str = "p") -> ClaimsBatchFormed:
+    text = f"I live in {city}."
+    episode = turn(T, "ana", project, text, seq=seq, session=session)
+    return batch_of(episode, claim("I", "lives_in", city, f"I live in {city}"), offset=seq)
+
+
+def _resolve(
+    *batches: ClaimsBatchFormed, state: BeliefState | None = None
+) -> tuple[BeliefState, Changes, list[BatchOutcome]]:
+    state = state if state is not None else BeliefState()
+    changes, outcomes = resolve_chunk(state, batches)
+    return state, changes, outcomes
+
+
+def _reloaded(state: BeliefState, changes: Changes) -> BeliefState:
+    """The state a later chunk would load: what the store wrote, read back."""
+    written = {**copy.deepcopy(changes.beliefs_new), **copy.deepcopy(changes.beliefs_changed)}
+    beliefs = {**copy.deepcopy(state.beliefs), **written}
+    return BeliefState(beliefs.values(), entities=copy.deepcopy(list(state.entities.values())))
+
+
+class TestANewClaimCreatesOneBeliefWithItsEvidence:
+    def test_the_belief_its_evidence_its_run_and_a_formed_event_are_written(self) -> None:
+        batch = _lives("Lisbon", 0)
+        _, changes, [outcome] = _resolve(batch)
+        [belief] = changes.beliefs_new.values()
+        assert (belief.relation, belief.object_text, belief.status) == (
+            "lives_in",
+            "Lisbon",
+            "active",
+        )
+        assert belief.valid_from == batch.occurred_at and belief.valid_to is None
+        assert [e.quote for e in changes.evidence] == ["I live in Lisbon"]
+        assert [r.committed for r in changes.runs] == [1]
+        assert [e.type for e in changes.memory_events] == ["memory.formed"]
+        assert outcome.created == [belief.belief_id]
+        assert [f.offset for f in changes.formed] == [0]
+
+    def test_a_named_end_becomes_one_entity_per_normalised_name(self) -> None:
+        _, changes, _ = _resolve(_lives("Lisbon", 0))
+        [entity] = changes.entities_new.values()
+        assert (entity.normalized_name, entity.canonical_name) == ("lisbon", "Lisbon")
+
+    def test_a_later_spelling_of_a_known_entity_is_an_alias_not_a_new_entity(self) -> None:
+        state, _, _ = _resolve(_lives("Lisbon", 0))
+        episode = turn(T, "ana", "p", "I use LISBON maps.", seq=1)
+        uses = batch_of(episode, claim("I", "uses", "LISBON", "I use LISBON"), offset=1)
+        _, changes, _ = _resolve(uses, state=state)
+        assert not changes.entities_new
+        [entity] = changes.entities_changed.values()
+        assert (entity.canonical_name, entity.aliases) == ("Lisbon", ["LISBON"])
+
+
+class TestADuplicateReinforcesInsteadOfAddingARow:
+    def test_corroboration_confidence_and_evidence_grow_on_the_same_belief(self) -> None:
+        state, first, _ = _resolve(_lives("Lisbon", 0))
+        [original] = first.beliefs_new.values()
+        before = original.confidence
+        again = _lives("Lisbon", 1, session="s2")
+        _, changes, [outcome] = _resolve(again, state=_reloaded(state, first))
+        assert not changes.beliefs_new
+        [belief] = changes.beliefs_changed.values()
+        assert belief.corroboration == 2
+        assert belief.confidence == real(before + 0.05)
+        assert belief.last_reinforced_at == again.occurred_at
+        assert outcome.reinforced == [belief.belief_id]
+        assert [r.reinforced for r in changes.runs] == [1]
+
+    def test_a_provisional_belief_becomes_active_when_corroborated(self) -> None:
+        policy = FormationPolicy(salience_threshold=0.6)
+        episode = turn(T, "ana", "p", "I live in Lisbon.", seq=0)
+        weak = batch_of(
+            episode, claim("I", "lives_in", "Lisbon", "I live in Lisbon"), policy=policy
+        )
+        state, first, _ = _resolve(weak)
+        assert [b.status for b in first.beliefs_new.values()] == ["provisional"]
+        _, changes, _ = _resolve(_lives("Lisbon", 1, session="s2"), state=_reloaded(state, first))
+        assert [b.status for b in changes.beliefs_changed.values()] == ["active"]
+
+    def test_confidence_stops_at_the_reinforcement_ceiling(self) -> None:
+        _, changes, _ = _resolve(*(_lives("Lisbon", seq, session=f"s{seq}") for seq in range(20)))
+        [belief] = changes.beliefs_new.values()
+        assert belief.corroboration == 20 and belief.confidence == real(0.95)
+
+    def test_corroboration_in_two_projects_promotes_to_user_scope(self) -> None:
+        _, changes, outcomes = _resolve(_lives("Lisbon", 0), _lives("Lisbon", 1, project="q"))
+        [belief] = changes.beliefs_new.values()
+        assert belief.scope == "user"
+        assert belief.origin_scopes == ["project:p", "project:q"]
+        assert outcomes[1].promoted == [belief.belief_id]
+        assert "memory.promoted" in [e.type for e in changes.memory_events]
+
+
+class TestASameSourceReplayChangesNothing:
+    def test_an_episode_formed_again_under_another_policy_is_a_replay(self) -> None:
+        state, first, _ = _resolve(_lives("Lisbon", 0))
+        episode = turn(T, "ana", "p", "I live in Lisbon.", seq=0)
+        other_policy = FormationPolicy(default_confidence=0.45)
+        again = batch_of(
+            episode, claim("I", "lives_in", "Lisbon", "I live in Lisbon"), policy=other_policy
+        )
+        reloaded = _reloaded(state, first)
+        reloaded.cited.update(
+            (e.belief_id, e.episode_id, e.message_ordinal) for e in first.evidence
+        )
+        _, changes, [outcome] = _resolve(again, state=reloaded)
+        assert not changes.beliefs_new and not changes.beliefs_changed and not changes.evidence
+        assert outcome.created == outcome.reinforced == []
+
+    def test_a_batch_whose_run_exists_is_skipped_but_its_episode_counts_as_formed(self) -> None:
+        batch = _lives("Lisbon", 0)
+        _, changes, [outcome] = _resolve(batch, state=BeliefState(applied_runs=[batch.batch_id]))
+        assert outcome.skipped and not changes.runs and not changes.beliefs_new
+        assert [f.offset for f in changes.formed] == [0]
+
+    def test_the_same_batch_twice_in_one_chunk_is_applied_once(self) -> None:
+        batch = _lives("Lisbon", 0)
+        _, changes, outcomes = _resolve(batch, batch)
+        assert [o.skipped for o in outcomes] == [False, True]
+        assert len(changes.runs) == 1 and len(changes.beliefs_new) == 1
+
+
+class TestANewerValueOfASingleValuedRelationSupersedes:
+    def test_the_old_value_ends_when_the_new_one_begins(self) -> None:
+        lisbon, porto = _lives("Lisbon", 0), _lives("Porto", 1)
+        _, changes, outcomes = _resolve(lisbon, porto)
+        old = next(b for b in changes.beliefs_new.values() if b.object_text == "Lisbon")
+        new = next(b for b in changes.beliefs_new.values() if b.object_text == "Porto")
+        assert old.status == "superseded" and old.superseded_by == new.belief_id
+        assert old.valid_to == old.known_to == porto.occurred_at
+        assert new.supersedes == old.belief_id and new.status == "active"
+        assert outcomes[1].superseded == [old.belief_id]
+
+    def test_an_existing_value_is_updated_not_inserted(self) -> None:
+        state, first, _ = _resolve(_lives("Lisbon", 0))
+        _, changes, _ = _resolve(_lives("Porto", 1), state=_reloaded(state, first))
+        [old] = changes.beliefs_changed.values()
+        assert old.object_text == "Lisbon" and old.status == "superseded"
+        assert [b.object_text for b in changes.beliefs_new.values()] == ["Porto"]
+
+    def test_a_retraction_supersedes_only_what_it_retracts(self) -> None:
+        uses = [
+            batch_of(
+                turn(T, "ana", "p", f"I use {tool}.", seq=i),
+                claim("I", "uses", tool, f"I use {tool}"),
+                offset=i,
+            )
+            for i, tool in enumerate(["Vim", "Git"])
+        ]
+        retract = batch_of(
+            turn(T, "ana", "p", "I no longer use Vim.", seq=5),
+            claim("I", "uses", "Vim", "I no longer use Vim", polarity="retract"),
+            offset=5,
+        )
+        _, changes, _ = _resolve(*uses, retract)
+        status = {(b.object_text, b.polarity): b.status for b in changes.beliefs_new.values()}
+        assert status == {
+            ("Vim", "assert"): "superseded",
+            ("Git", "assert"): "active",
+            ("Vim", "retract"): "active",
+        }
+
+
+def _affirmed(seq: int, city: str) -> ClaimsBatchFormed:
+    content = f"You live in {city}."
+    shape = turn(T, "ana", "p", content, seq=seq)
+    message = Message(ordinal=0, role=Role.ASSISTANT, trust=Trust.AFFIRMED, content=content)
+    episode: TurnAppended = shape.model_copy(update={"messages": [message]})
+    return batch_of(episode, claim("Ana", "lives_in", city, f"live in {city}"), offset=seq)
+
+
+class TestWhatNeitherAuthorityNorTimeOrdersIsAConflict:
+    def test_a_newer_lower_authority_value_leaves_both_live_linked_and_flagged(self) -> None:
+        user = batch_of(
+            turn(T, "ana", "p", "Ana lives in Lisbon.", seq=0),
+            claim("Ana", "lives_in", "Lisbon", "Ana lives in Lisbon"),
+        )
+        _, changes, outcomes = _resolve(user, _affirmed(1, "Porto"))
+        lisbon = next(b for b in changes.beliefs_new.values() if b.object_text == "Lisbon")
+        porto = next(b for b in changes.beliefs_new.values() if b.object_text == "Porto")
+        assert lisbon.status == porto.status == "active"
+        assert lisbon.conflicts_with == [porto.belief_id] and porto.conflicts_with == [
+            lisbon.belief_id
+        ]
+        assert lisbon.flagged_for_review and porto.flagged_for_review
+        assert outcomes[1].conflicted == [lisbon.belief_id]
+
+    def test_a_value_starting_at_the_same_instant_is_refused_as_conflicting(self) -> None:
+        lisbon = _lives("Lisbon", 0)
+        porto_same_time = batch_of(
+            turn(T, "ana", "p", "I live in Porto.", seq=0, session="s2"),
+            claim("I", "lives_in", "Porto", "I live in Porto"),
+            offset=1,
+        )
+        _, changes, _ = _resolve(lisbon, porto_same_time)
+        assert [r.reason for r in changes.refusals] == ["conflicting_value"]
+        assert [b.object_text for b in changes.beliefs_new.values()] == ["Lisbon"]
+
+    def test_an_older_dated_new_value_is_refused_as_out_of_order(self) -> None:
+        _, changes, _ = _resolve(_lives("Porto", 5), _lives("Lisbon", 1))
+        assert [r.reason for r in changes.refusals] == ["out_of_order"]
+
+    def test_an_older_dated_repeat_of_a_past_value_is_linked_not_reverted(self) -> None:
+        lisbon, porto = _lives("Lisbon", 0), _lives("Porto", 5)
+        late_lisbon = _lives("Lisbon", 2, session="s9")
+        _, changes, outcomes = _resolve(lisbon, porto, late_lisbon)
+        old = next(b for b in changes.beliefs_new.values() if b.object_text == "Lisbon")
+        new = next(b for b in changes.beliefs_new.values() if b.object_text == "Porto")
+        assert old.status == "superseded" and new.status == "active"
+        assert old.conflicts_with == [new.belief_id] and new.conflicts_with == [old.belief_id]
+        assert outcomes[2].conflicted == [new.belief_id]
+        assert len([e for e in changes.evidence if e.belief_id == old.belief_id]) == 2
+
+
+class TestChunkBoundariesDoNotChangeTheResult:
+    def test_one_chunk_and_one_chunk_per_batch_write_the_same_final_rows(self) -> None:
+        batches = [
+            _lives(city, seq, session=f"s{seq}")
+            for seq, city in enumerate(
+                ["Lisbon", "Lisbon", "Porto", "Lisbon", "Lisbon", "Porto", "Porto"]
+            )
+        ]
+        _, whole, _ = _resolve(*batches)
+        state = BeliefState()
+        final: dict[uuid.UUID, BeliefRow] = {}
+        for batch in batches:
+            _, changes, _ = _resolve(batch, state=state)
+            final.update(copy.deepcopy(changes.beliefs_new))
+            final.update(copy.deepcopy(changes.beliefs_changed))
+            state = _reloaded(state, changes)
+        assert whole.beliefs_new == final
+
+    def test_confidence_is_kept_as_postgresql_real_stores_it(self) -> None:
+        _, changes, _ = _resolve(_lives("Lisbon", 0), _lives("Lisbon", 1, session="s2"))
+        [belief] = changes.beliefs_new.values()
+        assert belief.confidence == real(belief.confidence)
+        assert belief.last_reinforced_at - belief.valid_from == timedelta(minutes=1)

@@ -1,0 +1,61 @@
+"""The layers are enforced, not hoped for: an upward import fails `lint-imports` (and so CI)."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+PACKAGES = ("engram", "schemas", "ingest", "streams", "projections", "formation")
+LINT_IMPORTS = Path(sys.executable).parent / "lint-imports"
+
+
+def _tree_with(tmp_path: Path, module: str, line: str) -> Path:
+    """A copy of the source packages and the import contracts, with ``line`` appended to
+    ``module``."""
+    for package in PACKAGES:
+        shutil.copytree(
+            REPO / package, tmp_path / package, ignore=shutil.ignore_patterns("__pycache__")
+        )
+    shutil.copy(REPO / "pyproject.toml", tmp_path / "pyproject.toml")
+    path = tmp_path / module
+    path.write_text(path.read_text(encoding="utf-8") + f"\n{line}\n", encoding="utf-8")
+    return tmp_path
+
+
+def _lint(tree: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [str(LINT_IMPORTS), "--no-cache"],
+        cwd=tree,
+        env={"PYTHONPATH": str(tree), "PATH": "/usr/bin:/bin"},
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+def test_the_contract_importing_a_stage_breaks_the_layers(tmp_path: Path) -> None:
+    tree = _tree_with(tmp_path, "schemas/common.py", "import projections.queries  # noqa")
+    linted = _lint(tree)
+    assert linted.returncode != 0
+    assert "schemas" in linted.stdout and "BROKEN" in linted.stdout
+
+
+def test_the_formation_core_reaching_for_the_database_breaks_its_contract(tmp_path: Path) -> None:
+    tree = _tree_with(tmp_path, "formation/resolve.py", "import asyncpg  # noqa")
+    linted = _lint(tree)
+    assert linted.returncode != 0 and "formation" in linted.stdout
+
+
+def test_the_stages_do_not_import_each_other(tmp_path: Path) -> None:
+    tree = _tree_with(tmp_path, "streams/pipeline.py", "import projections.queries  # noqa")
+    assert _lint(tree).returncode != 0
+
+
+def test_the_tree_as_committed_keeps_every_contract(tmp_path: Path) -> None:
+    tree = _tree_with(tmp_path, "schemas/common.py", "")
+    linted = _lint(tree)
+    assert linted.returncode == 0, linted.stdout
