@@ -8,6 +8,7 @@ with one set-based statement per table, and a test can check a decision without 
 
 from __future__ import annotations
 
+import hashlib
 import uuid
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -48,11 +49,11 @@ class BeliefRow:
     object_text: str
     object_key: str
     facet: str
+    content_hash: str
     statement: str
     belief_type: str
     polarity: str
     authority: str
-    portability: str
     sensitivity: list[str]
     is_single: bool
     valid_from: datetime
@@ -62,6 +63,7 @@ class BeliefRow:
     policy_version: str
     role: str
     # changed by resolution
+    portability: str
     scope: str
     origin_scopes: list[str]
     confidence: float
@@ -73,6 +75,8 @@ class BeliefRow:
     superseded_by: uuid.UUID | None = None
     conflicts_with: list[uuid.UUID] = field(default_factory=list)
     flagged_for_review: bool = False
+    excluded_scopes: list[str] = field(default_factory=list)
+    """Projects where the principal said it does not apply (``not_here``)."""
 
     @property
     def conflict_key(self) -> ConflictKey:
@@ -88,6 +92,7 @@ class BeliefRow:
 
 
 MUTABLE_BELIEF_COLUMNS: tuple[str, ...] = (
+    "portability",
     "scope",
     "origin_scopes",
     "confidence",
@@ -99,6 +104,7 @@ MUTABLE_BELIEF_COLUMNS: tuple[str, ...] = (
     "superseded_by",
     "conflicts_with",
     "flagged_for_review",
+    "excluded_scopes",
 )
 """The columns an update of an existing belief writes; everything else is fixed at insert."""
 
@@ -184,6 +190,54 @@ class RunRow:
 
 
 @dataclass(frozen=True, slots=True)
+class RejectionRow:
+    """A correction, kept by content: ``belief_rejection``. Its words go when the content is
+    deleted; the hash and the kind stay."""
+
+    rejection_id: uuid.UUID
+    tenant: str
+    principal: str
+    content_hash: str
+    kind: str
+    subject_key: str | None
+    relation: str
+    object_key: str | None
+    facet: str | None
+    polarity: str
+    statement: str | None
+    replacement: str | None
+    scope: str
+    belief_id: uuid.UUID
+    correcting_event: uuid.UUID
+    run_id: uuid.UUID
+    occurred_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class TombstoneRow:
+    """A deleted belief: ``belief_tombstone``, its hash and ids, never its words."""
+
+    tenant: str
+    principal: str
+    content_hash: str
+    belief_id: uuid.UUID
+    event_id: uuid.UUID
+    deleted_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class PrincipalTombstoneRow:
+    principal_hash: str
+    event_id: uuid.UUID
+    forgotten_at: datetime
+
+
+def principal_hash(tenant: str, principal: str) -> str:
+    """How a forgotten principal is remembered: a hash, so the tombstone does not name them."""
+    return hashlib.sha256(f"{tenant}/{principal}".encode()).hexdigest()
+
+
+@dataclass(frozen=True, slots=True)
 class EpisodeFormed:
     """A backlog entry to mark formed: the episode's position in the episodic log."""
 
@@ -207,6 +261,9 @@ class BeliefState:
         entities: Iterable[EntityRow] = (),
         cited: Iterable[tuple[uuid.UUID, uuid.UUID, int]] = (),
         applied_runs: Iterable[uuid.UUID] = (),
+        rejections: Iterable[RejectionRow] = (),
+        tombstones: Iterable[tuple[str, str, str]] = (),
+        forgotten: Iterable[str] = (),
     ) -> None:
         self.beliefs: dict[uuid.UUID, BeliefRow] = {}
         self._by_key: dict[ConflictKey, list[BeliefRow]] = {}
@@ -217,10 +274,37 @@ class BeliefState:
         }
         self.cited: set[tuple[uuid.UUID, uuid.UUID, int]] = set(cited)
         self.applied_runs: set[uuid.UUID] = set(applied_runs)
+        self.rejections: dict[tuple[str, str, str], list[RejectionRow]] = {}
+        for rejection in sorted(rejections, key=lambda r: (r.occurred_at, r.rejection_id)):
+            self.reject(rejection)
+        self.tombstones: set[tuple[str, str, str]] = set(tombstones)
+        """(tenant, principal, content hash) of deleted content."""
+        self.forgotten: set[str] = set(forgotten)
+        """Principal hashes of forgotten principals."""
 
     def add(self, belief: BeliefRow) -> None:
         self.beliefs[belief.belief_id] = belief
         self._by_key.setdefault(belief.conflict_key, []).append(belief)
+
+    def remove(self, belief: BeliefRow) -> None:
+        self.beliefs.pop(belief.belief_id, None)
+        same_key = self._by_key.get(belief.conflict_key, [])
+        if belief in same_key:
+            same_key.remove(belief)
+
+    def with_content(self, tenant: str, principal: str, content_hash: str) -> list[BeliefRow]:
+        return [
+            b
+            for b in self.beliefs.values()
+            if (b.tenant, b.principal, b.content_hash) == (tenant, principal, content_hash)
+        ]
+
+    def reject(self, rejection: RejectionRow) -> None:
+        key = (rejection.tenant, rejection.principal, rejection.content_hash)
+        self.rejections.setdefault(key, []).append(rejection)
+
+    def rejections_of(self, tenant: str, principal: str, content_hash: str) -> list[RejectionRow]:
+        return self.rejections.get((tenant, principal, content_hash), [])
 
     def with_key(self, key: ConflictKey) -> list[BeliefRow]:
         """Beliefs of one conflict key, in (valid_from, id) order: current and past values."""
@@ -240,6 +324,11 @@ class Changes:
     refusals: list[RefusalRow] = field(default_factory=list)
     memory_events: list[MemoryChanged] = field(default_factory=list)
     formed: list[EpisodeFormed] = field(default_factory=list)
+    rejections: list[RejectionRow] = field(default_factory=list)
+    tombstones: list[TombstoneRow] = field(default_factory=list)
+    principal_tombstones: list[PrincipalTombstoneRow] = field(default_factory=list)
+    forgotten: list[tuple[str, str]] = field(default_factory=list)
+    """(tenant, principal) whose every projected row goes, after this chunk's other writes."""
 
     def belief_changed(self, belief: BeliefRow) -> None:
         """Record that ``belief`` was changed; a belief new in this chunk is written once,

@@ -26,11 +26,16 @@ from formation.beliefs import (
     EntityRow,
     EpisodeFormed,
     EvidenceRow,
+    PrincipalTombstoneRow,
     RefusalRow,
+    RejectionRow,
     RunRow,
+    TombstoneRow,
     end_key,
+    principal_hash,
 )
 from formation.core import name_uuid
+from formation.corrections import candidate_content, content_hash
 from formation.proposals import normalise_term
 from formation.resolve import (
     ConflictWithHistory,
@@ -41,12 +46,22 @@ from formation.resolve import (
     Replayed,
     resolve,
 )
-from schemas.claims import Candidate, ClaimEnd, ClaimsBatchFormed, EndKind
+from schemas.claims import Candidate, ClaimEnd, ClaimsBatchFormed, EndKind, RefusalReason
+from schemas.corrections import (
+    BeliefCorrected,
+    BeliefDeleted,
+    CorrectionKind,
+    PrincipalForgotten,
+)
 from schemas.memory_events import MemoryChanged, MemoryEventType
 
 REINFORCE_STEP = 0.05
 MAX_CONFIDENCE_BY_REINFORCEMENT = 0.95
 MAX_ALIASES = 16
+UNSPECIFIED_WEIGHT = 0.5
+"""An ``unspecified`` correction multiplies confidence by this: down-weighted, never retired."""
+_LOWER_PORTABILITY = {"portable": "contextual", "contextual": "local", "local": "local"}
+_BLOCKING = frozenset({CorrectionKind.UNTRUE.value, CorrectionKind.CHANGED.value})
 
 
 @dataclass
@@ -59,6 +74,8 @@ class BatchOutcome:
     superseded: list[uuid.UUID] = field(default_factory=list)
     conflicted: list[uuid.UUID] = field(default_factory=list)
     promoted: list[uuid.UUID] = field(default_factory=list)
+    corrected: list[uuid.UUID] = field(default_factory=list)
+    deleted: list[uuid.UUID] = field(default_factory=list)
 
 
 def real(value: float) -> float:
@@ -80,11 +97,23 @@ def resolve_chunk(
 def _resolve_batch(state: BeliefState, batch: ClaimsBatchFormed, changes: Changes) -> BatchOutcome:
     source = batch.source
     changes.formed.append(EpisodeFormed(source.topic, source.partition, source.offset))
+    if principal_hash(batch.tenant, batch.principal) in state.forgotten:
+        return BatchOutcome(skipped=True)  # a forgotten principal forms nothing, stores nothing
     if batch.batch_id in state.applied_runs:
         return BatchOutcome(skipped=True)
     state.applied_runs.add(batch.batch_id)
     writer = _BatchWriter(state, batch, changes)
-    decisions = [writer.decide_and_apply(candidate) for candidate in batch.candidates]
+    match batch.correction:
+        case PrincipalForgotten():
+            writer.forget()
+            return writer.outcome
+        case BeliefDeleted():
+            writer.delete(batch.correction)
+            decisions: list[Decision] = []
+        case BeliefCorrected():
+            decisions = writer.correct(batch.correction)
+        case None:
+            decisions = [writer.decide_and_apply(candidate) for candidate in batch.candidates]
     changes.runs.append(_run_row(batch, decisions))
     changes.refusals.extend(_refusal_rows(batch, decisions))
     changes.memory_events.extend(memory_events(batch, writer.outcome))
@@ -102,6 +131,9 @@ class _BatchWriter:
 
     def decide_and_apply(self, candidate: Candidate) -> Decision:
         batch = self._batch
+        blocked = self._blocked(candidate)
+        if blocked is not None:
+            return blocked
         decision = resolve(
             candidate,
             tenant=batch.tenant,
@@ -122,6 +154,119 @@ class _BatchWriter:
                 pass
         return decision
 
+    def _blocked(self, candidate: Candidate) -> Rejected | None:
+        """Deleted content never forms again; content the principal rejected (untrue, changed)
+        forms again only from a statement dated after the rejection — a late-arriving or
+        replayed statement from before it never undoes it."""
+        batch = self._batch
+        digest = content_hash(candidate_content(candidate))
+        if (batch.tenant, batch.principal, digest) in self._state.tombstones:
+            return Rejected(candidate, RefusalReason.TOMBSTONED, "the principal deleted this")
+        for rejection in self._state.rejections_of(batch.tenant, batch.principal, digest):
+            if rejection.kind in _BLOCKING and rejection.occurred_at >= batch.occurred_at:
+                detail = f"the principal said this is {rejection.kind} ({rejection.occurred_at:%Y-%m-%d})"
+                return Rejected(candidate, RefusalReason.REJECTED_BY_USER, detail)
+        return None
+
+    def correct(self, event: BeliefCorrected) -> list[Decision]:
+        """Record the rejection by content, apply it to the current beliefs with that content,
+        and for ``changed`` resolve the replacement like any statement of the principal."""
+        batch = self._batch
+        rejection = RejectionRow(
+            rejection_id=name_uuid("rejection", event.event_id),
+            tenant=batch.tenant,
+            principal=batch.principal,
+            content_hash=event.content_hash,
+            kind=event.kind.value,
+            subject_key=event.content.subject_key,
+            relation=event.content.relation,
+            object_key=event.content.object_key,
+            facet=event.content.facet,
+            polarity=event.content.polarity,
+            statement=event.statement,
+            replacement=event.replacement,
+            scope=f"project:{event.project}",
+            belief_id=event.belief_id,
+            correcting_event=event.event_id,
+            run_id=batch.batch_id,
+            occurred_at=event.occurred_at,
+        )
+        self._state.reject(rejection)
+        self._changes.rejections.append(rejection)
+        targets = [
+            b
+            for b in self._state.with_content(batch.tenant, batch.principal, event.content_hash)
+            if b.current
+        ]
+        for belief in targets:
+            self._apply_rejection(belief, rejection)
+            self.outcome.corrected.append(belief.belief_id)
+        decisions = [self.decide_and_apply(candidate) for candidate in batch.candidates]
+        if event.kind is CorrectionKind.CHANGED:
+            self._link_replacement(targets, decisions)
+        return decisions
+
+    def _apply_rejection(self, belief: BeliefRow, rejection: RejectionRow) -> None:
+        at = max(rejection.occurred_at, belief.valid_from)
+        match CorrectionKind(rejection.kind):
+            case CorrectionKind.UNTRUE:
+                belief.status, belief.valid_to, belief.known_to = "retracted", at, at
+            case CorrectionKind.CHANGED:
+                # Ended now; ``_link_replacement`` names what replaced it.
+                belief.status, belief.valid_to, belief.known_to = "superseded", at, at
+            case CorrectionKind.NOT_HERE:
+                if rejection.scope not in belief.excluded_scopes:
+                    belief.excluded_scopes = [*belief.excluded_scopes, rejection.scope]
+                belief.portability = _LOWER_PORTABILITY[belief.portability]
+            case CorrectionKind.UNSPECIFIED:
+                belief.flagged_for_review = True
+                belief.confidence = real(belief.confidence * UNSPECIFIED_WEIGHT)
+        self._changes.belief_changed(belief)
+
+    def _link_replacement(self, targets: list[BeliefRow], decisions: list[Decision]) -> None:
+        replaced_by = next(
+            (d.belief_id for d in decisions if isinstance(d, Create | Reinforce)), None
+        )
+        for old in targets:
+            if replaced_by is None:
+                old.status = "retracted"  # the replacement was refused: the old value still ended
+            else:
+                old.superseded_by = replaced_by
+        created = self._state.beliefs.get(replaced_by) if replaced_by else None
+        if created is not None and targets and created.belief_id in self._changes.beliefs_new:
+            created.supersedes = targets[0].belief_id
+
+    def delete(self, event: BeliefDeleted) -> None:
+        """Tombstone the content; the store removes its words from every projection."""
+        batch = self._batch
+        for belief in self._state.with_content(batch.tenant, batch.principal, event.content_hash):
+            self._state.remove(belief)
+            self._changes.beliefs_new.pop(belief.belief_id, None)
+            self._changes.beliefs_changed.pop(belief.belief_id, None)
+            self.outcome.deleted.append(belief.belief_id)
+        self._state.tombstones.add((batch.tenant, batch.principal, event.content_hash))
+        self._changes.tombstones.append(
+            TombstoneRow(
+                batch.tenant,
+                batch.principal,
+                event.content_hash,
+                event.belief_id,
+                event.event_id,
+                event.occurred_at,
+            )
+        )
+
+    def forget(self) -> None:
+        """Every row of the principal goes (the store deletes them after this chunk's writes);
+        only the hash of who they were stays."""
+        batch = self._batch
+        digest = principal_hash(batch.tenant, batch.principal)
+        self._state.forgotten.add(digest)
+        self._changes.forgotten.append((batch.tenant, batch.principal))
+        self._changes.principal_tombstones.append(
+            PrincipalTombstoneRow(digest, batch.episode_id, batch.occurred_at)
+        )
+
     def _belief(self, belief_id: uuid.UUID) -> BeliefRow:
         return self._state.beliefs[belief_id]
 
@@ -136,6 +281,13 @@ class _BatchWriter:
             self._link_conflict(self._belief(other_id), new_id)
             self.outcome.conflicted.append(other_id)
         belief = self._new_belief(decision)
+        for rejection in self._state.rejections_of(
+            belief.tenant, belief.principal, belief.content_hash
+        ):
+            # A correction replayed ahead of the statement it corrects (another project's
+            # partition) still applies to it.
+            if rejection.kind not in _BLOCKING and rejection.occurred_at >= belief.valid_from:
+                self._apply_rejection(belief, rejection)
         self._state.add(belief)
         self._changes.beliefs_new[belief.belief_id] = belief
         self._evidence(decision.candidate, belief.belief_id)
@@ -156,6 +308,7 @@ class _BatchWriter:
             object_text=c.object.text,
             object_key=end_key(c.object),
             facet=c.facet or "",
+            content_hash=content_hash(candidate_content(c)),
             statement=c.statement,
             belief_type=c.belief_type,
             polarity=c.polarity.value,
@@ -327,8 +480,7 @@ def _refusal_rows(batch: ClaimsBatchFormed, decisions: Sequence[Decision]) -> li
             d.candidate.message_ordinal,
             d.candidate.role.value,
             d.candidate.relation,
-            d.candidate.statement,
-            d.candidate.quote,
+            *_words(d),
             d.reason.value,
             d.detail,
             d.candidate.extractor,
@@ -362,6 +514,13 @@ def _refusal_rows(batch: ClaimsBatchFormed, decisions: Sequence[Decision]) -> li
     return list(rows.values())
 
 
+def _words(rejected: Rejected) -> tuple[str, str]:
+    """A refusal keeps its words, except of content the principal deleted: none of those."""
+    if rejected.reason is RefusalReason.TOMBSTONED:
+        return "", ""
+    return rejected.candidate.statement, rejected.candidate.quote
+
+
 def memory_events(batch: ClaimsBatchFormed, outcome: BatchOutcome) -> list[MemoryChanged]:
     """The events one applied batch produced, in a stable order."""
     kinds: list[tuple[MemoryEventType, list[uuid.UUID]]] = [
@@ -370,6 +529,8 @@ def memory_events(batch: ClaimsBatchFormed, outcome: BatchOutcome) -> list[Memor
         ("memory.superseded", outcome.superseded),
         ("memory.conflicted", outcome.conflicted),
         ("memory.promoted", outcome.promoted),
+        ("memory.corrected", outcome.corrected),
+        ("memory.deleted", outcome.deleted),
     ]
     return [
         MemoryChanged(

@@ -21,19 +21,20 @@ from engram.shared.backlog import mark_formed
 from formation.beliefs import (
     MUTABLE_BELIEF_COLUMNS,
     BeliefRow,
-    BeliefState,
     Changes,
     EntityRow,
     EvidenceRow,
+    PrincipalTombstoneRow,
     RefusalRow,
+    RejectionRow,
     RunRow,
-    end_key,
+    TombstoneRow,
 )
-from formation.proposals import normalise_term
 from formation.resolution import BatchOutcome, resolve_chunk
-from formation.resolve import conflict_key
+from projections.belief_state import load_state
+from projections.forgetting import delete_content, forget_principal
 from projections.rows import columns_of, copy_rows, update_rows
-from schemas.claims import ClaimEnd, ClaimsBatchFormed, EndKind
+from schemas.claims import ClaimsBatchFormed
 
 PROJECTOR = "beliefs"
 
@@ -95,124 +96,22 @@ async def stored_offsets(pool: asyncpg.Pool, topic: str) -> dict[int, int]:
     return {row["partition"]: row["next_offset"] for row in rows}
 
 
-async def load_state(conn: asyncpg.Connection, batches: Sequence[ClaimsBatchFormed]) -> BeliefState:
-    """Every row resolving ``batches`` can consult: the runs already applied, the current
-    beliefs of the conflict keys they name and the past values of the same claims, which of
-    those the chunk's episodes already cite, and the entities they name."""
-    applied = await conn.fetch(
-        "SELECT run_id FROM consolidation_run WHERE run_id = ANY($1::uuid[])",
-        [b.batch_id for b in batches],
-    )
-    applied_runs = {row["run_id"] for row in applied}
-    todo = [b for b in batches if b.batch_id not in applied_runs]
-    beliefs = await _load_beliefs(conn, todo)
-    cited = await conn.fetch(
-        "SELECT belief_id, episode_id, message_ordinal FROM evidence "
-        "WHERE episode_id = ANY($1::uuid[]) AND belief_id = ANY($2::uuid[])",
-        sorted({b.episode_id for b in todo}),
-        [b.belief_id for b in beliefs],
-    )
-    return BeliefState(
-        beliefs,
-        entities=await _load_entities(conn, todo),
-        cited=[(r["belief_id"], r["episode_id"], r["message_ordinal"]) for r in cited],
-        applied_runs=applied_runs,
-    )
-
-
-async def _load_beliefs(
-    conn: asyncpg.Connection, batches: Sequence[ClaimsBatchFormed]
-) -> list[BeliefRow]:
-    keys = sorted(
-        {(b.tenant, b.principal, *conflict_key(c)) for b in batches for c in b.candidates}
-    )
-    if not keys:
-        return []
-    objects = sorted({end_key(c.object) for b in batches for c in b.candidates})
-    tenants, principals, subjects, relations, facets = (list(c) for c in zip(*keys, strict=True))
-    rows = await conn.fetch(
-        """
-        SELECT b.* FROM belief b
-        JOIN unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[])
-          AS k(tenant, principal, subject_key, relation, facet)
-          ON (b.tenant, b.principal, b.subject_key, b.relation, b.facet)
-           = (k.tenant, k.principal, k.subject_key, k.relation, k.facet)
-        WHERE b.status IN ('active', 'provisional')
-           OR (b.status = 'superseded' AND (b.object_key IS NULL OR b.object_key = ANY($6)))
-        """,
-        tenants,
-        principals,
-        subjects,
-        relations,
-        facets,
-        objects,
-    )
-    # Only past values of the objects a chunk names are read: resolution meets no others, and
-    # a key's history grows with every change of value.
-    return [_belief(row) for row in rows]
-
-
-def _belief(row: asyncpg.Record) -> BeliefRow:
-    values = {name: row[name] for name in _BELIEF_COLUMNS}
-    values["object_key"] = row["object_key"] or end_key(
-        ClaimEnd(kind=EndKind(row["object_kind"]), text=row["object_text"])
-    )
-    values["sensitivity"] = list(row["sensitivity"])
-    values["origin_scopes"] = list(row["origin_scopes"])
-    values["conflicts_with"] = list(row["conflicts_with"])
-    return BeliefRow(**values)
-
-
-async def _load_entities(
-    conn: asyncpg.Connection, batches: Sequence[ClaimsBatchFormed]
-) -> list[EntityRow]:
-    names = sorted(
-        {
-            (b.tenant, b.principal, normalise_term(end.text))
-            for b in batches
-            for c in b.candidates
-            for end in (c.subject, c.object)
-            if end.kind is EndKind.ENTITY
-        }
-    )
-    if not names:
-        return []
-    tenants, principals, normalized = (list(c) for c in zip(*names, strict=True))
-    rows = await conn.fetch(
-        """
-        SELECT e.* FROM entity e
-        JOIN unnest($1::text[], $2::text[], $3::text[]) AS k(tenant, principal, normalized_name)
-          USING (tenant, principal, normalized_name)
-        """,
-        tenants,
-        principals,
-        normalized,
-    )
-    return [
-        EntityRow(
-            r["entity_id"],
-            r["tenant"],
-            r["principal"],
-            r["normalized_name"],
-            r["canonical_name"],
-            list(r["aliases"]),
-        )
-        for r in rows
-    ]
-
-
 _BELIEF_COLUMNS = columns_of(BeliefRow)
 _ENTITY_COLUMNS = columns_of(EntityRow)
 _RUN_COLUMNS = columns_of(RunRow)
 _EVIDENCE_COLUMNS = columns_of(EvidenceRow)
 _REFUSAL_COLUMNS = columns_of(RefusalRow)
+_REJECTION_COLUMNS = columns_of(RejectionRow)
+_TOMBSTONE_COLUMNS = columns_of(TombstoneRow)
+_PRINCIPAL_TOMBSTONE_COLUMNS = columns_of(PrincipalTombstoneRow)
 
 
 async def write_changes(conn: asyncpg.Connection, changes: Changes) -> None:
     """Write what resolution decided, one statement per table, in dependency order: runs and
     entities before the beliefs that reference them; updates to existing beliefs (which only
     ever end a value or link a conflict) before the inserts that replace them, so the
-    one-current-value constraint holds at every statement."""
+    one-current-value constraint holds at every statement. Deletions and forgetting go last,
+    so they also remove what this chunk wrote."""
     await copy_rows(conn, "consolidation_run", changes.runs, columns=_RUN_COLUMNS)
     await copy_rows(conn, "entity", list(changes.entities_new.values()), columns=_ENTITY_COLUMNS)
     await update_rows(
@@ -232,8 +131,20 @@ async def write_changes(conn: asyncpg.Connection, changes: Changes) -> None:
     await copy_rows(conn, "belief", list(changes.beliefs_new.values()), columns=_BELIEF_COLUMNS)
     await copy_rows(conn, "evidence", changes.evidence, columns=_EVIDENCE_COLUMNS)
     await copy_rows(conn, "refusal", changes.refusals, columns=_REFUSAL_COLUMNS)
+    await copy_rows(conn, "belief_rejection", changes.rejections, columns=_REJECTION_COLUMNS)
     await _record_in_outbox(conn, changes)
     await mark_formed(conn, [(f.topic, f.partition, f.offset) for f in changes.formed])
+    for tombstone in changes.tombstones:
+        await delete_content(conn, tombstone)
+    await copy_rows(conn, "belief_tombstone", changes.tombstones, columns=_TOMBSTONE_COLUMNS)
+    for tenant, principal in changes.forgotten:
+        await forget_principal(conn, tenant, principal)
+    await copy_rows(
+        conn,
+        "principal_tombstone",
+        changes.principal_tombstones,
+        columns=_PRINCIPAL_TOMBSTONE_COLUMNS,
+    )
 
 
 async def _record_in_outbox(conn: asyncpg.Connection, changes: Changes) -> None:

@@ -17,7 +17,26 @@ PROJECTED_TABLES: tuple[tuple[str, str], ...] = (
     ("belief", "belief_id"),
     ("evidence", "evidence_id"),
     ("refusal", "refusal_id"),
+    ("belief_rejection", "rejection_id"),
+    ("belief_tombstone", "content_hash"),
 )
+
+
+PROJECTION_STATE: tuple[str, ...] = (
+    *(table for table, _ in PROJECTED_TABLES),
+    "principal_tombstone",
+    "memory_event_outbox",
+    "projector_offset",
+)
+"""Everything a replay of the log rebuilds: the projected tables, the outbox and the stored
+offsets that say how far the projection has got."""
+
+
+async def drop_projections(conn: asyncpg.Connection, *, backlog: bool = False) -> None:
+    """Empty the projection (and with ``backlog``, formation's bookkeeping) so that a replay of
+    the log rebuilds it from nothing: the one list of what that means."""
+    tables = (*PROJECTION_STATE, *(("formation_backlog",) if backlog else ()))
+    await conn.execute(f"TRUNCATE {', '.join(tables)}")
 
 
 async def projection_digest(

@@ -9,12 +9,13 @@ version, which makes redelivery after a rebalance a no-op downstream.
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Literal
+from typing import Annotated, Literal
 from uuid import UUID
 
 from pydantic import AwareDatetime, Field
 
 from schemas.common import ContractModel, Identifier, NonNegative, Polarity, Role
+from schemas.corrections import Correction
 
 
 class RefusalReason(StrEnum):
@@ -40,6 +41,9 @@ class RefusalReason(StrEnum):
     INSTRUCTION_SHAPED = "instruction_shaped"
     SCOPE_MISMATCH = "scope_mismatch"
     OUT_OF_ORDER = "out_of_order"
+    # corrections (seed 000: typed rejections and deletion tombstones survive re-derivation)
+    REJECTED_BY_USER = "rejected_by_user"
+    TOMBSTONED = "tombstoned"
 
 
 class EndKind(StrEnum):
@@ -144,13 +148,18 @@ class ClaimsBatchFormed(ContractModel):
     session: Identifier
     episode_id: UUID
     episode_type: str
-    trigger: Literal["turn", "explicit"]
+    trigger: Literal["turn", "explicit", "correction"]
     source: SourcePosition
     occurred_at: AwareDatetime
     policy_version: str
     candidates: list[Candidate]
     refusals: list[Refusal]
     counts: FormationCounts
+    correction: Annotated[Correction, Field(discriminator="type")] | None = Field(
+        default=None,
+        description="For a correction, deletion or forgetting: the event itself; a 'changed' "
+        "correction's replacement is the batch's candidate.",
+    )
 
 
 def decode_claims_batch(raw: bytes | str) -> ClaimsBatchFormed:

@@ -8,7 +8,9 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from schemas.claims import ClaimsBatchFormed
+from schemas.corrections import BeliefCorrected, BeliefDeleted, PrincipalForgotten
 from schemas.episodes import MemoryRemembered, TurnAppended, episode_adapter
+from schemas.log import log_event_adapter
 
 JSON_DIR = Path(__file__).resolve().parent / "json"
 
@@ -16,12 +18,16 @@ EXPORTS: dict[str, type[BaseModel]] = {
     "turn.appended.v1.json": TurnAppended,
     "memory.remember.v1.json": MemoryRemembered,
     "claims.formed.v1.json": ClaimsBatchFormed,
+    "belief.corrected.v1.json": BeliefCorrected,
+    "belief.deleted.v1.json": BeliefDeleted,
+    "principal.forgotten.v1.json": PrincipalForgotten,
 }
 
 
 def rendered_schemas() -> dict[str, str]:
     files = {name: model.model_json_schema() for name, model in EXPORTS.items()}
     files["episode.v1.json"] = episode_adapter.json_schema()
+    files["log.v1.json"] = log_event_adapter.json_schema()
     return {
         name: json.dumps(schema, indent=2, sort_keys=True) + "\n" for name, schema in files.items()
     }

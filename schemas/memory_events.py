@@ -20,6 +20,8 @@ MemoryEventType = Literal[
     "memory.superseded",
     "memory.conflicted",
     "memory.promoted",
+    "memory.corrected",
+    "memory.deleted",
 ]
 
 

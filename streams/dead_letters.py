@@ -13,7 +13,7 @@ from enum import StrEnum
 import orjson
 from pydantic import ValidationError
 
-from schemas.episodes import MemoryRemembered, TurnAppended, decode_episode
+from schemas.log import LogEvent, decode_log_event
 
 
 class DeadLetterReason(StrEnum):
@@ -38,9 +38,7 @@ class DeadLetter:
         ]
 
 
-def admit_record(
-    raw: bytes | None, *, max_bytes: int
-) -> TurnAppended | MemoryRemembered | DeadLetter:
+def admit_record(raw: bytes | None, *, max_bytes: int) -> LogEvent | DeadLetter:
     """The episode in ``raw``, or the dead letter saying precisely why there is none."""
     payload = raw or b""
     if len(payload) > max_bytes:
@@ -54,7 +52,7 @@ def admit_record(
     except orjson.JSONDecodeError as error:
         return DeadLetter(DeadLetterReason.NOT_JSON, str(error)[:300])
     try:
-        return decode_episode(text)
+        return decode_log_event(text)
     except ValidationError as error:
         first = error.errors()[0]
         where = ".".join(str(part) for part in first["loc"]) or "value"

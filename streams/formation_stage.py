@@ -10,11 +10,14 @@ from collections.abc import Awaitable, Callable
 
 from formation import deterministic
 from formation.core import form_episode
+from formation.corrections import form_correction
 from formation.merge import merge_proposals
 from formation.policy import FormationPolicy
 from formation.proposals import Proposal
 from schemas.claims import ClaimsBatchFormed, SourcePosition
-from schemas.episodes import MemoryRemembered, Message, TurnAppended, episode_messages
+from schemas.corrections import BeliefCorrected, BeliefDeleted, PrincipalForgotten
+from schemas.episodes import Message, episode_messages
+from schemas.log import LogEvent
 
 ModelArm = Callable[[Message], Awaitable[list[Proposal]]]
 
@@ -26,14 +29,15 @@ class FormationStage:
         self.policy = policy
         self._model_arm = model_arm
 
-    async def form(
-        self, episode: TurnAppended | MemoryRemembered, source: SourcePosition
-    ) -> ClaimsBatchFormed:
-        """Propose for every message in order, then admit, gate and bound in the core.
+    async def form(self, episode: LogEvent, source: SourcePosition) -> ClaimsBatchFormed:
+        """Propose for every message in order, then admit, gate and bound in the core; a
+        correction, deletion or forgetting becomes its batch without any extractor.
 
         A model error propagates: a turn's later messages are never formed after an earlier
         one failed, and the caller decides whether to retry or park.
         """
+        if isinstance(episode, BeliefCorrected | BeliefDeleted | PrincipalForgotten):
+            return form_correction(episode, self.policy, source=source)
         proposals: dict[int, list[Proposal]] = {}
         for message in episode_messages(episode):
             proposals[message.ordinal] = await self._propose(message)

@@ -22,7 +22,7 @@ from engram.shared import backlog, metrics
 from engram.shared.db import retry_while_unavailable
 from schemas.claims import ClaimsBatchFormed, SourcePosition
 from schemas.common import principal_key
-from schemas.episodes import MemoryRemembered, TurnAppended
+from schemas.log import LogEvent
 from streams.acks import ContiguousAcks, InOrderRelease
 from streams.dead_letters import DeadLetter, admit_record
 from streams.formation_stage import FormationStage
@@ -46,7 +46,7 @@ class Record:
 @dataclass(frozen=True)
 class Work:
     record: Record
-    episode: TurnAppended | MemoryRemembered
+    episode: LogEvent
     entry: backlog.BacklogEntry
     acknowledged: bool
 
@@ -110,9 +110,7 @@ class FormationPipeline:
             return 0.0
         return time.monotonic() - min(self._read_at.values())
 
-    def _work(
-        self, record: Record, episode: TurnAppended | MemoryRemembered, acknowledged: bool
-    ) -> Work:
+    def _work(self, record: Record, episode: LogEvent, acknowledged: bool) -> Work:
         appended = datetime.fromtimestamp((record.timestamp_ms or 0) / 1000, tz=UTC)
         entry = backlog.BacklogEntry(
             record.topic,
@@ -222,9 +220,9 @@ class Formed:
     batch: ClaimsBatchFormed | None
 
 
-def _principal_key(record: Record, episode: TurnAppended | MemoryRemembered) -> tuple[int, str]:
+def _principal_key(record: Record, episode: LogEvent) -> tuple[int, str]:
     return record.partition, f"{episode.tenant}/{episode.principal}"
 
 
-def _lane_key(episode: TurnAppended | MemoryRemembered) -> str:
+def _lane_key(episode: LogEvent) -> str:
     return f"{episode.tenant}/{episode.project}"

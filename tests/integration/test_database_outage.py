@@ -14,7 +14,7 @@ import pytest
 from engram.shared.waiting import wait_until_formed
 from ingest.producer import EpisodeProducer
 from ingest.topics import ensure_topics
-from projections.digest import projection_digest
+from projections.digest import drop_projections, projection_digest
 from projections.projector import BeliefProjector
 from tests.support.conditions import wait_until
 from tests.support.episodes import turn
@@ -85,9 +85,7 @@ async def test_the_projector_pauses_through_an_outage_and_loses_and_duplicates_n
 
     # The same log projected with no outage gives the same tables.
     async with pool.acquire() as conn:
-        await conn.execute(
-            "TRUNCATE entity, consolidation_run, belief, evidence, refusal, projector_offset"
-        )
+        await drop_projections(conn)
     straight = isolated.kafka(
         partitions=1, claims_topic=kafka.claims_topic + ".straight", group_id="straight"
     )

@@ -13,7 +13,7 @@ from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
 import projections.projector as projector_module
 from engram.shared.settings import KafkaSettings
 from ingest.topics import ensure_topics
-from projections.digest import projection_digest
+from projections.digest import drop_projections, projection_digest
 from projections.projector import BeliefProjector
 from tests.support.conditions import wait_until
 from tests.support.isolation import Isolated
@@ -86,9 +86,7 @@ async def test_an_interrupted_projection_equals_an_uninterrupted_one(
     await ensure_topics(other)
     await publish_batches(other, batches)
     async with pool.acquire() as conn:
-        await conn.execute(
-            "TRUNCATE entity, consolidation_run, belief, evidence, refusal, projector_offset"
-        )
+        await drop_projections(conn)
     # Uninterrupted, and in one chunk: one transaction for all sixteen equals one each.
     await run_projector_until(other, pool, count=16, max_chunk=500)
     assert await projection_digest(pool) == interrupted
@@ -108,9 +106,7 @@ async def test_a_projector_cancelled_mid_transaction_loses_and_duplicates_nothin
     killed = await projection_digest(pool)
 
     async with pool.acquire() as conn:
-        await conn.execute(
-            "TRUNCATE entity, consolidation_run, belief, evidence, refusal, projector_offset"
-        )
+        await drop_projections(conn)
     await run_projector_until(kafka, pool, count=30)
     assert await projection_digest(pool) == killed
 
@@ -158,9 +154,7 @@ async def test_a_replay_after_dropping_the_tables_applies_claims_in_log_order(
     # The tables are dropped for a replay while the group's offset in Kafka stays where it was
     # (committed here explicitly: where a stopped projector left it depends on its last fetch).
     async with pool.acquire() as conn:
-        await conn.execute(
-            "TRUNCATE entity, consolidation_run, belief, evidence, refusal, projector_offset"
-        )
+        await drop_projections(conn)
     await _commit_in_kafka(kafka, offset=16)
     # The replay must start at the beginning, not apply the newest claims first.
     await run_projector_until(kafka, pool, count=24)

@@ -12,7 +12,7 @@ import pytest
 from engram.shared.waiting import wait_until_formed
 from ingest.producer import EpisodeProducer
 from ingest.topics import ensure_topics
-from projections.digest import projection_digest
+from projections.digest import drop_projections, projection_digest
 from projections.queries import list_beliefs
 from tests.support.episodes import turn
 from tests.support.isolation import Isolated, running_worker
@@ -51,10 +51,7 @@ async def test_replaying_the_log_into_empty_projections_reproduces_them_exactly(
     assert any(b.scope == "user" for b in formed), "corroboration across projects promoted"
 
     async with pool.acquire() as conn:
-        await conn.execute(
-            "TRUNCATE entity, consolidation_run, belief, evidence, refusal, projector_offset, formation_backlog, "
-            "memory_event_outbox"
-        )
+        await drop_projections(conn, backlog=True)
     replay = {
         "group_id": f"{kafka.group_id}-replay",
         "claims_topic": f"{kafka.claims_topic}.replay",

@@ -1,0 +1,102 @@
+"""Corrections in the core: the content key they match by, and the claims batch they become.
+
+A correction names a belief by its content, never by id: the normalised subject, relation,
+object, facet and polarity that resolution already compares for duplicates, hashed with SHA-256.
+A re-derivation mints new belief ids; the hash of the same content is the same.
+
+A ``changed`` correction carries a replacement value. It becomes a candidate through the same
+admission and gates as any statement (quoted from the replacement's own words, spoken by the
+principal at owner trust, so at user authority), which is also how the correction service
+checks a replacement before it appends anything.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+from formation.beliefs import end_key
+from formation.core import form_episode, name_uuid
+from formation.policy import FormationPolicy
+from formation.proposals import Proposal
+from schemas.claims import Candidate, ClaimsBatchFormed, SourcePosition
+from schemas.common import Role, Trust
+from schemas.corrections import BeliefCorrected, ContentKey, Correction, CorrectionKind
+from schemas.episodes import MemoryRemembered, Message
+
+CORRECTION_EXTRACTOR = "correction"
+
+
+def content_hash(key: ContentKey) -> str:
+    parts = (key.subject_key, key.relation, key.object_key, key.facet, key.polarity)
+    return hashlib.sha256("\x1f".join(parts).encode()).hexdigest()
+
+
+def candidate_content(candidate: Candidate) -> ContentKey:
+    return ContentKey(
+        subject_key=end_key(candidate.subject),
+        relation=candidate.relation,
+        object_key=end_key(candidate.object),
+        facet=candidate.facet or "",
+        polarity=candidate.polarity.value,
+    )
+
+
+def _written_subject(subject_key: str) -> str:
+    """The subject as a statement would write it, from its key: "speaker" is the principal
+    ("I"), "project:…" the project ("we"), an entity its normalised name."""
+    if subject_key == "speaker":
+        return "I"
+    if subject_key.startswith("project:"):
+        return "we"
+    return subject_key.partition(":")[2]
+
+
+def replacement_proposal(content: ContentKey, replacement: str) -> Proposal:
+    return Proposal(
+        subject=_written_subject(content.subject_key),
+        relation=content.relation,
+        object=replacement,
+        quote=replacement,
+        polarity="assert",
+        tense="present",
+        extractor=CORRECTION_EXTRACTOR,
+        facet=content.facet or None,
+    )
+
+
+def form_correction(
+    event: Correction, policy: FormationPolicy, *, source: SourcePosition
+) -> ClaimsBatchFormed:
+    """The claims batch a correction becomes: the event itself, and for ``changed`` the
+    replacement as a candidate (or, when admission or a gate refuses it, its refusal)."""
+    replacement = (
+        event.replacement
+        if isinstance(event, BeliefCorrected) and event.kind is CorrectionKind.CHANGED
+        else None
+    )
+    message = Message(
+        ordinal=0, role=Role.USER, trust=Trust.OWNER, content=replacement or "(correction)"
+    )
+    carrier = MemoryRemembered(
+        event_id=event.event_id,
+        tenant=event.tenant,
+        principal=event.principal,
+        project=event.project,
+        session=event.session,
+        occurred_at=event.occurred_at,
+        message=message,
+    )
+    proposals = (
+        [replacement_proposal(event.content, replacement)]
+        if isinstance(event, BeliefCorrected) and replacement is not None
+        else []
+    )
+    batch = form_episode(carrier, policy, {0: proposals}, source=source)
+    return batch.model_copy(
+        update={
+            "batch_id": name_uuid("batch", event.event_id, policy.version),
+            "episode_type": event.type,
+            "trigger": "correction",
+            "correction": event,
+        }
+    )

@@ -1,0 +1,116 @@
+"""Removing words: a deleted belief's from every projection, a forgotten principal's rows.
+
+Deletion is not rejection. A rejected belief keeps its words for audit; a deleted one leaves only
+its content hash (the tombstone, written by the store) — its belief rows (current and past values
+of the same content), their evidence, the refusals that quote the same words, the entities
+nothing else names, and the words of any correction of that content all go. Forgetting a person
+deletes every projected row that names them; a tombstone of their hash stays. Both run after a
+chunk's other writes, in its transaction: what resolution wrote earlier in the chunk goes too.
+
+What still holds the words — the episodic log and the claims topic in Kafka — is in
+docs/privacy.md.
+"""
+
+from __future__ import annotations
+
+import asyncpg
+
+from formation.beliefs import TombstoneRow
+
+_PROJECTED_BY_PRINCIPAL = (
+    "evidence",
+    "refusal",
+    "belief_rejection",
+    "belief_tombstone",
+    "belief",
+    "consolidation_run",
+    "entity",
+    "memory_event_outbox",
+)
+"""Every table with a tenant and principal column, children before the rows they reference."""
+
+
+async def delete_content(conn: asyncpg.Connection, tombstone: TombstoneRow) -> None:
+    key = (tombstone.tenant, tombstone.principal, tombstone.content_hash)
+    gone = await conn.fetch(
+        "SELECT belief_id, statement, object_text, subject_entity_id, object_entity_id "
+        "FROM belief WHERE tenant = $1 AND principal = $2 AND content_hash = $3",
+        *key,
+    )
+    ids = [row["belief_id"] for row in gone]
+    quotes = [
+        row["quote"]
+        for row in await conn.fetch(
+            "SELECT DISTINCT quote FROM evidence WHERE belief_id = ANY($1::uuid[])", ids
+        )
+    ]
+    await _unlink(conn, ids)
+    await conn.execute("DELETE FROM evidence WHERE belief_id = ANY($1::uuid[])", ids)
+    await conn.execute("DELETE FROM belief WHERE belief_id = ANY($1::uuid[])", ids)
+    await _scrub_refusals(conn, tombstone, [row["statement"] for row in gone], quotes)
+    await _drop_orphan_entities(conn, gone)
+    await conn.execute(
+        "UPDATE belief_rejection SET subject_key = NULL, object_key = NULL, facet = NULL, "
+        "statement = NULL, replacement = NULL "
+        "WHERE tenant = $1 AND principal = $2 AND (content_hash = $3 OR replacement = ANY($4))",
+        *key,
+        [row["object_text"] for row in gone],
+    )
+
+
+async def _unlink(conn: asyncpg.Connection, ids: list[object]) -> None:
+    """Other beliefs that point at the deleted ones keep their own words, not the pointers."""
+    await conn.execute(
+        "UPDATE belief SET supersedes = NULL WHERE supersedes = ANY($1::uuid[])", ids
+    )
+    await conn.execute(
+        "UPDATE belief SET superseded_by = NULL WHERE superseded_by = ANY($1::uuid[])", ids
+    )
+    await conn.execute(
+        "UPDATE belief SET conflicts_with = ARRAY(SELECT c FROM unnest(conflicts_with) c "
+        "WHERE c <> ALL($1::uuid[])) WHERE conflicts_with && $1::uuid[]",
+        ids,
+    )
+
+
+async def _scrub_refusals(
+    conn: asyncpg.Connection, tombstone: TombstoneRow, statements: list[str], quotes: list[str]
+) -> None:
+    """Refusals of the principal that state the deleted statement or quote the same words."""
+    await conn.execute(
+        """
+        DELETE FROM refusal r WHERE r.tenant = $1 AND r.principal = $2 AND r.quote <> ''
+          AND (r.statement = ANY($3::text[])
+               OR EXISTS (SELECT 1 FROM unnest($4::text[]) q
+                          WHERE strpos(r.quote, q) > 0 OR strpos(q, r.quote) > 0))
+        """,
+        tombstone.tenant,
+        tombstone.principal,
+        statements,
+        quotes,
+    )
+
+
+async def _drop_orphan_entities(conn: asyncpg.Connection, gone: list[asyncpg.Record]) -> None:
+    entities = {
+        row[column]
+        for row in gone
+        for column in ("subject_entity_id", "object_entity_id")
+        if row[column] is not None
+    }
+    await conn.execute(
+        """
+        DELETE FROM entity e WHERE e.entity_id = ANY($1::uuid[])
+          AND NOT EXISTS (SELECT 1 FROM belief b
+                          WHERE b.subject_entity_id = e.entity_id
+                             OR b.object_entity_id = e.entity_id)
+        """,
+        list(entities),
+    )
+
+
+async def forget_principal(conn: asyncpg.Connection, tenant: str, principal: str) -> None:
+    for table in _PROJECTED_BY_PRINCIPAL:
+        await conn.execute(
+            f"DELETE FROM {table} WHERE tenant = $1 AND principal = $2", tenant, principal
+        )

@@ -1,0 +1,25 @@
+"""Everything on ``engram.episodes``: what producers append (turns, explicit memories) and what
+Engram appends for a principal (corrections, deletions, forgetting). Consumers of the log decode
+this union and dispatch on ``type``; producers' doors accept only :data:`~schemas.episodes.EpisodeEvent`.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from pydantic import Field, TypeAdapter
+
+from schemas.corrections import BeliefCorrected, BeliefDeleted, PrincipalForgotten
+from schemas.episodes import MemoryRemembered, TurnAppended
+
+LogEvent = TurnAppended | MemoryRemembered | BeliefCorrected | BeliefDeleted | PrincipalForgotten
+LogEventField = Annotated[
+    TurnAppended | MemoryRemembered | BeliefCorrected | BeliefDeleted | PrincipalForgotten,
+    Field(discriminator="type"),
+]
+log_event_adapter: TypeAdapter[LogEvent] = TypeAdapter(LogEventField)  # type: ignore[arg-type]
+
+
+def decode_log_event(raw: bytes | str) -> LogEvent:
+    """Decode and validate one record of the episodic log; raises ``pydantic.ValidationError``."""
+    return log_event_adapter.validate_json(raw)
