@@ -15,9 +15,11 @@ from aiokafka import AIOKafkaProducer
 
 from engram.shared.settings import KafkaSettings
 from schemas.common import episode_key
-from schemas.episodes import MemoryRemembered, TurnAppended
+from schemas.log import LogEvent
 
-Episode = TurnAppended | MemoryRemembered
+Episode = LogEvent
+"""Anything on the episodic log; producers' doors (JSON lines, HTTP) accept only turns and
+explicit memories, Engram's correction service appends the rest."""
 
 
 @dataclass(frozen=True)

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import uuid
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 import asyncpg
 import orjson
 from pydantic import BaseModel
+
+from schemas.corrections import ContentKey
 
 
 class EvidenceView(BaseModel):
@@ -48,8 +51,31 @@ class BeliefView(BaseModel):
     superseded_by: uuid.UUID | None
     conflicts_with: list[uuid.UUID]
     flagged_for_review: bool
+    excluded_scopes: list[str]
     policy_version: str
+    content_hash: str | None
     evidence: list[EvidenceView]
+
+
+class CorrectionView(BaseModel):
+    """A correction of this content: what was said, when, where; the words go on deletion."""
+
+    kind: str
+    scope: str
+    statement: str | None
+    replacement: str | None
+    belief_id: uuid.UUID
+    correcting_event: uuid.UUID
+    occurred_at: datetime
+
+
+class BeliefDetail(BaseModel):
+    """One belief with all its evidence, the values it replaced or that replaced it, and the
+    corrections of its content."""
+
+    belief: BeliefView
+    history: list[BeliefView]
+    corrections: list[CorrectionView]
 
 
 _SELECT = """
@@ -118,9 +144,19 @@ def _view(row: asyncpg.Record) -> BeliefView:
         superseded_by=row["superseded_by"],
         conflicts_with=list(row["conflicts_with"]),
         flagged_for_review=row["flagged_for_review"],
+        excluded_scopes=list(row["excluded_scopes"]),
         policy_version=row["policy_version"],
+        content_hash=row["content_hash"],
         evidence=[EvidenceView.model_validate(item) for item in evidence],
     )
+
+
+IN_PROJECT = (
+    "NOT ({scope} = ANY(b.excluded_scopes)) "
+    "AND (b.portability <> 'local' OR b.scope = {scope} OR {scope} = ANY(b.origin_scopes))"
+)
+"""What applies in one project: not excluded there by a ``not_here`` correction, and local
+beliefs only where they were learned."""
 
 
 async def list_beliefs(
@@ -130,15 +166,58 @@ async def list_beliefs(
     principal: str,
     include_all: bool = False,
     as_of: datetime | None = None,
+    project: str | None = None,
 ) -> list[BeliefView]:
     """Current beliefs; or every belief with its status (``include_all``); or what was
-    believed at ``as_of`` (valid and known at that time)."""
+    believed at ``as_of`` (valid and known at that time); with ``project``, only what applies
+    in that project."""
+    args: list[object] = [tenant, principal]
     if as_of is not None:
-        rows = await conn.fetch(_SELECT.format(condition=AS_OF), tenant, principal, as_of)
+        args.append(as_of)
+        condition = AS_OF
     else:
         condition = EVERYTHING if include_all else CURRENT
-        rows = await conn.fetch(_SELECT.format(condition=condition), tenant, principal)
+    if project is not None:
+        args.append(f"project:{project}")
+        condition = f"({condition}) AND " + IN_PROJECT.format(scope=f"${len(args)}")
+    rows = await conn.fetch(_SELECT.format(condition=condition), *args)
     return [_view(row) for row in rows]
+
+
+async def get_belief(
+    conn: asyncpg.Connection | asyncpg.Pool, *, tenant: str, principal: str, belief_id: uuid.UUID
+) -> BeliefDetail | None:
+    """One belief of this principal, or None: another principal's belief is not found."""
+    rows = await conn.fetch(
+        _SELECT.format(condition="b.belief_id = $3"), tenant, principal, belief_id
+    )
+    if not rows:
+        return None
+    belief = _view(rows[0])
+    linked = await conn.fetch(
+        _SELECT.format(
+            condition="b.belief_id <> $3 AND (b.content_hash = $4 OR b.belief_id = ANY($5::uuid[]) "
+            "OR b.supersedes = $3 OR b.superseded_by = $3)"
+        ),
+        tenant,
+        principal,
+        belief_id,
+        belief.content_hash,
+        [i for i in (rows[0]["supersedes"], rows[0]["superseded_by"]) if i is not None],
+    )
+    corrections = await conn.fetch(
+        "SELECT kind, scope, statement, replacement, belief_id, correcting_event, occurred_at "
+        "FROM belief_rejection WHERE tenant = $1 AND principal = $2 AND content_hash = $3 "
+        "ORDER BY occurred_at, rejection_id",
+        tenant,
+        principal,
+        belief.content_hash,
+    )
+    return BeliefDetail(
+        belief=belief,
+        history=[_view(row) for row in linked],
+        corrections=[CorrectionView.model_validate(dict(row)) for row in corrections],
+    )
 
 
 class RefusalView(BaseModel):
@@ -169,3 +248,40 @@ async def list_refusals(
         limit,
     )
     return [RefusalView.model_validate(dict(row)) for row in rows]
+
+
+@dataclass(frozen=True)
+class BeliefContent:
+    """What a correction names a belief by: its content key and hash, its statement and the
+    scopes it belongs to (its own, then where it was learned)."""
+
+    content: ContentKey
+    content_hash: str | None
+    statement: str
+    scopes: list[str]
+
+
+async def belief_content(
+    conn: asyncpg.Connection | asyncpg.Pool, *, tenant: str, principal: str, belief_id: uuid.UUID
+) -> BeliefContent | None:
+    """None when this principal has no such belief."""
+    row = await conn.fetchrow(
+        "SELECT subject_key, relation, object_key, facet, polarity, content_hash, statement, "
+        "scope, origin_scopes FROM belief "
+        "WHERE tenant = $1 AND principal = $2 AND belief_id = $3",
+        tenant,
+        principal,
+        belief_id,
+    )
+    if row is None:
+        return None
+    key = ContentKey(
+        subject_key=row["subject_key"],
+        relation=row["relation"],
+        object_key=row["object_key"] or "-",
+        facet=row["facet"],
+        polarity=row["polarity"],
+    )
+    return BeliefContent(
+        key, row["content_hash"], row["statement"], [row["scope"], *row["origin_scopes"]]
+    )

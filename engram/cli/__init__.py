@@ -249,7 +249,7 @@ def api(
 ) -> None:
     """Serve the read API (FastAPI)."""
     # Lazy: FastAPI costs ~0.5 s at import, which only this command should pay.
-    from projections.api import create_api
+    from engram.api import create_api
 
     settings = _settings()
     uvicorn.run(

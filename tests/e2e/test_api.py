@@ -8,8 +8,8 @@ import asyncpg
 import pytest
 from fastapi.testclient import TestClient
 
+from engram.api import create_api
 from engram.shared.settings import ApiSettings, DatabaseSettings, KafkaSettings, Settings
-from projections.api import create_api
 from tests.support.episodes import turn
 from tests.support.isolation import Isolated
 from tests.support.projecting import batch_of, claim, project_all

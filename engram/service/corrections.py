@@ -1,0 +1,175 @@
+"""Correcting, deleting and forgetting: checked here, appended to the log, applied by formation.
+
+Every call is scoped by tenant and principal: a belief that does not exist or belongs to someone
+else is :class:`BeliefNotFound` (a 404, not a 403: no existence oracle) and nothing is appended.
+A correction that cannot apply — ``changed`` without a replacement, a replacement for another
+kind, a replacement that admission or a gate refuses — is :class:`InvalidCorrection`, naming the
+problem, and nothing is appended either. What is appended is the evidence; the projector applies
+it in log order, and ``wait`` lets a caller block until the formed watermark passes it.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+import asyncpg
+
+from engram.shared.settings import KafkaSettings
+from engram.shared.waiting import wait_for_watermarks
+from formation.corrections import form_correction
+from formation.policy import FormationPolicy
+from ingest.producer import Appended, EpisodeProducer
+from ingest.topics import ensure_topics
+from projections.queries import BeliefContent, belief_content
+from schemas.claims import SourcePosition
+from schemas.corrections import (
+    BeliefCorrected,
+    BeliefDeleted,
+    CorrectionKind,
+    PrincipalForgotten,
+)
+from schemas.log import LogEvent
+
+CORRECTION_SESSION = "corrections"
+FORGET_PROJECT = "principals"
+"""The project a ``principal.forgotten`` event is keyed by: it belongs to no project."""
+
+
+class BeliefNotFound(LookupError):
+    def __init__(self, belief_id: uuid.UUID) -> None:
+        super().__init__(f"no belief {belief_id} for this principal")
+
+
+class InvalidCorrection(ValueError):
+    """The correction cannot apply; the message says why and what to do."""
+
+
+@dataclass(frozen=True)
+class LogPosition:
+    """Where the event landed: wait for the project's formed watermark to pass ``offset``."""
+
+    event_id: uuid.UUID
+    tenant: str
+    project: str
+    partition: int
+    offset: int
+
+
+class Corrections:
+    def __init__(
+        self, pool: asyncpg.Pool, kafka: KafkaSettings, policy: FormationPolicy | None = None
+    ) -> None:
+        self._pool = pool
+        self._kafka = kafka
+        self._policy = policy or FormationPolicy()
+
+    async def correct(
+        self,
+        *,
+        tenant: str,
+        principal: str,
+        belief_id: uuid.UUID,
+        kind: CorrectionKind,
+        replacement: str | None = None,
+        project: str | None = None,
+    ) -> LogPosition:
+        found = await self._belief(tenant, principal, belief_id)
+        if kind is CorrectionKind.CHANGED and not (replacement or "").strip():
+            raise InvalidCorrection("a 'changed' correction needs the new value (--replacement)")
+        if kind is not CorrectionKind.CHANGED and replacement is not None:
+            raise InvalidCorrection(f"a replacement applies only to 'changed', not to '{kind}'")
+        event = BeliefCorrected(
+            event_id=uuid.uuid4(),
+            tenant=tenant,
+            principal=principal,
+            project=project or _origin_project(found.scopes),
+            session=CORRECTION_SESSION,
+            occurred_at=datetime.now(UTC),
+            belief_id=belief_id,
+            kind=kind,
+            content=found.content,
+            content_hash=_hash(found),
+            statement=found.statement,
+            replacement=replacement.strip() if replacement else None,
+        )
+        self._check_replacement(event)
+        return await self._append(event)
+
+    async def delete(self, *, tenant: str, principal: str, belief_id: uuid.UUID) -> LogPosition:
+        found = await self._belief(tenant, principal, belief_id)
+        event = BeliefDeleted(
+            event_id=uuid.uuid4(),
+            tenant=tenant,
+            principal=principal,
+            project=_origin_project(found.scopes),
+            session=CORRECTION_SESSION,
+            occurred_at=datetime.now(UTC),
+            belief_id=belief_id,
+            content_hash=_hash(found),
+        )
+        return await self._append(event)
+
+    async def forget(self, *, tenant: str, principal: str) -> LogPosition:
+        event = PrincipalForgotten(
+            event_id=uuid.uuid4(),
+            tenant=tenant,
+            principal=principal,
+            project=FORGET_PROJECT,
+            session=CORRECTION_SESSION,
+            occurred_at=datetime.now(UTC),
+        )
+        return await self._append(event)
+
+    async def wait(self, position: LogPosition, *, timeout_s: float) -> None:
+        """Return once the correction is applied (the project's formed watermark passed it)."""
+        await wait_for_watermarks(
+            self._pool, [(position.tenant, position.project, position.offset)], timeout_s=timeout_s
+        )
+
+    async def _belief(self, tenant: str, principal: str, belief_id: uuid.UUID) -> BeliefContent:
+        found = await belief_content(
+            self._pool, tenant=tenant, principal=principal, belief_id=belief_id
+        )
+        if found is None:
+            raise BeliefNotFound(belief_id)
+        return found
+
+    def _check_replacement(self, event: BeliefCorrected) -> None:
+        """The replacement goes through the same admission and gates as any statement."""
+        if event.replacement is None:
+            return
+        batch = form_correction(
+            event, self._policy, source=SourcePosition(topic="check", partition=0, offset=0)
+        )
+        if not batch.candidates:
+            refusal = batch.refusals[0]
+            raise InvalidCorrection(
+                f"the replacement was refused ({refusal.reason.value}: {refusal.detail}); "
+                "nothing was appended"
+            )
+
+    async def _append(self, event: LogEvent) -> LogPosition:
+        await ensure_topics(self._kafka)
+        async with EpisodeProducer(self._kafka) as producer:
+            appended: Appended = await producer.publish(event)
+        return LogPosition(
+            event.event_id, event.tenant, appended.project, appended.partition, appended.offset
+        )
+
+
+def _origin_project(scopes: list[str]) -> str:
+    """The project a correction is ordered with by default: where the belief was learned."""
+    for scope in scopes:
+        if scope.startswith("project:"):
+            return scope.removeprefix("project:")
+    raise InvalidCorrection("the belief names no project; say which with --project")
+
+
+def _hash(found: BeliefContent) -> str:
+    if found.content_hash is None:
+        raise InvalidCorrection(
+            "this belief was formed before content hashes existed; re-derive it, then correct it"
+        )
+    return found.content_hash
