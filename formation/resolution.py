@@ -240,9 +240,9 @@ class _BatchWriter:
         """Tombstone the content; the store removes its words from every projection."""
         batch = self._batch
         for belief in self._state.with_content(batch.tenant, batch.principal, event.content_hash):
+            # Rows this chunk already wrote for it are written and then deleted with the rest
+            # by the store; later batches of the chunk no longer see it.
             self._state.remove(belief)
-            self._changes.beliefs_new.pop(belief.belief_id, None)
-            self._changes.beliefs_changed.pop(belief.belief_id, None)
             self.outcome.deleted.append(belief.belief_id)
         self._state.tombstones.add((batch.tenant, batch.principal, event.content_hash))
         self._changes.tombstones.append(

@@ -4,22 +4,18 @@ from __future__ import annotations
 
 import asyncio
 import sys
-from collections.abc import Awaitable, Callable, Sequence
-from datetime import datetime
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
-import asyncpg
-import orjson
 import typer
 import uvicorn
-from pydantic import BaseModel
-from rich.console import Console
-from rich.table import Table
 
+from engram.cli.beliefs import beliefs_app, refusals_app
 from engram.cli.evaluation.command import eval_app
 from engram.cli.extract import extract_lines
 from engram.cli.operations import dlq_app, formation_app, freshness
+from engram.cli.output import console, err
+from engram.cli.principals import principals_app
 from engram.shared.db import connect, create_pool
 from engram.shared.logs import configure_logging
 from engram.shared.settings import Settings, load_settings
@@ -29,22 +25,17 @@ from ingest.producer import EpisodeProducer
 from ingest.topics import ensure_topics
 from projections.migrate import MigrationError
 from projections.migrate import migrate as run_migrations
-from projections.queries import list_beliefs, list_refusals
 from projections.runner import project_in_worker, run_projector
 from schemas.export import export_json_schemas
 from streams.app import build_app, run_worker
 from streams.wiring import build_stage
 
 app = typer.Typer(no_args_is_help=True, help="Engram: memory formation for AI agents.")
-beliefs_app = typer.Typer(no_args_is_help=True, help="Read what has formed.")
-refusals_app = typer.Typer(no_args_is_help=True, help="Read what was refused, with its words.")
 schemas_app = typer.Typer(no_args_is_help=True, help="The event contract.")
 app.add_typer(beliefs_app, name="beliefs")
 app.add_typer(refusals_app, name="refusals")
 app.add_typer(schemas_app, name="schemas")
-
-console = Console()
-err = Console(stderr=True)
+app.add_typer(principals_app, name="principals")
 
 
 def _settings() -> Settings:
@@ -152,94 +143,6 @@ def projector() -> None:
     settings = _settings()
     asyncio.run(ensure_topics(settings.kafka))
     asyncio.run(run_projector(settings))
-
-
-def _query(
-    read: Callable[[asyncpg.Connection], Awaitable[Sequence[BaseModel]]],
-) -> list[dict[str, Any]]:
-    """Run one read on a fresh connection and return its rows as JSON-ready dicts."""
-
-    async def _run() -> list[dict[str, Any]]:
-        conn = await connect(_settings().database)
-        try:
-            return [view.model_dump(mode="json") for view in await read(conn)]
-        finally:
-            await conn.close()
-
-    return asyncio.run(_run())
-
-
-def _print_rows(
-    rows: list[dict[str, Any]],
-    *,
-    json: bool,
-    title: str,
-    columns: dict[str, Callable[[dict[str, Any]], str]],
-) -> None:
-    if json:
-        for row in rows:
-            sys.stdout.write(orjson.dumps(row).decode() + "\n")
-        return
-    table = Table(title=title)
-    for column in columns:
-        table.add_column(column)
-    for row in rows:
-        table.add_row(*(render(row) for render in columns.values()))
-    console.print(table)
-
-
-def _field(name: str) -> Callable[[dict[str, Any]], str]:
-    return lambda row: str(row[name])
-
-
-def _quotes(belief: dict[str, Any]) -> str:
-    return "\n".join(
-        f"“{e['quote']}” [{e['span_start']}:{e['span_end']}] ({e['role']})"
-        for e in belief["evidence"]
-    )
-
-
-@beliefs_app.command("list")
-def beliefs_list(
-    principal: Annotated[str, typer.Option(help="Whose beliefs.")],
-    tenant: Annotated[str, typer.Option(help="Tenant of the principal.")] = "default",
-    all_: Annotated[bool, typer.Option("--all", help="Include superseded and retired.")] = False,
-    as_of: Annotated[datetime | None, typer.Option(help="What was believed at this time.")] = None,
-    json: Annotated[bool, typer.Option("--json", help="JSON lines.")] = False,
-) -> None:
-    """List beliefs with their evidence (current by default)."""
-    rows = _query(
-        lambda conn: list_beliefs(
-            conn, tenant=tenant, principal=principal, include_all=all_, as_of=as_of
-        )
-    )
-    _print_rows(
-        rows,
-        json=json,
-        title=f"beliefs of {tenant}/{principal}",
-        columns={
-            "statement": lambda b: str(b["statement"]),
-            "status": lambda b: str(b["status"]),
-            "confidence": lambda b: str(b["confidence"]),
-            "evidence": _quotes,
-        },
-    )
-
-
-@refusals_app.command("list")
-def refusals_list(
-    principal: Annotated[str, typer.Option(help="Whose refusals.")],
-    tenant: Annotated[str, typer.Option(help="Tenant of the principal.")] = "default",
-    json: Annotated[bool, typer.Option("--json", help="JSON lines.")] = False,
-) -> None:
-    """List refused proposals with their reason, relation, statement and quote."""
-    rows = _query(lambda conn: list_refusals(conn, tenant=tenant, principal=principal))
-    _print_rows(
-        rows,
-        json=json,
-        title=f"refusals of {tenant}/{principal}",
-        columns={column: _field(column) for column in ("reason", "relation", "statement", "quote")},
-    )
 
 
 @app.command()

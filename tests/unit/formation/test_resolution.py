@@ -11,10 +11,18 @@ import uuid
 from datetime import timedelta
 
 from formation.beliefs import BeliefRow, BeliefState, Changes
+from formation.corrections import form_correction
 from formation.policy import FormationPolicy
 from formation.resolution import BatchOutcome, real, resolve_chunk
-from schemas.claims import ClaimsBatchFormed
+from schemas.claims import ClaimsBatchFormed, SourcePosition
 from schemas.common import Role, Trust
+from schemas.corrections import (
+    BeliefCorrected,
+    BeliefDeleted,
+    ContentKey,
+    CorrectionKind,
+    PrincipalForgotten,
+)
 from schemas.episodes import Message, TurnAppended
 from tests.support.episodes import turn
 from tests.support.projecting import batch_of, claim
@@ -259,3 +267,126 @@ class TestChunkBoundariesDoNotChangeTheResult:
         [belief] = changes.beliefs_new.values()
         assert belief.confidence == real(belief.confidence)
         assert belief.last_reinforced_at - belief.valid_from == timedelta(minutes=1)
+
+
+def _correction(
+    target: BeliefRow, kind: CorrectionKind, seq: int, replacement: str | None = None
+) -> ClaimsBatchFormed:
+    event = BeliefCorrected(
+        event_id=uuid.uuid5(uuid.NAMESPACE_URL, f"correction/{seq}"),
+        tenant=T,
+        principal="ana",
+        project="other",
+        session="corrections",
+        occurred_at=turn(T, "ana", "p", "x", seq=seq).occurred_at,
+        belief_id=target.belief_id,
+        kind=kind,
+        content=ContentKey(
+            subject_key=target.subject_key,
+            relation=target.relation,
+            object_key=target.object_key,
+            facet=target.facet,
+            polarity="assert",
+        ),
+        content_hash=target.content_hash,
+        statement=target.statement,
+        replacement=replacement,
+    )
+    source = SourcePosition(topic="episodes", partition=0, offset=seq)
+    return form_correction(event, FormationPolicy(), source=source)
+
+
+def _only(changes: Changes) -> BeliefRow:
+    [belief] = changes.beliefs_new.values()
+    return belief
+
+
+class TestACorrectionIsAppliedByContent:
+    def test_untrue_retracts_and_blocks_an_earlier_dated_statement(self) -> None:
+        state, first, _ = _resolve(_lives("Lisbon", 0))
+        lisbon = _only(first)
+        _resolve(_correction(lisbon, CorrectionKind.UNTRUE, 5), state=state)
+        assert lisbon.status == "retracted" and lisbon.valid_to is not None
+        _, late, _ = _resolve(_lives("Lisbon", 3, session="s2"), state=state)
+        assert [r.reason for r in late.refusals] == ["rejected_by_user"] and not late.beliefs_new
+        _, later, _ = _resolve(_lives("Lisbon", 9, session="s3"), state=state)
+        assert [b.object_text for b in later.beliefs_new.values()] == ["Lisbon"]
+
+    def test_changed_supersedes_with_the_replacement_at_user_authority(self) -> None:
+        state, first, _ = _resolve(_lives("Lisbon", 0))
+        lisbon = _only(first)
+        _, changes, [outcome] = _resolve(
+            _correction(lisbon, CorrectionKind.CHANGED, 5, replacement="Porto"), state=state
+        )
+        porto = _only(changes)
+        assert (porto.object_text, porto.authority, porto.status) == ("Porto", "user", "active")
+        assert lisbon.status == "superseded" and lisbon.superseded_by == porto.belief_id
+        assert porto.supersedes == lisbon.belief_id
+        assert outcome.corrected == [lisbon.belief_id]
+        assert [r.kind for r in changes.rejections] == ["changed"]
+
+    def test_not_here_excludes_the_project_and_lowers_portability(self) -> None:
+        state, first, _ = _resolve(_lives("Lisbon", 0))
+        lisbon = _only(first)
+        _resolve(_correction(lisbon, CorrectionKind.NOT_HERE, 5), state=state)
+        assert lisbon.status == "active" and lisbon.excluded_scopes == ["project:other"]
+        assert lisbon.portability == "contextual"
+
+    def test_unspecified_flags_and_down_weights(self) -> None:
+        state, first, _ = _resolve(_lives("Lisbon", 0))
+        lisbon = _only(first)
+        before = lisbon.confidence
+        _resolve(_correction(lisbon, CorrectionKind.UNSPECIFIED, 5), state=state)
+        assert lisbon.status == "active" and lisbon.flagged_for_review
+        assert lisbon.confidence == real(before * 0.5)
+
+    def test_a_correction_replayed_before_its_statement_still_applies(self) -> None:
+        _, first, _ = _resolve(_lives("Lisbon", 0))
+        lisbon = _only(first)
+        state = BeliefState()
+        _resolve(_correction(lisbon, CorrectionKind.NOT_HERE, 5), state=state)
+        _, changes, _ = _resolve(_lives("Lisbon", 0), state=state)
+        assert _only(changes).excluded_scopes == ["project:other"]
+
+
+class TestDeletionAndForgetting:
+    def test_deleted_content_never_forms_again_and_its_refusal_keeps_no_words(self) -> None:
+        state, first, _ = _resolve(_lives("Lisbon", 0))
+        lisbon = _only(first)
+        deleted = BeliefDeleted(
+            event_id=uuid.uuid4(),
+            tenant=T,
+            principal="ana",
+            project="p",
+            session="corrections",
+            occurred_at=lisbon.valid_from,
+            belief_id=lisbon.belief_id,
+            content_hash=lisbon.content_hash,
+        )
+        batch = form_correction(
+            deleted, FormationPolicy(), source=SourcePosition(topic="e", partition=0, offset=1)
+        )
+        _, changes, _ = _resolve(batch, state=state)
+        assert [t.content_hash for t in changes.tombstones] == [lisbon.content_hash]
+        assert lisbon.belief_id not in state.beliefs
+        _, again, _ = _resolve(_lives("Lisbon", 9, session="s9"), state=state)
+        [refusal] = again.refusals
+        assert (refusal.reason, refusal.statement, refusal.quote) == ("tombstoned", "", "")
+
+    def test_a_forgotten_principal_forms_nothing_and_writes_no_run(self) -> None:
+        state = BeliefState()
+        forgotten = PrincipalForgotten(
+            event_id=uuid.uuid4(),
+            tenant=T,
+            principal="ana",
+            project="principals",
+            session="corrections",
+            occurred_at=turn(T, "ana", "p", "x", seq=1).occurred_at,
+        )
+        batch = form_correction(
+            forgotten, FormationPolicy(), source=SourcePosition(topic="e", partition=0, offset=1)
+        )
+        _, changes, _ = _resolve(batch, state=state)
+        assert changes.forgotten == [(T, "ana")] and not changes.runs
+        _, after, [outcome] = _resolve(_lives("Oslo", 9), state=state)
+        assert outcome.skipped and not after.runs and not after.beliefs_new and not after.refusals

@@ -1,0 +1,71 @@
+"""Printing for the command line: rich tables for people, JSON lines with ``--json``."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any
+
+import asyncpg
+import orjson
+from pydantic import BaseModel
+from rich.console import Console
+from rich.table import Table
+
+from engram.shared.db import connect
+from engram.shared.settings import load_settings
+
+console = Console()
+err = Console(stderr=True)
+
+Columns = dict[str, Callable[[dict[str, Any]], str]]
+
+
+def query(
+    read: Callable[[asyncpg.Connection], Awaitable[Sequence[BaseModel]]],
+) -> list[dict[str, Any]]:
+    """Run one read on a fresh connection and return its rows as JSON-ready dicts."""
+
+    async def _run() -> list[dict[str, Any]]:
+        conn = await connect(load_settings().database)
+        try:
+            return [view.model_dump(mode="json") for view in await read(conn)]
+        finally:
+            await conn.close()
+
+    return asyncio.run(_run())
+
+
+def print_rows(rows: list[dict[str, Any]], *, json: bool, title: str, columns: Columns) -> None:
+    if json:
+        for row in rows:
+            sys.stdout.write(orjson.dumps(row).decode() + "\n")
+        return
+    table = Table(title=title)
+    for column in columns:
+        table.add_column(column)
+    for row in rows:
+        table.add_row(*(render(row) for render in columns.values()))
+    console.print(table)
+
+
+def field(name: str) -> Callable[[dict[str, Any]], str]:
+    return lambda row: str(row[name])
+
+
+def quotes(belief: dict[str, Any]) -> str:
+    """Each piece of evidence: the exact words, their byte span, who said them."""
+    return "\n".join(
+        f"“{e['quote']}” [{e['span_start']}:{e['span_end']}] ({e['role']})"
+        for e in belief["evidence"]
+    )
+
+
+BELIEF_COLUMNS: Columns = {
+    "id": lambda b: str(b["belief_id"])[:8],
+    "statement": field("statement"),
+    "status": field("status"),
+    "confidence": field("confidence"),
+    "evidence": quotes,
+}
