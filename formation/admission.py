@@ -68,7 +68,11 @@ def claim_key(
 
 
 class MessageAdmission:
-    """Admission state for one message: remembers admitted keys for ``duplicate_claim``."""
+    """Admission state for one message: remembers admitted keys for ``duplicate_claim``.
+
+    ``enabled_relations`` is the policy's; None enables the whole vocabulary. A relation the
+    policy disables is as unmapped as one outside the vocabulary: nothing of it forms.
+    """
 
     def __init__(
         self,
@@ -77,8 +81,10 @@ class MessageAdmission:
         project: str,
         unresolvable_terms: frozenset[str],
         max_name_bytes: int = 4096,
+        enabled_relations: frozenset[str] | None = None,
     ):
         self._content = content
+        self._enabled = enabled_relations
         self._project = project
         self._unresolvable = unresolvable_terms
         self._max_name_bytes = min(max_name_bytes, MAX_NAME_BYTES)
@@ -88,6 +94,8 @@ class MessageAdmission:
         relation = lookup(proposal.relation)
         if relation is None:
             return Refused(proposal, RefusalReason.UNMAPPED_RELATION, "not in the vocabulary")
+        if self._enabled is not None and relation.name not in self._enabled:
+            return Refused(proposal, RefusalReason.UNMAPPED_RELATION, "disabled by the policy")
         subject_term = normalise_term(proposal.subject)
         if not subject_term or subject_term in self._unresolvable:
             detail = f"subject {proposal.subject!r} names nothing on its own"

@@ -300,6 +300,7 @@ def _form_message(
         project=episode.project,
         unresolvable_terms=frozenset(policy.unresolvable_terms),
         max_name_bytes=policy.max_entity_name_bytes,
+        enabled_relations=frozenset(policy.enabled_relations),
     )
     explicit = is_explicit(episode, message)
     for position, proposal in enumerate(proposals):

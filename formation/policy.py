@@ -1,8 +1,13 @@
 """The formation policy: everything that can change what forms, and its version.
 
 The version is a digest of the policy's content (never of credentials), stamped on every
-candidate, refusal, belief and run. Two workers with the same policy decide the same way; a
-replay under a different version writes a different generation.
+candidate, refusal, belief and run. The content is the settings an operator chooses
+(extractor kind, model identity, thresholds, caps, gate switches, enabled relations) and the
+digests of the code and data that decide: the formation package's source, the prompt bytes and
+the vocabulary. The core reads no files, so the source and prompt digests are computed at the
+edge and passed in; nobody bumps a version by hand, and two builds that form differently can
+never claim the same version. Two workers with the same policy decide the same way; a replay
+under a different version writes a different generation.
 """
 
 from __future__ import annotations
@@ -14,23 +19,37 @@ from functools import cached_property
 from typing import Literal
 
 from formation.proposals import UNRESOLVABLE_TERMS
-from formation.vocabulary import vocabulary_digest
+from formation.vocabulary import RELATIONS, vocabulary_digest
 
 ExtractorKind = Literal["deterministic", "model", "both"]
 
-DETERMINISTIC_EXTRACTOR_VERSION = "deterministic@1"
-GATE_RULES_VERSION = "gates@2"
-"""Bump when a pattern in the secret, PII, transient or injection gates changes: the gates'
-code is part of what decides, so it is part of the policy version."""
+DETERMINISTIC_EXTRACTOR = "deterministic"
+"""The name the deterministic arm stamps on its proposals. A name, not a version: what the arm
+does is covered by the formation source digest in the policy version."""
+
+DETERMINISTIC_EXTRACTOR_VERSION = DETERMINISTIC_EXTRACTOR
+"""The old name of :data:`DETERMINISTIC_EXTRACTOR`, still imported by ``formation.deterministic``;
+it goes when that import is renamed."""
+
+RELATION_NAMES: tuple[str, ...] = tuple(relation.name for relation in RELATIONS)
+"""Every relation of the vocabulary, in its order: what a policy enables unless it says less."""
+
+_FLOAT_FIELDS = (
+    "inferred_confidence_cap",
+    "salience_threshold",
+    "default_confidence",
+    "explicit_confidence",
+)
 
 
 @dataclass(frozen=True)
 class FormationPolicy:
     extractor_kind: ExtractorKind = "deterministic"
-    deterministic_version: str = DETERMINISTIC_EXTRACTOR_VERSION
     prompt_digest: str | None = None
     model_name: str | None = None
     model_origin: str | None = None
+    source_digest: str | None = None
+    """SHA-256 of the formation package's source files; None only in tests, which read none."""
     vocabulary_digest: str = field(default_factory=vocabulary_digest)
     unresolvable_terms: tuple[str, ...] = tuple(sorted(UNRESOLVABLE_TERMS))
     max_committed_per_consolidation: int = 12
@@ -38,16 +57,35 @@ class FormationPolicy:
     inferred_confidence_cap: float = 0.55
     salience_threshold: float = 0.3
     max_entity_name_bytes: int = 4096
-    pii_kinds: tuple[str, ...] = ("payment_card", "national_id", "iban", "passport")
-    gate_rules_version: str = GATE_RULES_VERSION
+    pii_kinds: tuple[str, ...] = ("iban", "national_id", "passport", "payment_card")
     default_confidence: float = 0.5
     explicit_confidence: float = 0.9
+    enabled_relations: tuple[str, ...] = RELATION_NAMES
+
+    def __post_init__(self) -> None:
+        """Put every field in one canonical form, so equal policies have equal versions.
+
+        Sets are sorted (relations in vocabulary order) and numbers that are fractions are
+        floats: a policy that lists its PII kinds in another order, or writes ``1`` for
+        ``1.0``, decides the same way and must not claim another version.
+        """
+        unknown = sorted(set(self.enabled_relations) - set(RELATION_NAMES))
+        if unknown:
+            raise ValueError(f"enabled_relations: not in the vocabulary: {', '.join(unknown)}")
+        enabled = set(self.enabled_relations)
+        _assign(self, "enabled_relations", tuple(n for n in RELATION_NAMES if n in enabled))
+        _assign(self, "pii_kinds", tuple(sorted(set(self.pii_kinds))))
+        _assign(self, "unresolvable_terms", tuple(sorted(set(self.unresolvable_terms))))
+        for name in _FLOAT_FIELDS:
+            _assign(self, name, float(getattr(self, name)))
 
     @cached_property
     def version(self) -> str:
         """``formation@`` and the first 16 hex digits of the SHA-256 of the policy content.
 
-        Cached: the policy is frozen, and the digest is stamped on every candidate and refusal.
+        The content is every field, digests included, as canonical JSON (sorted keys, no
+        spaces). Cached: the policy is frozen, and the digest is stamped on every candidate and
+        refusal.
         """
         payload = json.dumps(asdict(self), sort_keys=True, separators=(",", ":"))
         return "formation@" + hashlib.sha256(payload.encode()).hexdigest()[:16]
@@ -55,3 +93,8 @@ class FormationPolicy:
     @property
     def uses_model(self) -> bool:
         return self.extractor_kind in ("model", "both")
+
+
+def _assign(policy: FormationPolicy, name: str, value: object) -> None:
+    """Set a field of a frozen policy while it is being built, and only then."""
+    object.__setattr__(policy, name, value)

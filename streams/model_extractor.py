@@ -293,8 +293,17 @@ def _provider_code(body: object) -> str | None:
     return None
 
 
-def build_model_extractor(settings: Settings) -> ModelExtractor:
-    """The extractor the settings describe; its prompt is loaded and checked here, once."""
+def build_model_extractor(
+    settings: Settings,
+    *,
+    pii_kinds: tuple[str, ...] = DEFAULT_PII_KINDS,
+    relations: Sequence[Relation] = RELATIONS,
+) -> ModelExtractor:
+    """The extractor the settings describe; its prompt is loaded and checked here, once.
+
+    ``pii_kinds`` and ``relations`` are the policy's: what is redacted before a message leaves
+    the process, and which relations the prompt offers the model.
+    """
     model = settings.model
     if not model.endpoint:
         raise ModelConfigurationError("the model extractor needs ENGRAM_MODEL_ENDPOINT")
@@ -308,4 +317,6 @@ def build_model_extractor(settings: Settings) -> ModelExtractor:
         timeout_s=model.timeout_s,
         max_response_bytes=model.max_response_bytes,
         prompt=load_extraction_prompt(settings.formation.prompt_path),
+        relations=relations,
+        pii_kinds=pii_kinds,
     )

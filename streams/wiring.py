@@ -1,15 +1,29 @@
-"""Building the formation stage from settings: the policy in force and its extractor arms."""
+"""Building the formation stage from settings: the policy in force and its extractor arms.
+
+The policy in force is the file ``ENGRAM_FORMATION_POLICY_FILE`` names, or else the defaults
+with the extractor kind and model of the settings. Either way the build's digests go in here,
+at the edge: the formation package's source and, when a model is used, the prompt bytes.
+"""
 
 from __future__ import annotations
 
 import time
+from pathlib import Path
 
 from engram.shared.metrics import MODEL_LATENCY
+from engram.shared.policy_file import PolicyDocument, PolicyFileError, parse_policy
+from engram.shared.policy_source import formation_source_digest
 from engram.shared.settings import Settings
 from formation.policy import ExtractorKind, FormationPolicy
 from formation.proposals import Proposal
+from formation.vocabulary import RELATIONS
 from schemas.episodes import Message
 from streams.formation_stage import FormationStage, ModelArm
+from streams.prompt import load_extraction_prompt
+
+
+class PolicyMismatch(ValueError):
+    """The policy file names another model than the model settings reach."""
 
 
 def build_policy(
@@ -26,19 +40,89 @@ def build_policy(
         prompt_digest=prompt_digest,
         model_name=name,
         model_origin=origin,
+        source_digest=formation_source_digest(),
+    )
+
+
+def default_policy() -> FormationPolicy:
+    """The deterministic policy with every default, under this build's formation source."""
+    return PolicyDocument().policy(source_digest=formation_source_digest(), prompt_digest=None)
+
+
+def load_policy_file(path: Path) -> PolicyDocument:
+    """Read and validate a policy file; raises :class:`PolicyFileError` naming the problem."""
+    try:
+        raw = Path(path).read_bytes()
+    except OSError as exc:
+        raise PolicyFileError(f"policy file {path}: cannot be read ({exc.strerror})") from None
+    return parse_policy(raw, source=str(path))
+
+
+def settings_document(settings: Settings) -> PolicyDocument:
+    """The policy file the settings amount to: their extractor kind and model, else defaults."""
+    kind = settings.formation.extractor
+    if kind == "deterministic":
+        return PolicyDocument()
+    from streams.model_extractor import ModelConfigurationError, endpoint_origin
+
+    if not settings.model.endpoint or not settings.model.name:
+        raise ModelConfigurationError(
+            f"extractor {kind} needs ENGRAM_MODEL_ENDPOINT and ENGRAM_MODEL_NAME"
+        )
+    model = {"name": settings.model.name, "origin": endpoint_origin(settings.model.endpoint)}
+    return PolicyDocument.model_validate({"extractor": {"kind": kind}, "model": model})
+
+
+def effective_policy(settings: Settings, policy_file: Path | None = None) -> FormationPolicy:
+    """The policy a worker with these settings forms under, found without any connection.
+
+    ``policy_file`` overrides ``ENGRAM_FORMATION_POLICY_FILE``. The prompt is read (and
+    checked) only when the policy uses a model: a prompt decides nothing otherwise.
+    """
+    path = policy_file or settings.formation.policy_file
+    document = load_policy_file(path) if path else settings_document(settings)
+    prompt = load_extraction_prompt(settings.formation.prompt_path) if document.uses_model else None
+    return document.policy(
+        source_digest=formation_source_digest(),
+        prompt_digest=prompt.digest if prompt else None,
     )
 
 
 def build_stage(settings: Settings) -> FormationStage:
-    if settings.formation.extractor == "deterministic":
-        return FormationStage(build_policy(settings))
+    """The stage for the policy in force, with a model arm when that policy uses one."""
+    policy = effective_policy(settings)
+    if not policy.uses_model:
+        return FormationStage(policy)
     from streams.model_extractor import build_model_extractor
 
-    extractor = build_model_extractor(settings)
-    policy = build_policy(
-        settings, prompt_digest=extractor.prompt_digest, model_identity=extractor.identity
+    check_model_identity(policy, settings)
+    enabled = set(policy.enabled_relations)
+    extractor = build_model_extractor(
+        settings,
+        pii_kinds=policy.pii_kinds,
+        relations=tuple(r for r in RELATIONS if r.name in enabled),
     )
     return FormationStage(policy, timed(extractor.propose))
+
+
+def check_model_identity(policy: FormationPolicy, settings: Settings) -> None:
+    """Refuse to form under a policy whose model is not the one the settings reach.
+
+    A policy file names a model and an origin; the settings say where to send requests and how
+    to authenticate. Forming with another model than the policy names would stamp its version
+    on beliefs it does not describe. Missing model settings are left to the extractor's own
+    error.
+    """
+    from streams.model_extractor import endpoint_origin
+
+    if not settings.model.endpoint or not settings.model.name:
+        return
+    reached = (settings.model.name, endpoint_origin(settings.model.endpoint))
+    if reached != (policy.model_name, policy.model_origin):
+        raise PolicyMismatch(
+            f"the policy names model {policy.model_name} at {policy.model_origin}, but "
+            f"ENGRAM_MODEL_NAME and ENGRAM_MODEL_ENDPOINT reach {reached[0]} at {reached[1]}"
+        )
 
 
 def timed(arm: ModelArm) -> ModelArm:

@@ -15,6 +15,7 @@ from engram.cli.evaluation.command import eval_app
 from engram.cli.extract import extract_lines
 from engram.cli.operations import dlq_app, formation_app, freshness
 from engram.cli.output import console, err
+from engram.cli.policy import policy_app
 from engram.cli.principals import principals_app
 from engram.shared.db import connect, create_pool
 from engram.shared.logs import configure_logging
@@ -188,6 +189,7 @@ def schemas_export(
 app.command()(freshness)
 app.add_typer(formation_app, name="formation")
 app.add_typer(dlq_app, name="dlq")
+app.add_typer(policy_app, name="policy")
 app.add_typer(eval_app, name="eval", help="Evaluate formation against a labeled corpus.")
 
 

@@ -7,10 +7,10 @@ from typing import IO
 
 import orjson
 
-from formation.policy import FormationPolicy
 from schemas.claims import SourcePosition
 from streams.dead_letters import DeadLetter, admit_record
 from streams.formation_stage import FormationStage
+from streams.wiring import default_policy
 
 
 def extract_lines(lines: IO[bytes], out: IO[str], errors: IO[str]) -> int:
@@ -18,7 +18,7 @@ def extract_lines(lines: IO[bytes], out: IO[str], errors: IO[str]) -> int:
 
     Returns the exit code: 0 when every line was an episode, 1 when any was not.
     """
-    stage = FormationStage(FormationPolicy())
+    stage = FormationStage(default_policy())
     status = 0
     for number, line in enumerate(lines, start=1):
         if not line.strip():

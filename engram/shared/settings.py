@@ -110,6 +110,11 @@ class FormationSettings(BaseSettings):
     prompt_path: Path | None = Field(
         None, description="Prompt file; unset means the packaged prompts/extraction.yaml."
     )
+    policy_file: Path | None = Field(
+        None,
+        description="Formation policy file (YAML); when set it decides the extractor kind, "
+        "model identity, thresholds, caps, gates and relations instead of the defaults.",
+    )
     turn_budget_s: float = Field(300.0, gt=0, description="Time budget of one formation attempt.")
     max_attempts: int = Field(6, ge=1, description="Failed attempts before an episode is parked.")
     retry_after_s: float = Field(10.0, gt=0, description="First retry wait; doubles per attempt.")

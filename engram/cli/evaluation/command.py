@@ -21,8 +21,7 @@ from engram.cli.evaluation.corpus import Case, CorpusError, load_corpus
 from engram.cli.evaluation.scoring import ArmReport, EvaluationReport, evaluate_arm
 from engram.shared.settings import load_settings
 from formation.deterministic.arm import deterministic_arm
-from formation.policy import FormationPolicy
-from streams.wiring import build_policy
+from streams.wiring import build_policy, default_policy
 
 eval_app = typer.Typer(help="Evaluate formation against a labeled corpus.", no_args_is_help=True)
 
@@ -60,7 +59,7 @@ async def run_evaluation(cases: list[Case], arm: ArmChoice) -> EvaluationReport:
     reports: list[ArmReport] = []
     if arm in (ArmChoice.DETERMINISTIC, ArmChoice.BOTH):
         reports.append(
-            await evaluate_arm("deterministic", cases, deterministic_arm, FormationPolicy())
+            await evaluate_arm("deterministic", cases, deterministic_arm, default_policy())
         )
     if arm in (ArmChoice.MODEL, ArmChoice.BOTH):
         reports.append(await _model_report(cases))

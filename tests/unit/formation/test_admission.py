@@ -136,3 +136,24 @@ def test_an_object_that_names_nothing_is_refused_not_crashed_on() -> None:
     admission = MessageAdmission("I use it.", project="p", unresolvable_terms=frozenset())
     verdict = admission.check(Proposal("I", "uses", "   ", "I use it", "assert", "present", "t"))
     assert isinstance(verdict, Refused) and verdict.reason == "unresolvable_subject"
+
+
+def test_a_relation_the_policy_disables_is_refused_as_unmapped() -> None:
+    enabled = frozenset({"owns"})
+    admission = MessageAdmission(
+        CONTENT, project="proj", unresolvable_terms=UNRESOLVABLE_TERMS, enabled_relations=enabled
+    )
+    verdict = admission.check(proposal())
+    assert isinstance(verdict, Refused)
+    assert (verdict.reason, verdict.detail) == (
+        RefusalReason.UNMAPPED_RELATION,
+        "disabled by the policy",
+    )
+
+
+def test_a_relation_the_policy_enables_is_admitted() -> None:
+    enabled = frozenset({"lives_in"})
+    admission = MessageAdmission(
+        CONTENT, project="proj", unresolvable_terms=UNRESOLVABLE_TERMS, enabled_relations=enabled
+    )
+    assert isinstance(admission.check(proposal()), Admitted)
