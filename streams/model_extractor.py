@@ -18,7 +18,6 @@ import re
 import secrets
 from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Literal
-from urllib.parse import urlsplit
 
 import httpx2
 import openai
@@ -35,6 +34,12 @@ from formation.policy import FormationPolicy
 from formation.proposals import Proposal
 from formation.vocabulary import RELATIONS, Relation
 from schemas.episodes import Message
+from streams.model_endpoint import (
+    ModelConfigurationError,
+    ModelEndpointNotAllowed,
+    allowed_origins,
+    endpoint_origin,
+)
 from streams.model_reply import ModelReplyError, decode_envelope
 from streams.prompt import (
     ExtractionPrompt,
@@ -48,23 +53,7 @@ DEFAULT_PII_KINDS = FormationPolicy().pii_kinds
 
 ErrorKind = Literal["timeout", "http_status", "connection", "bad_reply", "oversized"]
 
-_DEFAULT_PORTS = {"http": 80, "https": 443}
 _PROVIDER_CODE = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
-
-
-class ModelConfigurationError(ValueError):
-    """The model settings cannot make an extractor (missing or malformed endpoint or name)."""
-
-
-class ModelEndpointNotAllowed(ModelConfigurationError):
-    """The endpoint's origin is not allow-listed, so message text may not be sent to it."""
-
-    def __init__(self, origin: str) -> None:
-        super().__init__(
-            f"model endpoint origin {origin} is not in ENGRAM_MODEL_ALLOWLIST; message text is "
-            "only sent to allow-listed origins"
-        )
-        self.origin = origin
 
 
 class ModelExtractionError(Exception):
@@ -75,37 +64,6 @@ class ModelExtractionError(Exception):
         self.kind: ErrorKind = kind
         self.detail = detail
         self.status = status
-
-
-def endpoint_origin(url: str, *, setting: str = "ENGRAM_MODEL_ENDPOINT") -> str:
-    """``scheme://host:port`` of an http(s) URL, with the scheme's default port made explicit."""
-    try:
-        parts = urlsplit(url.strip())
-        port = parts.port
-    except ValueError:
-        raise ModelConfigurationError(f"{setting} is not a valid URL") from None
-    if parts.scheme not in _DEFAULT_PORTS or not parts.hostname:
-        raise ModelConfigurationError(f"{setting} must be an http or https URL with a host")
-    if parts.username is not None or parts.password is not None:
-        raise ModelConfigurationError(
-            f"{setting} must not carry credentials; use ENGRAM_MODEL_API_KEY"
-        )
-    host = parts.hostname.lower()
-    host = f"[{host}]" if ":" in host else host
-    return f"{parts.scheme}://{host}:{port or _DEFAULT_PORTS[parts.scheme]}"
-
-
-def allowed_origins(allowlist: Sequence[str]) -> frozenset[str]:
-    """The allow-list as normalised origins; an entry with a path or query is an error."""
-    origins = set()
-    for entry in allowlist:
-        parts = urlsplit(entry.strip())
-        if parts.path not in ("", "/") or parts.query or parts.fragment:
-            raise ModelConfigurationError(
-                "ENGRAM_MODEL_ALLOWLIST entries must be origins (scheme://host:port)"
-            )
-        origins.add(endpoint_origin(entry, setting="ENGRAM_MODEL_ALLOWLIST"))
-    return frozenset(origins)
 
 
 class _ReplyMessage(BaseModel):

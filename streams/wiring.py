@@ -19,6 +19,7 @@ from formation.proposals import Proposal
 from formation.vocabulary import RELATIONS
 from schemas.episodes import Message
 from streams.formation_stage import FormationStage, ModelArm
+from streams.model_endpoint import ModelConfigurationError, endpoint_origin
 from streams.prompt import load_extraction_prompt
 
 
@@ -63,8 +64,6 @@ def settings_document(settings: Settings) -> PolicyDocument:
     kind = settings.formation.extractor
     if kind == "deterministic":
         return PolicyDocument()
-    from streams.model_extractor import ModelConfigurationError, endpoint_origin
-
     if not settings.model.endpoint or not settings.model.name:
         raise ModelConfigurationError(
             f"extractor {kind} needs ENGRAM_MODEL_ENDPOINT and ENGRAM_MODEL_NAME"
@@ -93,6 +92,7 @@ def build_stage(settings: Settings) -> FormationStage:
     policy = effective_policy(settings)
     if not policy.uses_model:
         return FormationStage(policy)
+    # Lazy: the openai client costs ~1 s at import; a deterministic worker never pays it.
     from streams.model_extractor import build_model_extractor
 
     check_model_identity(policy, settings)
@@ -113,8 +113,6 @@ def check_model_identity(policy: FormationPolicy, settings: Settings) -> None:
     on beliefs it does not describe. Missing model settings are left to the extractor's own
     error.
     """
-    from streams.model_extractor import endpoint_origin
-
     if not settings.model.endpoint or not settings.model.name:
         return
     reached = (settings.model.name, endpoint_origin(settings.model.endpoint))
