@@ -13,6 +13,7 @@ import uuid
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import lru_cache
 
 from formation.proposals import normalise_term
 from schemas.claims import ClaimEnd, EndKind
@@ -22,6 +23,7 @@ ConflictKey = tuple[str, str, str, str, str]
 """(tenant, principal, subject key, relation, facet): beliefs that can contradict each other."""
 
 
+@lru_cache(maxsize=8192)
 def end_key(end: ClaimEnd) -> str:
     """The identity of a claim end within a principal: normalised name, never meaning."""
     match end.kind:

@@ -26,18 +26,40 @@ from schemas.episodes import MemoryRemembered, Message
 CORRECTION_EXTRACTOR = "correction"
 
 
-def content_hash(key: ContentKey) -> str:
-    parts = (key.subject_key, key.relation, key.object_key, key.facet, key.polarity)
+ContentParts = tuple[str, str, str, str, str]
+"""(subject key, relation, object key, facet, polarity): a content key as plain strings."""
+
+
+def parts_hash(parts: ContentParts) -> str:
     return hashlib.sha256("\x1f".join(parts).encode()).hexdigest()
 
 
+def content_hash(key: ContentKey) -> str:
+    return parts_hash((key.subject_key, key.relation, key.object_key, key.facet, key.polarity))
+
+
+def candidate_parts(candidate: Candidate) -> ContentParts:
+    return (
+        end_key(candidate.subject),
+        candidate.relation,
+        end_key(candidate.object),
+        candidate.facet or "",
+        candidate.polarity.value,
+    )
+
+
+def candidate_hash(candidate: Candidate) -> str:
+    return parts_hash(candidate_parts(candidate))
+
+
 def candidate_content(candidate: Candidate) -> ContentKey:
+    subject_key, relation, object_key, facet, polarity = candidate_parts(candidate)
     return ContentKey(
-        subject_key=end_key(candidate.subject),
-        relation=candidate.relation,
-        object_key=end_key(candidate.object),
-        facet=candidate.facet or "",
-        polarity=candidate.polarity.value,
+        subject_key=subject_key,
+        relation=relation,
+        object_key=object_key,
+        facet=facet,
+        polarity=polarity,
     )
 
 

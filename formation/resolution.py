@@ -35,7 +35,7 @@ from formation.beliefs import (
     principal_hash,
 )
 from formation.core import name_uuid
-from formation.corrections import candidate_content, content_hash
+from formation.corrections import candidate_hash
 from formation.proposals import normalise_term
 from formation.resolve import (
     ConflictWithHistory,
@@ -159,7 +159,7 @@ class _BatchWriter:
         forms again only from a statement dated after the rejection — a late-arriving or
         replayed statement from before it never undoes it."""
         batch = self._batch
-        digest = content_hash(candidate_content(candidate))
+        digest = candidate_hash(candidate)
         if (batch.tenant, batch.principal, digest) in self._state.tombstones:
             return Rejected(candidate, RefusalReason.TOMBSTONED, "the principal deleted this")
         for rejection in self._state.rejections_of(batch.tenant, batch.principal, digest):
@@ -308,7 +308,7 @@ class _BatchWriter:
             object_text=c.object.text,
             object_key=end_key(c.object),
             facet=c.facet or "",
-            content_hash=content_hash(candidate_content(c)),
+            content_hash=candidate_hash(c),
             statement=c.statement,
             belief_type=c.belief_type,
             polarity=c.polarity.value,
@@ -532,8 +532,11 @@ def memory_events(batch: ClaimsBatchFormed, outcome: BatchOutcome) -> list[Memor
         ("memory.corrected", outcome.corrected),
         ("memory.deleted", outcome.deleted),
     ]
+    # Built without validation: every value comes from a validated batch and a name-based id.
     return [
-        MemoryChanged(
+        MemoryChanged.model_construct(
+            schema_version=1,
+            related_belief_id=None,
             type=kind,
             event_id=name_uuid("memory-event", batch.batch_id, kind, belief_id),
             tenant=batch.tenant,

@@ -21,7 +21,7 @@ from formation.beliefs import (
     end_key,
     principal_hash,
 )
-from formation.corrections import candidate_content, content_hash
+from formation.corrections import ContentParts, candidate_parts, content_hash, parts_hash
 from formation.proposals import normalise_term
 from projections.rows import columns_of
 from schemas.claims import ClaimEnd, ClaimsBatchFormed, EndKind
@@ -30,8 +30,8 @@ from schemas.corrections import BeliefCorrected, BeliefDeleted, ContentKey
 _BELIEF_COLUMNS = columns_of(BeliefRow)
 _REJECTION_COLUMNS = columns_of(RejectionRow)
 
-Content = tuple[str, str, ContentKey]
-"""(tenant, principal, content key) a chunk names."""
+Content = tuple[str, str, ContentParts]
+"""(tenant, principal, content key parts) a chunk names."""
 
 
 async def load_state(conn: asyncpg.Connection, batches: Sequence[ClaimsBatchFormed]) -> BeliefState:
@@ -42,7 +42,7 @@ async def load_state(conn: asyncpg.Connection, batches: Sequence[ClaimsBatchForm
     applied_runs = {row["run_id"] for row in applied}
     todo = [b for b in batches if b.batch_id not in applied_runs]
     contents = _contents(todo)
-    hashes = _hashes(todo)
+    hashes = _hashes(todo, contents)
     beliefs = await _load_beliefs(conn, contents, hashes)
     cited = await conn.fetch(
         "SELECT belief_id, episode_id, message_ordinal FROM evidence "
@@ -62,18 +62,24 @@ async def load_state(conn: asyncpg.Connection, batches: Sequence[ClaimsBatchForm
 
 
 def _contents(batches: Iterable[ClaimsBatchFormed]) -> list[Content]:
-    found = [(b.tenant, b.principal, candidate_content(c)) for b in batches for c in b.candidates]
+    found = [(b.tenant, b.principal, candidate_parts(c)) for b in batches for c in b.candidates]
     found += [
-        (b.tenant, b.principal, b.correction.content)
+        (b.tenant, b.principal, _parts(b.correction.content))
         for b in batches
         if isinstance(b.correction, BeliefCorrected)
     ]
     return found
 
 
-def _hashes(batches: Iterable[ClaimsBatchFormed]) -> list[tuple[str, str, str]]:
+def _parts(key: ContentKey) -> ContentParts:
+    return (key.subject_key, key.relation, key.object_key, key.facet, key.polarity)
+
+
+def _hashes(
+    batches: Iterable[ClaimsBatchFormed], contents: Iterable[Content]
+) -> list[tuple[str, str, str]]:
     """(tenant, principal, content hash) of everything the chunk proposes, corrects or deletes."""
-    found = {(t, p, content_hash(key)) for t, p, key in _contents(batches)}
+    found = {(t, p, parts_hash(parts)) for t, p, parts in contents}
     found |= {
         (b.tenant, b.principal, b.correction.content_hash)
         for b in batches
@@ -87,8 +93,8 @@ async def _load_beliefs(
 ) -> list[BeliefRow]:
     if not contents and not hashes:
         return []
-    keys = sorted({(t, p, k.subject_key, k.relation, k.facet) for t, p, k in contents})
-    objects = sorted({k.object_key for _, _, k in contents})
+    keys = sorted({(t, p, k[0], k[1], k[3]) for t, p, k in contents})
+    objects = sorted({k[2] for _, _, k in contents})
     columns = [list(c) for c in zip(*keys, strict=True)] if keys else [[], [], [], [], []]
     by_hash = [list(c) for c in zip(*hashes, strict=True)] if hashes else [[], [], []]
     rows = await conn.fetch(

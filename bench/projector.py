@@ -1,0 +1,112 @@
+"""The belief projector alone: claims batches/s, next to a raw consume of the same topic.
+
+Forms ``--turns`` synthetic turns with the formation core in process (no Kafka), publishes their
+claims batches to a fresh claims topic, then measures in the same run:
+
+  (raw)        aiokafka consume of that topic + asyncpg COPY of the raw bytes: the floor of what
+               any consumer writing to PostgreSQL can do here;
+  (projector)  the real BeliefProjector over the same records into a fresh, migrated database:
+               decode, load the chunk's rows, resolve in memory, set-based writes, offsets.
+
+Prints JSON; the ratio is what to compare across machines.
+
+    .venv/bin/python bench/projector.py --turns 3000
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import secrets
+import sys
+import time
+
+import asyncpg
+import orjson
+from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
+
+from bench.throughput import fresh, measure_projector, synthetic_turns
+from engram.shared.settings import KafkaSettings, load_settings
+from schemas.claims import ClaimsBatchFormed, SourcePosition
+from schemas.common import principal_key
+from streams.formation_stage import FormationStage
+from streams.wiring import default_policy
+
+
+async def form_batches(count: int, tenant: str) -> list[ClaimsBatchFormed]:
+    stage = FormationStage(default_policy())
+    return [
+        await stage.form(turn, SourcePosition(topic="bench.episodes", partition=0, offset=i))
+        for i, turn in enumerate(synthetic_turns(count, tenant=tenant))
+    ]
+
+
+async def publish(kafka: KafkaSettings, batches: list[ClaimsBatchFormed]) -> None:
+    producer = AIOKafkaProducer(bootstrap_servers=kafka.bootstrap, linger_ms=5)
+    await producer.start()
+    try:
+        sent = [
+            await producer.send(
+                kafka.claims_topic,
+                orjson.dumps(b.model_dump(mode="json")),
+                key=principal_key(b.tenant, b.principal),
+            )
+            for b in batches
+        ]
+        await asyncio.gather(*sent)
+    finally:
+        await producer.stop()
+
+
+async def measure_raw_claims(kafka: KafkaSettings, db_url: str, count: int) -> float:
+    conn = await asyncpg.connect(db_url)
+    await conn.execute("CREATE TABLE IF NOT EXISTS bench_raw (part int, off bigint, value bytea)")
+    consumer = AIOKafkaConsumer(
+        kafka.claims_topic,
+        bootstrap_servers=kafka.bootstrap,
+        auto_offset_reset="earliest",
+        group_id=None,
+    )
+    await consumer.start()
+    seen, started = 0, time.perf_counter()
+    try:
+        while seen < count:
+            fetched = await consumer.getmany(timeout_ms=500, max_records=5000)
+            rows = [(r.partition, r.offset, r.value) for recs in fetched.values() for r in recs]
+            if rows:
+                await conn.copy_records_to_table("bench_raw", records=rows)
+                seen += len(rows)
+        return count / (time.perf_counter() - started)
+    finally:
+        await consumer.stop()
+        await conn.close()
+
+
+async def main(count: int) -> dict[str, object]:
+    settings = load_settings()
+    run = "proj" + secrets.token_hex(3)
+    batches = await form_batches(count, tenant=run)
+    kafka, db_url = await fresh(settings.kafka, settings.database.url.get_secret_value(), run)
+    await publish(kafka, batches)
+    raw = await measure_raw_claims(kafka, db_url, count)
+    projector = await measure_projector(kafka, db_url, count)
+    candidates = sum(len(b.candidates) for b in batches)
+    refusals = sum(len(b.refusals) for b in batches)
+    return {
+        "batches": count,
+        "candidates_per_batch": round(candidates / count, 2),
+        "refusals_per_batch": round(refusals / count, 2),
+        "raw_consume_copy_per_s": round(raw, 1),
+        "projector_batches_per_s": round(projector, 1),
+        "projector_over_raw": round(projector / raw, 4),
+    }
+
+
+if __name__ == "__main__":
+    from engram.shared.logs import configure_logging
+
+    configure_logging("warning")
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--turns", type=int, default=3000)
+    result = asyncio.run(main(parser.parse_args().turns))
+    sys.stdout.write(orjson.dumps(result, option=orjson.OPT_INDENT_2).decode() + "\n")
