@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import date
 
 from formation.deterministic import (
     attributes,
@@ -16,10 +17,12 @@ from formation.deterministic import (
 from formation.deterministic.clauses import Clause
 from formation.deterministic.copula import propose_copula
 from formation.deterministic.decisions import propose_decision
+from formation.deterministic.events import propose_events
 from formation.deterministic.findings import REFUSED_CONFIDENCE, Finding
 from formation.deterministic.mood import Mood, clause_mood, polarity
 from formation.deterministic.predicate import VERBS, Predicate, parse_predicate
 from formation.deterministic.relationships import propose_attributes, propose_relatives
+from formation.vocabulary import lookup
 
 Handler = Callable[[Predicate], list[Finding]]
 
@@ -64,7 +67,7 @@ class Reading:
     confidence: float
 
 
-def read_clause(clause: Clause) -> list[Reading]:
+def read_clause(clause: Clause, *, occurred_on: date | None = None) -> list[Reading]:
     text = _EXPLICIT_PREFIX.sub("", clause.text.replace("\u2019", "'"))
     mood = clause_mood(text, question=clause.question)
     if mood.silent:
@@ -76,6 +79,7 @@ def read_clause(clause: Clause) -> list[Reading]:
     if not decisions:
         readings += _read_predicate(text, mood, depth=0)
     clause_wide = (
+        *propose_events(text, occurred_on),
         *propose_relatives(text),
         *propose_attributes(text),
         *preferences.propose_request(text),
@@ -124,8 +128,10 @@ def _settle(finding: Finding, mood: Mood, *, negated: bool, tense: str) -> Readi
     else:
         settled_polarity = polarity(mood, negated=negated)
     settled_tense = "hypothetical" if mood.conditional else (finding.tense or tense)
+    relation = lookup(finding.relation)
+    is_event = relation is not None and relation.is_event
     admitted = settled_polarity in {"assert", "retract"} and (
-        settled_tense in _CURRENT or (settled_tense == "past" and finding.relation == "created")
+        settled_tense in _CURRENT or (settled_tense == "past" and is_event)
     )
     confidence = finding.confidence if admitted else REFUSED_CONFIDENCE
     return Reading(finding, settled_polarity, settled_tense, confidence)
