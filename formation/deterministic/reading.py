@@ -19,9 +19,16 @@ from formation.deterministic.copula import propose_copula
 from formation.deterministic.decisions import propose_decision
 from formation.deterministic.events import propose_events
 from formation.deterministic.findings import REFUSED_CONFIDENCE, Finding
-from formation.deterministic.mood import Mood, clause_mood, polarity
+from formation.deterministic.mood import (
+    CONDITIONAL_PREFIX,
+    HEDGE_PREFIX,
+    Mood,
+    clause_mood,
+    polarity,
+)
 from formation.deterministic.predicate import VERBS, Predicate, parse_predicate
 from formation.deterministic.relationships import propose_attributes, propose_relatives
+from formation.explicit import EXPLICIT_PREFIX
 from formation.vocabulary import lookup
 
 Handler = Callable[[Predicate], list[Finding]]
@@ -33,23 +40,6 @@ HANDLERS: dict[str, Handler] = {
     **outcomes.HANDLERS,
     **relationships.HANDLERS,
 }
-_HEDGE_PREFIX = re.compile(
-    r"^(?:(?:I think|I guess|I believe|I suppose|I reckon|I feel like|maybe|perhaps|probably"
-    r"|possibly)(?:\s+that)?,?\s+)+",
-    re.IGNORECASE,
-)
-_CONDITIONAL_PREFIX = re.compile(
-    r"^(?:if|unless|suppose|supposing|imagine|assuming|when|whenever|once|in case|what if"
-    r"|let's say|say)\s+(?:that\s+)?",
-    re.IGNORECASE,
-)
-_EXPLICIT_PREFIX = re.compile(
-    r"^(?:(?:please|also|and)\s+)*(?:(?:can|could|would) you\s+)?(?:remember|don't forget"
-    r"|do not forget|keep in mind|make a note|note)(?:\s+that)?[,:]?\s+",
-    re.IGNORECASE,
-)
-"""An explicit "remember that …" wraps a claim; the claim is read as if said plainly (the core
-marks such a user message explicit, so it skips the salience threshold, not the gates)."""
 _CONTINUATION = re.compile(
     r"\s+(?:and|but|&)\s+(?:(?:also|now|currently|still|just|really|even|recently)\s+)?"
     r"(?P<verb>[a-z]+)\b"
@@ -68,11 +58,11 @@ class Reading:
 
 
 def read_clause(clause: Clause, *, occurred_on: date | None = None) -> list[Reading]:
-    text = _EXPLICIT_PREFIX.sub("", clause.text.replace("\u2019", "'"))
+    text = EXPLICIT_PREFIX.sub("", clause.text.replace("\u2019", "'"))
     mood = clause_mood(text, question=clause.question)
     if mood.silent:
         return []
-    text = _CONDITIONAL_PREFIX.sub("", _HEDGE_PREFIX.sub("", text))
+    text = CONDITIONAL_PREFIX.sub("", HEDGE_PREFIX.sub("", text))
     readings = [_settle(f, mood, negated=False, tense="present") for f in propose_status(text)]
     decisions = propose_decision(text)
     readings += [_settle(f, mood, negated=False, tense="present") for f in decisions]
