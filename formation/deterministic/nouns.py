@@ -32,7 +32,6 @@ OWNABLE_HEADS: frozenset[str] = closed(
     jacket coat dress suit ring necklace bracelet earrings
     tools toolbox saw drill lathe 3d
     plant plants tree trees aquarium terrarium
-    spot parking
     """
 )
 """Head nouns of things a person can own; ``owns`` otherwise needs a name or a model."""
