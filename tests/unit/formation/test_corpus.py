@@ -55,15 +55,21 @@ def test_the_frozen_split_is_a_folder_of_its_own_with_forty_cases_or_more() -> N
     assert {c.id for c in load_corpus(FROZEN)}.isdisjoint({c.id for c in _rule_cases()})
 
 
-@pytest.mark.parametrize("part", ["report", "frozen"])
-async def test_nothing_fabricated_forbidden_untrusted_or_secret_forms(
-    part: str, request: pytest.FixtureRequest
-) -> None:
-    scored: ArmReport = request.getfixturevalue(part)
+def _assert_safe(scored: ArmReport) -> None:
     for name in ("fabricated", "forbidden", "untrusted_owner", "secrets"):
         assert scored.total(name) == 0, [d for d in scored.to_dict()["diffs"] if name in d]
     assert scored.errors == 0
     assert scored.ok
+
+
+async def test_nothing_fabricated_forbidden_untrusted_or_secret_forms(report: ArmReport) -> None:
+    _assert_safe(report)
+
+
+async def test_nothing_fabricated_forbidden_untrusted_or_secret_forms_on_the_frozen_split(
+    frozen: ArmReport,
+) -> None:
+    _assert_safe(frozen)
 
 
 async def test_precision_and_recall_stay_above_their_measured_floors(report: ArmReport) -> None:
