@@ -20,7 +20,7 @@ _NUMBERS = {
 }  # fmt: skip
 _RELATIVE = re.compile(
     r"\b(?:(?P<yesterday>yesterday)|(?P<today>today|this morning|this afternoon|tonight)"
-    r"|last\s+(?P<weekday>mon|tue|wed|thu|fri|sat|sun)[a-z]*\.?"
+    r"|last\s+(?P<weekday>mon|tue|wed|thu|fri|sat|sun)(?:day|s|sday|nesday|rs|rsday|urday)?\.?"
     r"|last\s+(?P<unit>week|weekend|month|year)"
     r"|(?P<count>\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|couple of)\s+"
     r"(?P<ago_unit>day|week|month|year)s?\s+ago)\b",

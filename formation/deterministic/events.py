@@ -46,8 +46,8 @@ _EVENT_CUT = re.compile(
 )
 _WHEN = re.compile(
     r"\s+(?:yesterday|today|tonight|last\s+\w+|this\s+(?:morning|afternoon|week|weekend|month"
-    r"|year|spring|summer|fall|autumn|winter)|(?:a few|a couple of|several|\w+)\s+(?:days|weeks"
-    r"|months|years)\s+ago|recently|lately|these days|nowadays|now|again|in\s+(?:january|february"
+    r"|year|spring|summer|fall|autumn|winter)|(?:a few|a couple of|several|\w+)\s+(?:days?|weeks?"
+    r"|months?|years?)\s+ago|recently|lately|these days|nowadays|now|again|in\s+(?:january|february"
     r"|march|april|may|june|july|august|september|october|november|december|spring|summer"
     r"|autumn|fall|winter|\d{4}))\b.*$",
     re.IGNORECASE,

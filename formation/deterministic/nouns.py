@@ -72,7 +72,7 @@ EVENT_HEADS: frozenset[str] = closed(
     speech presentation keynote panel workshop class classes course lesson lessons session
     bootcamp camp retreat rally protest march vigil fundraiser gala auction drive cleanup
     wedding funeral reunion ceremony graduation party celebration barbecue bbq picnic potluck
-    meetup reading signing screening premiere tour trip vacation holiday cruise
+    meetup slam reading signing screening premiere tour trip vacation holiday cruise
     event events service mass hackathon jam audition interview open-mic
     group
     """

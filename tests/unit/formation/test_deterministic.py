@@ -9,7 +9,6 @@ import pytest
 
 from formation.core import form_episode
 from formation.deterministic import propose
-from formation.policy import FormationPolicy
 from formation.deterministic.clauses import split_clauses
 from formation.policy import DETERMINISTIC_EXTRACTOR_VERSION, FormationPolicy
 from formation.proposals import Proposal

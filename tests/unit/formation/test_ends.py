@@ -1,0 +1,122 @@
+"""The precision gate: an end that is not a noun phrase or a name forms nothing."""
+
+from __future__ import annotations
+
+import pytest
+
+from formation.deterministic.ends import clean_object, ownable, well_formed
+from formation.deterministic.findings import Finding
+from tests.unit.formation.formed import formed
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        "I've always had a deep love for sailing.",
+        "I got some really good advice from my aunt.",
+        "I have plenty of reasons to stay.",
+        "I got into a bad spot with the neighbours.",
+        "I had a blast at the fair.",
+        "I got great news today!",
+        "I've got some other stuff in the attic.",
+    ],
+)
+def test_have_or_got_with_an_abstract_noun_is_not_ownership(content: str) -> None:
+    assert not {c for c in formed(content) if c[1] == "owns"}
+
+
+def test_owns_needs_a_concrete_possession_or_a_name() -> None:
+    assert formed("I own a canoe.") == {("speaker", "owns", "canoe")}
+    assert formed("I have a Vespa.") == {("speaker", "owns", "Vespa")}
+    assert ownable("2019 Subaru Outback") and not ownable("great respect")
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        "I love it when it rains.",
+        "I'm a huge fan of this genre.",
+        "I love the progress I've been making.",
+        "I like to just look at the sea- it reminds me to slow down.",
+        "I love helping out and making it a better place.",
+        "I love going hiking or playing cards.",
+        "I love getting lost in long novels.",
+    ],
+)
+def test_a_preference_for_a_pronoun_clause_or_fragment_forms_nothing(content: str) -> None:
+    assert not {c for c in formed(content) if c[1] == "prefers" and c[2] != "helping out"}
+
+
+def test_a_plain_preference_list_still_splits_into_items() -> None:
+    assert formed("I enjoy chess, sudoku and crosswords.") == {
+        ("speaker", "prefers", "chess"),
+        ("speaker", "prefers", "sudoku"),
+        ("speaker", "prefers", "crosswords"),
+    }
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        "We have different tastes in music.",
+        "We love hiking with the dogs.",
+        "We're like a family at the gym.",
+        "We got lots of donations.",
+        "We're part of something bigger.",
+    ],
+)
+def test_we_about_a_household_is_not_the_project(content: str) -> None:
+    assert not {c for c in formed(content) if c[0] == "proj"}
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        "We'll keep going and never give up.",
+        "We'll let you know.",
+        "We'll make some great memories.",
+        "we'll be discussing the plot next time",
+    ],
+)
+def test_a_well_pleasantry_is_not_a_project_commitment(content: str) -> None:
+    assert formed(content) == set()
+
+
+def test_a_well_that_commits_the_projects_work_still_forms() -> None:
+    assert formed("We'll deploy the API on Fridays.") == {
+        ("proj", "committed_to", "deploy the API on Fridays")
+    }
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        "I'm using it to plan trips.",
+        "I've been working on something exciting.",
+        "I'm working on a project.",
+        "I'm learning with them.",
+        "I'm learning a ton.",
+    ],
+)
+def test_pronoun_and_placeholder_objects_form_nothing(content: str) -> None:
+    assert formed(content) == set()
+
+
+def test_a_relatives_possessive_name_loses_its_s() -> None:
+    assert ("speaker", "related_to", "Ines") in formed("It was for my niece Ines's party.")
+
+
+def test_a_task_subject_that_is_a_fragment_forms_no_status() -> None:
+    assert formed("I finished up my notes for the course.") == set()
+
+
+def test_well_formed_refuses_dangling_function_words_and_clauses() -> None:
+    assert well_formed("road bike")
+    assert not well_formed("making it a")
+    assert not well_formed("this series is one of my favorites")
+    assert not well_formed("by working together we can build a")
+
+
+def test_a_speaker_object_survives_only_for_social_relations() -> None:
+    assert clean_object(Finding("Bo", "manages", "I")) is not None
+    assert clean_object(Finding("I", "prefers", "me")) is None

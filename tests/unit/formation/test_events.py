@@ -1,0 +1,121 @@
+"""Past events with grounded dates, ongoing activities, jobs, pets, groups and possessions."""
+
+from __future__ import annotations
+
+from datetime import date
+
+import pytest
+
+from formation.deterministic.dates import ground
+from tests.unit.formation.formed import EPISODE_DAY, formed
+
+
+def test_a_past_event_forms_as_participation_with_its_grounded_date() -> None:
+    assert formed("I ran a trail race last Saturday and loved it.") == {
+        ("speaker", "participated_in", "trail race"),
+        ("trail race", "occurred_on", "2024-05-04"),
+    }
+
+
+def test_a_leading_time_phrase_still_grounds_the_event() -> None:
+    assert formed("Yesterday I went to a pottery class.") == {
+        ("speaker", "participated_in", "pottery class"),
+        ("pottery class", "occurred_on", "2024-05-07"),
+    }
+
+
+def test_an_event_without_a_date_forms_without_one() -> None:
+    assert formed("I attended a poetry slam.") == {("speaker", "participated_in", "poetry slam")}
+
+
+@pytest.mark.parametrize(
+    ("words", "grounded"),
+    [
+        ("yesterday", "2024-05-07"),
+        ("last Wednesday", "2024-05-01"),
+        ("last Sat", "2024-05-04"),
+        ("last week", "2024-W18"),
+        ("last month", "2024-04"),
+        ("last year", "2023"),
+        ("three years ago", "2021"),
+        ("2 days ago", "2024-05-06"),
+        ("a while ago", None),
+    ],
+)
+def test_relative_dates_ground_in_the_episode_date_at_their_own_precision(
+    words: str, grounded: str | None
+) -> None:
+    assert ground(f"I did it {words}", EPISODE_DAY) == grounded
+
+
+def test_without_an_episode_date_nothing_is_grounded() -> None:
+    assert ground("yesterday", None) is None
+    assert ground("last year", date(2020, 1, 1)) == "2019"
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        "I went to a lot of trouble for that.",
+        "I went to an event and it was fun.",
+        "I didn't go to the concert.",
+        "I might go to the festival.",
+    ],
+)
+def test_no_event_forms_without_a_named_event_that_happened(content: str) -> None:
+    assert not {c for c in formed(content) if c[1] in {"participated_in", "occurred_on"}}
+
+
+def test_joining_an_event_is_participation_not_employment() -> None:
+    assert formed("I joined a darts tournament.") == {
+        ("speaker", "participated_in", "darts tournament")
+    }
+
+
+def test_joining_a_group_is_membership() -> None:
+    assert formed("I joined a running club.") == {("speaker", "member_of", "running club")}
+
+
+def test_giving_a_talk_is_an_event_not_parting_with_something() -> None:
+    assert formed("I gave a lecture on beetles.") == {
+        ("speaker", "participated_in", "lecture on beetles")
+    }
+
+
+@pytest.mark.parametrize(
+    ("content", "claim"),
+    [
+        ("I've been doing pilates lately.", ("speaker", "participated_in", "pilates")),
+        ("I'm doing judo these days.", ("speaker", "participated_in", "judo")),
+        ("I've been knitting a lot.", ("speaker", "participated_in", "knitting")),
+        ("I play volleyball on Sundays.", ("speaker", "participated_in", "volleyball")),
+        ("I took up rowing a year ago.", ("speaker", "learning", "rowing")),
+        ("I lost my job as an accountant.", ("speaker", "no longer has_role", "accountant")),
+        ("I teach pilates classes.", ("speaker", "has_role", "pilates teacher")),
+        ("I adopted a kitten called Miso.", ("speaker", "owns", "kitten")),
+        ("My cat Luna sleeps all day.", ("speaker", "owns", "cat")),
+        ("My new hatchback is great.", ("speaker", "owns", "hatchback")),
+        ("I finished my first screenplay.", ("speaker", "created", "first screenplay")),
+        ("I graduated last month!", ("speaker", "participated_in", "graduation")),
+        ("I can't find time for my pottery hobby.", ("speaker", "interested_in", "pottery")),
+        ("My neighbour named Ruth waved.", ("speaker", "related_to", "Ruth")),
+    ],
+)
+def test_durable_facts_people_tell_form_with_the_right_relation(
+    content: str, claim: tuple[str, str, str]
+) -> None:
+    assert claim in formed(content)
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        "I've been doing great, thanks.",
+        "I've been thinking about it.",
+        "I started caring less.",
+        "I'm going to open my own bakery.",
+        "My brother has a parrot named Kiwi.",
+    ],
+)
+def test_look_alikes_of_activities_and_possessions_form_nothing(content: str) -> None:
+    assert not {c for c in formed(content) if c[1] in {"participated_in", "learning", "owns"}}
