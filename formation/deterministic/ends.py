@@ -54,6 +54,7 @@ _TASTE_RELATIONS = frozenset({"prefers", "dislikes", "interested_in", "learning"
 _LEADING_VERBS = closed(
     "get go make take do be have see lost got gone made taken done seen keep let"
 )
+_DEICTIC = closed("this that these those")
 _PREPOSITIONS = closed("in into with by on at up to about")
 _SPEAKER_OBJECTS = frozenset({"manages", "works_with", "knows", "related_to"})
 _WORD = re.compile(r"[\w'\u2019-]+")
@@ -131,10 +132,13 @@ def _abstract(obj: str) -> bool:
     an alternative ("hiking or board games"): not one thing a person prefers."""
     found = words(obj)
     short_abstract = len(found) <= 2 and (found[-1] in ABSTRACT_NOUNS or found[0] in ABSTRACT_NOUNS)
+    if found[0] == "getting":  # "getting lost in …", "getting immersed in …": a state
+        found = found[1:] or found
     leading = len(found) > 1 and (
         found[0] in _LEADING_VERBS or (found[0].endswith("ed") and found[1] in _PREPOSITIONS)
     )
-    return short_abstract or leading or "or" in found
+    deictic = bool(_DEICTIC & set(found))
+    return short_abstract or leading or deictic or "or" in found
 
 
 def _subject_ok(subject: str) -> bool:

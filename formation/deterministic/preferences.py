@@ -17,12 +17,15 @@ _PRONOUN_OBJECT = re.compile(
     r"|their|the idea|the way|when you|to be|being)\b",
     re.IGNORECASE,
 )
+_COMPARING = frozenset({"prefer", "rather"})
+"""Only "prefer" compares ("I prefer tea to coffee"); "I love escaping to the hills" does not."""
+_GERUND = re.compile(r"^[a-z]+ing\b", re.IGNORECASE)
 _COMPARISON = re.compile(r"\s+(?:to|over|than|rather than|instead of|vs\.?|versus)\s+.*$", re.I)
 
 
-def _objects(rest: str) -> list[str]:
+def _objects(rest: str, lemma: str = "prefer") -> list[str]:
     rest = re.sub(
-        r"^(?:to|using|working with|having|have|get|getting|use|be given|receive)\s+",
+        r"^(?:to|using|working with|having|have|get|use|be given|receive)\s+",
         "",
         rest,
         flags=re.IGNORECASE,
@@ -30,8 +33,17 @@ def _objects(rest: str) -> list[str]:
     if not rest or _PRONOUN_OBJECT.match(rest):
         return []
     head, _, _ = rest.partition(" ")
-    rest = head + _COMPARISON.sub("", rest[len(head) :])
-    return object_list(rest)
+    if lemma in _COMPARING:
+        rest = head + _COMPARISON.sub("", rest[len(head) :])
+    return _parallel(object_list(rest))
+
+
+def _parallel(items: list[str]) -> list[str]:
+    """A list led by an activity ("getting immersed in the story and plots") is a list of
+    activities: a bare noun after it is the first activity's object, not a preference."""
+    if not items or not _GERUND.match(items[0]) or len(items[0].split()) < 2:
+        return items
+    return [items[0]] + [item for item in items[1:] if _GERUND.match(item)]
 
 
 def preference(subject: str, relation: str, obj: str, confidence: float) -> Finding:
@@ -63,7 +75,7 @@ def propose_preference(predicate: Predicate) -> list[Finding]:
             confidence=confidence,
             polarity=polarity,
         )
-        for obj in _objects(rest)
+        for obj in _objects(rest, lemma)
     ]
 
 

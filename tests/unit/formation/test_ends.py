@@ -120,3 +120,14 @@ def test_well_formed_refuses_dangling_function_words_and_clauses() -> None:
 def test_a_speaker_object_survives_only_for_social_relations() -> None:
     assert clean_object(Finding("Bo", "manages", "I")) is not None
     assert clean_object(Finding("I", "prefers", "me")) is None
+
+
+def test_a_noun_after_an_activity_in_a_list_is_the_activitys_object_not_a_preference() -> None:
+    assert ("speaker", "prefers", "lyrics") not in formed(
+        "I love getting absorbed in the melody and lyrics."
+    )
+
+
+def test_only_prefer_compares_love_to_is_not_a_comparison() -> None:
+    assert formed("I love escaping to that cabin.") == set()
+    assert formed("I prefer tea to coffee.") == {("speaker", "prefers", "tea")}
