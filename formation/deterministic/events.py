@@ -30,7 +30,9 @@ from formation.deterministic.nouns import (
 )
 from formation.deterministic.terms import cut_phrase, strip_determiners
 
-_ADVERBS = r"(?:(?:just|finally|recently|also|actually|even|once|officially)\s+)*"
+_ADVERBS = (
+    r"(?:(?:just|finally|recently|also|actually|even|once|officially|definitely|really|still)\s+)*"
+)
 _EVENT_VERBS = (
     r"went to|went on|attended|ran|ran in|did|completed|competed in|took part in"
     r"|participated in|volunteered at|volunteered for|joined|gave|hosted|organi[sz]ed|led"
@@ -49,7 +51,7 @@ _WHEN = re.compile(
     r"|year|spring|summer|fall|autumn|winter)|(?:a few|a couple of|several|\w+)\s+(?:days?|weeks?"
     r"|months?|years?)\s+ago|recently|lately|these days|nowadays|now|again|in\s+(?:january|february"
     r"|march|april|may|june|july|august|september|october|november|december|spring|summer"
-    r"|autumn|fall|winter|\d{4}))\b.*$",
+    r"|autumn|fall|winter|\d{4})|on weekends|on \w+days|every \w+)\b.*$",
     re.IGNORECASE,
 )
 _ONGOING = re.compile(
@@ -63,8 +65,9 @@ _TOOK_UP = re.compile(
     r"|started\s+(?:doing\s+|taking\s+|learning\s+|practi[sc]ing\s+|going to\s+)?(?P<named>.+))$"
 )
 _LEFT_JOB = re.compile(
-    r"^I\s+" + _ADVERBS + r"(?:lost|quit|left)\s+my\s+(?:job|position|post)\s+as\s+(?:a|an)\s+"
-    r"(?P<role>.+)$"
+    r"^(?:I\s+)?" + _ADVERBS + r"(?:lost|quit|left)\s+my\s+(?:job|position|post)\s+as\s+(?:a|an)\s+"
+    r"(?P<role>.+)$",
+    re.IGNORECASE,
 )
 _TEACH = re.compile(r"^I\s+(?:also\s+)?teach\s+(?P<what>[A-Za-z][\w-]*(?:\s+[\w-]+)?)")
 _ADOPTED = re.compile(
@@ -77,6 +80,11 @@ _HOBBY_NOW = re.compile(
     + r"been\s+(?:really\s+|busy\s+)?(?P<obj>[a-z]+ing)\b(?!\s+(?:to|for|on|at)\b)"
 )
 _PLAY = re.compile(r"^I\s+(?:also\s+|still\s+|often\s+|regularly\s+)?play\s+(?P<obj>[\w -]+)")
+_NAME_MY_PET = re.compile(r"\b[A-Z][a-z]+,\s+my\s+(?P<pet>guinea pig|[a-z]+)\b")
+_VOLUNTEER = re.compile(
+    r"^I(?:'m| am)?\s+" + _ADVERBS + r"(?:still\s+|carrying on\s+)?volunteer(?:ing|s)?"
+    r"(?:\s+as\s+(?:a|an)\s+[\w-]+)?\s+(?P<prep>at|for|with)\s+(?P<org>.+)$"
+)
 _MY_PET = re.compile(
     r"\b[Mm]y\s+(?:(?:new|little|old|sweet)\s+)?(?P<pet>[a-z]+)\s+(?:named\s+|called\s+)?[A-Z][a-z]"
 )
@@ -128,6 +136,7 @@ def propose_events(text: str, occurred_on: date | None) -> list[Finding]:
         _hobby,
         _created,
         _graduated,
+        _volunteer,
     ):
         findings += propose(text, occurred_on)
     return findings
@@ -254,11 +263,24 @@ def _play(text: str, occurred_on: date | None) -> list[Finding]:
 
 def _my_pet(text: str, occurred_on: date | None) -> list[Finding]:
     """ "my dog Max", "my cat named Luna": the speaker has the pet (the name is the pet's)."""
+    matches = [*_MY_PET.finditer(text), *_NAME_MY_PET.finditer(text)]
     return [
         Finding("I", "owns", match.group("pet"), tense="present")
-        for match in _MY_PET.finditer(text)
+        for match in matches
         if match.group("pet") in PET_HEADS
     ]
+
+
+def _volunteer(text: str, occurred_on: date | None) -> list[Finding]:
+    """ "I'm volunteering at the youth centre": an ongoing activity, written as told."""
+    match = _VOLUNTEER.match(text)
+    if match is None:
+        return []
+    org = strip_determiners(_EVENT_CUT.sub("", cut_phrase(_WHEN.sub("", match.group("org")))))
+    if not org or len(words(org)) > 4:
+        return []
+    activity = f"volunteering {match.group('prep').lower()} {org}"
+    return [Finding("I", "participated_in", activity, tense="present")]
 
 
 def _hobby(text: str, occurred_on: date | None) -> list[Finding]:

@@ -107,6 +107,7 @@ PET_HEADS: frozenset[str] = closed(
     """
 )
 """What "I adopted a …" takes home."""
+PET_HEADS = PET_HEADS | {"guinea pig"}
 
 VAGUE_EVENTS: frozenset[str] = closed(
     "event events tour trip show game games class session party group service meet"

@@ -45,6 +45,11 @@ _CONTINUATION = re.compile(
     r"(?P<verb>[a-z]+)\b"
 )
 _CURRENT = frozenset({"present"})
+_TELLING = re.compile(
+    r"\b(?:let you know|tell you|guess what[?!,]*|good news[:!,]*|big news[:!,]*)\s+(?:that\s+)?"
+    r"(?=I\s|I'm\s|I've\s)",
+    re.IGNORECASE,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,7 +67,7 @@ def read_clause(clause: Clause, *, occurred_on: date | None = None) -> list[Read
     mood = clause_mood(text, question=clause.question)
     if mood.silent:
         return []
-    text = CONDITIONAL_PREFIX.sub("", HEDGE_PREFIX.sub("", text))
+    text = CONDITIONAL_PREFIX.sub("", HEDGE_PREFIX.sub("", _after_telling(text)))
     readings = [_settle(f, mood, negated=False, tense="present") for f in propose_status(text)]
     decisions = propose_decision(text)
     readings += [_settle(f, mood, negated=False, tense="present") for f in decisions]
@@ -77,6 +82,12 @@ def read_clause(clause: Clause, *, occurred_on: date | None = None) -> list[Read
     for finding in clause_wide:
         readings.append(_settle(finding, mood, negated=False, tense="present"))
     return readings
+
+
+def _after_telling(text: str) -> str:
+    """ "…wanted to let you know I joined a club": the claim starts after the telling."""
+    match = _TELLING.search(text)
+    return text[match.end() :] if match else text
 
 
 def propose_status(text: str) -> list[Finding]:

@@ -119,3 +119,24 @@ def test_durable_facts_people_tell_form_with_the_right_relation(
 )
 def test_look_alikes_of_activities_and_possessions_form_nothing(content: str) -> None:
     assert not {c for c in formed(content) if c[1] in {"participated_in", "learning", "owns"}}
+
+
+@pytest.mark.parametrize(
+    ("content", "claim"),
+    [
+        ("Lost my job as a welder last week.", ("speaker", "no longer has_role", "welder")),
+        ("Ah yes- Pip, my hamster. He's sweet.", ("speaker", "owns", "hamster")),
+        (
+            "I volunteer at the food bank on weekends.",
+            ("speaker", "participated_in", "volunteering at food bank"),
+        ),
+        (
+            "Been a while, wanted to let you know I joined a rowing club!",
+            ("speaker", "member_of", "rowing club"),
+        ),
+    ],
+)
+def test_subjectless_and_told_as_news_facts_still_form(
+    content: str, claim: tuple[str, str, str]
+) -> None:
+    assert claim in formed(content)
