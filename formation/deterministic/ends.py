@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 
+from formation.deterministic.facets import preference_facet
 from formation.deterministic.findings import Finding
 from formation.deterministic.nouns import ABSTRACT_NOUNS, OWNABLE_HEADS, PLACEHOLDERS, closed
 from formation.proposals import is_project_term, is_speaker_term
@@ -52,12 +53,22 @@ _CLAUSE_WORDS = frozenset(
 )  # fmt: skip
 _TASTE_RELATIONS = frozenset({"prefers", "dislikes", "interested_in", "learning", "uses"})
 _LEADING_VERBS = closed(
-    "get go make take do be have see lost got gone made taken done seen keep let"
+    "get go make take do be have see lost got gone made taken done seen keep let just really"
+    " also actually even still always"
 )
 _DEICTIC = closed("this that these those")
 _PREPOSITIONS = closed("in into with by on at up to about")
 _SPEAKER_OBJECTS = frozenset({"manages", "works_with", "knows", "related_to"})
 _WORD = re.compile(r"[\w'\u2019-]+")
+_DASH_TAIL = re.compile(r"\s*[-\u2013\u2014]+\s+|\s+[-\u2013\u2014]+\s*")
+"""A dash with a space on one side ends a phrase ("kids' books- classics"); "e-bike" keeps it."""
+_QUANTITY = re.compile(
+    r"^(?:lots of|a lot of|loads of|plenty of|a bunch of|a few|a couple of|some|many|two|three"
+    r"|several)\s+(?=\S)",
+    re.IGNORECASE,
+)
+_GERUND_DEMONSTRATIVE = re.compile(r"^([a-z]+ing)\s+(?:this|that|these|those)\s+", re.IGNORECASE)
+""""making this cake" (pointing at a photo) prefers making cake; the pointing is dropped."""
 _DEMONSTRATIVE = re.compile(r"^(?:this|that|these|those)\s+", re.IGNORECASE)
 _NAME_OR_MODEL = re.compile(r"(?:^|\s)(?:[A-Z][\w-]*|[\w-]*\d[\w-]*)(?=\s|$)")
 
@@ -83,7 +94,9 @@ def ownable(text: str) -> bool:
     found = words(text)
     if not found or found[-1] in ABSTRACT_NOUNS:
         return False
-    return found[-1] in OWNABLE_HEADS or bool(_NAME_OR_MODEL.search(text))
+    head = found[-1]
+    singular = head[:-1] if head.endswith("s") else head
+    return head in OWNABLE_HEADS or singular in OWNABLE_HEADS or bool(_NAME_OR_MODEL.search(text))
 
 
 def clean_object(finding: Finding) -> Finding | None:
@@ -95,11 +108,10 @@ def clean_object(finding: Finding) -> Finding | None:
         return finding if _verb_phrase_ok(obj) else None
     if finding.relation in CLOSED_OBJECT_RELATIONS:
         return finding if _subject_ok(finding.subject) else None
-    rest = _DEMONSTRATIVE.sub("", obj)
-    if rest != obj:
-        if len(words(rest)) < 2:
-            return None
-        obj = rest
+    tidied = _tidy(finding.relation, obj)
+    if tidied is None:
+        return None
+    obj = tidied
     if obj.endswith(("'s", "\u2019s")) and obj[:1].isupper():
         obj = obj[:-2]
     if is_project_term(obj) or not well_formed(obj):
@@ -111,15 +123,32 @@ def clean_object(finding: Finding) -> Finding | None:
     named_facet = finding.facet is not None and not finding.facet.startswith("topic:")
     if finding.relation in _TASTE_RELATIONS and not named_facet and _abstract(obj):
         return None
+    facet = finding.facet
+    if facet is not None and facet.startswith("topic:") and obj != finding.object:
+        facet = preference_facet(obj)
     return Finding(
         finding.subject,
         finding.relation,
         obj,
-        finding.facet,
+        facet,
         finding.confidence,
         finding.polarity,
         finding.tense,
     )
+
+
+def _tidy(relation: str, obj: str) -> str | None:
+    """Cut a dash tail, a quantity before a possession, a pointing "this"; ``None`` when only
+    the pointing is left ("this one")."""
+    obj = _DASH_TAIL.split(obj, maxsplit=1)[0]
+    if relation == "owns":
+        obj = _QUANTITY.sub("", obj)
+    if relation in _TASTE_RELATIONS:
+        obj = _GERUND_DEMONSTRATIVE.sub(r"\1 ", obj)
+    rest = _DEMONSTRATIVE.sub("", obj)
+    if rest != obj and len(words(rest)) < 2:
+        return None
+    return rest
 
 
 def about_the_project(finding: Finding) -> bool:

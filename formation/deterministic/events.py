@@ -85,6 +85,19 @@ _VOLUNTEER = re.compile(
     r"^I(?:'m| am)?\s+" + _ADVERBS + r"(?:still\s+|carrying on\s+)?volunteer(?:ing|s)?"
     r"(?:\s+as\s+(?:a|an)\s+[\w-]+)?\s+(?P<prep>at|for|with)\s+(?P<org>.+)$"
 )
+_PASSION = re.compile(
+    r"^(?P<what>[A-Za-z]+ing|[A-Z][a-z]+)\s+(?:has always been|has been|is|was|'s)\s+"
+    r"(?:a|my|the)\s+(?:real\s+|true\s+|big\s+|first\s+|biggest\s+|greatest\s+)?"
+    r"(?:passion|hobby|thing)(?:\s+of mine)?\b"
+    r"|^[Mm]y\s+(?:real\s+|true\s+|big\s+|biggest\s+)?(?:passion|hobby)\s+is\s+(?P<named>.+)$"
+)
+_MY_TRIP = re.compile(
+    r"\b[Mm]y\s+(?:recent\s+|last\s+|first\s+)?(?P<kind>trip|vacation|holiday|visit|journey)"
+    r"\s+to\s+(?P<place>(?:the\s+)?[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*){0,3})"
+)
+_PAST_TRIP = re.compile(
+    r"\b(?:was|were|took|snapped|went|had|visited|loved|ago|last\s+\w+|yesterday)\b", re.I
+)
 _MY_PET = re.compile(
     r"\b[Mm]y\s+(?:(?:new|little|old|sweet)\s+)?(?P<pet>[a-z]+)\s+(?:named\s+|called\s+)?[A-Z][a-z]"
 )
@@ -137,6 +150,8 @@ def propose_events(text: str, occurred_on: date | None) -> list[Finding]:
         _created,
         _graduated,
         _volunteer,
+        _passion,
+        _my_trip,
     ):
         findings += propose(text, occurred_on)
     return findings
@@ -315,3 +330,28 @@ def _graduated(text: str, occurred_on: date | None, when_from: str | None = None
     return _dated(
         Finding("I", "participated_in", "graduation", tense="past"), when_from or text, occurred_on
     )
+
+
+def _passion(text: str, occurred_on: date | None) -> list[Finding]:
+    """ "Writing has always been a passion of mine", "my passion is pottery": an interest.
+    "Acting was my first passion" is a past one: proposed in the past, so it is refused."""
+    match = _PASSION.match(text)
+    if match is None:
+        return []
+    what = match.group("what") or _activity(match.group("named") or "")
+    if not what or what.lower() in {"it", "this", "that", "what", "everything", "nothing"}:
+        return []
+    tense = "past" if re.search(r"\bwas\b", match.group()) else "present"
+    return [Finding("I", "interested_in", what.lower(), tense=tense)]
+
+
+def _my_trip(text: str, occurred_on: date | None) -> list[Finding]:
+    """ "my trip to the Smoky Mountains last year was incredible": a past trip, dated."""
+    if _PLANNED.search(text) or not _PAST_TRIP.search(text):
+        return []
+    findings: list[Finding] = []
+    for match in _MY_TRIP.finditer(text):
+        place = strip_determiners(match.group("place"))
+        trip = f"{match.group('kind')} to {place}"
+        findings += _dated(Finding("I", "participated_in", trip, tense="past"), text, occurred_on)
+    return findings

@@ -46,7 +46,8 @@ _CONTINUATION = re.compile(
 )
 _CURRENT = frozenset({"present"})
 _TELLING = re.compile(
-    r"\b(?:let you know|tell you|guess what[?!,]*|good news[:!,]*|big news[:!,]*)\s+(?:that\s+)?"
+    r"\b(?:let you know|let ya know|tell you|tell ya|guess what[?!,]*|good news[:!,]*"
+    r"|big news[:!,]*)\s+(?:that\s+)?"
     r"(?=I\s|I'm\s|I've\s)",
     re.IGNORECASE,
 )

@@ -131,3 +131,7 @@ def test_a_noun_after_an_activity_in_a_list_is_the_activitys_object_not_a_prefer
 def test_only_prefer_compares_love_to_is_not_a_comparison() -> None:
     assert formed("I love escaping to that cabin.") == set()
     assert formed("I prefer tea to coffee.") == {("speaker", "prefers", "tea")}
+
+
+def test_a_pointing_this_inside_an_activity_is_dropped_not_kept() -> None:
+    assert formed("I love baking this rye bread.") == {("speaker", "prefers", "baking rye bread")}

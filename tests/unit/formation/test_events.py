@@ -140,3 +140,28 @@ def test_subjectless_and_told_as_news_facts_still_form(
     content: str, claim: tuple[str, str, str]
 ) -> None:
     assert claim in formed(content)
+
+
+@pytest.mark.parametrize(
+    ("content", "claim"),
+    [
+        ("Cooking has always been a passion of mine.", ("speaker", "interested_in", "cooking")),
+        ("My passion is calligraphy.", ("speaker", "interested_in", "calligraphy")),
+        ("I'm passionate about urban gardening.", ("speaker", "interested_in", "urban gardening")),
+        (
+            "That photo is from my trip to the Dolomites last year.",
+            ("speaker", "participated_in", "trip to Dolomites"),
+        ),
+        ("I've got lots of vinyl records- jazz mostly.", ("speaker", "owns", "vinyl records")),
+        ("Just wanted to tell ya I joined a quiz team.", ("speaker", "member_of", "quiz team")),
+    ],
+)
+def test_passions_trips_and_counted_possessions_form(
+    content: str, claim: tuple[str, str, str]
+) -> None:
+    assert claim in formed(content)
+
+
+def test_a_past_passion_and_a_planned_trip_form_nothing() -> None:
+    assert formed("Singing was my first passion.") == set()
+    assert formed("My trip to Lisbon next month is booked.") == set()
