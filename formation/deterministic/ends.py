@@ -124,7 +124,7 @@ def clean_object(finding: Finding) -> Finding | None:
     if finding.relation in _TASTE_RELATIONS and not named_facet and _abstract(obj):
         return None
     facet = finding.facet
-    if facet is not None and facet.startswith("topic:") and obj != finding.object:
+    if obj != finding.object and facet == preference_facet(finding.object):
         facet = preference_facet(obj)
     return Finding(
         finding.subject,

@@ -19,7 +19,6 @@ _PRONOUN_OBJECT = re.compile(
 )
 _COMPARING = frozenset({"prefer", "rather"})
 """Only "prefer" compares ("I prefer tea to coffee"); "I love escaping to the hills" does not."""
-_GERUND = re.compile(r"^[a-z]+ing\b", re.IGNORECASE)
 _COMPARISON = re.compile(r"\s+(?:to|over|than|rather than|instead of|vs\.?|versus)\s+.*$", re.I)
 
 
@@ -35,15 +34,7 @@ def _objects(rest: str, lemma: str = "prefer") -> list[str]:
     head, _, _ = rest.partition(" ")
     if lemma in _COMPARING:
         rest = head + _COMPARISON.sub("", rest[len(head) :])
-    return _parallel(object_list(rest))
-
-
-def _parallel(items: list[str]) -> list[str]:
-    """A list led by an activity ("getting immersed in the story and plots") is a list of
-    activities: a bare noun after it is the first activity's object, not a preference."""
-    if not items or not _GERUND.match(items[0]) or len(items[0].split()) < 2:
-        return items
-    return [items[0]] + [item for item in items[1:] if _GERUND.match(item)]
+    return object_list(rest)
 
 
 def preference(subject: str, relation: str, obj: str, confidence: float) -> Finding:

@@ -6,7 +6,7 @@ import pytest
 
 from formation.deterministic.ends import clean_object, ownable, well_formed
 from formation.deterministic.findings import Finding
-from tests.unit.formation.formed import formed
+from tests.unit.formation.formed import batch, formed
 
 
 @pytest.mark.parametrize(
@@ -135,3 +135,14 @@ def test_only_prefer_compares_love_to_is_not_a_comparison() -> None:
 
 def test_a_pointing_this_inside_an_activity_is_dropped_not_kept() -> None:
     assert formed("I love baking this rye bread.") == {("speaker", "prefers", "baking rye bread")}
+
+
+def test_an_anaphoric_list_item_is_not_an_item_of_its_own() -> None:
+    assert formed("I'm passionate about birds and their habitats.") == {
+        ("speaker", "interested_in", "birds")
+    }
+
+
+def test_a_named_facet_survives_tidying_the_object() -> None:
+    (candidate,) = batch("My favorite snack is this salty liquorice.").candidates
+    assert (candidate.object.text, candidate.facet) == ("salty liquorice", "topic:snack")
