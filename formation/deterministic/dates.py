@@ -2,7 +2,8 @@
 
 The anchor is the episode's ``occurred_at`` date, never the wall clock, so a replay grounds
 the same words to the same date. The value is as precise as the words: a day ("2023-05-06"),
-an ISO week ("2023-W18"), a month ("2023-04") or a year ("2020"). Anything vaguer ("a while
+an ISO week ("2023-W18"), a month ("2023-04") or a year ("2020"; "last summer" is the year
+of the last summer that has ended). Anything vaguer ("a while
 ago", "recently") grounds to nothing, and the event forms without a date.
 """
 
@@ -19,7 +20,7 @@ _NUMBERS = {
     "seven": 7, "eight": 8, "nine": 9, "ten": 10, "couple of": 2,
 }  # fmt: skip
 _RELATIVE = re.compile(
-    r"\b(?:(?P<yesterday>yesterday)|(?P<today>today|this morning|this afternoon|tonight)"
+    r"\b(?:(?P<yesterday>yesterday|last night)|last\s+(?P<season>spring|summer|fall|autumn|winter)|(?P<today>today|this morning|this afternoon|tonight)"
     r"|last\s+(?P<weekday>mon|tue|wed|thu|fri|sat|sun)(?:day|s|sday|nesday|rs|rsday|urday)?\.?"
     r"|last\s+(?P<unit>week|weekend|month|year)"
     r"|(?P<count>\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|couple of)\s+"
@@ -37,6 +38,8 @@ def ground(text: str, anchor: date | None) -> str | None:
         return None
     if match.group("yesterday"):
         return (anchor - timedelta(days=1)).isoformat()
+    if match.group("season"):
+        return str(_season_year(anchor, match.group("season").lower()))
     if match.group("today"):
         return anchor.isoformat()
     if match.group("weekday"):
@@ -59,3 +62,11 @@ def _unit_back(anchor: date, unit: str, number: int) -> str:
         months = anchor.year * 12 + anchor.month - 1 - number
         return f"{months // 12}-{months % 12 + 1:02d}"
     return str(anchor.year - number)
+
+
+_SEASON_ENDS = {"spring": 6, "summer": 9, "fall": 12, "autumn": 12, "winter": 3}
+
+
+def _season_year(anchor: date, season: str) -> int:
+    """The year of the last whole such season before ``anchor`` (winter by its January)."""
+    return anchor.year if anchor.month >= _SEASON_ENDS[season] else anchor.year - 1

@@ -37,17 +37,25 @@ _EVENT_VERBS = (
     r"went to|went on|attended|ran|ran in|did|completed|competed in|took part in"
     r"|participated in|volunteered at|volunteered for|joined|gave|hosted|organi[sz]ed|led"
     r"|took|visited|played in|performed at|performed in|signed up for|entered|won|spoke at"
+    r"|got back from|came back from|was at|went on"
 )
 _EVENT = re.compile(
     r"^I\s+" + _ADVERBS + r"(?P<verb>" + _EVENT_VERBS + r")\s+(?P<obj>.+)$", re.IGNORECASE
 )
+_SUPERLATIVE = re.compile(
+    r"^(?:(?:most|best|worst|coolest|greatest|biggest|craziest|wildest|funniest|nicest"
+    r"|loveliest|sweetest|weirdest|strangest|longest|hardest|toughest|largest|smallest"
+    r"|proudest|happiest|saddest|scariest)\s+)+(?=\w)",
+    re.IGNORECASE,
+)
+"""The "coolest" in "the coolest Harry Potter party" says how it was, not what it was."""
 _EVENT_CUT = re.compile(
     r"\s+(?:to|for|with|about|because|where|which|that|who|and|but|so|when|while|after|before"
     r"|since|during|as)\s.*$",
     re.IGNORECASE,
 )
 _WHEN = re.compile(
-    r"\s+(?:yesterday|today|tonight|last\s+\w+|this\s+(?:morning|afternoon|week|weekend|month"
+    r"\s+(?:yesterday|today|tonight|last\s+\w+|last\s+night|this\s+(?:morning|afternoon|week|weekend|month"
     r"|year|spring|summer|fall|autumn|winter)|(?:a few|a couple of|several|\w+)\s+(?:days?|weeks?"
     r"|months?|years?)\s+ago|recently|lately|these days|nowadays|now|again|in\s+(?:january|february"
     r"|march|april|may|june|july|august|september|october|november|december|spring|summer"
@@ -80,6 +88,17 @@ _HOBBY_NOW = re.compile(
     + r"been\s+(?:really\s+|busy\s+)?(?P<obj>[a-z]+ing)\b(?!\s+(?:to|for|on|at)\b)"
 )
 _PLAY = re.compile(r"^I\s+(?:also\s+|still\s+|often\s+|regularly\s+)?play\s+(?P<obj>[\w -]+)")
+_LEARNING_SUBJECT = re.compile(
+    r"^(?:Learning|Studying)\s+(?P<obj>[A-Z][a-z]+|[a-z]+)\s+(?:has been|is|was|has)\b"
+)
+_OFF_TO = re.compile(
+    r"^I(?:'m| am)\s+(?:off|heading|headed)\s+to\s+(?:do\s+(?:some\s+)?|my\s+)?(?P<obj>[\w-]+)"
+    r"(?:\s+(?:class|practice|lesson|session|training))?\b"
+)
+_ON_A_TRIP = re.compile(
+    r"\bon\s+(?:a|my|our)\s+(?P<kind>(?:road |camping |fishing |hiking |ski )?trip|hike|cruise"
+    r"|vacation|holiday|run|bike ride|ride)\b"
+)
 _NAME_MY_PET = re.compile(r"\b[A-Z][a-z]+,\s+my\s+(?P<pet>guinea pig|[a-z]+)\b")
 _VOLUNTEER = re.compile(
     r"^I(?:'m| am)?\s+" + _ADVERBS + r"(?:still\s+|carrying on\s+)?volunteer(?:ing|s)?"
@@ -152,6 +171,9 @@ def propose_events(text: str, occurred_on: date | None) -> list[Finding]:
         _volunteer,
         _passion,
         _my_trip,
+        _learning_subject,
+        _off_to,
+        _on_a_trip,
     ):
         findings += propose(text, occurred_on)
     return findings
@@ -162,6 +184,7 @@ def _event(text: str, occurred_on: date | None, when_from: str | None = None) ->
     if match is None:
         return []
     obj = strip_determiners(_EVENT_CUT.sub("", cut_phrase(_WHEN.sub("", match.group("obj")))))
+    obj = _SUPERLATIVE.sub("", obj)
     core = re.split(r"\s+(?:at|in|on|near)\s+", obj, maxsplit=1)[0]
     found = words(core)
     if not found or found[-1] not in EVENT_HEADS or (len(words(obj)) == 1 and obj in VAGUE_EVENTS):
@@ -174,10 +197,14 @@ def _event(text: str, occurred_on: date | None, when_from: str | None = None) ->
 
 
 def _dated(event: Finding, text: str, occurred_on: date | None) -> list[Finding]:
-    """The event, and its date when the words ground one in the episode's date."""
+    """The event, and its date when the words ground one in the episode's date.
+
+    ``occurred_on`` is single-valued per subject and entities merge by name, so a one-word
+    event ("hike", "graduation") gets no date claim: every hike would share one date.
+    """
     when = ground(text, occurred_on)
-    if when is None:
-        return [event]
+    if when is None or len(words(event.object)) < 2:
+        return [event]  # "hike occurred_on 2023" would merge every hike: only named events
     return [event, Finding(event.object, "occurred_on", when, tense="past")]
 
 
@@ -355,3 +382,34 @@ def _my_trip(text: str, occurred_on: date | None) -> list[Finding]:
         trip = f"{match.group('kind')} to {place}"
         findings += _dated(Finding("I", "participated_in", trip, tense="past"), text, occurred_on)
     return findings
+
+
+def _learning_subject(text: str, occurred_on: date | None) -> list[Finding]:
+    """ "Learning German has been tough": the speaker is learning German."""
+    match = _LEARNING_SUBJECT.match(text)
+    if match is None or match.group("obj").lower() in NOT_ACTIVITIES:
+        return []
+    return [Finding("I", "learning", match.group("obj"), tense="present")]
+
+
+def _off_to(text: str, occurred_on: date | None) -> list[Finding]:
+    """ "I'm off to do some taekwondo": an activity the speaker does (a closed list)."""
+    match = _OFF_TO.match(text)
+    if match is None or match.group("obj").lower() not in ACTIVITY_HEADS:
+        return []
+    return [Finding("I", "participated_in", match.group("obj").lower(), tense="present")]
+
+
+def _on_a_trip(text: str, occurred_on: date | None) -> list[Finding]:
+    """ "I took that photo on a hike last summer": a past outing, dated when the words allow."""
+    match = _ON_A_TRIP.search(text)
+    if match is None or _PLANNED.search(text) or not _PAST_TRIP.search(text):
+        return []
+    if not text.startswith("I "):
+        return []
+    when = ground(text, occurred_on)
+    if when is None:
+        return []  # "on a hike" without a date is too thin to keep
+    return _dated(
+        Finding("I", "participated_in", match.group("kind"), tense="past"), text, occurred_on
+    )

@@ -165,3 +165,33 @@ def test_passions_trips_and_counted_possessions_form(
 def test_a_past_passion_and_a_planned_trip_form_nothing() -> None:
     assert formed("Singing was my first passion.") == set()
     assert formed("My trip to Lisbon next month is booked.") == set()
+
+
+def test_back_from_an_event_is_participation_and_a_superlative_is_not_its_name() -> None:
+    assert formed("I just got back from the craziest costume party.") == {
+        ("speaker", "participated_in", "costume party")
+    }
+
+
+def test_an_adjective_ending_in_est_is_not_taken_for_a_superlative() -> None:
+    assert formed("I went to a forest retreat.") == {
+        ("speaker", "participated_in", "forest retreat")
+    }
+
+
+def test_a_language_as_the_subject_of_learning_is_learned() -> None:
+    assert formed("Learning Italian has been slow but fun.") == {("speaker", "learning", "Italian")}
+
+
+def test_off_to_an_activity_from_the_closed_list_is_participation() -> None:
+    assert formed("I'm off to do some karate!") == {("speaker", "participated_in", "karate")}
+    assert formed("I'm off to do some shopping!") == set()
+
+
+def test_an_outing_in_a_photo_forms_only_with_a_date_and_a_one_word_event_gets_no_date() -> None:
+    assert formed("I took that photo on a bike ride last summer.") == {
+        ("speaker", "participated_in", "bike ride"),
+        ("bike ride", "occurred_on", "2023"),
+    }
+    assert formed("I took that photo on a hike.") == set()
+    assert formed("I was at a gig last night.") == {("speaker", "participated_in", "gig")}
