@@ -97,7 +97,7 @@ _OFF_TO = re.compile(
 )
 _ON_A_TRIP = re.compile(
     r"\bon\s+(?:a|my|our)\s+(?P<kind>(?:road |camping |fishing |hiking |ski )?trip|hike|cruise"
-    r"|vacation|holiday|run|bike ride|ride)\b"
+    r"|vacation|holiday|run|bike ride|ride)\b(?!\s+to\b)"
 )
 _NAME_MY_PET = re.compile(r"\b[A-Z][a-z]+,\s+my\s+(?P<pet>guinea pig|[a-z]+)\b")
 _VOLUNTEER = re.compile(
