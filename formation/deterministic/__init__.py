@@ -15,16 +15,32 @@ relative dates of past events ("last Saturday"). Both are arguments: the arm rea
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from datetime import date
 
 from formation.deterministic.clauses import split_clauses
-from formation.deterministic.ends import about_the_project, clean_object
+from formation.deterministic.ends import Abstain, about_the_project, judge
 from formation.deterministic.reading import Reading, read_clause
 from formation.deterministic.speech import speech_regions, touches_speech
 from formation.policy import DETERMINISTIC_EXTRACTOR_VERSION, FormationPolicy
 from formation.proposals import Proposal
 
-__all__ = ["propose"]
+__all__ = ["Abstention", "Trace", "propose", "trace"]
+
+
+@dataclass(frozen=True, slots=True)
+class Abstention:
+    """A claim shape the patterns found and the arm dropped, with why: a debug trace only."""
+
+    clause: str
+    claim: str
+    reason: str
+
+
+@dataclass
+class Trace:
+    proposals: list[Proposal] = field(default_factory=list)
+    abstentions: list[Abstention] = field(default_factory=list)
 
 
 def propose(
@@ -34,32 +50,49 @@ def propose(
     ceiling: int = FormationPolicy.scan_ceiling,
 ) -> list[Proposal]:
     """Every claim the patterns find in ``content``, in clause order, at most ``ceiling``."""
-    proposals: list[Proposal] = []
+    return trace(content, occurred_on=occurred_on, ceiling=ceiling).proposals
+
+
+def trace(
+    content: str,
+    *,
+    occurred_on: date | None = None,
+    ceiling: int = FormationPolicy.scan_ceiling,
+) -> Trace:
+    """What :func:`propose` proposes, and every finding it abstained from, with the reason."""
+    found = Trace()
     seen: set[tuple[str, ...]] = set()
     speech = speech_regions(content)
     for clause in split_clauses(content):
-        if touches_speech(speech, clause.start, clause.start + len(clause.text)):
-            continue
+        quoted = touches_speech(speech, clause.start, clause.start + len(clause.text))
         for reading in read_clause(clause, occurred_on=occurred_on):
-            proposal = _gated(reading, clause.text)
-            if proposal is None:
+            judged = _gated(reading, clause.text, quoted=quoted)
+            if isinstance(judged, Abstention):
+                found.abstentions.append(judged)
                 continue
-            key = _identity(proposal)
-            if key in seen or not proposal.object.strip() or not proposal.subject.strip():
+            key = _identity(judged)
+            if key in seen or not judged.object.strip() or not judged.subject.strip():
                 continue
             seen.add(key)
-            proposals.append(proposal)
-            if len(proposals) >= ceiling:
-                return proposals
-    return proposals
+            found.proposals.append(judged)
+            if len(found.proposals) >= ceiling:
+                return found
+    return found
 
 
-def _gated(reading: Reading, quote: str) -> Proposal | None:
-    """The reading as a proposal, unless its ends are malformed or "we" is not the project."""
-    finding = clean_object(reading.finding)
-    if finding is None or not about_the_project(finding):
-        return None
-    return _proposal(Reading(finding, reading.polarity, reading.tense, reading.confidence), quote)
+def _gated(reading: Reading, quote: str, *, quoted: bool) -> Proposal | Abstention:
+    """The reading as a proposal, unless it lies in quoted speech, an end is malformed, or
+    "we" is not the project."""
+    original = reading.finding
+    claim = f"{original.subject} {original.relation} {original.object}"
+    if quoted:
+        return Abstention(quote, claim, "inside quoted or reported speech")
+    judged = judge(original)
+    if isinstance(judged, Abstain):
+        return Abstention(quote, claim, judged.reason)
+    if not about_the_project(judged):
+        return Abstention(quote, claim, '"we" here is not the project\'s work')
+    return _proposal(Reading(judged, reading.polarity, reading.tense, reading.confidence), quote)
 
 
 def _proposal(reading: Reading, quote: str) -> Proposal:

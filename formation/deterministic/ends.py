@@ -16,6 +16,7 @@ here, before it becomes a proposal. Two more rules hold the ends to their meanin
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from formation.deterministic.facets import preference_facet
 from formation.deterministic.findings import Finding
@@ -99,30 +100,41 @@ def ownable(text: str) -> bool:
     return head in OWNABLE_HEADS or singular in OWNABLE_HEADS or bool(_NAME_OR_MODEL.search(text))
 
 
-def clean_object(finding: Finding) -> Finding | None:
-    """The finding with its object tidied, or ``None`` when an end is not well formed."""
+@dataclass(frozen=True, slots=True)
+class Abstain:
+    """Why the gate dropped a finding: kept for a debug trace, never stored as a belief."""
+
+    reason: str
+
+
+def judge(finding: Finding) -> Finding | Abstain:
+    """The finding with its object tidied, or why an end is not well formed."""
     obj = finding.object.strip()
     if is_speaker_term(obj):
-        return finding if finding.relation in _SPEAKER_OBJECTS else None
+        ok = finding.relation in _SPEAKER_OBJECTS
+        return finding if ok else Abstain("the speaker as the object of a non-social relation")
     if finding.relation in VERB_PHRASE_RELATIONS:
-        return finding if _verb_phrase_ok(obj) else None
+        return finding if _verb_phrase_ok(obj) else Abstain("a verb phrase that trails off")
+    if not _subject_ok(finding.subject):
+        return Abstain("the subject is not a noun phrase")
     if finding.relation in CLOSED_OBJECT_RELATIONS:
-        return finding if _subject_ok(finding.subject) else None
+        return finding
     tidied = _tidy(finding.relation, obj)
     if tidied is None:
-        return None
-    obj = tidied
+        return Abstain("a pointing word with nothing named after it")
+    return _judge_object(finding, tidied)
+
+
+def _judge_object(finding: Finding, obj: str) -> Finding | Abstain:
     if obj.endswith(("'s", "\u2019s")) and obj[:1].isupper():
         obj = obj[:-2]
     if is_project_term(obj) or not well_formed(obj):
-        return None
-    if not _subject_ok(finding.subject):
-        return None
+        return Abstain("the object is not a noun phrase or a name")
     if finding.relation == "owns" and not ownable(obj):
-        return None
+        return Abstain("owns needs something ownable")
     named_facet = finding.facet is not None and not finding.facet.startswith("topic:")
     if finding.relation in _TASTE_RELATIONS and not named_facet and _abstract(obj):
-        return None
+        return Abstain("a feeling, quantity or fragment is not a taste")
     facet = finding.facet
     if obj != finding.object and facet == preference_facet(finding.object):
         facet = preference_facet(obj)
@@ -135,6 +147,12 @@ def clean_object(finding: Finding) -> Finding | None:
         finding.polarity,
         finding.tense,
     )
+
+
+def clean_object(finding: Finding) -> Finding | None:
+    """:func:`judge`, without the reason."""
+    judged = judge(finding)
+    return judged if isinstance(judged, Finding) else None
 
 
 def _tidy(relation: str, obj: str) -> str | None:

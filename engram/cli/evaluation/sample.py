@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
+from formation.deterministic import trace
 from formation.policy import FormationPolicy
 from ingest.jsonl import read_episodes
 from schemas.claims import ClaimsBatchFormed, SourcePosition
@@ -58,6 +59,8 @@ class FormedMessage:
     ordinal: int
     content: str
     formed: tuple[str, ...]
+    abstained: tuple[str, ...] = ()
+    """What the deterministic arm found and dropped, with why: helps a labeler see near misses."""
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -65,6 +68,7 @@ class FormedMessage:
             "ordinal": self.ordinal,
             "content": self.content,
             "formed": list(self.formed),
+            "abstained": list(self.abstained),
             "durable_facts": None,
             "caught": None,
         }
@@ -105,7 +109,11 @@ def _user_messages(
         formed = tuple(
             c.statement for c in batch.candidates if c.message_ordinal == message.ordinal
         )
-        yield FormedMessage(str(episode.event_id), message.ordinal, message.content, formed)
+        found = trace(message.content, occurred_on=episode.occurred_at.date())
+        abstained = tuple(f"{a.claim} ({a.reason})" for a in found.abstentions)
+        yield FormedMessage(
+            str(episode.event_id), message.ordinal, message.content, formed, abstained
+        )
 
 
 def draw(items: list[T], n: int, seed: int) -> list[T]:

@@ -146,3 +146,15 @@ def test_an_anaphoric_list_item_is_not_an_item_of_its_own() -> None:
 def test_a_named_facet_survives_tidying_the_object() -> None:
     (candidate,) = batch("My favorite snack is this salty liquorice.").candidates
     assert (candidate.object.text, candidate.facet) == ("salty liquorice", "topic:snack")
+
+
+def test_every_abstention_is_traced_with_its_reason() -> None:
+    from formation.deterministic import trace
+
+    found = trace('We love hiking. I have a deep love for maps. "I live in Oslo," the card read.')
+    assert found.proposals == []
+    assert [a.reason for a in found.abstentions] == [
+        '"we" here is not the project\'s work',
+        "owns needs something ownable",
+        "inside quoted or reported speech",
+    ]

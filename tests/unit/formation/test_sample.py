@@ -83,6 +83,7 @@ def test_the_recall_sheet_lists_user_messages_with_what_formed(tmp_path: Path) -
         "ordinal": 0,
         "content": "Thanks, talk soon!",
         "formed": [],
+        "abstained": [],
         "durable_facts": None,
         "caught": None,
     }
@@ -92,3 +93,13 @@ def test_the_recall_sheet_lists_user_messages_with_what_formed(tmp_path: Path) -
 def test_an_unreadable_input_exits_2(tmp_path: Path) -> None:
     result = CliRunner().invoke(eval_app, ["sample", "--input", str(tmp_path / "missing")])
     assert result.exit_code == 2
+
+
+def test_the_recall_sheet_shows_what_the_arm_abstained_from_and_why(tmp_path: Path) -> None:
+    turns = tmp_path / "turns.jsonl"
+    _write_turns(turns)
+    text = turns.read_text().replace("Thanks, talk soon!", "I have a deep love for maps.")
+    turns.write_text(text)
+    (row,) = [m for m in form_file(turns).messages if "maps" in m.content]
+    assert row.formed == ()
+    assert row.abstained == ("I owns deep love (owns needs something ownable)",)
