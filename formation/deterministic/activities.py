@@ -14,7 +14,14 @@ from datetime import date
 
 from formation.deterministic.ends import words
 from formation.deterministic.findings import Finding
-from formation.deterministic.nouns import ACTIVITY_HEADS, HOBBY_GERUNDS, NOT_ACTIVITIES, SPORTS
+from formation.deterministic.lexicon import LANGUAGE_NAMES
+from formation.deterministic.nouns import (
+    ACTIVITY_HEADS,
+    HOBBY_GERUNDS,
+    NOT_ACTIVITIES,
+    SPORTS,
+    TAUGHT_SUBJECTS,
+)
 from formation.deterministic.phrases import ADVERBS, CLAUSE_TAIL, TIME_TAIL
 from formation.deterministic.terms import cut_phrase, strip_determiners
 
@@ -105,11 +112,11 @@ def _teach(text: str, occurred_on: date | None) -> list[Finding]:
     match = _TEACH.match(text)
     if match is None:
         return []
-    found = words(match.group("what"))
-    subject = found[0]
-    if subject in NOT_ACTIVITIES or subject in {"my", "our", "the", "a", "an", "at", "in"}:
-        return []
-    return [Finding("I", "has_role", f"{subject} teacher")]
+    subject = words(match.group("what"))[0]
+    if subject not in ACTIVITY_HEADS | SPORTS | TAUGHT_SUBJECTS | LANGUAGE_WORDS:
+        return []  # "I teach kids", "I teach myself guitar": no subject taught
+    taught = subject.capitalize() if subject in LANGUAGE_WORDS else subject
+    return [Finding("I", "has_role", f"{taught} teacher")]
 
 
 def _hobby_now(text: str, occurred_on: date | None) -> list[Finding]:
@@ -153,7 +160,7 @@ def _volunteer(text: str, occurred_on: date | None) -> list[Finding]:
     if match is None:
         return []
     org = strip_determiners(CLAUSE_TAIL.sub("", cut_phrase(TIME_TAIL.sub("", match.group("org")))))
-    if not org or len(words(org)) > 4:
+    if not org or len(words(org)) > 4 or set(words(org)) & _NOT_PLACES:
         return []
     activity = f"volunteering {match.group('prep').lower()} {org}"
     return [Finding("I", "participated_in", activity, tense="present")]
@@ -181,6 +188,10 @@ def _hobby(text: str, occurred_on: date | None) -> list[Finding]:
             findings.append(Finding("I", "interested_in", " ".join(kept)))
     return findings
 
+
+LANGUAGE_WORDS = frozenset(name.lower() for name in LANGUAGE_NAMES)
+_NOT_PLACES = frozenset({"time", "while", "first", "moment", "now", "fun", "free", "once"})
+"""Words that make "volunteering for …" a when, not a where ("for the first time")."""
 
 PROPOSERS = (
     _ongoing,

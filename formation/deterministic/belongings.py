@@ -29,11 +29,8 @@ def _adopted(text: str, occurred_on: date | None) -> list[Finding]:
     match = _ADOPTED.match(text)
     if match is None:
         return []
-    found = words(match.group("obj"))
-    for size in (2, 1):
-        if len(found) >= size and found[size - 1] in PET_HEADS:
-            return [Finding("I", "owns", " ".join(found[:size]), tense="present")]
-    return []
+    pets = [word for word in words(match.group("obj")) if word in PET_HEADS]
+    return [Finding("I", "owns", pets[0], tense="present")] if pets else []
 
 
 def _my_new(text: str, occurred_on: date | None) -> list[Finding]:
@@ -52,6 +49,8 @@ def _my_new(text: str, occurred_on: date | None) -> list[Finding]:
 
 def _my_pet(text: str, occurred_on: date | None) -> list[Finding]:
     """ "my dog Max", "my cat named Luna": the speaker has the pet (the name is the pet's)."""
+    if _GONE.search(text):
+        return []  # "my dog Max passed away": a pet the speaker no longer has
     matches = [*_MY_PET.finditer(text), *_NAME_MY_PET.finditer(text)]
     return [
         Finding("I", "owns", match.group("pet"), tense="present")
@@ -59,5 +58,11 @@ def _my_pet(text: str, occurred_on: date | None) -> list[Finding]:
         if match.group("pet") in PET_HEADS
     ]
 
+
+_GONE = re.compile(
+    r"\b(?:passed away|passed on|died|put down|put to sleep|lost|miss|missing|late|rest in peace"
+    r"|rip|used to|had to give)\b",
+    re.IGNORECASE,
+)
 
 PROPOSERS = (_adopted, _my_new, _my_pet)

@@ -68,6 +68,8 @@ _QUANTITY = re.compile(
     r"|several)\s+(?=\S)",
     re.IGNORECASE,
 )
+_NEW = re.compile(r"^(?:brand[- ])?new\s+(?=\S)", re.IGNORECASE)
+"""A possession is the same thing new or not: "a new puppy" and "my puppy" are one claim."""
 _GERUND_DEMONSTRATIVE = re.compile(r"^([a-z]+ing)\s+(?:this|that|these|those)\s+", re.IGNORECASE)
 """"making this cake" (pointing at a photo) prefers making cake; the pointing is dropped."""
 _DEMONSTRATIVE = re.compile(r"^(?:this|that|these|those)\s+", re.IGNORECASE)
@@ -160,7 +162,7 @@ def _tidy(relation: str, obj: str) -> str | None:
     the pointing is left ("this one")."""
     obj = _DASH_TAIL.split(obj, maxsplit=1)[0]
     if relation == "owns":
-        obj = _QUANTITY.sub("", obj)
+        obj = _NEW.sub("", _QUANTITY.sub("", obj))
     if relation in _TASTE_RELATIONS:
         obj = _GERUND_DEMONSTRATIVE.sub(r"\1 ", obj)
     rest = _DEMONSTRATIVE.sub("", obj)

@@ -142,3 +142,12 @@ CREATIONS: frozenset[str] = closed(
     """
 )
 """Works a person makes: "I finished my first novel" is (I, created, first novel)."""
+
+TAUGHT_SUBJECTS: frozenset[str] = closed(
+    """
+    math maths mathematics history science biology chemistry physics geography art music
+    drama literature writing reading dance dancing swimming cooking baking painting drawing
+    sewing knitting coding programming economics philosophy psychology sociology law
+    """
+)
+"""What "I teach …" names as a subject, besides activities, sports and languages."""

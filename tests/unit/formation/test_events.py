@@ -195,3 +195,24 @@ def test_an_outing_in_a_photo_forms_only_with_a_date_and_a_one_word_event_gets_n
     }
     assert formed("I took that photo on a hike.") == set()
     assert formed("I was at a gig last night.") == {("speaker", "participated_in", "gig")}
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        "I teach kids on weekends.",
+        "I teach myself guitar.",
+        "My cat Tigger passed away last spring.",
+        "I'm volunteering for the first time.",
+        "I went to the store yesterday.",
+        "I did the dishes.",
+        "I took a break last week.",
+    ],
+)
+def test_look_alikes_of_jobs_pets_events_and_volunteering_form_nothing(content: str) -> None:
+    assert formed(content) == set()
+
+
+def test_a_new_possession_is_the_same_possession() -> None:
+    assert formed("I got a new puppy!") == {("speaker", "owns", "puppy")}
+    assert formed("I teach French at night school.") == {("speaker", "has_role", "French teacher")}
