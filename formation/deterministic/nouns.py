@@ -48,7 +48,8 @@ ABSTRACT_NOUNS: frozenset[str] = closed(
     talent interests interest paths path lots lot plenty ton tons bunch few bit more much
     stuff things thing way ways mess trouble problem problems issue issues connection
     community family friends life world people folks everyone everybody others
-    color colour texture vibe feel feels atmosphere view views
+    color colour texture shade hue tone grain shape sound smell scent vibe feel feels atmosphere
+    view views loads heaps
     """
 )
 """Nouns of feeling, quantity or abstraction: never possessions, never a bare preference."""
@@ -57,7 +58,8 @@ PLACEHOLDERS: frozenset[str] = closed(
     """
     it this that these those them they he she him her you your yours me myself us we
     something someone somebody anything anyone anybody everything everyone everybody nothing
-    nobody stuff things thing one ones lots lot plenty ton tons few bunch everywhere somewhere
+    nobody stuff things thing one ones lots lot plenty ton tons loads heaps few bunch everywhere
+    somewhere
     anywhere here there more most much other others same
     """
 )

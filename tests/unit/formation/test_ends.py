@@ -15,7 +15,7 @@ from tests.unit.formation.formed import batch, formed
         "I've always had a deep love for sailing.",
         "I got some really good advice from my aunt.",
         "I have plenty of reasons to stay.",
-        "I got into a bad spot with the neighbours.",
+        "I got into a real pickle with the neighbours.",
         "I had a blast at the fair.",
         "I got great news today!",
         "I've got some other stuff in the attic.",
@@ -36,15 +36,15 @@ def test_owns_needs_a_concrete_possession_or_a_name() -> None:
     [
         "I love it when it rains.",
         "I'm a huge fan of this genre.",
-        "I love the progress I've been making.",
-        "I like to just look at the sea- it reminds me to slow down.",
-        "I love helping out and making it a better place.",
+        "I love the headway I've been making.",
+        "I like to just watch the waves- they calm me.",
+        "I love pitching in and making it a nicer street.",
         "I love going hiking or playing cards.",
         "I love getting lost in long novels.",
     ],
 )
 def test_a_preference_for_a_pronoun_clause_or_fragment_forms_nothing(content: str) -> None:
-    assert not {c for c in formed(content) if c[1] == "prefers" and c[2] != "helping out"}
+    assert not {c for c in formed(content) if c[1] == "prefers" and c[2] != "pitching in"}
 
 
 def test_a_plain_preference_list_still_splits_into_items() -> None:
@@ -62,7 +62,7 @@ def test_a_plain_preference_list_still_splits_into_items() -> None:
         "We love hiking with the dogs.",
         "We're like a family at the gym.",
         "We got lots of donations.",
-        "We're part of something bigger.",
+        "We're part of a bigger picture.",
     ],
 )
 def test_we_about_a_household_is_not_the_project(content: str) -> None:
@@ -74,8 +74,8 @@ def test_we_about_a_household_is_not_the_project(content: str) -> None:
     [
         "We'll keep going and never give up.",
         "We'll let you know.",
-        "We'll make some great memories.",
-        "we'll be discussing the plot next time",
+        "We'll have some great times together.",
+        "we'll be chatting about the plot next time",
     ],
 )
 def test_a_well_pleasantry_is_not_a_project_commitment(content: str) -> None:
@@ -91,11 +91,11 @@ def test_a_well_that_commits_the_projects_work_still_forms() -> None:
 @pytest.mark.parametrize(
     "content",
     [
-        "I'm using it to plan trips.",
-        "I've been working on something exciting.",
+        "I'm using it to budget.",
+        "I've been working on something special.",
         "I'm working on a project.",
-        "I'm learning with them.",
-        "I'm learning a ton.",
+        "I'm learning alongside them.",
+        "I'm learning loads.",
     ],
 )
 def test_pronoun_and_placeholder_objects_form_nothing(content: str) -> None:
@@ -107,7 +107,7 @@ def test_a_relatives_possessive_name_loses_its_s() -> None:
 
 
 def test_a_task_subject_that_is_a_fragment_forms_no_status() -> None:
-    assert formed("I finished up my notes for the course.") == set()
+    assert formed("I finished off my notes for the course.") == set()
 
 
 def test_well_formed_refuses_dangling_function_words_and_clauses() -> None:
@@ -129,7 +129,7 @@ def test_a_noun_after_an_activity_in_a_list_is_the_activitys_object_not_a_prefer
 
 
 def test_only_prefer_compares_love_to_is_not_a_comparison() -> None:
-    assert formed("I love escaping to that cabin.") == set()
+    assert formed("I love retreating to that cabin.") == set()
     assert formed("I prefer tea to coffee.") == {("speaker", "prefers", "tea")}
 
 
