@@ -19,17 +19,32 @@ from formation.deterministic.dates import ground
 from formation.deterministic.ends import words
 from formation.deterministic.findings import Finding
 from formation.deterministic.nouns import CREATIONS, EVENT_HEADS, VAGUE_EVENTS
-from formation.deterministic.phrases import ADVERBS, CLAUSE_TAIL, PLANNED, TIME_TAIL
+from formation.deterministic.phrases import ADVERBS, CLAUSE_TAIL, PLANNED, TIME_PHRASE, TIME_TAIL
 from formation.deterministic.terms import cut_phrase, strip_determiners
 
 _EVENT_VERBS = (
     r"went to|went on|attended|ran|ran in|did|completed|competed in|took part in"
     r"|participated in|volunteered at|volunteered for|joined|gave|hosted|organi[sz]ed|led"
     r"|took|visited|played in|performed at|performed in|signed up for|entered|won|spoke at"
-    r"|got back from|came back from|was at|went on"
+    r"|got back from|came back from|was at|were at|went on"
+    r"|had (?:a|such a) (?:blast|great time|good time|wonderful time|fantastic time|ball) at"
 )
 _EVENT = re.compile(
-    r"^I\s+" + ADVERBS + r"(?P<verb>" + _EVENT_VERBS + r")\s+(?P<obj>.+)$", re.IGNORECASE
+    r"^(?:I|[Ww]e)\s+" + ADVERBS + r"(?P<verb>" + _EVENT_VERBS + r")\s+(?P<obj>.+)$",
+    re.IGNORECASE,
+)
+""""We went to a folk festival" is told by someone who went: the speaker took part too."""
+_DROPPED_I = re.compile(
+    r"^(?:Went|Attended|Ran|Completed|Competed|Took part|Participated|Volunteered|Joined|Gave"
+    r"|Hosted|Organi[sz]ed|Visited|Performed|Entered|Won|Spoke|Got back|Came back|Finished"
+    r"|Wrote|Graduated|Took|Had (?:a|such a) )\b"
+)
+"""A sentence that opens with a past-tense event verb has dropped its "I" ("Went to a gig
+last night"); a lower-case continuation ("…, went to the shop") is not read this way."""
+_TRIP_TO = re.compile(
+    r"^(?:(?:short|quick|little|long|brief|spontaneous|last-minute)\s+)?"
+    r"(?P<trip>(?:[\w-]+\s+){0,2}?(?:trip|vacation|holiday|visit))\s+to\s+"
+    r"(?P<place>(?:the\s+)?[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*){0,3})"
 )
 _SUPERLATIVE = re.compile(
     r"^(?:(?:most|best|worst|coolest|greatest|biggest|craziest|wildest|funniest|nicest"
@@ -51,7 +66,7 @@ _PAST_TRIP = re.compile(
 )
 _LEAD_TIME = re.compile(
     r"^(?:(?:last|this|earlier this)\s+\w+|yesterday|today|earlier today|on\s+\w+day"
-    r"|(?:a few|a couple of|\w+)\s+(?:days|weeks|months|years)\s+ago),?\s+(?=I\s)",
+    r"|(?:a few|a couple of|\w+)\s+(?:days|weeks|months|years)\s+ago),?\s+(?=(?:I|[Ww]e)\s)",
     re.IGNORECASE,
 )
 _GRADUATED = re.compile(r"^I\s+" + ADVERBS + r"graduated\b")
@@ -69,6 +84,13 @@ def propose_events(text: str, occurred_on: date | None) -> list[Finding]:
     still grounded from the whole clause.
     """
     findings: list[Finding] = []
+    if _DROPPED_I.match(text):
+        told = "I " + text[0].lower() + text[1:]
+        return [
+            *_event(told, occurred_on, when_from=text),
+            *_created(told, occurred_on, when_from=text),
+            *_graduated(told, occurred_on, when_from=text),
+        ]
     if _LEAD_TIME.match(text):
         stripped = _LEAD_TIME.sub("", text)
         return [
@@ -86,7 +108,15 @@ def _event(text: str, occurred_on: date | None, when_from: str | None = None) ->
     match = _EVENT.match(text)
     if match is None:
         return []
-    obj = strip_determiners(CLAUSE_TAIL.sub("", cut_phrase(TIME_TAIL.sub("", match.group("obj")))))
+    raw = strip_determiners(TIME_TAIL.sub("", match.group("obj")))
+    trip = _TRIP_TO.match(strip_determiners(TIME_PHRASE.sub("", match.group("obj"))))
+    if trip is not None:
+        place = strip_determiners(trip.group("place"))
+        obj = _SUPERLATIVE.sub("", f"{trip.group('trip')} to {place}")
+        return _dated(
+            Finding("I", "participated_in", obj, tense="past"), when_from or text, occurred_on
+        )
+    obj = strip_determiners(CLAUSE_TAIL.sub("", cut_phrase(raw)))
     obj = _SUPERLATIVE.sub("", obj)
     core = re.split(r"\s+(?:at|in|on|near)\s+", obj, maxsplit=1)[0]
     found = words(core)

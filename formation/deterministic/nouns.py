@@ -69,7 +69,7 @@ EVENT_HEADS: frozenset[str] = closed(
     """
     race marathon half-marathon 5k 10k triathlon run walk ride hike trek climb tournament
     competition contest championship match game games meet league cup
-    parade festival fair carnival concert gig show recital performance play musical opera
+    parade festival fair market carnival concert gig show recital performance play musical opera
     ballet exhibition exhibit expo convention conference summit seminar webinar lecture talk
     speech presentation keynote panel workshop class classes course lesson lessons session
     bootcamp camp retreat rally protest march vigil fundraiser gala auction drive cleanup

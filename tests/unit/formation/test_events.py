@@ -216,3 +216,27 @@ def test_look_alikes_of_jobs_pets_events_and_volunteering_form_nothing(content: 
 def test_a_new_possession_is_the_same_possession() -> None:
     assert formed("I got a new puppy!") == {("speaker", "owns", "puppy")}
     assert formed("I teach French at night school.") == {("speaker", "has_role", "French teacher")}
+
+
+def test_we_at_an_event_means_the_speaker_took_part() -> None:
+    assert formed("We went to a lantern festival last weekend.") == {
+        ("speaker", "participated_in", "lantern festival"),
+        ("lantern festival", "occurred_on", "2024-W18"),
+    }
+    assert formed("We had a great time at the county fair.") == {
+        ("speaker", "participated_in", "county fair")
+    }
+
+
+def test_a_sentence_that_dropped_its_i_still_tells_an_event() -> None:
+    assert formed("Went to a jazz gig last night.") == {
+        ("speaker", "participated_in", "jazz gig"),
+        ("jazz gig", "occurred_on", "2024-05-07"),
+    }
+    assert formed("I was beat, went to a gig anyway.") == set()
+
+
+def test_a_trip_keeps_its_destination_even_after_a_time_phrase() -> None:
+    assert ("speaker", "participated_in", "trip to Porto") in formed(
+        "Took a quick trip last month to Porto for the food."
+    )
