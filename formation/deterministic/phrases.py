@@ -20,7 +20,8 @@ _TIME_WORDS = (
     r"|year|spring|summer|fall|autumn|winter)|(?:a few|a couple of|several|\w+)\s+(?:days?|weeks?"
     r"|months?|years?)\s+ago|recently|lately|these days|nowadays|now|again|in\s+(?:january|february"
     r"|march|april|may|june|july|august|september|october|november|december|spring|summer"
-    r"|autumn|fall|winter|\d{4})|on weekends|on \w+days|every \w+)"
+    r"|autumn|fall|winter|\d{4})|on weekends|on \w+days|every \w+"
+    r"|on (?:mon|tues|wednes|thurs|fri|satur|sun)day)"
 )
 TIME_TAIL = re.compile(r"\s+(?:" + _TIME_WORDS + r"\b.*$", re.IGNORECASE)
 TIME_PHRASE = re.compile(r"\s+(?:" + _TIME_WORDS + r"\b", re.IGNORECASE)
