@@ -25,12 +25,12 @@ never a secret or a policy PII value: its statement and quote pass through
 from __future__ import annotations
 
 import math
-import re
 import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from formation.admission import Admitted, MessageAdmission, Refused
+from formation.explicit import remembered_ranges, within
 from formation.gates import Cited, classify_sensitivity, eligibility_refusal, redact
 from formation.injection import in_private_reasoning, sentences_around
 from formation.policy import FormationPolicy
@@ -56,15 +56,6 @@ from schemas.episodes import MemoryRemembered, Message, TurnAppended, episode_me
 ENGRAM_NAMESPACE = uuid.UUID("6f1c8a52-3d0e-4e57-9a1b-2b8f6c0e9d41")
 
 Episode = TurnAppended | MemoryRemembered
-
-_REMEMBER = re.compile(
-    r"(?:^|[.!?;:\n]\s*|\b(?:please|pls|also|and|just|oh|hey|(?:can|could|would|will) you)\s+"
-    r"|,\s*)"
-    r"(?:remember|don't forget|do not forget|keep in mind|note for (?:later|the future))"
-    r"(?:\s+that\b|\s+this\b|\s*:)",
-    re.IGNORECASE,
-)
-"""A user asking to be remembered: "Remember that …", "Please remember this: …"."""
 
 
 def name_uuid(*parts: object) -> uuid.UUID:
@@ -166,20 +157,25 @@ def _trust_refusal(admitted: Admitted, message: Message) -> tuple[RefusalReason,
     return None
 
 
-def is_explicit(episode: Episode, message: Message) -> bool:
-    """Explicit memory skips the salience threshold (never a gate).
+def explicit_ranges(episode: Episode, message: Message) -> list[tuple[int, int]]:
+    """The character ranges of ``message`` that are explicit memory (skips salience, no gate).
 
-    A ``memory.remember`` episode is explicit whoever wrote it; in a turn, only the principal's
-    own words can ask to be remembered: a ``user`` message at owner trust that says "remember
-    that …". The same words in tool, web or assistant content change nothing.
+    A ``memory.remember`` episode is explicit whoever wrote it: the whole message. In a turn,
+    only the principal's own words can ask to be remembered — a ``user`` message at owner
+    trust — and only what the request covers: "I like jazz. Remember that I live in Porto."
+    raises the second sentence, not the first. The same words in tool, web or assistant
+    content change nothing.
     """
     if isinstance(episode, MemoryRemembered):
-        return True
-    return (
-        message.role is Role.USER
-        and message.effective_trust is Trust.OWNER
-        and _REMEMBER.search(message.content) is not None
-    )
+        return [(0, len(message.content))]
+    if message.role is not Role.USER or message.effective_trust is not Trust.OWNER:
+        return []
+    return remembered_ranges(message.content)
+
+
+def is_explicit(episode: Episode, message: Message) -> bool:
+    """Whether any part of ``message`` is explicit memory."""
+    return bool(explicit_ranges(episode, message))
 
 
 def _char_range(content: str, span: Span) -> tuple[int, int]:
@@ -302,7 +298,7 @@ def _form_message(
         max_name_bytes=policy.max_entity_name_bytes,
         enabled_relations=frozenset(policy.enabled_relations),
     )
-    explicit = is_explicit(episode, message)
+    remembered = explicit_ranges(episode, message)
     for position, proposal in enumerate(proposals):
         verdict = admission.check(proposal)
         if isinstance(verdict, Refused):
@@ -324,6 +320,7 @@ def _form_message(
         elif len(outcome.candidates) >= policy.max_committed_per_consolidation:
             outcome.overflow += 1
         else:
+            explicit = within(remembered, *_char_range(message.content, verdict.span))
             candidate = _candidate(verdict, message, statement, episode, policy, explicit=explicit)
             outcome.candidates.append(candidate)
 

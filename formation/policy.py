@@ -27,10 +27,6 @@ DETERMINISTIC_EXTRACTOR = "deterministic"
 """The name the deterministic arm stamps on its proposals. A name, not a version: what the arm
 does is covered by the formation source digest in the policy version."""
 
-DETERMINISTIC_EXTRACTOR_VERSION = DETERMINISTIC_EXTRACTOR
-"""The old name of :data:`DETERMINISTIC_EXTRACTOR`, still imported by ``formation.deterministic``;
-it goes when that import is renamed."""
-
 RELATION_NAMES: tuple[str, ...] = tuple(relation.name for relation in RELATIONS)
 """Every relation of the vocabulary, in its order: what a policy enables unless it says less."""
 

@@ -7,6 +7,7 @@ I/O, so this is async), then hands everything to the pure core. No SQL and no pr
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from datetime import date
 
 from formation import deterministic
 from formation.core import form_episode
@@ -40,12 +41,19 @@ class FormationStage:
             return form_correction(episode, self.policy, source=source)
         proposals: dict[int, list[Proposal]] = {}
         for message in episode_messages(episode):
-            proposals[message.ordinal] = await self._propose(message)
+            proposals[message.ordinal] = await self._propose(message, episode.occurred_at.date())
         return form_episode(episode, self.policy, proposals, source=source)
 
-    async def _propose(self, message: Message) -> list[Proposal]:
+    async def _propose(self, message: Message, occurred_on: date) -> list[Proposal]:
+        """``occurred_on`` is the episode's event-time date: it grounds "last Saturday"."""
         kind = self.policy.extractor_kind
-        found = deterministic.propose(message.content) if kind != "model" else []
+        found = (
+            deterministic.propose(
+                message.content, occurred_on=occurred_on, ceiling=self.policy.scan_ceiling
+            )
+            if kind != "model"
+            else []
+        )
         if self._model_arm is not None and kind in ("model", "both"):
             found = merge_proposals(found, await self._model_arm(message))
         return found

@@ -5,37 +5,94 @@ recognises \u2014 ownership, preferences with topic facets, user attributes, rel
 decisions, task outcomes and retractions \u2014 as separate, independently addressable proposals.
 Each quote is the clause it came from, an exact substring of the content. Hedges, denials,
 hypotheticals and past states are proposed with the polarity or tense that makes admission
-refuse them with words; questions, reported speech and wishes propose nothing.
+refuse them with words; questions, reported speech and wishes propose nothing, and neither
+does a clause inside quoted speech (:mod:`.speech`). Every finding must pass the precision gate
+(:mod:`.ends`) first: when an end is not a well-formed noun phrase or name, the arm abstains.
+
+The bound on work is the policy's ``scan_ceiling``; the episode's date, when given, grounds
+relative dates of past events ("last Saturday"). Both are arguments: the arm reads no clock.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+from datetime import date
+
 from formation.deterministic.clauses import split_clauses
+from formation.deterministic.ends import Abstain, about_the_project, judge
 from formation.deterministic.reading import Reading, read_clause
-from formation.policy import DETERMINISTIC_EXTRACTOR_VERSION
+from formation.deterministic.speech import speech_regions, touches_speech
+from formation.policy import DETERMINISTIC_EXTRACTOR, FormationPolicy
 from formation.proposals import Proposal
 
-SCAN_CEILING = 256
-"""At most this many proposals for one message: a bound on work, not on what is admitted."""
-
-__all__ = ["SCAN_CEILING", "propose"]
+__all__ = ["Abstention", "Trace", "propose", "trace"]
 
 
-def propose(content: str) -> list[Proposal]:
-    """Every claim the patterns find in ``content``, in clause order, at most ``SCAN_CEILING``."""
-    proposals: list[Proposal] = []
+@dataclass(frozen=True, slots=True)
+class Abstention:
+    """A claim shape the patterns found and the arm dropped, with why: a debug trace only."""
+
+    clause: str
+    claim: str
+    reason: str
+
+
+@dataclass
+class Trace:
+    proposals: list[Proposal] = field(default_factory=list)
+    abstentions: list[Abstention] = field(default_factory=list)
+
+
+def propose(
+    content: str,
+    *,
+    occurred_on: date | None = None,
+    ceiling: int = FormationPolicy.scan_ceiling,
+) -> list[Proposal]:
+    """Every claim the patterns find in ``content``, in clause order, at most ``ceiling``."""
+    return trace(content, occurred_on=occurred_on, ceiling=ceiling).proposals
+
+
+def trace(
+    content: str,
+    *,
+    occurred_on: date | None = None,
+    ceiling: int = FormationPolicy.scan_ceiling,
+) -> Trace:
+    """What :func:`propose` proposes, and every finding it abstained from, with the reason."""
+    found = Trace()
     seen: set[tuple[str, ...]] = set()
+    speech = speech_regions(content)
     for clause in split_clauses(content):
-        for reading in read_clause(clause):
-            proposal = _proposal(reading, clause.text)
-            key = _identity(proposal)
-            if key in seen or not proposal.object.strip() or not proposal.subject.strip():
+        quoted = touches_speech(speech, clause.start, clause.start + len(clause.text))
+        for reading in read_clause(clause, occurred_on=occurred_on):
+            judged = _gated(reading, clause.text, quoted=quoted)
+            if isinstance(judged, Abstention):
+                found.abstentions.append(judged)
+                continue
+            key = _identity(judged)
+            if key in seen or not judged.object.strip() or not judged.subject.strip():
                 continue
             seen.add(key)
-            proposals.append(proposal)
-            if len(proposals) >= SCAN_CEILING:
-                return proposals
-    return proposals
+            found.proposals.append(judged)
+            if len(found.proposals) >= ceiling:
+                return found
+    return found
+
+
+def _gated(reading: Reading, quote: str, *, quoted: bool) -> Proposal | Abstention:
+    """The reading as a proposal, unless it lies in quoted speech, an end is malformed, or
+    "we" is not the project."""
+    original = reading.finding
+    claim = f"{original.subject} {original.relation} {original.object}"
+    if quoted:
+        return Abstention(quote, claim, "inside quoted or reported speech")
+    judged = judge(original)
+    if isinstance(judged, Abstain):
+        return Abstention(quote, claim, judged.reason)
+    if not about_the_project(judged):
+        return Abstention(quote, claim, '"we" here is not the project\'s work')
+    return _proposal(Reading(judged, reading.polarity, reading.tense, reading.confidence), quote)
 
 
 def _proposal(reading: Reading, quote: str) -> Proposal:
@@ -47,7 +104,7 @@ def _proposal(reading: Reading, quote: str) -> Proposal:
         quote=quote,
         polarity=reading.polarity,
         tense=reading.tense,
-        extractor=DETERMINISTIC_EXTRACTOR_VERSION,
+        extractor=DETERMINISTIC_EXTRACTOR,
         facet=finding.facet,
         confidence=reading.confidence,
     )

@@ -22,7 +22,10 @@ _PLACE_TAIL = re.compile(
     re.I,
 )
 _ORG_TAIL = re.compile(r"\s+(?:as|and|in|on|since|for|where|because|but|doing)\s+.*$", re.I)
-_GROUPS = re.compile(r"\b(?:team|group|club|committee|guild|squad|board|chapter|community)\b")
+_GROUPS = re.compile(
+    r"\b(?:team|group|club|committee|guild|squad|board|chapter|community|brigade|league|band"
+    r"|choir|orchestra|society|association|organi[sz]ation|network|circle|crew|union|collective)\b"
+)
 _LANGUAGE_LEAD = re.compile(r"^(?:fluent|native|basic|some|a (?:bit|little) of|a little)\s+", re.I)
 
 
@@ -97,11 +100,16 @@ def propose_work(predicate: Predicate) -> list[Finding]:
 
 
 def propose_join(predicate: Predicate) -> list[Finding]:
+    """A group joined is a membership; a named organisation joined is an employer; an event
+    joined ("a chess tournament") is left to :mod:`.events`, and anything else forms nothing."""
     if predicate.form != "past" and not predicate.perfect:
         return []
     obj = organisation(predicate.rest)
-    relation = "member_of" if _GROUPS.search(obj.lower()) else "works_at"
-    return [Finding(predicate.subject, relation, obj, tense="present")] if obj else []
+    if _GROUPS.search(obj.lower()):
+        return [Finding(predicate.subject, "member_of", obj, tense="present")]
+    if obj[:1].isupper() and not predicate.rest.lower().startswith(("a ", "an ", "the ")):
+        return [Finding(predicate.subject, "works_at", obj, tense="present")]
+    return []
 
 
 def languages(text: str) -> list[str]:

@@ -92,7 +92,10 @@ _COMPLEMENTS: tuple[tuple[re.Pattern[str], Complement], ...] = tuple(
         (r"fluent in\s+(.+)$", _native),
         (r"(?:a member of|part of|in|on)\s+(the\s+.+?\s+(?:team|group|squad|guild)\b.*)$", _member),
         (r"(?:a member of|part of)\s+(.+)$", _member),
-        (r"(?:really |very |also )?(?:interested in|into)\s+(.+)$", _interested),
+        (
+            r"(?:really |very |also )?(?:interested in|into|passionate about|keen on)\s+(.+)$",
+            _interested,
+        ),
         (r"(?:an expert|experienced|proficient|an expert)\s+(?:in|at|with|on)\s+(.+)$", _expert),
         (r"employed\s+(?:at|by)\s+(.+)$", _employed),
         (r"(?:responsible for|in charge of)\s+(.+)$", _responsible),

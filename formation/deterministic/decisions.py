@@ -19,7 +19,15 @@ _TAIL = re.compile(
     re.IGNORECASE | re.DOTALL,
 )
 _SUBJECT = r"(?P<subject>[Ww]e|[Tt]he team|[Oo]ur team)(?:'ve|'ll|'re|'d)?"
-_NOT_DECISIONS = r"(?!see\b|talk\b|discuss\b|figure\b|find\b|check\b|think\b|look\b|try\b|need\b)"
+_WORK_VERBS = (
+    r"(?=(?:use|deploy|ship|release|migrate|move|switch|adopt|run|build|launch|freeze|drop"
+    r"|replace|upgrade|downgrade|add|remove|store|host|publish|merge|rename|split|stop|start"
+    r"|require|enforce|standardi[sz]e|support|deprecate|archive|rewrite|refactor|document"
+    r"|test|review|keep using|go with|stick with|pin|block|allow|cut|rotate|roll out"
+    r"|rollback|roll back|retire|sunset|benchmark|track)\b)"
+)
+"""A "we will …" is a project commitment only when it commits the project's work: "we'll keep
+going" and "we'll let you know" are pleasantries, not decisions."""
 _SHAPES: tuple[tuple[str, str, bool], ...] = (
     # (pattern after the subject, relation, whether the object is a verb phrase)
     (
@@ -40,7 +48,7 @@ _SHAPES: tuple[tuple[str, str, bool], ...] = (
         False,
     ),
     (
-        r"(?:will|are going to|are gonna|gonna|shall)\s+" + _NOT_DECISIONS + r"(?P<obj>.+)$",
+        r"(?:will|are going to|are gonna|gonna|shall)\s+" + _WORK_VERBS + r"(?P<obj>.+)$",
         "committed_to",
         True,
     ),

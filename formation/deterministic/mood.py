@@ -14,10 +14,36 @@ _REPORTED = re.compile(
     r"|heard|according to|asked me|wrote that|texted me|reckons|insists|told us|tells us)\b",
     re.IGNORECASE,
 )
+CONDITIONAL_LEADS = (
+    "if", "unless", "suppose", "supposing", "imagine", "assuming", "when", "whenever", "once",
+    "in case", "what if", "let's say", "say",
+)  # fmt: skip
+"""Words that open a conditional clause: the one list both mood and reading use."""
+HEDGE_LEADS = (
+    "I think", "I guess", "I believe", "I suppose", "I reckon", "I feel like", "maybe",
+    "perhaps", "probably", "possibly",
+)  # fmt: skip
+"""Hedges that can open a clause ("I think I live in Oslo"): reading strips them to find the
+claim, and the clause stays hedged."""
+HEDGE_WORDS = (
+    *HEDGE_LEADS, "might", "not sure", "unsure", "kind of", "sort of", "apparently",
+    "presumably", "likely", "considering", "thinking about", "thinking of", "should",
+)  # fmt: skip
+"""Every hedge word, anywhere in a clause."""
+
+
+def _alternatives(words: tuple[str, ...]) -> str:
+    return "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
+
+
 _CONDITIONAL = re.compile(
-    r"(?:if|unless|suppose|supposing|imagine|assuming|when|whenever|once|in case"
-    r"|hypothetically|what if|let's say|say)\b",
-    re.IGNORECASE,
+    r"(?:" + _alternatives((*CONDITIONAL_LEADS, "hypothetically")) + r")\b", re.IGNORECASE
+)
+CONDITIONAL_PREFIX = re.compile(
+    r"^(?:" + _alternatives(CONDITIONAL_LEADS) + r")\s+(?:that\s+)?", re.IGNORECASE
+)
+HEDGE_PREFIX = re.compile(
+    r"^(?:(?:" + _alternatives(HEDGE_LEADS) + r")(?:\s+that)?,?\s+)+", re.IGNORECASE
 )
 _WISH = re.compile(
     r"\b(?:I wish|I(?:'d| would) (?:like|love|want) to|I want to|I hope to|I'm hoping to"
@@ -25,12 +51,7 @@ _WISH = re.compile(
     re.IGNORECASE,
 )
 _NOT_A_WISH = re.compile(r"\b(?:I'd|I would|we'd|we would) (?:rather|prefer)\b", re.IGNORECASE)
-_HEDGE = re.compile(
-    r"\b(?:maybe|perhaps|probably|possibly|might|i think|i guess|i suppose|i believe"
-    r"|i reckon|not sure|unsure|kind of|sort of|apparently|presumably|likely|i feel like"
-    r"|considering|thinking about|thinking of|should)\b",
-    re.IGNORECASE,
-)
+_HEDGE = re.compile(r"\b(?:" + _alternatives(HEDGE_WORDS) + r")\b", re.IGNORECASE)
 _MODAL_MAY = re.compile(r"\bmay\b")
 _NO_LONGER = re.compile(r"\b(?:no longer|anymore|any more|not any longer)\b", re.IGNORECASE)
 

@@ -142,7 +142,7 @@ _NOT_POSSESSIONS = frozenset(
 )
 _ITEM_TAIL = re.compile(r"\s+(?:for|from|at|in|on|with|since)\s+.*$", re.IGNORECASE)
 _ACQUIRED = frozenset({"buy", "get"})
-_PARTED = frozenset({"sell", "lose", "give"})
+_PARTED = frozenset({"sell", "lose"})
 
 
 def _possessions(rest: str) -> list[str]:
@@ -163,8 +163,8 @@ def propose_ownership(predicate: Predicate) -> list[Finding]:
         return [Finding("I", "has_access_to", object_phrase(rest[len("access to ") :]))]
     if lemma == "get" and rest.lower().startswith("rid of "):
         return _parted(predicate.subject, rest[len("rid of ") :])
-    if lemma == "give" and rest.lower().startswith("away "):
-        return _parted(predicate.subject, rest[len("away ") :])
+    if lemma == "give":  # "gave a talk" is an event, not a parting: only "gave away" parts
+        return _parted(predicate.subject, rest[5:]) if rest.lower().startswith("away ") else []
     if lemma in _PARTED:
         return _parted(predicate.subject, rest) if predicate.form == "past" else []
     tense = None

@@ -17,12 +17,14 @@ _PRONOUN_OBJECT = re.compile(
     r"|their|the idea|the way|when you|to be|being)\b",
     re.IGNORECASE,
 )
+_COMPARING = frozenset({"prefer", "rather"})
+"""Only "prefer" compares ("I prefer tea to coffee"); "I love escaping to the hills" does not."""
 _COMPARISON = re.compile(r"\s+(?:to|over|than|rather than|instead of|vs\.?|versus)\s+.*$", re.I)
 
 
-def _objects(rest: str) -> list[str]:
+def _objects(rest: str, lemma: str = "prefer") -> list[str]:
     rest = re.sub(
-        r"^(?:to|using|working with|having|have|get|getting|use|be given|receive)\s+",
+        r"^(?:to|using|working with|having|have|get|use|be given|receive)\s+",
         "",
         rest,
         flags=re.IGNORECASE,
@@ -30,7 +32,8 @@ def _objects(rest: str) -> list[str]:
     if not rest or _PRONOUN_OBJECT.match(rest):
         return []
     head, _, _ = rest.partition(" ")
-    rest = head + _COMPARISON.sub("", rest[len(head) :])
+    if lemma in _COMPARING:
+        rest = head + _COMPARISON.sub("", rest[len(head) :])
     return object_list(rest)
 
 
@@ -63,7 +66,7 @@ def propose_preference(predicate: Predicate) -> list[Finding]:
             confidence=confidence,
             polarity=polarity,
         )
-        for obj in _objects(rest)
+        for obj in _objects(rest, lemma)
     ]
 
 

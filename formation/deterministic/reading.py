@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import date
 
 from formation.deterministic import (
     attributes,
@@ -16,10 +17,19 @@ from formation.deterministic import (
 from formation.deterministic.clauses import Clause
 from formation.deterministic.copula import propose_copula
 from formation.deterministic.decisions import propose_decision
+from formation.deterministic.events import propose_events
 from formation.deterministic.findings import REFUSED_CONFIDENCE, Finding
-from formation.deterministic.mood import Mood, clause_mood, polarity
+from formation.deterministic.mood import (
+    CONDITIONAL_PREFIX,
+    HEDGE_PREFIX,
+    Mood,
+    clause_mood,
+    polarity,
+)
 from formation.deterministic.predicate import VERBS, Predicate, parse_predicate
 from formation.deterministic.relationships import propose_attributes, propose_relatives
+from formation.explicit import EXPLICIT_PREFIX
+from formation.vocabulary import lookup
 
 Handler = Callable[[Predicate], list[Finding]]
 
@@ -30,28 +40,17 @@ HANDLERS: dict[str, Handler] = {
     **outcomes.HANDLERS,
     **relationships.HANDLERS,
 }
-_HEDGE_PREFIX = re.compile(
-    r"^(?:(?:I think|I guess|I believe|I suppose|I reckon|I feel like|maybe|perhaps|probably"
-    r"|possibly)(?:\s+that)?,?\s+)+",
-    re.IGNORECASE,
-)
-_CONDITIONAL_PREFIX = re.compile(
-    r"^(?:if|unless|suppose|supposing|imagine|assuming|when|whenever|once|in case|what if"
-    r"|let's say|say)\s+(?:that\s+)?",
-    re.IGNORECASE,
-)
-_EXPLICIT_PREFIX = re.compile(
-    r"^(?:(?:please|also|and)\s+)*(?:(?:can|could|would) you\s+)?(?:remember|don't forget"
-    r"|do not forget|keep in mind|make a note|note)(?:\s+that)?[,:]?\s+",
-    re.IGNORECASE,
-)
-"""An explicit "remember that …" wraps a claim; the claim is read as if said plainly (the core
-marks such a user message explicit, so it skips the salience threshold, not the gates)."""
 _CONTINUATION = re.compile(
     r"\s+(?:and|but|&)\s+(?:(?:also|now|currently|still|just|really|even|recently)\s+)?"
     r"(?P<verb>[a-z]+)\b"
 )
 _CURRENT = frozenset({"present"})
+_TELLING = re.compile(
+    r"\b(?:let you know|let ya know|tell you|tell ya|guess what[?!,]*|good news[:!,]*"
+    r"|big news[:!,]*)\s+(?:that\s+)?"
+    r"(?=I\s|I'm\s|I've\s)",
+    re.IGNORECASE,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,18 +63,19 @@ class Reading:
     confidence: float
 
 
-def read_clause(clause: Clause) -> list[Reading]:
-    text = _EXPLICIT_PREFIX.sub("", clause.text.replace("\u2019", "'"))
+def read_clause(clause: Clause, *, occurred_on: date | None = None) -> list[Reading]:
+    text = EXPLICIT_PREFIX.sub("", clause.text.replace("\u2019", "'"))
     mood = clause_mood(text, question=clause.question)
     if mood.silent:
         return []
-    text = _CONDITIONAL_PREFIX.sub("", _HEDGE_PREFIX.sub("", text))
+    text = CONDITIONAL_PREFIX.sub("", HEDGE_PREFIX.sub("", _after_telling(text)))
     readings = [_settle(f, mood, negated=False, tense="present") for f in propose_status(text)]
     decisions = propose_decision(text)
     readings += [_settle(f, mood, negated=False, tense="present") for f in decisions]
     if not decisions:
         readings += _read_predicate(text, mood, depth=0)
     clause_wide = (
+        *propose_events(text, occurred_on),
         *propose_relatives(text),
         *propose_attributes(text),
         *preferences.propose_request(text),
@@ -83,6 +83,12 @@ def read_clause(clause: Clause) -> list[Reading]:
     for finding in clause_wide:
         readings.append(_settle(finding, mood, negated=False, tense="present"))
     return readings
+
+
+def _after_telling(text: str) -> str:
+    """ "…wanted to let you know I joined a club": the claim starts after the telling."""
+    match = _TELLING.search(text)
+    return text[match.end() :] if match else text
 
 
 def propose_status(text: str) -> list[Finding]:
@@ -124,8 +130,10 @@ def _settle(finding: Finding, mood: Mood, *, negated: bool, tense: str) -> Readi
     else:
         settled_polarity = polarity(mood, negated=negated)
     settled_tense = "hypothetical" if mood.conditional else (finding.tense or tense)
+    relation = lookup(finding.relation)
+    is_event = relation is not None and relation.is_event
     admitted = settled_polarity in {"assert", "retract"} and (
-        settled_tense in _CURRENT or (settled_tense == "past" and finding.relation == "created")
+        settled_tense in _CURRENT or (settled_tense == "past" and is_event)
     )
     confidence = finding.confidence if admitted else REFUSED_CONFIDENCE
     return Reading(finding, settled_polarity, settled_tense, confidence)

@@ -34,7 +34,9 @@ from formation.deterministic.terms import (
 
 _KIN = "|".join(re.escape(w) for w in sorted(RELATIVE_WORDS, key=len, reverse=True))
 _IS = r"(?:is|'s|are)(?P<neg>\s+not|n't|\s+no longer)?"
-_APPOSITIVE = re.compile(r"\b[Mm]y\s+(?P<kin>" + _KIN + r"),?\s+(?P<names>[^\W\d_].*)$")
+_APPOSITIVE = re.compile(
+    r"\b[Mm]y\s+(?P<kin>" + _KIN + r"),?\s+(?:(?:named|called)\s+)?(?P<names>[^\W\d_].*)$"
+)
 _KIN_IS = re.compile(
     r"\b[Mm]y\s+(?P<kin>"
     + _KIN

@@ -24,6 +24,8 @@ _LEADING = re.compile(r"^(?:(?:a|an|the|my|our|his|her|their|some)\s+)+", re.IGN
 _TRAILING = re.compile(r"[\s.,!?;:'\"\u201d\u2019)]+$")
 _ITEM_SEP = re.compile(r"\s*,\s*(?:and\s+|&\s+)?|\s+(?:and|&|as well as|plus)\s+", re.IGNORECASE)
 _CLOSING_CONJUNCTION = re.compile(r",[^,]*\s(?:and|&|as well as|plus)\s[^,]*$", re.IGNORECASE)
+_ANAPHORIC = re.compile(r"(?:their|his|her|its)\s", re.IGNORECASE)
+_GERUND = re.compile(r"^[a-z]+ing\b", re.IGNORECASE)
 _NAME_WORD = re.compile(r"[^\W\d_][\w'\u2019.-]*")
 _NOT_NAMES = frozenset({"I", "I'm", "I\u2019m", "I've", "I'd", "I'll", "The", "And", "But", "My"})
 
@@ -52,10 +54,20 @@ def object_list(text: str) -> list[str]:
     for raw in pieces:
         if _STARTS_TAIL.match(raw) or raw.lower().startswith(("which", "who", "that")):
             break
+        if items and _ANAPHORIC.match(raw):
+            continue  # "veterans and their rights": "rights" alone is not what was meant
         item = strip_determiners(raw)
         if item:
             items.append(item)
-    return items
+    return parallel_items(items)
+
+
+def parallel_items(items: list[str]) -> list[str]:
+    """A list led by an activity ("improving education and infrastructure") is a list of
+    activities: a bare noun after it is the first activity's object, not an item."""
+    if not items or not _GERUND.match(items[0]) or len(items[0].split()) < 2:
+        return items
+    return [items[0]] + [item for item in items[1:] if _GERUND.match(item)]
 
 
 def leading_name(text: str, *, limit: int = 4) -> str | None:

@@ -18,12 +18,18 @@ from rich.console import Console
 from rich.table import Table
 
 from engram.cli.evaluation.corpus import Case, CorpusError, load_corpus
+from engram.cli.evaluation.sample import draw, form_file
 from engram.cli.evaluation.scoring import ArmReport, EvaluationReport, evaluate_arm
+from engram.cli.evaluation.sheets import render_beliefs, render_messages
 from engram.shared.settings import load_settings
 from formation.deterministic.arm import deterministic_arm
+from ingest.jsonl import InvalidEpisodeLine
 from streams.wiring import build_policy, default_policy
 
-eval_app = typer.Typer(help="Evaluate formation against a labeled corpus.", no_args_is_help=True)
+eval_app = typer.Typer(
+    help="Evaluate formation: a labeled corpus, or sheets to label from real turns.",
+    no_args_is_help=True,
+)
 
 
 @eval_app.callback()
@@ -126,3 +132,33 @@ def formation(
         render(report, Console())
     if not report.ok:
         raise typer.Exit(1)
+
+
+@eval_app.command("sample")
+def sample(
+    source: Path = typer.Option(..., "--input", help="A JSONL file of turns (episodes)."),
+    n: int = typer.Option(200, "--n", min=0, help="How many formed beliefs to draw."),
+    seed: int = typer.Option(0, "--seed", help="The draw's seed: same input and seed, same sheet."),
+    messages: int | None = typer.Option(
+        None, "--messages", min=0, help="Draw N user messages with what formed (recall sheet)."
+    ),
+    as_json: bool = typer.Option(False, "--json", help="Print the sheet as JSON."),
+) -> None:
+    """Print a labeling sheet: N formed beliefs with quotes, or N user messages (recall)."""
+    try:
+        formed = form_file(source)
+    except (OSError, InvalidEpisodeLine) as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from exc
+    if messages is not None:
+        drawn_messages = draw(formed.messages, messages, seed)
+        if as_json:
+            typer.echo(json.dumps([m.to_dict() for m in drawn_messages], indent=2))
+        else:
+            render_messages(drawn_messages, Console())
+        return
+    drawn = draw(formed.beliefs, n, seed)
+    if as_json:
+        typer.echo(json.dumps([b.to_dict() for b in drawn], indent=2))
+    else:
+        render_beliefs(drawn, len(formed.beliefs), Console())

@@ -8,9 +8,9 @@ from datetime import UTC, datetime
 import pytest
 
 from formation.core import form_episode
-from formation.deterministic import SCAN_CEILING, propose
+from formation.deterministic import propose
 from formation.deterministic.clauses import split_clauses
-from formation.policy import DETERMINISTIC_EXTRACTOR_VERSION, FormationPolicy
+from formation.policy import DETERMINISTIC_EXTRACTOR, FormationPolicy
 from formation.proposals import Proposal
 from formation.spans import quote_at
 from schemas.claims import ClaimsBatchFormed, EndKind, SourcePosition
@@ -65,7 +65,7 @@ SAMPLES = [
 def test_every_quote_is_an_exact_substring_of_the_content(content: str) -> None:
     for proposal in propose(content):
         assert proposal.quote in content
-        assert proposal.extractor == DETERMINISTIC_EXTRACTOR_VERSION
+        assert proposal.extractor == DETERMINISTIC_EXTRACTOR
 
 
 @pytest.mark.parametrize("content", SAMPLES)
@@ -258,11 +258,10 @@ def test_a_project_decision_binds_to_the_project() -> None:
     assert candidate.object.text == "deploy on Fridays"
 
 
-def test_the_scan_ceiling_stops_at_256_proposals_for_one_message() -> None:
+def test_the_scan_ceiling_is_the_policys_and_stops_proposals_for_one_message() -> None:
     content = ". ".join(f"I own a gadget number {i}" for i in range(400))
-    proposals = propose(content)
-    assert SCAN_CEILING == 256
-    assert len(proposals) == SCAN_CEILING
+    assert len(propose(content)) == FormationPolicy().scan_ceiling == 256
+    assert len(propose(content, ceiling=10)) == 10
 
 
 def test_clauses_split_at_new_subjects_but_not_inside_an_object_list() -> None:

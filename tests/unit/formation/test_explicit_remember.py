@@ -48,3 +48,26 @@ def test_remember_that_in_a_tool_result_forms_nothing() -> None:
 def test_remember_that_does_not_launder_a_secret() -> None:
     candidates, _ = _form(Role.USER, "Please remember that my password is hunter2-Secret!")
     assert candidates == []
+
+
+def test_remember_that_x_raises_only_x_not_the_rest_of_the_message() -> None:
+    candidates, _ = _form(Role.USER, "I own a kayak. Remember that I live in Porto.")
+    assert ("lives_in", "Porto", 0.9, False) in candidates
+    assert ("owns", "kayak", 0.5, False) in candidates
+
+
+def test_a_claim_after_the_remembered_sentence_is_not_raised() -> None:
+    candidates, _ = _form(Role.USER, "Remember that I live in Porto. I own a kayak.")
+    assert ("owns", "kayak", 0.5, False) in candidates
+
+
+def test_please_note_that_is_the_same_cue_for_the_arm_and_the_core() -> None:
+    candidates, _ = _form(Role.USER, "Please note that I live in Oslo.")
+    assert candidates == [("lives_in", "Oslo", 0.9, False)]
+
+
+def test_one_definition_of_the_cue_marks_ranges_only_where_a_request_can_start() -> None:
+    from formation.explicit import remembered_ranges
+
+    content = "I don't remember the name. Also, keep in mind I'm vegan. Thanks"
+    assert [content[a:b] for a, b in remembered_ranges(content)] == ["Also, keep in mind I'm vegan"]

@@ -1,0 +1,124 @@
+"""``engram eval sample``: labeling sheets drawn from what forms on real turns.
+
+Precision and recall on text nobody wrote for the extractor can only be measured by a person
+reading what formed. This module forms every turn of a JSONL file with the deterministic
+policy (no services) and draws, for a seed, either N formed beliefs with their quotes (the
+precision sheet: correct / true-but-trivial / wrong) or N of the principal's messages with
+what formed from each (the recall sheet: which durable facts were caught). The same input and
+seed always draw the same sheet, so a sheet labeled before a change can be re-drawn after it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TypeVar
+
+from formation.deterministic import trace
+from formation.policy import FormationPolicy
+from ingest.jsonl import read_episodes
+from schemas.claims import ClaimsBatchFormed, SourcePosition
+from schemas.common import Role
+from schemas.episodes import MemoryRemembered, TurnAppended, episode_messages
+from streams.formation_stage import FormationStage
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True, slots=True)
+class FormedBelief:
+    """One formed candidate, as a labeler reads it."""
+
+    episode_id: str
+    ordinal: int
+    statement: str
+    relation: str
+    confidence: float
+    quote: str
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "episode_id": self.episode_id,
+            "ordinal": self.ordinal,
+            "statement": self.statement,
+            "relation": self.relation,
+            "confidence": self.confidence,
+            "quote": self.quote,
+            "label": "",
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class FormedMessage:
+    """One principal message and every belief that formed from it."""
+
+    episode_id: str
+    ordinal: int
+    content: str
+    formed: tuple[str, ...]
+    abstained: tuple[str, ...] = ()
+    """What the deterministic arm found and dropped, with why: helps a labeler see near misses."""
+
+    def to_dict(self) -> dict[str, object]:
+        return {
+            "episode_id": self.episode_id,
+            "ordinal": self.ordinal,
+            "content": self.content,
+            "formed": list(self.formed),
+            "abstained": list(self.abstained),
+            "durable_facts": None,
+            "caught": None,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Formation:
+    beliefs: list[FormedBelief]
+    messages: list[FormedMessage]
+
+
+def form_file(path: Path, policy: FormationPolicy | None = None) -> Formation:
+    """Form every episode of ``path`` in file order; collect beliefs and user messages."""
+    stage = FormationStage(policy or FormationPolicy())
+    beliefs: list[FormedBelief] = []
+    messages: list[FormedMessage] = []
+    for offset, episode in enumerate(read_episodes(path)):
+        source = SourcePosition(topic="sample", partition=0, offset=offset)
+        batch = asyncio.run(stage.form(episode, source))
+        beliefs.extend(_beliefs(batch))
+        messages.extend(_user_messages(episode, batch))
+    return Formation(beliefs=beliefs, messages=messages)
+
+
+def _beliefs(batch: ClaimsBatchFormed) -> Iterable[FormedBelief]:
+    for c in batch.candidates:
+        yield FormedBelief(
+            str(batch.episode_id), c.message_ordinal, c.statement, c.relation, c.confidence, c.quote
+        )
+
+
+def _user_messages(
+    episode: TurnAppended | MemoryRemembered, batch: ClaimsBatchFormed
+) -> Iterable[FormedMessage]:
+    for message in episode_messages(episode):
+        if message.role is not Role.USER:
+            continue
+        formed = tuple(
+            c.statement for c in batch.candidates if c.message_ordinal == message.ordinal
+        )
+        found = trace(message.content, occurred_on=episode.occurred_at.date())
+        abstained = tuple(f"{a.claim} ({a.reason})" for a in found.abstentions)
+        yield FormedMessage(
+            str(episode.event_id), message.ordinal, message.content, formed, abstained
+        )
+
+
+def draw(items: list[T], n: int, seed: int) -> list[T]:
+    """``n`` items (or all of them) drawn for ``seed``, kept in their original order."""
+    if n >= len(items):
+        return list(items)
+    chosen = sorted(random.Random(seed).sample(range(len(items)), n))
+    return [items[i] for i in chosen]

@@ -1,0 +1,189 @@
+"""Past events with their dates: what real people tell about their lives.
+
+"I ran a half marathon last Saturday" is a durable fact about a person: an event they took
+part in, with a date. It forms as (I, participated_in, half marathon), past tense (an event
+relation, so admission keeps it), and, when the episode's date grounds "last Saturday", as
+(half marathon, occurred_on, 2023-05-06). The event must be named by a known event noun
+("race", "workshop", "parade", …): "I went to a lot of trouble" is no event. Works finished
+("I finished my first novel") are ``created``, trips ("on my trip to the Dolomites last year")
+are participation. :func:`propose_events` also runs :mod:`.activities` and :mod:`.belongings`.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import date
+
+from formation.deterministic import activities, belongings
+from formation.deterministic.dates import ground
+from formation.deterministic.ends import words
+from formation.deterministic.findings import Finding
+from formation.deterministic.nouns import CREATIONS, EVENT_HEADS, VAGUE_EVENTS
+from formation.deterministic.phrases import ADVERBS, CLAUSE_TAIL, PLANNED, TIME_PHRASE, TIME_TAIL
+from formation.deterministic.terms import cut_phrase, strip_determiners
+
+_EVENT_VERBS = (
+    r"went to|went on|attended|ran|ran in|did|completed|competed in|took part in"
+    r"|participated in|volunteered at|volunteered for|joined|gave|hosted|organi[sz]ed|led"
+    r"|took|visited|played in|performed at|performed in|signed up for|entered|won|spoke at"
+    r"|got back from|came back from|was at|were at|went on"
+    r"|had (?:a|such a) (?:blast|great time|good time|wonderful time|fantastic time|ball) at"
+)
+_EVENT = re.compile(
+    r"^(?:I|[Ww]e)\s+" + ADVERBS + r"(?P<verb>" + _EVENT_VERBS + r")\s+(?P<obj>.+)$",
+    re.IGNORECASE,
+)
+""""We went to a folk festival" is told by someone who went: the speaker took part too."""
+_DROPPED_I = re.compile(
+    r"^(?:Went|Attended|Ran|Completed|Competed|Took part|Participated|Volunteered|Joined|Gave"
+    r"|Hosted|Organi[sz]ed|Visited|Performed|Entered|Won|Spoke|Got back|Came back|Finished"
+    r"|Wrote|Graduated|Took|Had (?:a|such a) )\b"
+)
+"""A sentence that opens with a past-tense event verb has dropped its "I" ("Went to a gig
+last night"); a lower-case continuation ("…, went to the shop") is not read this way."""
+_TRIP_TO = re.compile(
+    r"^(?:(?:short|quick|little|long|brief|spontaneous|last-minute)\s+)?"
+    r"(?P<trip>(?:[\w-]+\s+){0,2}?(?:trip|vacation|holiday|visit))\s+to\s+"
+    r"(?P<place>(?:the\s+)?[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*){0,3})"
+)
+_SUPERLATIVE = re.compile(
+    r"^(?:(?:most|best|worst|coolest|greatest|biggest|craziest|wildest|funniest|nicest"
+    r"|loveliest|sweetest|weirdest|strangest|longest|hardest|toughest|largest|smallest"
+    r"|proudest|happiest|saddest|scariest)\s+)+(?=\w)",
+    re.IGNORECASE,
+)
+"""The "coolest" in "the coolest Harry Potter party" says how it was, not what it was."""
+_ON_A_TRIP = re.compile(
+    r"\bon\s+(?:a|my|our)\s+(?P<kind>(?:road |camping |fishing |hiking |ski )?trip|hike|cruise"
+    r"|vacation|holiday|run|bike ride|ride)\b(?!\s+to\b)"
+)
+_MY_TRIP = re.compile(
+    r"\b[Mm]y\s+(?:recent\s+|last\s+|first\s+)?(?P<kind>trip|vacation|holiday|visit|journey)"
+    r"\s+to\s+(?P<place>(?:the\s+)?[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*){0,3})"
+)
+_PAST_TRIP = re.compile(
+    r"\b(?:was|were|took|snapped|went|had|visited|loved|ago|last\s+\w+|yesterday)\b", re.I
+)
+_LEAD_TIME = re.compile(
+    r"^(?:(?:last|this|earlier this)\s+\w+|yesterday|today|earlier today|on\s+\w+day"
+    r"|(?:a few|a couple of|\w+)\s+(?:days|weeks|months|years)\s+ago),?\s+(?=(?:I|[Ww]e)\s)",
+    re.IGNORECASE,
+)
+_GRADUATED = re.compile(r"^I\s+" + ADVERBS + r"graduated\b")
+_CREATED = re.compile(
+    r"^I\s+" + ADVERBS + r"(?:finished|wrote|completed|published|recorded|painted|made|built"
+    r"|knitted|released|launched)\s+(?:writing\s+|painting\s+|recording\s+)?(?:my|a|an)\s+"
+    r"(?P<obj>.+)$"
+)
+
+
+def propose_events(text: str, occurred_on: date | None) -> list[Finding]:
+    """Every event, activity, job change and new possession the clause states.
+
+    A leading time phrase ("Last week, I went to …") is set aside for matching; the date is
+    still grounded from the whole clause.
+    """
+    findings: list[Finding] = []
+    if _DROPPED_I.match(text):
+        told = "I " + text[0].lower() + text[1:]
+        return [
+            *_event(told, occurred_on, when_from=text),
+            *_created(told, occurred_on, when_from=text),
+            *_graduated(told, occurred_on, when_from=text),
+        ]
+    if _LEAD_TIME.match(text):
+        stripped = _LEAD_TIME.sub("", text)
+        return [
+            *_event(stripped, occurred_on, when_from=text),
+            *_created(stripped, occurred_on, when_from=text),
+            *_graduated(stripped, occurred_on, when_from=text),
+        ]
+    own = (_event, _created, _graduated, _my_trip, _on_a_trip)
+    for propose in (*own, *activities.PROPOSERS, *belongings.PROPOSERS):
+        findings += propose(text, occurred_on)
+    return findings
+
+
+def _event(text: str, occurred_on: date | None, when_from: str | None = None) -> list[Finding]:
+    match = _EVENT.match(text)
+    if match is None:
+        return []
+    raw = strip_determiners(TIME_TAIL.sub("", match.group("obj")))
+    trip = _TRIP_TO.match(strip_determiners(TIME_PHRASE.sub("", match.group("obj"))))
+    if trip is not None:
+        place = strip_determiners(trip.group("place"))
+        obj = _SUPERLATIVE.sub("", f"{trip.group('trip')} to {place}")
+        return _dated(
+            Finding("I", "participated_in", obj, tense="past"), when_from or text, occurred_on
+        )
+    obj = strip_determiners(CLAUSE_TAIL.sub("", cut_phrase(raw)))
+    obj = _SUPERLATIVE.sub("", obj)
+    core = re.split(r"\s+(?:at|in|on|near)\s+", obj, maxsplit=1)[0]
+    found = words(core)
+    if not found or found[-1] not in EVENT_HEADS or (len(words(obj)) == 1 and obj in VAGUE_EVENTS):
+        return []
+    if match.group("verb").lower() == "joined" and found[-1] == "group":
+        return []  # a group joined is a membership (attributes), not an event
+    return _dated(
+        Finding("I", "participated_in", obj, tense="past"), when_from or text, occurred_on
+    )
+
+
+def _dated(event: Finding, text: str, occurred_on: date | None) -> list[Finding]:
+    """The event, and its date when the words ground one in the episode's date.
+
+    ``occurred_on`` is single-valued per subject and entities merge by name, so a one-word
+    event ("hike", "graduation") gets no date claim: every hike would share one date.
+    """
+    when = ground(text, occurred_on)
+    if when is None or len(words(event.object)) < 2:
+        return [event]  # "hike occurred_on 2023" would merge every hike: only named events
+    return [event, Finding(event.object, "occurred_on", when, tense="past")]
+
+
+def _created(text: str, occurred_on: date | None, when_from: str | None = None) -> list[Finding]:
+    """ "I finished my first screenplay": a work the speaker made, from a closed list of works."""
+    match = _CREATED.match(text)
+    if match is None:
+        return []
+    obj = strip_determiners(CLAUSE_TAIL.sub("", cut_phrase(TIME_TAIL.sub("", match.group("obj")))))
+    found = words(obj)
+    if not found or found[-1] not in CREATIONS:
+        return []
+    return _dated(Finding("I", "created", obj, tense="past"), when_from or text, occurred_on)
+
+
+def _graduated(text: str, occurred_on: date | None, when_from: str | None = None) -> list[Finding]:
+    """ "I graduated last week": the speaker took part in a graduation."""
+    if _GRADUATED.match(text) is None:
+        return []
+    return _dated(
+        Finding("I", "participated_in", "graduation", tense="past"), when_from or text, occurred_on
+    )
+
+
+def _my_trip(text: str, occurred_on: date | None) -> list[Finding]:
+    """ "my trip to the Smoky Mountains last year was incredible": a past trip, dated."""
+    if PLANNED.search(text) or not _PAST_TRIP.search(text):
+        return []
+    findings: list[Finding] = []
+    for match in _MY_TRIP.finditer(text):
+        place = strip_determiners(match.group("place"))
+        trip = f"{match.group('kind')} to {place}"
+        findings += _dated(Finding("I", "participated_in", trip, tense="past"), text, occurred_on)
+    return findings
+
+
+def _on_a_trip(text: str, occurred_on: date | None) -> list[Finding]:
+    """ "I took that photo on a hike last summer": a past outing, dated when the words allow."""
+    match = _ON_A_TRIP.search(text)
+    if match is None or PLANNED.search(text) or not _PAST_TRIP.search(text):
+        return []
+    if not text.startswith("I "):
+        return []
+    when = ground(text, occurred_on)
+    if when is None:
+        return []  # "on a hike" without a date is too thin to keep
+    return _dated(
+        Finding("I", "participated_in", match.group("kind"), tense="past"), text, occurred_on
+    )

@@ -1,0 +1,105 @@
+"""``engram eval sample``: labeling sheets drawn deterministically from formed turns."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from engram.cli.evaluation.command import eval_app
+from engram.cli.evaluation.sample import draw, form_file
+
+TURNS = [
+    {"role": "user", "content": "I own a canoe and I live in Tartu."},
+    {"role": "assistant", "content": "I live in Riga and I own a boat."},
+    {"role": "user", "content": "I ran a charity race last Saturday."},
+    {"role": "user", "content": "Thanks, talk soon!"},
+]
+
+
+def _write_turns(path: Path) -> Path:
+    lines = []
+    for i, message in enumerate(TURNS):
+        lines.append(
+            json.dumps(
+                {
+                    "schema_version": 1,
+                    "type": "turn.appended",
+                    "event_id": f"00000000-0000-0000-0000-00000000000{i}",
+                    "tenant": "t",
+                    "principal": "p",
+                    "project": "proj",
+                    "session": "s",
+                    "occurred_at": f"2024-05-08T12:00:0{i}+00:00",
+                    "messages": [{"ordinal": 0, **message}],
+                }
+            )
+        )
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def test_the_sheet_holds_only_what_formed_and_only_user_messages(tmp_path: Path) -> None:
+    formation = form_file(_write_turns(tmp_path / "turns.jsonl"))
+    statements = [b.statement for b in formation.beliefs]
+    assert "speaker owns canoe" in statements and "speaker lives in Tartu" in statements
+    assert not any("Riga" in s or "boat" in s for s in statements)
+    assert [m.content for m in formation.messages] == [
+        TURNS[0]["content"],
+        TURNS[2]["content"],
+        TURNS[3]["content"],
+    ]
+
+
+def test_a_draw_is_the_same_for_the_same_seed_and_keeps_input_order() -> None:
+    items = list(range(100))
+    assert draw(items, 10, seed=3) == draw(items, 10, seed=3)
+    assert draw(items, 10, seed=3) == sorted(draw(items, 10, seed=3))
+    assert draw(items, 10, seed=3) != draw(items, 10, seed=4)
+    assert draw(items, 500, seed=3) == items
+
+
+def test_the_command_prints_a_json_sheet_of_n_beliefs(tmp_path: Path) -> None:
+    path = _write_turns(tmp_path / "turns.jsonl")
+    args = ["sample", "--input", str(path), "--n", "2", "--seed", "1", "--json"]
+    first = CliRunner().invoke(eval_app, args)
+    again = CliRunner().invoke(eval_app, args)
+    assert first.exit_code == 0, first.output
+    sheet = json.loads(first.output)
+    assert len(sheet) == 2 and all(row["quote"] and row["label"] == "" for row in sheet)
+    assert first.output == again.output
+
+
+def test_the_recall_sheet_lists_user_messages_with_what_formed(tmp_path: Path) -> None:
+    path = _write_turns(tmp_path / "turns.jsonl")
+    result = CliRunner().invoke(
+        eval_app, ["sample", "--input", str(path), "--messages", "3", "--json"]
+    )
+    assert result.exit_code == 0, result.output
+    rows = json.loads(result.output)
+    assert rows[2] == {
+        "episode_id": "00000000-0000-0000-0000-000000000003",
+        "ordinal": 0,
+        "content": "Thanks, talk soon!",
+        "formed": [],
+        "abstained": [],
+        "durable_facts": None,
+        "caught": None,
+    }
+    assert "speaker participated in charity race" in rows[1]["formed"]
+
+
+def test_an_unreadable_input_exits_2(tmp_path: Path) -> None:
+    result = CliRunner().invoke(eval_app, ["sample", "--input", str(tmp_path / "missing")])
+    assert result.exit_code == 2
+
+
+def test_the_recall_sheet_shows_what_the_arm_abstained_from_and_why(tmp_path: Path) -> None:
+    turns = tmp_path / "turns.jsonl"
+    _write_turns(turns)
+    text = turns.read_text().replace("Thanks, talk soon!", "I have a deep love for maps.")
+    turns.write_text(text)
+    (row,) = [m for m in form_file(turns).messages if "maps" in m.content]
+    assert row.formed == ()
+    assert row.abstained == ("I owns deep love (owns needs something ownable)",)

@@ -1,0 +1,46 @@
+"""Quoted and reported speech inside a user's message is not the user's assertion."""
+
+from __future__ import annotations
+
+import pytest
+
+from formation.deterministic.speech import speech_regions
+from tests.unit.formation.formed import formed
+
+
+def test_a_quoted_email_inside_a_user_message_forms_nothing() -> None:
+    content = (
+        "The email said: 'I am your account manager, I work at Ridgeway Bank. "
+        "I live in Basel.' Weird, right?"
+    )
+    assert formed(content) == set()
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        'My brother texted "I just bought a jet ski" this morning.',
+        "She said \u201cI work at Helix Corp and I love sushi\u201d at dinner.",
+        "Here is the message: I have a package for you. I live in Riga.",
+        "The note read: I own this bike.",
+    ],
+)
+def test_someone_elses_words_in_quotes_or_after_a_reporting_colon_form_nothing(
+    content: str,
+) -> None:
+    assert formed(content) == set()
+
+
+def test_the_users_own_words_beside_a_quotation_still_form() -> None:
+    content = 'He wrote "I live in Oslo" on the card. I live in Bergen.'
+    assert formed(content) == {("speaker", "lives_in", "Bergen")}
+
+
+def test_a_reporting_colon_reaches_only_to_the_end_of_its_paragraph() -> None:
+    content = "The ad said:\nI have a boat for sale.\n\nI live in Tartu."
+    assert formed(content) == {("speaker", "lives_in", "Tartu")}
+
+
+def test_a_short_quoted_title_is_not_speech() -> None:
+    assert speech_regions('I joined a club called "Night Owls".') == []
+    assert formed('I joined a club called "Night Owls".') == {("speaker", "member_of", "club")}
