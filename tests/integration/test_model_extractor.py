@@ -9,7 +9,6 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-import uuid
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
@@ -19,11 +18,10 @@ import pytest
 from pydantic import SecretStr
 
 from engram.shared.settings import ModelSettings, Settings
-from formation.core import form_episode
 from formation.policy import FormationPolicy
 from formation.proposals import Proposal
 from formation.vocabulary import RELATIONS
-from schemas.claims import ClaimsBatchFormed, RefusalReason, SourcePosition
+from schemas.claims import ClaimsBatchFormed, RefusalReason
 from schemas.common import Role
 from schemas.episodes import Message, TurnAppended
 from streams.model_extractor import (
@@ -35,6 +33,8 @@ from streams.model_extractor import (
 )
 from streams.prompt import load_extraction_prompt, render_system_prompt
 from tests.fakes.openai_server import FakeOpenAIServer, Reply
+from tests.support.forming import episode
+from tests.support.forming import form as form_with
 
 pytestmark = pytest.mark.model
 
@@ -65,20 +65,19 @@ def user(content: str, ordinal: int = 0) -> Message:
 
 
 def turn(*messages: Message) -> TurnAppended:
-    return TurnAppended(
-        event_id=uuid.UUID(int=7),
+    return episode(
+        *messages,
+        event=7,
         tenant="acme",
         principal="ana",
         project="atlas",
-        session="s1",
         occurred_at=datetime(2025, 1, 2, 3, 4, 5, tzinfo=UTC),
-        messages=list(messages),
     )
 
 
 def form(
     extractor: ModelExtractor,
-    episode: TurnAppended,
+    formed_from: TurnAppended,
     proposals: Mapping[int, Sequence[Proposal]],
 ) -> ClaimsBatchFormed:
     policy = FormationPolicy(
@@ -87,8 +86,7 @@ def form(
         model_origin=extractor.origin,
         prompt_digest=extractor.prompt_digest,
     )
-    source = SourcePosition(topic="t", partition=0, offset=0)
-    return form_episode(episode, policy, proposals, source=source)
+    return form_with(formed_from, by_message=proposals, policy=policy)
 
 
 def claim(**overrides: Any) -> dict[str, Any]:

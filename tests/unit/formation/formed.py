@@ -2,33 +2,22 @@
 
 from __future__ import annotations
 
-import uuid
 from datetime import UTC, date, datetime
 
-from formation.core import form_episode
 from formation.deterministic import propose
-from formation.policy import FormationPolicy
-from schemas.claims import ClaimsBatchFormed, SourcePosition
+from schemas.claims import ClaimsBatchFormed
 from schemas.common import Role
-from schemas.episodes import Message, TurnAppended
+from tests.support.forming import episode, form, message
 
 EPISODE_DAY = date(2024, 5, 8)
 """A Wednesday: "last Saturday" is 2024-05-04, "yesterday" 2024-05-07."""
 
 
 def batch(content: str, role: Role = Role.USER) -> ClaimsBatchFormed:
-    episode = TurnAppended(
-        event_id=uuid.uuid5(uuid.NAMESPACE_URL, content),
-        tenant="t",
-        principal="p",
-        project="proj",
-        session="s",
-        occurred_at=datetime(2024, 5, 8, 12, 0, tzinfo=UTC),
-        messages=[Message(ordinal=0, role=role, content=content)],
-    )
     proposals = propose(content, occurred_on=EPISODE_DAY)
-    source = SourcePosition(topic="t", partition=0, offset=0)
-    return form_episode(episode, FormationPolicy(), {0: proposals}, source=source)
+    at = datetime(2024, 5, 8, 12, 0, tzinfo=UTC)
+    made = episode(message(content, role), principal="p", project="proj", occurred_at=at)
+    return form(made, by_message={0: proposals})
 
 
 def formed(content: str, role: Role = Role.USER) -> set[tuple[str, str, str]]:

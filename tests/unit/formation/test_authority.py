@@ -3,81 +3,26 @@
 from __future__ import annotations
 
 import math
-import uuid
-from datetime import UTC, datetime
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from formation.core import form_episode
 from formation.policy import FormationPolicy
-from formation.proposals import Proposal
 from schemas.claims import (
     Authority,
     Candidate,
     ClaimsBatchFormed,
     Portability,
     RefusalReason,
-    SourcePosition,
 )
 from schemas.common import Role, Trust
-from schemas.episodes import MemoryRemembered, Message, TurnAppended
-
-POLICY = FormationPolicy()
-SOURCE = SourcePosition(topic="engram.episodes", partition=0, offset=0)
-WHEN = datetime(2026, 1, 1, tzinfo=UTC)
+from schemas.episodes import TurnAppended
+from tests.support.forming import POLICY, episode, form, message, proposal, remembered
 
 
 def turn(content: str, role: Role = Role.USER, trust: Trust | None = None) -> TurnAppended:
-    return TurnAppended(
-        event_id=uuid.UUID(int=11),
-        tenant="t",
-        principal="ada",
-        project="engram",
-        session="s",
-        occurred_at=WHEN,
-        messages=[Message(ordinal=0, role=role, content=content, trust=trust)],
-    )
-
-
-def remembered(
-    content: str, role: Role = Role.USER, trust: Trust | None = None
-) -> MemoryRemembered:
-    return MemoryRemembered(
-        event_id=uuid.UUID(int=12),
-        tenant="t",
-        principal="ada",
-        project="engram",
-        session="s",
-        occurred_at=WHEN,
-        message=Message(ordinal=0, role=role, content=content, trust=trust),
-    )
-
-
-def proposal(
-    subject: str = "I",
-    relation: str = "lives_in",
-    obj: str = "Lisbon",
-    quote: str = "I live in Lisbon",
-    **extra: object,
-) -> Proposal:
-    return Proposal(
-        subject=subject,
-        relation=relation,
-        object=obj,
-        quote=quote,
-        polarity="assert",
-        tense="present",
-        extractor="test",
-        **extra,  # type: ignore[arg-type]
-    )
-
-
-def form(
-    episode: TurnAppended | MemoryRemembered, *proposals: Proposal, policy: FormationPolicy = POLICY
-) -> ClaimsBatchFormed:
-    return form_episode(episode, policy, {0: list(proposals)}, source=SOURCE)
+    return episode(message(content, role, trust), event=11)
 
 
 def only(batch: ClaimsBatchFormed) -> Candidate:
@@ -186,8 +131,8 @@ class TestExplicitMemorySkipsSalienceButNotTheGates:
     def test_an_explicit_memory_still_passes_every_gate(
         self, content: str, reason: RefusalReason
     ) -> None:
-        for episode in (turn(content), remembered(content)):
-            batch = form(episode, proposal())
+        for formed_from in (turn(content), remembered(content)):
+            batch = form(formed_from, proposal())
             assert batch.candidates == []
             assert [r.reason for r in batch.refusals] == [reason]
 

@@ -11,12 +11,13 @@ from typing import Literal
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from formation.core import form_episode
 from formation.policy import FormationPolicy
 from formation.proposals import Proposal
 from schemas.claims import ClaimsBatchFormed, RefusalReason, SourcePosition
 from schemas.common import Role, Trust
 from schemas.episodes import Message, TurnAppended
+from tests.support.forming import episode
+from tests.support.forming import form as form_with
 
 POLICY = FormationPolicy()
 SOURCE = SourcePosition(topic="engram.episodes", partition=0, offset=9)
@@ -42,21 +43,15 @@ def knows(i: int, **overrides: str | None) -> Proposal:
 
 
 def turn(*messages: tuple[Role, str]) -> TurnAppended:
-    return TurnAppended(
-        event_id=uuid.UUID(int=21),
-        tenant="t",
-        principal="ada",
-        project="engram",
-        session="s",
-        occurred_at=datetime(2026, 1, 1, tzinfo=UTC),
-        messages=[Message(ordinal=i, role=r, content=c) for i, (r, c) in enumerate(messages)],
-    )
+    return episode(*messages, event=21)
 
 
 def form(
-    episode: TurnAppended, proposals: dict[int, list[Proposal]], policy: FormationPolicy = POLICY
+    formed_from: TurnAppended,
+    proposals: dict[int, list[Proposal]],
+    policy: FormationPolicy = POLICY,
 ) -> ClaimsBatchFormed:
-    return form_episode(episode, policy, proposals, source=SOURCE)
+    return form_with(formed_from, by_message=proposals, policy=policy)
 
 
 def reconciles(batch: ClaimsBatchFormed) -> bool:

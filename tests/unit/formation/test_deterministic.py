@@ -2,20 +2,19 @@
 
 from __future__ import annotations
 
-import uuid
 from datetime import UTC, datetime
 
 import pytest
 
-from formation.core import form_episode
 from formation.deterministic import propose
 from formation.deterministic.clauses import split_clauses
 from formation.policy import DETERMINISTIC_EXTRACTOR, FormationPolicy
 from formation.proposals import Proposal
 from formation.spans import quote_at
-from schemas.claims import ClaimsBatchFormed, EndKind, SourcePosition
+from schemas.claims import ClaimsBatchFormed, EndKind
 from schemas.common import Role
-from schemas.episodes import Message, TurnAppended
+from tests.support.forming import episode, message
+from tests.support.forming import form as form_with
 
 
 def claims(content: str) -> set[tuple[str, str, str, str | None, str | None, str | None]]:
@@ -33,20 +32,9 @@ def _is_admissible(p: Proposal) -> bool:
 
 
 def form(content: str, role: Role = Role.USER) -> ClaimsBatchFormed:
-    episode = TurnAppended(
-        event_id=uuid.UUID(int=7),
-        tenant="t",
-        principal="p",
-        project="proj",
-        session="s",
-        occurred_at=datetime(2024, 5, 1, tzinfo=UTC),
-        messages=[Message(ordinal=0, role=role, content=content)],
-    )
-    return form_episode(
-        episode,
-        FormationPolicy(),
-        {0: propose(content)},
-        source=SourcePosition(topic="t", partition=0, offset=0),
+    return form_with(
+        episode(message(content, role), occurred_at=datetime(2024, 5, 1, tzinfo=UTC)),
+        by_message={0: propose(content)},
     )
 
 

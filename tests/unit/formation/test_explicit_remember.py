@@ -3,32 +3,16 @@ through every gate); the same words inside untrusted content form nothing."""
 
 from __future__ import annotations
 
-import uuid
-from datetime import UTC, datetime
-
 from formation import deterministic
-from formation.core import form_episode
-from formation.policy import FormationPolicy
 from schemas.claims import SourcePosition
 from schemas.common import Role
-from schemas.episodes import Message, TurnAppended
+from tests.support.forming import episode, form, message
 
 SOURCE = SourcePosition(topic="t", partition=0, offset=0)
 
 
 def _form(role: Role, content: str) -> tuple[list[tuple[str, str, float, bool]], list[str]]:
-    episode = TurnAppended(
-        event_id=uuid.uuid5(uuid.NAMESPACE_URL, content),
-        tenant="t",
-        principal="ana",
-        project="p",
-        session="s",
-        occurred_at=datetime(2026, 1, 1, tzinfo=UTC),
-        messages=[Message(ordinal=0, role=role, content=content)],
-    )
-    batch = form_episode(
-        episode, FormationPolicy(), {0: deterministic.propose(content)}, source=SOURCE
-    )
+    batch = form(episode(message(content, role)), by_message={0: deterministic.propose(content)})
     candidates = [
         (c.relation, c.object.text, c.confidence, c.provisional) for c in batch.candidates
     ]

@@ -4,20 +4,15 @@ keep a secret."""
 
 from __future__ import annotations
 
-import uuid
-from datetime import UTC, datetime
-
 import pytest
 
-from formation.core import form_episode
 from formation.gates import Cited, classify_sensitivity, eligibility_refusal, redact
 from formation.pii import find_pii, iban_valid, luhn_valid
 from formation.policy import FormationPolicy
-from formation.proposals import Proposal
 from formation.secrets import find_secrets, joined_view
-from schemas.claims import ClaimsBatchFormed, RefusalReason, SourcePosition
+from schemas.claims import RefusalReason
 from schemas.common import Role
-from schemas.episodes import Message, TurnAppended
+from tests.support.forming import episode, form, proposal
 
 POLICY = FormationPolicy()
 PII = POLICY.pii_kinds
@@ -385,47 +380,14 @@ class TestRedactionRemovesSecretsAndPolicyPii:
         assert redact("I live in Berlin", pii_kinds=PII) == "I live in Berlin"
 
 
-def _episode(*messages: tuple[Role, str]) -> TurnAppended:
-    return TurnAppended(
-        event_id=uuid.UUID(int=7),
-        tenant="t",
-        principal="p",
-        project="proj",
-        session="s",
-        occurred_at=datetime(2026, 1, 1, tzinfo=UTC),
-        messages=[Message(ordinal=i, role=r, content=c) for i, (r, c) in enumerate(messages)],
-    )
-
-
-def _form(episode: TurnAppended, *proposals: tuple[int, Proposal]) -> ClaimsBatchFormed:
-    by_ordinal: dict[int, list[Proposal]] = {}
-    for ordinal, proposal in proposals:
-        by_ordinal.setdefault(ordinal, []).append(proposal)
-    source = SourcePosition(topic="engram.episodes", partition=0, offset=0)
-    return form_episode(episode, POLICY, by_ordinal, source=source)
-
-
-def _proposal(subject: str, relation: str, obj: str, quote: str, **extra: object) -> Proposal:
-    return Proposal(
-        subject=subject,
-        relation=relation,
-        object=obj,
-        quote=quote,
-        polarity="assert",
-        tense="present",
-        extractor="test",
-        **extra,  # type: ignore[arg-type]
-    )
-
-
 class TestRefusalRowsNeverKeepASecret:
     KEY = "sk-proj-Q2xhdWRlSXNBR3JlYXRNb2RlbDEyMzQ1Njc4OTA"
 
     def test_a_secret_refusal_keeps_its_words_with_the_secret_redacted(self) -> None:
         content = f"I use OpenAI with key {self.KEY}"
-        batch = _form(
-            _episode((Role.USER, content)),
-            (0, _proposal("I", "uses", self.KEY, f"key {self.KEY}")),
+        batch = form(
+            episode((Role.USER, content)),
+            (0, proposal("I", "uses", self.KEY, f"key {self.KEY}")),
         )
         (refusal,) = batch.refusals
         assert refusal.reason is RefusalReason.SECRET
@@ -434,9 +396,9 @@ class TestRefusalRowsNeverKeepASecret:
 
     def test_a_secret_refused_for_an_earlier_reason_is_redacted_too(self) -> None:
         content = f"Alice uses the key {self.KEY}"
-        batch = _form(
-            _episode((Role.TOOL, content)),
-            (0, _proposal("Alice", "uses", "OpenAI", content)),
+        batch = form(
+            episode((Role.TOOL, content)),
+            (0, proposal("Alice", "uses", "OpenAI", content)),
         )
         (refusal,) = batch.refusals
         assert refusal.reason is RefusalReason.UNTRUSTED_SOURCE
@@ -444,9 +406,9 @@ class TestRefusalRowsNeverKeepASecret:
 
     def test_a_secret_in_a_neighbouring_sentence_refuses_a_benign_claim(self) -> None:
         content = f"I live in Berlin. My token is {self.KEY}"
-        batch = _form(
-            _episode((Role.USER, content)),
-            (0, _proposal("I", "lives_in", "Berlin", "I live in Berlin")),
+        batch = form(
+            episode((Role.USER, content)),
+            (0, proposal("I", "lives_in", "Berlin", "I live in Berlin")),
         )
         assert batch.candidates == []
         assert [r.reason for r in batch.refusals] == [RefusalReason.SECRET]
@@ -454,9 +416,9 @@ class TestRefusalRowsNeverKeepASecret:
 
     def test_a_pii_refusal_redacts_the_identifier(self) -> None:
         content = "my SSN is 123-45-6789"
-        batch = _form(
-            _episode((Role.USER, content)),
-            (0, _proposal("I", "has_contact", "123-45-6789", content)),
+        batch = form(
+            episode((Role.USER, content)),
+            (0, proposal("I", "has_contact", "123-45-6789", content)),
         )
         (refusal,) = batch.refusals
         assert refusal.reason is RefusalReason.PII
@@ -465,10 +427,10 @@ class TestRefusalRowsNeverKeepASecret:
     def test_two_secrets_that_redact_alike_keep_distinct_identities(self) -> None:
         other = "sk-proj-ZmFrZUtleUZvclRlc3RpbmdPbmx5MDk4NzY1NDMyMQ"
         content = f"keys {self.KEY} and {other}"
-        batch = _form(
-            _episode((Role.USER, content)),
-            (0, _proposal("I", "uses", self.KEY, self.KEY)),
-            (0, _proposal("I", "uses", other, other)),
+        batch = form(
+            episode((Role.USER, content)),
+            (0, proposal("I", "uses", self.KEY, self.KEY)),
+            (0, proposal("I", "uses", other, other)),
         )
         assert len({r.refusal_id for r in batch.refusals}) == 2
 

@@ -2,17 +2,13 @@
 
 from __future__ import annotations
 
-import uuid
 from dataclasses import replace
-from datetime import UTC, datetime
 
 import pytest
 
-from formation.core import form_episode
 from formation.policy import RELATION_NAMES, FormationPolicy
-from formation.proposals import Proposal
-from schemas.claims import RefusalReason, SourcePosition
-from schemas.episodes import Message, TurnAppended
+from schemas.claims import RefusalReason
+from tests.support.forming import episode, form, proposal
 
 BASE = FormationPolicy(source_digest="a" * 64)
 
@@ -77,27 +73,7 @@ def test_no_hand_bumped_version_is_part_of_the_policy() -> None:
 
 def test_a_relation_the_policy_disables_forms_nothing_and_is_refused_as_unmapped() -> None:
     policy = FormationPolicy(enabled_relations=tuple(n for n in RELATION_NAMES if n != "lives_in"))
-    episode = TurnAppended(
-        event_id=uuid.UUID(int=7),
-        tenant="t",
-        principal="ada",
-        project="engram",
-        session="s",
-        occurred_at=datetime(2026, 1, 1, tzinfo=UTC),
-        messages=[Message(ordinal=0, role="user", content="I live in Lisbon.")],
-    )
-    lives_in = Proposal(
-        extractor="test",
-        subject="I",
-        relation="lives_in",
-        object="Lisbon",
-        quote="I live in Lisbon",
-        polarity="assert",
-        tense="present",
-    )
-    batch = form_episode(
-        episode, policy, {0: [lives_in]}, source=SourcePosition(topic="t", partition=0, offset=0)
-    )
+    batch = form(episode("I live in Lisbon."), proposal(), policy=policy)
     assert batch.candidates == []
     assert [(r.reason, r.detail) for r in batch.refusals] == [
         (RefusalReason.UNMAPPED_RELATION, "disabled by the policy")

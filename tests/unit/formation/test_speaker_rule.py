@@ -7,50 +7,11 @@ from datetime import UTC, datetime
 
 import pytest
 
-from formation.core import form_episode
-from formation.policy import FormationPolicy
-from formation.proposals import Proposal
-from schemas.claims import Authority, ClaimsBatchFormed, EndKind, RefusalReason, SourcePosition
+from schemas.claims import Authority, EndKind, RefusalReason
 from schemas.common import Role, Trust
-from schemas.episodes import MemoryRemembered, Message, TurnAppended
-
-POLICY = FormationPolicy()
-SOURCE = SourcePosition(topic="engram.episodes", partition=0, offset=3)
-
-
-def message(content: str, role: Role = Role.USER, trust: Trust | None = None) -> Message:
-    return Message(ordinal=0, role=role, content=content, trust=trust)
-
-
-def turn(*messages: Message) -> TurnAppended:
-    numbered = [m.model_copy(update={"ordinal": i}) for i, m in enumerate(messages)]
-    return TurnAppended(
-        event_id=uuid.UUID(int=1),
-        tenant="t",
-        principal="ada",
-        project="engram",
-        session="s",
-        occurred_at=datetime(2026, 1, 1, tzinfo=UTC),
-        messages=numbered,
-    )
-
-
-def proposal(subject: str, relation: str, obj: str, quote: str, **extra: object) -> Proposal:
-    return Proposal(
-        subject=subject,
-        relation=relation,
-        object=obj,
-        quote=quote,
-        polarity="assert",
-        tense="present",
-        extractor="test",
-        **extra,  # type: ignore[arg-type]
-    )
-
-
-def form(episode: TurnAppended | MemoryRemembered, *proposals: Proposal) -> ClaimsBatchFormed:
-    return form_episode(episode, POLICY, {0: list(proposals)}, source=SOURCE)
-
+from schemas.episodes import MemoryRemembered, Message
+from tests.support.forming import POLICY, form, message, proposal
+from tests.support.forming import episode as turn
 
 LIVES_IN_MOSCOW = proposal("I", "lives_in", "Moscow", "I live in Moscow")
 
