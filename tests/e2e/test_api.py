@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
 import asyncpg
 import pytest
+from aiokafka import AIOKafkaConsumer, TopicPartition
 from fastapi.testclient import TestClient
 
 from engram.api import create_api
@@ -18,8 +20,11 @@ from tests.support.tcp_proxy import TcpProxy
 pytestmark = pytest.mark.e2e
 
 
-def _client(isolated: Isolated, tokens: list[str]) -> TestClient:
+def _client(
+    isolated: Isolated, tokens: list[str], kafka: KafkaSettings | None = None
+) -> TestClient:
     settings = Settings(
+        kafka=kafka or isolated.kafka(),
         database=DatabaseSettings(url=isolated.database_url),  # type: ignore[arg-type]
         api=ApiSettings(tokens=tokens),  # type: ignore[arg-type]
     )
@@ -46,8 +51,14 @@ async def _seed(isolated: Isolated, kafka: KafkaSettings, pool: asyncpg.Pool) ->
 
 
 def _get(client: TestClient, path: str, **headers: str) -> tuple[int, object]:
+    return _send(client, "GET", path, **headers)
+
+
+def _send(
+    client: TestClient, method: str, path: str, body: object = None, **headers: str
+) -> tuple[int, Any]:
     with client:
-        response = client.get(path, headers=headers)
+        response = client.request(method, path, json=body, headers=headers)
     return response.status_code, response.json()
 
 
@@ -127,3 +138,58 @@ async def test_an_unreachable_database_answers_503_with_retry_after_then_recover
     finally:
         await asyncio.to_thread(client.__exit__, None, None, None)
         await proxy.close()
+
+
+async def test_writes_answer_with_a_log_position_and_refuse_what_cannot_apply(
+    isolated: Isolated, kafka: KafkaSettings, pool: asyncpg.Pool
+) -> None:
+    await _seed(isolated, kafka, pool)
+    t = isolated.tenant
+    client = _client(isolated, [f"ana-token={t}/ana", f"bo-token={t}/bo"], kafka=kafka)
+    ana, bo = {"Authorization": "Bearer ana-token"}, {"Authorization": "Bearer bo-token"}
+    _, listed = await asyncio.to_thread(
+        _send, client, "GET", f"/v1/beliefs?tenant={t}&principal=ana", **ana
+    )
+    lisbon = listed[0]["belief_id"]
+    one = f"/v1/beliefs/{lisbon}?tenant={t}&principal=ana"
+
+    status, detail = await asyncio.to_thread(_send, client, "GET", one, **ana)
+    assert status == 200 and detail["belief"]["object"] == "Lisbon"
+    assert [e["quote"] for e in detail["belief"]["evidence"]] == ["I live in Lisbon"]
+    as_bo = f"/v1/beliefs/{lisbon}?tenant={t}&principal=bo"
+    assert (await asyncio.to_thread(_send, client, "GET", as_bo, **bo))[0] == 404
+    corrections = as_bo.replace("?", "/corrections?")
+    status, _ = await asyncio.to_thread(
+        _send, client, "POST", corrections, {"kind": "untrue"}, **bo
+    )
+    assert status == 404
+    status, _ = await asyncio.to_thread(_send, client, "DELETE", as_bo, **bo)
+    assert status == 404
+
+    ours = one.replace("?", "/corrections?")
+    status, body = await asyncio.to_thread(_send, client, "POST", ours, {"kind": "changed"}, **ana)
+    assert status == 422 and "replacement" in body["detail"]
+    status, _ = await asyncio.to_thread(_send, client, "POST", ours, {"kind": "bogus"}, **ana)
+    assert status == 422
+    status, _ = await asyncio.to_thread(_send, client, "POST", ours, {"kind": "untrue"})
+    assert status == 401
+    assert await _log_end(kafka) == 0, "nothing appended for any of those"
+
+    status, body = await asyncio.to_thread(_send, client, "POST", ours, {"kind": "untrue"}, **ana)
+    assert status == 202 and body["project"] == "p" and body["offset"] == 0
+    forget = f"/v1/principals/ana?tenant={t}"
+    assert (await asyncio.to_thread(_send, client, "DELETE", forget, **bo))[0] == 403
+    assert await _log_end(kafka) == 1
+
+
+async def _log_end(kafka: KafkaSettings) -> int:
+    consumer = AIOKafkaConsumer(bootstrap_servers=kafka.bootstrap)
+    await consumer.start()
+    try:
+        partitions = consumer.partitions_for_topic(kafka.episodes_topic) or {0}
+        ends = await consumer.end_offsets(
+            [TopicPartition(kafka.episodes_topic, p) for p in partitions]
+        )
+        return int(sum(ends.values()))
+    finally:
+        await consumer.stop()
