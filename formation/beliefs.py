@@ -23,16 +23,22 @@ ConflictKey = tuple[str, str, str, str, str]
 """(tenant, principal, subject key, relation, facet): beliefs that can contradict each other."""
 
 
-@lru_cache(maxsize=8192)
 def end_key(end: ClaimEnd) -> str:
     """The identity of a claim end within a principal: normalised name, never meaning."""
-    match end.kind:
+    return _end_key(end.kind, end.text)
+
+
+@lru_cache(maxsize=8192)
+def _end_key(kind: EndKind, text: str) -> str:
+    """Cached on plain values: ends recur across a chunk's candidates, and comparing the
+    frozen models themselves costs more than the normalisation."""
+    match kind:
         case EndKind.SPEAKER:
             return "speaker"
         case EndKind.PROJECT:
-            return f"project:{end.text}"
+            return f"project:{text}"
         case _:
-            return f"{end.kind.value}:{normalise_term(end.text)}"
+            return f"{kind.value}:{normalise_term(text)}"
 
 
 @dataclass(slots=True)
