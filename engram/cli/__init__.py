@@ -13,7 +13,7 @@ import uvicorn
 from engram.cli.beliefs import beliefs_app, refusals_app
 from engram.cli.evaluation.command import eval_app
 from engram.cli.extract import extract_lines
-from engram.cli.operations import dlq_app, formation_app, freshness
+from engram.cli.operations import digest, dlq_app, formation_app, freshness
 from engram.cli.output import console, err
 from engram.cli.policy import policy_app
 from engram.cli.principals import principals_app
@@ -187,6 +187,7 @@ def schemas_export(
 
 
 app.command()(freshness)
+app.command()(digest)
 app.add_typer(formation_app, name="formation")
 app.add_typer(dlq_app, name="dlq")
 app.add_typer(policy_app, name="policy")

@@ -1,4 +1,5 @@
-"""Operator commands: freshness, parked episodes and unparking, dead letters."""
+"""Operator commands: freshness, the projection's digest, parked episodes and unparking, dead
+letters."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from engram.shared.backlog import list_parked
 from engram.shared.backlog import unpark as do_unpark
 from engram.shared.db import create_pool
 from engram.shared.settings import load_settings
+from projections.digest import projection_digest
 from projections.freshness import freshness as read
 from streams.dead_letter_reader import read_dead_letters
 
@@ -53,6 +55,29 @@ def freshness(
             await pool.close()
 
     _emit([asyncio.run(_run())], json, f"freshness of {tenant}/{project}")
+
+
+def digest(
+    tenant: Annotated[str | None, typer.Option(help="Only this tenant's rows.")] = None,
+    json: Annotated[bool, typer.Option("--json", help="One JSON object.")] = False,
+) -> None:
+    """The projection's content digest: equal digests mean identical projected tables.
+
+    The same digest the determinism tests compare: run it after a replay, a restore or on two
+    deployments fed the same log, and compare."""
+
+    async def _run() -> str:
+        pool = await create_pool(load_settings().database, role="engram-cli")
+        try:
+            return await projection_digest(pool, tenant=tenant)
+        finally:
+            await pool.close()
+
+    value = asyncio.run(_run())
+    if json:
+        sys.stdout.write(orjson.dumps({"tenant": tenant, "digest": value}).decode() + "\n")
+    else:
+        console.print(value)
 
 
 @formation_app.command("parked")

@@ -7,9 +7,14 @@ import subprocess
 import sys
 from pathlib import Path
 
+import asyncpg
 import pytest
 
+from engram.shared.settings import KafkaSettings
+from projections.digest import projection_digest
+from tests.support.episodes import turn
 from tests.support.isolation import REPO, Isolated, running_worker
+from tests.support.projecting import batch_of, claim, project_all
 
 pytestmark = pytest.mark.e2e
 
@@ -116,3 +121,19 @@ def test_extract_needs_no_services(isolated: Isolated) -> None:
     content = "My name is Zoë and I live in Zürich. Maybe I'll learn Go.".encode()
     for c in candidates:
         assert content[c["span_start"] : c["span_end"]].decode() == c["quote"]
+
+
+async def test_digest_prints_the_projection_digest_the_determinism_tests_compare(
+    isolated: Isolated, kafka: KafkaSettings, pool: asyncpg.Pool
+) -> None:
+    t = isolated.tenant
+    episode = turn(t, "ana", "p", "I live in Lisbon.", seq=0)
+    await project_all(
+        kafka, pool, [batch_of(episode, claim("I", "lives_in", "Lisbon", "I live in Lisbon"))]
+    )
+    printed = engram(isolated, "digest", "--tenant", t, "--json")
+    assert printed.returncode == 0, printed.stderr.decode()
+    assert json.loads(printed.stdout) == {
+        "tenant": t,
+        "digest": await projection_digest(pool, tenant=t),
+    }
