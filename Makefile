@@ -7,7 +7,7 @@ BIN    := $(VENV)/bin
 
 include dev/services.mk
 
-.PHONY: install migrate demo test lint unit integration bench schemas clean
+.PHONY: install migrate demo test lint unit integration bench schemas clean fuzz
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -36,6 +36,9 @@ unit: install
 
 test: migrate lint
 	$(BIN)/pytest -q
+
+fuzz: install
+	ENGRAM_FUZZ_EXAMPLES=10000 $(BIN)/pytest -q -m fuzz tests/fuzz
 
 bench: migrate
 	$(BIN)/python bench/throughput.py
