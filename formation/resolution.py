@@ -244,7 +244,10 @@ class _BatchWriter:
             # by the store; later batches of the chunk no longer see it.
             self._state.remove(belief)
             self.outcome.deleted.append(belief.belief_id)
-        self._state.tombstones.add((batch.tenant, batch.principal, event.content_hash))
+        key = (batch.tenant, batch.principal, event.content_hash)
+        if key in self._state.tombstones:
+            return  # deleted twice (two requests raced): one tombstone
+        self._state.tombstones.add(key)
         self._changes.tombstones.append(
             TombstoneRow(
                 batch.tenant,

@@ -390,3 +390,27 @@ class TestDeletionAndForgetting:
         assert changes.forgotten == [(T, "ana")] and not changes.runs
         _, after, [outcome] = _resolve(_lives("Oslo", 9), state=state)
         assert outcome.skipped and not after.runs and not after.beliefs_new and not after.refusals
+
+
+def test_deleting_the_same_content_twice_leaves_one_tombstone() -> None:
+    state, first, _ = _resolve(_lives("Lisbon", 0))
+    lisbon = _only(first)
+    deletions = [
+        form_correction(
+            BeliefDeleted(
+                event_id=uuid.UUID(int=seq),
+                tenant=T,
+                principal="ana",
+                project="p",
+                session="corrections",
+                occurred_at=lisbon.valid_from,
+                belief_id=lisbon.belief_id,
+                content_hash=lisbon.content_hash,
+            ),
+            FormationPolicy(),
+            source=SourcePosition(topic="e", partition=0, offset=seq),
+        )
+        for seq in (1, 2)
+    ]
+    _, changes, _ = _resolve(*deletions, state=state)
+    assert len(changes.tombstones) == 1
