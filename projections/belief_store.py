@@ -113,7 +113,8 @@ async def write_changes(conn: asyncpg.Connection, changes: Changes) -> None:
     one-current-value constraint holds at every statement. Deletions and forgetting go last,
     so they also remove what this chunk wrote."""
     await copy_rows(conn, "consolidation_run", changes.runs, columns=_RUN_COLUMNS)
-    await copy_rows(conn, "entity", list(changes.entities_new.values()), columns=_ENTITY_COLUMNS)
+    entities = list(changes.entities_new.values())
+    await copy_rows(conn, "entity", entities, columns=_ENTITY_COLUMNS, skip_existing=True)
     await update_rows(
         conn,
         "entity",
@@ -129,8 +130,12 @@ async def write_changes(conn: asyncpg.Connection, changes: Changes) -> None:
         columns=MUTABLE_BELIEF_COLUMNS,
     )
     await copy_rows(conn, "belief", list(changes.beliefs_new.values()), columns=_BELIEF_COLUMNS)
-    await copy_rows(conn, "evidence", changes.evidence, columns=_EVIDENCE_COLUMNS)
-    await copy_rows(conn, "refusal", changes.refusals, columns=_REFUSAL_COLUMNS)
+    # Evidence and refusals are idempotent by their name-based ids; resolution already leaves
+    # out what the loaded rows show, and a duplicate it could not see must not stop the stream.
+    await copy_rows(
+        conn, "evidence", changes.evidence, columns=_EVIDENCE_COLUMNS, skip_existing=True
+    )
+    await copy_rows(conn, "refusal", changes.refusals, columns=_REFUSAL_COLUMNS, skip_existing=True)
     await copy_rows(conn, "belief_rejection", changes.rejections, columns=_REJECTION_COLUMNS)
     await _record_in_outbox(conn, changes)
     await mark_formed(conn, [(f.topic, f.partition, f.offset) for f in changes.formed])

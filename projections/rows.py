@@ -29,13 +29,43 @@ def _records(rows: Sequence[Any], columns: Sequence[str]) -> list[tuple[Any, ...
 
 
 async def copy_rows(
-    conn: asyncpg.Connection, table: str, rows: Sequence[Any], *, columns: Sequence[str]
+    conn: asyncpg.Connection,
+    table: str,
+    rows: Sequence[Any],
+    *,
+    columns: Sequence[str],
+    skip_existing: bool = False,
 ) -> None:
-    """Insert ``rows`` (dataclass instances) into ``table``, one column per named field."""
-    if rows:
+    """Insert ``rows`` (dataclass instances) into ``table``, one column per named field.
+
+    With ``skip_existing`` a row whose key is already there is left alone (through a staging
+    table and ``ON CONFLICT DO NOTHING``): for rows that are idempotent by identity, where a
+    duplicate must not stop the projector."""
+    if not rows:
+        return
+    if not skip_existing:
         await conn.copy_records_to_table(
             table, records=_records(rows, columns), columns=list(columns)
         )
+        return
+    stage = await _stage(conn, table, columns, suffix="insert")
+    await conn.copy_records_to_table(stage, records=_records(rows, columns), columns=list(columns))
+    names = ", ".join(columns)
+    await conn.execute(
+        f"INSERT INTO {table} ({names}) SELECT {names} FROM {stage} ON CONFLICT DO NOTHING"
+    )
+
+
+async def _stage(
+    conn: asyncpg.Connection, table: str, columns: Sequence[str], *, suffix: str
+) -> str:
+    """A session-local staging table with ``columns`` typed as in ``table``, empty at commit."""
+    stage = f"{table}_{suffix}_stage"
+    await conn.execute(
+        f"CREATE TEMP TABLE IF NOT EXISTS {stage} ON COMMIT DELETE ROWS AS "
+        f"SELECT {', '.join(columns)} FROM {table} WITH NO DATA"
+    )
+    return stage
 
 
 async def update_rows(
@@ -53,12 +83,7 @@ async def update_rows(
     """
     if not rows:
         return
-    stage = f"{table}_update_stage"
-    selected = ", ".join((key, *columns))
-    await conn.execute(
-        f"CREATE TEMP TABLE IF NOT EXISTS {stage} ON COMMIT DELETE ROWS AS "
-        f"SELECT {selected} FROM {table} WITH NO DATA"
-    )
+    stage = await _stage(conn, table, (key, *columns), suffix="update")
     await conn.copy_records_to_table(
         stage, records=_records(rows, (key, *columns)), columns=[key, *columns]
     )
