@@ -11,6 +11,7 @@ property), a few hundred in the ordinary test run.
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import uuid
 
@@ -109,7 +110,8 @@ def _json_mutations() -> st.SearchStrategy[object]:
 
 RAW = st.one_of(
     episodes().map(orjson.dumps),
-    _json_mutations().map(lambda v: orjson.dumps(v, option=orjson.OPT_NON_STR_KEYS)),
+    # The standard library writes integers of any size: huge numbers are hostile input too.
+    _json_mutations().map(lambda v: json.dumps(v).encode()),
     st.binary(max_size=600),
     st.binary(max_size=200).map(lambda b: b"\xff\xfe" + b),
 )
