@@ -160,36 +160,29 @@ def test_an_oversized_record_is_a_dead_letter_not_a_crash() -> None:
     assert isinstance(outcome, DeadLetter) and outcome.reason is DeadLetterReason.OVERSIZED
 
 
+def _turn(*contents: str) -> bytes:
+    messages = [{"ordinal": i, "role": "user", "content": c} for i, c in enumerate(contents)]
+    return orjson.dumps(
+        {
+            "schema_version": 1,
+            "type": "turn.appended",
+            "event_id": str(uuid.uuid4()),
+            "tenant": "t",
+            "principal": "ana",
+            "project": "p",
+            "session": "s",
+            "occurred_at": "2026-11-01T10:00:00Z",
+            "messages": messages,
+        }
+    )
+
+
 def test_ten_thousand_messages_in_one_episode_are_refused_at_the_door() -> None:
-    episode = {
-        "schema_version": 1,
-        "type": "turn.appended",
-        "event_id": str(uuid.uuid4()),
-        "tenant": "t",
-        "principal": "ana",
-        "project": "p",
-        "session": "s",
-        "occurred_at": "2026-11-01T10:00:00Z",
-        "messages": [
-            {"ordinal": i, "role": "user", "content": "I live in Lisbon."} for i in range(10_000)
-        ],
-    }
-    outcome = _form(orjson.dumps(episode))
+    outcome = _form(_turn(*["I live in Lisbon."] * 10_000))
     assert isinstance(outcome, DeadLetter) and outcome.reason is DeadLetterReason.CONTRACT
     assert "messages" in outcome.detail
 
 
 def test_a_one_mebibyte_message_is_refused_at_the_door_with_its_field() -> None:
-    episode = {
-        "schema_version": 1,
-        "type": "turn.appended",
-        "event_id": str(uuid.uuid4()),
-        "tenant": "t",
-        "principal": "ana",
-        "project": "p",
-        "session": "s",
-        "occurred_at": "2026-11-01T10:00:00Z",
-        "messages": [{"ordinal": 0, "role": "user", "content": "I live in Lisbon. " * 58_000}],
-    }
-    outcome = _form(orjson.dumps(episode))
+    outcome = _form(_turn("I live in Lisbon. " * 58_000))
     assert isinstance(outcome, DeadLetter) and "content" in outcome.detail
