@@ -137,6 +137,7 @@ def register_formation_agent(streams: EngramStreams, stage: FormationStage) -> N
         a failed attempt; their episodes were not acknowledged, so they are read again)."""
         if streams.pipeline is not None:
             await streams.pipeline.lanes.close()
+            await streams.pipeline.pending.close()
             await streams.pipeline.pool.close()
 
     streams.app.on_before_shutdown.connect(on_shutdown)  # type: ignore[arg-type]

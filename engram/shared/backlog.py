@@ -11,7 +11,8 @@ order. Metadata only: no message content is ever stored here.
 from __future__ import annotations
 
 import uuid
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, fields
 from datetime import datetime
 
 import asyncpg
@@ -96,6 +97,37 @@ async def record_pending(db: asyncpg.Pool | asyncpg.Connection, entry: BacklogEn
         entry.appended_at,
     )
     return attempts
+
+
+_ENTRY_FIELDS = tuple(field.name for field in fields(BacklogEntry))  # the INSERT's column order
+
+Position = tuple[str, int, int]
+"""Where an episode sits in the log: topic, partition, offset (the backlog's primary key)."""
+
+_RECORD_PENDING_MANY = """
+INSERT INTO formation_backlog AS b (topic, partition, "offset", tenant, project, episode_id,
+                                    occurred_at, appended_at)
+SELECT * FROM unnest($1::text[], $2::integer[], $3::bigint[], $4::text[], $5::text[],
+                     $6::uuid[], $7::timestamptz[], $8::timestamptz[])
+ON CONFLICT (topic, partition, "offset") DO UPDATE SET topic = EXCLUDED.topic
+RETURNING b.topic, b.partition, b."offset", b.attempts
+"""
+
+
+async def record_pending_many(
+    db: asyncpg.Pool | asyncpg.Connection, entries: Sequence[BacklogEntry]
+) -> dict[Position, int]:
+    """Record many episodes as read in one statement; each one's failed attempts so far.
+
+    The set-based form of :func:`record_pending`, with the same meaning per row. One position
+    may appear only once (PostgreSQL refuses to update a row twice in one statement): the
+    caller passes distinct positions.
+    """
+    if not entries:
+        return {}
+    columns = [[getattr(entry, name) for entry in entries] for name in _ENTRY_FIELDS]
+    rows = await db.fetch(_RECORD_PENDING_MANY, *columns)
+    return {(row["topic"], row["partition"], row["offset"]): row["attempts"] for row in rows}
 
 
 async def mark_formed(db: asyncpg.Connection, *, topic: str, partition: int, offset: int) -> None:
