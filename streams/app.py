@@ -27,6 +27,9 @@ from streams.retrying import RetryPolicy
 
 log = structlog.get_logger(__name__)
 
+PRODUCER_BATCH_BYTES = 262_144
+"""Records per produce request, in bytes: well under the broker's 1 MiB ``message.max.bytes``."""
+
 
 @dataclass
 class EngramStreams:
@@ -80,6 +83,10 @@ def build_app(settings: Settings, stage: FormationStage) -> EngramStreams:
         consumer_auto_offset_reset="earliest",
         producer_acks=-1,
         producer_max_request_size=max(kafka.max_event_bytes * 2, 1_048_576),
+        # aiokafka keeps one open batch per partition and one request in flight per broker; a
+        # send that finds the batch full waits for it to go out. At the default 16 KiB that is
+        # about four claims batches per round trip, which capped formation's publishing.
+        producer_max_batch_size=PRODUCER_BATCH_BYTES,
         consumer_max_fetch_size=max(kafka.max_event_bytes * 2, 1_048_576),
         stream_wait_empty=False,
         datadir=str(settings.state.dir / "faust"),
@@ -199,6 +206,10 @@ def register_health_server(streams: EngramStreams) -> None:
 def run_worker(streams: EngramStreams, *, loglevel: str = "info") -> Any:
     """Run the faust worker in the foreground until SIGINT/SIGTERM."""
     worker = faust.Worker(streams.app, loglevel=loglevel, quiet=True, redirect_stdouts=False)
+    # At WARN and above faust sets the root logger to DEBUG so a terminal spinner can spin on
+    # every record: each debug line of aiokafka and faust (several per event) then builds a
+    # LogRecord only to drop it. No spinner keeps the root logger at ``loglevel``.
+    worker.spinner = None
     return worker.execute_from_commandline()
 
 
