@@ -39,7 +39,6 @@ from streams.retrying import Parked, RetryPolicy, attempt_until_parked
 
 log = structlog.get_logger(__name__)
 
-
 Send = Callable[..., Awaitable[Any]]
 
 

@@ -74,31 +74,6 @@ class BacklogEntry:
     appended_at: datetime
 
 
-async def record_pending(db: asyncpg.Pool | asyncpg.Connection, entry: BacklogEntry) -> int:
-    """Record an episode as read and return its failed attempts so far, in one round trip.
-
-    A redelivered episode keeps whatever state it reached, and its attempts keep counting.
-    """
-    attempts: int = await db.fetchval(
-        """
-        INSERT INTO formation_backlog (topic, partition, "offset", tenant, project, episode_id,
-                                       occurred_at, appended_at)
-        VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
-        ON CONFLICT (topic, partition, "offset") DO UPDATE SET topic = EXCLUDED.topic
-        RETURNING attempts
-        """,
-        entry.topic,
-        entry.partition,
-        entry.offset,
-        entry.tenant,
-        entry.project,
-        entry.episode_id,
-        entry.occurred_at,
-        entry.appended_at,
-    )
-    return attempts
-
-
 _ENTRY_FIELDS = tuple(field.name for field in fields(BacklogEntry))  # the INSERT's column order
 
 Position = tuple[str, int, int]
@@ -117,11 +92,11 @@ RETURNING b.topic, b.partition, b."offset", b.attempts
 async def record_pending_many(
     db: asyncpg.Pool | asyncpg.Connection, entries: Sequence[BacklogEntry]
 ) -> dict[Position, int]:
-    """Record many episodes as read in one statement; each one's failed attempts so far.
+    """Record episodes as read, in one statement, and return each one's failed attempts so far.
 
-    The set-based form of :func:`record_pending`, with the same meaning per row. One position
-    may appear only once (PostgreSQL refuses to update a row twice in one statement): the
-    caller passes distinct positions.
+    A redelivered episode keeps whatever state it reached, and its attempts keep counting. One
+    position may appear only once (PostgreSQL refuses to update a row twice in one statement):
+    the caller passes distinct positions.
     """
     if not entries:
         return {}
