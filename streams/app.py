@@ -8,7 +8,6 @@ acknowledges manually: the pipeline forms projects concurrently and acknowledges
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any, cast
@@ -121,7 +120,9 @@ def _raw_topic(app: faust.App, name: str) -> faust.TopicT:
 
 
 def register_formation_agent(streams: EngramStreams, stage: FormationStage) -> None:
-    async def form(stream: faust.StreamT[bytes]) -> AsyncIterator[None]:
+    async def form(stream: faust.StreamT[bytes]) -> None:
+        """A plain coroutine agent: an async-generator agent makes faust run its sink delivery
+        (``Agent._slurp``) for every value it yields, and this agent has nothing to yield."""
         pipeline = await streams.ensure_pipeline(stage)
         manual: Any = cast(Any, stream).noack()  # acknowledged by the pipeline, in log order
         async for event in manual.events():
@@ -135,7 +136,6 @@ def register_formation_agent(streams: EngramStreams, stage: FormationStage) -> N
                 message.value,
             )
             await pipeline.accept(record, event)
-            yield None
 
     streams.app.agent(streams.episodes, name="engram.formation")(form)
 
