@@ -76,6 +76,16 @@ class EngramStreams:
 def build_app(settings: Settings, stage: FormationStage) -> EngramStreams:
     """The formation worker's app. Another stage (the belief projector) can share its event
     loop as a task: ``streams.app.task(...)``, wired by the entry point that wants both."""
+    streams = declare_app(settings)
+    register_formation_agent(streams, stage)
+    register_requeue_timer(streams, stage)
+    register_lag_timer(streams)
+    register_health_server(streams)
+    return streams
+
+
+def declare_app(settings: Settings) -> EngramStreams:
+    """The faust app and its topics, with no agent or timer registered yet."""
     kafka = settings.kafka
     app = faust.App(
         kafka.group_id,
@@ -99,18 +109,13 @@ def build_app(settings: Settings, stage: FormationStage) -> EngramStreams:
         stream_wait_empty=False,
         datadir=str(settings.state.dir / "faust"),
     )
-    streams = EngramStreams(
+    return EngramStreams(
         app=app,
         episodes=_raw_topic(app, kafka.episodes_topic),
         claims=_raw_topic(app, kafka.claims_topic),
         dead_letters=_raw_topic(app, kafka.dlq_topic),
         settings=settings,
     )
-    register_formation_agent(streams, stage)
-    register_requeue_timer(streams, stage)
-    register_lag_timer(streams)
-    register_health_server(streams)
-    return streams
 
 
 def _raw_topic(app: faust.App, name: str) -> faust.TopicT:
