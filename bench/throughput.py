@@ -7,6 +7,7 @@ topics, then measures:
   (b) agent    — the faust formation agent alone (turns in, claims batches out);
   (framework)  — the same agent with the core's answers computed before the run
                  (bench/framework_worker.py): what the agent costs around the core;
+  (floor)      — faust alone on the same app settings: read, send on, ack (bench/faust_floor.py);
   (projector)  — the belief projector alone, in process, over the batches (b) published;
   (c) end2end  — from first publish until every turn is formed and committed in PostgreSQL,
                  with one `engram worker`, and again with formation and projection in separate
@@ -179,17 +180,17 @@ async def measure_projector(kafka: KafkaSettings, db_url: str, count: int) -> fl
         await pool.close()
 
 
-async def measure_framework(
-    base: KafkaSettings, admin_url: str, turns: list[TurnAppended], run: str
+async def measure_script(
+    base: KafkaSettings, admin_url: str, turns: list[TurnAppended], name: str, *argv: str
 ) -> ClaimsSeen:
-    """The formation agent around a core whose answers were computed before the run
-    (bench/framework_worker.py), over the same turns on fresh topics."""
-    kafka, db_url = await fresh(base, admin_url, run + "f")
+    """A bench worker script (``bench/<argv[0]>``) over the same turns on fresh topics, until it
+    has published one record per turn to the claims topic."""
+    kafka, db_url = await fresh(base, admin_url, name)
     async with EpisodeProducer(kafka) as producer:
         await producer.publish_many(turns)
-    log = (REPO / ".dev" / f"bench-framework-{secrets.token_hex(3)}.log").open("wb")
+    log = (REPO / ".dev" / f"bench-{name}.log").open("wb")
     worker = subprocess.Popen(
-        [sys.executable, str(REPO / "bench" / "framework_worker.py"), run, str(len(turns))],
+        [sys.executable, str(REPO / "bench" / argv[0]), *argv[1:]],
         cwd=REPO,
         env=env_for(kafka, db_url),
         stdout=log,
@@ -328,7 +329,10 @@ async def main(count: int) -> dict[str, object]:
         stop(agent)
     agent_seconds = seen.seconds
     projector = await measure_projector(kafka_b, db_b, count)
-    framework = await measure_framework(settings.kafka, admin_url, turns, run)
+    framework = await measure_script(
+        settings.kafka, admin_url, turns, run + "f", "framework_worker.py", run, str(count)
+    )
+    floor = await measure_script(settings.kafka, admin_url, turns, run + "g", "faust_floor.py")
 
     end_to_end = await measure_end_to_end(
         [start_worker(env_for(kafka_c, db_c))], kafka_c, db_c, turns, run
@@ -359,6 +363,9 @@ async def main(count: int) -> dict[str, object]:
         "framework_only_per_s": round(count / framework.seconds, 1),
         "framework_only_us_per_turn": round(1e6 * framework.seconds / count, 1),
         "framework_only_cpu_us_per_turn": round(1e6 * framework.cpu_per_turn, 1),
+        # faust alone: read, send the value on, ack on the acknowledgement (bench/faust_floor.py).
+        "faust_floor_us_per_turn": round(1e6 * floor.seconds / count, 1),
+        "faust_floor_cpu_us_per_turn": round(1e6 * floor.cpu_per_turn, 1),
         "core_us_per_turn": round(1e6 / core, 1),
         # The same difference in CPU time, which other load on the machine disturbs less.
         "framework_cpu_us_per_turn": round(1e6 * (seen.cpu_per_turn - core_cpu), 1),
