@@ -5,6 +5,9 @@ topics, then measures:
   (a) raw      — the same records consumed with aiokafka and written with asyncpg COPY;
   (core)       — the pure formation core alone, in process (no Kafka): the extraction cost;
   (b) agent    — the faust formation agent alone (turns in, claims batches out);
+  (framework)  — the same agent with the core's answers computed before the run
+                 (bench/framework_worker.py): what the agent costs around the core;
+  (floor)      — faust alone on the same app settings: read, send on, ack (bench/faust_floor.py);
   (projector)  — the belief projector alone, in process, over the batches (b) published;
   (c) end2end  — from first publish until every turn is formed and committed in PostgreSQL,
                  with one `engram worker`, and again with formation and projection in separate
@@ -18,12 +21,14 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import secrets
 import signal
 import subprocess
 import sys
 import time
 import uuid
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -31,18 +36,20 @@ import asyncpg
 import orjson
 from aiokafka import AIOKafkaConsumer
 
-from engram.shared.settings import KafkaSettings, load_settings, subprocess_env
-from formation.policy import FormationPolicy
-from formation.resolution import BatchOutcome
-from ingest.producer import EpisodeProducer
-from ingest.topics import ensure_topics
-from projections.migrate import migrate
-from projections.projector import BeliefProjector
-from schemas.claims import SourcePosition
-from schemas.episodes import Message, TurnAppended
-from streams.formation_stage import FormationStage
-
 REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))  # this checkout's code, not an installed copy's
+
+from engram.shared.settings import KafkaSettings, load_settings, subprocess_env  # noqa: E402
+from formation.policy import FormationPolicy  # noqa: E402
+from formation.resolution import BatchOutcome  # noqa: E402
+from ingest.producer import EpisodeProducer  # noqa: E402
+from ingest.topics import ensure_topics  # noqa: E402
+from projections.migrate import migrate  # noqa: E402
+from projections.projector import BeliefProjector  # noqa: E402
+from schemas.claims import SourcePosition  # noqa: E402
+from schemas.episodes import Message, TurnAppended  # noqa: E402
+from streams.formation_stage import FormationStage  # noqa: E402
+
 SENTENCES = [
     "My name is {name} and I live in {city}.",
     "I work at {org} as a {role}.",
@@ -116,12 +123,20 @@ async def measure_raw(kafka: KafkaSettings, db_url: str, count: int) -> float:
         await conn.close()
 
 
-async def measure_core(turns: list[TurnAppended]) -> float:
+async def measure_core(turns: list[TurnAppended]) -> tuple[float, float]:
+    """Turns/s of the core alone, and its CPU seconds per turn."""
     stage = FormationStage(FormationPolicy())
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), time.process_time()
     for offset, episode in enumerate(turns):
         await stage.form(episode, SourcePosition(topic="bench", partition=0, offset=offset))
-    return len(turns) / (time.perf_counter() - started)
+    cpu_per_turn = (time.process_time() - cpu) / len(turns)
+    return len(turns) / (time.perf_counter() - started), cpu_per_turn
+
+
+def cpu_seconds(pid: int) -> float:
+    """User plus system CPU time a process has used so far (Linux /proc)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 async def measure_end_to_end(
@@ -165,6 +180,28 @@ async def measure_projector(kafka: KafkaSettings, db_url: str, count: int) -> fl
         await pool.close()
 
 
+async def measure_script(
+    base: KafkaSettings, admin_url: str, turns: list[TurnAppended], name: str, *argv: str
+) -> ClaimsSeen:
+    """A bench worker script (``bench/<argv[0]>``) over the same turns on fresh topics, until it
+    has published one record per turn to the claims topic."""
+    kafka, db_url = await fresh(base, admin_url, name)
+    async with EpisodeProducer(kafka) as producer:
+        await producer.publish_many(turns)
+    log = (REPO / ".dev" / f"bench-{name}.log").open("wb")
+    worker = subprocess.Popen(
+        [sys.executable, str(REPO / "bench" / argv[0]), *argv[1:]],
+        cwd=REPO,
+        env=env_for(kafka, db_url),
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
+    try:
+        return await count_claims(kafka, len(turns), deadline_s=600, pid=worker.pid)
+    finally:
+        stop(worker)
+
+
 def start_worker(env: dict[str, str], *args: str) -> subprocess.Popen[bytes]:
     return start_engram(env, "worker", *args)
 
@@ -188,8 +225,25 @@ def stop(process: subprocess.Popen[bytes]) -> None:
         process.kill()
 
 
-async def count_claims(kafka: KafkaSettings, want: int, deadline_s: float) -> float:
-    """Seconds from the first to the last of ``want`` claims batches, by broker timestamps."""
+@dataclass
+class ClaimsSeen:
+    """How ``want`` claims batches came out: seconds from first to last by broker timestamps,
+    and the producing process's CPU seconds between the first and the last batch seen."""
+
+    seconds: float
+    cpu_seconds: float = 0.0
+    cpu_turns: int = 0
+
+    @property
+    def cpu_per_turn(self) -> float:
+        return self.cpu_seconds / self.cpu_turns if self.cpu_turns else float("nan")
+
+
+async def count_claims(
+    kafka: KafkaSettings, want: int, deadline_s: float, *, pid: int | None = None
+) -> ClaimsSeen:
+    """Wait for ``want`` claims batches; with ``pid``, sample that process's CPU time when the
+    first batch is seen and when the last is (startup and shutdown are left out)."""
     consumer = AIOKafkaConsumer(
         kafka.claims_topic,
         bootstrap_servers=kafka.bootstrap,
@@ -198,16 +252,20 @@ async def count_claims(kafka: KafkaSettings, want: int, deadline_s: float) -> fl
     )
     await consumer.start()
     stamps: list[int] = []
+    first_cpu, first_seen = 0.0, 0
     deadline = time.monotonic() + deadline_s
     try:
         while len(stamps) < want and time.monotonic() < deadline:
             for records in (await consumer.getmany(timeout_ms=500)).values():
                 stamps += [r.timestamp for r in records]
+            if pid is not None and stamps and not first_seen:
+                first_cpu, first_seen = cpu_seconds(pid), len(stamps)
+        last_cpu = cpu_seconds(pid) if pid is not None else 0.0
     finally:
         await consumer.stop()
     if len(stamps) < want:
         raise RuntimeError(f"only {len(stamps)} of {want} batches appeared")
-    return (max(stamps) - min(stamps)) / 1000
+    return ClaimsSeen((max(stamps) - min(stamps)) / 1000, last_cpu - first_cpu, want - first_seen)
 
 
 def env_for(kafka: KafkaSettings, db_url: str) -> dict[str, str]:
@@ -215,7 +273,9 @@ def env_for(kafka: KafkaSettings, db_url: str) -> dict[str, str]:
     return subprocess_env(kafka, db_url, ENGRAM_WORKER_HTTP_PORT="0")
 
 
-async def fresh(base: KafkaSettings, admin_url: str, name: str) -> tuple[KafkaSettings, str]:
+async def fresh(
+    base: KafkaSettings, admin_url: str, name: str, *, partitions: int = 1
+) -> tuple[KafkaSettings, str]:
     kafka = base.model_copy(
         update={
             "episodes_topic": f"{name}.episodes",
@@ -223,7 +283,7 @@ async def fresh(base: KafkaSettings, admin_url: str, name: str) -> tuple[KafkaSe
             "dlq_topic": f"{name}.dlq",
             "memory_events_topic": f"{name}.events",
             "group_id": f"{name}-formation",
-            "partitions": 1,
+            "partitions": partitions,
         }
     )
     await ensure_topics(kafka)
@@ -260,14 +320,19 @@ async def main(count: int) -> dict[str, object]:
         await producer.publish_many(turns)
 
     raw = await measure_raw(kafka_b, db_b, count)
-    core = await measure_core(turns)
+    core, core_cpu = await measure_core(turns)
 
     agent = start_worker(env_for(kafka_b, db_b), "--no-projector")
     try:
-        agent_seconds = await count_claims(kafka_b, count, deadline_s=600)
+        seen = await count_claims(kafka_b, count, deadline_s=600, pid=agent.pid)
     finally:
         stop(agent)
+    agent_seconds = seen.seconds
     projector = await measure_projector(kafka_b, db_b, count)
+    framework = await measure_script(
+        settings.kafka, admin_url, turns, run + "f", "framework_worker.py", run, str(count)
+    )
+    floor = await measure_script(settings.kafka, admin_url, turns, run + "g", "faust_floor.py")
 
     end_to_end = await measure_end_to_end(
         [start_worker(env_for(kafka_c, db_c))], kafka_c, db_c, turns, run
@@ -294,7 +359,18 @@ async def main(count: int) -> dict[str, object]:
         "agent_over_raw": round(agent_rate / raw, 4),
         "end_to_end_over_raw": round(end_to_end / raw, 4),
         "framework_us_per_turn": round(1e6 / agent_rate - 1e6 / core, 1),
+        # The agent with the core's answers computed in advance: the framework alone, measured.
+        "framework_only_per_s": round(count / framework.seconds, 1),
+        "framework_only_us_per_turn": round(1e6 * framework.seconds / count, 1),
+        "framework_only_cpu_us_per_turn": round(1e6 * framework.cpu_per_turn, 1),
+        # faust alone: read, send the value on, ack on the acknowledgement (bench/faust_floor.py).
+        "faust_floor_us_per_turn": round(1e6 * floor.seconds / count, 1),
+        "faust_floor_cpu_us_per_turn": round(1e6 * floor.cpu_per_turn, 1),
         "core_us_per_turn": round(1e6 / core, 1),
+        # The same difference in CPU time, which other load on the machine disturbs less.
+        "framework_cpu_us_per_turn": round(1e6 * (seen.cpu_per_turn - core_cpu), 1),
+        "agent_cpu_us_per_turn": round(1e6 * seen.cpu_per_turn, 1),
+        "core_cpu_us_per_turn": round(1e6 * core_cpu, 1),
     }
 
 

@@ -8,8 +8,8 @@ acknowledges manually: the pipeline forms projects concurrently and acknowledges
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any, cast
 
 import faust
@@ -22,10 +22,13 @@ from engram.shared.metrics import CONSUMER_LAG
 from engram.shared.settings import Settings
 from streams.fetch import fetch_record
 from streams.formation_stage import FormationStage
-from streams.pipeline import FormationPipeline, Record
+from streams.pipeline import FormationPipeline, Record, Send
 from streams.retrying import RetryPolicy
 
 log = structlog.get_logger(__name__)
+
+PRODUCER_BATCH_BYTES = 262_144
+"""Records per produce request, in bytes: well under the broker's 1 MiB ``message.max.bytes``."""
 
 
 @dataclass
@@ -50,7 +53,7 @@ class EngramStreams:
                 self.pipeline = FormationPipeline(
                     stage,
                     pool,
-                    send_claims=self.claims.send,
+                    send_claims=await self._claims_sender(),
                     send_dead_letter=self.dead_letters.send,
                     ack=lambda event: event.ack(),
                     retry=RetryPolicy(
@@ -61,10 +64,28 @@ class EngramStreams:
                 )
             return self.pipeline
 
+    async def _claims_sender(self) -> Send:
+        """The producer's own send, bound to the claims topic. faust's ``Topic.send`` wraps
+        each record in a future message, runs its sensors and may take a turn of the event loop
+        first: about a third of publishing a batch, for nothing formation uses."""
+        producer = await self.app.maybe_start_producer()
+        topic = self.settings.kafka.claims_topic
+        return partial(producer.send, topic, partition=None, timestamp=None, headers=None)
+
 
 def build_app(settings: Settings, stage: FormationStage) -> EngramStreams:
     """The formation worker's app. Another stage (the belief projector) can share its event
     loop as a task: ``streams.app.task(...)``, wired by the entry point that wants both."""
+    streams = declare_app(settings)
+    register_formation_agent(streams, stage)
+    register_requeue_timer(streams, stage)
+    register_lag_timer(streams)
+    register_health_server(streams)
+    return streams
+
+
+def declare_app(settings: Settings) -> EngramStreams:
+    """The faust app and its topics, with no agent or timer registered yet."""
     kafka = settings.kafka
     datadir = settings.state.dir / "faust"
     datadir.mkdir(parents=True, exist_ok=True)  # faust creates only the last level
@@ -82,22 +103,21 @@ def build_app(settings: Settings, stage: FormationStage) -> EngramStreams:
         consumer_auto_offset_reset="earliest",
         producer_acks=-1,
         producer_max_request_size=max(kafka.max_event_bytes * 2, 1_048_576),
+        # aiokafka keeps one open batch per partition and one request in flight per broker; a
+        # send that finds the batch full waits for it to go out. At the default 16 KiB that is
+        # about four claims batches per round trip, which capped formation's publishing.
+        producer_max_batch_size=PRODUCER_BATCH_BYTES,
         consumer_max_fetch_size=max(kafka.max_event_bytes * 2, 1_048_576),
         stream_wait_empty=False,
         datadir=str(datadir),
     )
-    streams = EngramStreams(
+    return EngramStreams(
         app=app,
         episodes=_raw_topic(app, kafka.episodes_topic),
         claims=_raw_topic(app, kafka.claims_topic),
         dead_letters=_raw_topic(app, kafka.dlq_topic),
         settings=settings,
     )
-    register_formation_agent(streams, stage)
-    register_requeue_timer(streams, stage)
-    register_lag_timer(streams)
-    register_health_server(streams)
-    return streams
 
 
 def _raw_topic(app: faust.App, name: str) -> faust.TopicT:
@@ -107,7 +127,9 @@ def _raw_topic(app: faust.App, name: str) -> faust.TopicT:
 
 
 def register_formation_agent(streams: EngramStreams, stage: FormationStage) -> None:
-    async def form(stream: faust.StreamT[bytes]) -> AsyncIterator[None]:
+    async def form(stream: faust.StreamT[bytes]) -> None:
+        """A plain coroutine agent: an async-generator agent makes faust run its sink delivery
+        (``Agent._slurp``) for every value it yields, and this agent has nothing to yield."""
         pipeline = await streams.ensure_pipeline(stage)
         manual: Any = cast(Any, stream).noack()  # acknowledged by the pipeline, in log order
         async for event in manual.events():
@@ -121,7 +143,6 @@ def register_formation_agent(streams: EngramStreams, stage: FormationStage) -> N
                 message.value,
             )
             await pipeline.accept(record, event)
-            yield None
 
     streams.app.agent(streams.episodes, name="engram.formation")(form)
 
@@ -139,6 +160,7 @@ def register_formation_agent(streams: EngramStreams, stage: FormationStage) -> N
         a failed attempt; their episodes were not acknowledged, so they are read again)."""
         if streams.pipeline is not None:
             await streams.pipeline.lanes.close()
+            await streams.pipeline.pending.close()
             await streams.pipeline.pool.close()
 
     streams.app.on_before_shutdown.connect(on_shutdown)  # type: ignore[arg-type]
@@ -200,6 +222,10 @@ def register_health_server(streams: EngramStreams) -> None:
 def run_worker(streams: EngramStreams, *, loglevel: str = "info") -> Any:
     """Run the faust worker in the foreground until SIGINT/SIGTERM."""
     worker = faust.Worker(streams.app, loglevel=loglevel, quiet=True, redirect_stdouts=False)
+    # At WARN and above faust sets the root logger to DEBUG so a terminal spinner can spin on
+    # every record: each debug line of aiokafka and faust (several per event) then builds a
+    # LogRecord only to drop it. No spinner keeps the root logger at ``loglevel``.
+    worker.spinner = None
     return worker.execute_from_commandline()
 
 

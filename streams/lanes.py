@@ -57,6 +57,11 @@ class KeyLanes(Generic[T]):
                     self._unfinished -= 1
                     if self._unfinished == 0:
                         self._idle.set()
+                if not queue.empty():
+                    # An item whose awaits are all ready (a deterministic turn whose backlog row
+                    # is committed) never suspends: yield before the next, or a long lane would
+                    # hold the event loop and starve the consumer, the producer and heartbeats.
+                    await asyncio.sleep(0)
         finally:
             if self._queues.get(key) is queue and queue.empty():
                 del self._queues[key]

@@ -1,21 +1,28 @@
 """The formation pipeline between faust and the core: read in order, form concurrently per
 project, publish, acknowledge in order.
 
-For each record: validate (or dead-letter), record it in the backlog, hand it to its project's
-lane, form it with retries (or park it), publish its claims batch, and only then mark it
-finished — the committed offset advances over a prefix of finished records only.
+For each record: validate (or dead-letter), queue it for the backlog, hand it to its project's
+lane; there, once its backlog row is committed, form it with retries (or park it) and queue its
+claims batch on the producer; mark it finished when Kafka acknowledges the batch — the
+committed offset advances over a prefix of finished records only.
+
+Nothing on this path waits for a round trip of its own: backlog rows are written a chunk per
+statement (:mod:`streams.pending`), and a batch's acknowledgement finishes its episode from a
+callback while the lane goes on to the next episode.
 """
 
 from __future__ import annotations
 
+import asyncio
 import time
-from collections.abc import Awaitable, Callable
+from collections import Counter
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from functools import partial
 from typing import Any
 
 import asyncpg
-import orjson
 import structlog
 
 from engram.shared import backlog, metrics
@@ -27,6 +34,7 @@ from streams.acks import ContiguousAcks, InOrderRelease
 from streams.dead_letters import DeadLetter, admit_record
 from streams.formation_stage import FormationStage
 from streams.lanes import KeyLanes
+from streams.pending import PendingRecorder
 from streams.retrying import Parked, RetryPolicy, attempt_until_parked
 
 log = structlog.get_logger(__name__)
@@ -49,6 +57,8 @@ class Work:
     episode: LogEvent
     entry: backlog.BacklogEntry
     acknowledged: bool
+    recorded: asyncio.Future[int]
+    """Resolves to the episode's failed attempts once its backlog row is committed."""
 
 
 class FormationPipeline:
@@ -74,6 +84,7 @@ class FormationPipeline:
         self.lanes: KeyLanes[Work] = KeyLanes(self._form, max_in_flight=max_in_flight)
         self._in_order: InOrderRelease[Formed] = InOrderRelease(self._release)
         self._read_at: dict[tuple[int, int], float] = {}
+        self.pending = PendingRecorder(self._record_pending)
 
     @property
     def pool(self) -> asyncpg.Pool:
@@ -122,12 +133,17 @@ class FormationPipeline:
             episode.occurred_at,
             appended,
         )
-        return Work(record, episode, entry, acknowledged)
+        return Work(record, episode, entry, acknowledged, self.pending.record(entry))
+
+    async def _record_pending(
+        self, entries: Sequence[backlog.BacklogEntry]
+    ) -> dict[backlog.Position, int]:
+        return await retry_while_unavailable(
+            lambda: backlog.record_pending_many(self._pool, entries), what="backlog.record_pending"
+        )
 
     async def _form(self, work: Work) -> None:
-        failed_before = await retry_while_unavailable(
-            lambda: backlog.record_pending(self._pool, work.entry), what="backlog.record_pending"
-        )
+        failed_before = await work.recorded  # pending in the backlog before any batch exists
         source = SourcePosition(
             topic=work.record.topic, partition=work.record.partition, offset=work.record.offset
         )
@@ -158,11 +174,38 @@ class FormationPipeline:
             await self._release(Formed(work, batch))
 
     async def _release(self, formed: Formed) -> None:
-        """Publish (unless parked), then finish: one principal's batches leave in log order."""
-        if formed.batch is not None:
-            await self._publish(formed.batch)
-        if formed.work.acknowledged:
-            self._finish(formed.work.record)
+        """Queue the batch on the producer (unless parked); the episode finishes once Kafka
+        has acknowledged it. Called in log order per principal, and the producer keeps the
+        order it was handed batches in, so one principal's batches leave in log order."""
+        if formed.batch is None:
+            self._finished(formed.work)
+            return
+        sent = await self._send_claims(
+            key=principal_key(formed.batch.tenant, formed.batch.principal),
+            value=formed.batch.__pydantic_serializer__.to_json(formed.batch),
+        )
+        sent.add_done_callback(partial(self._published, formed))
+
+    def _published(self, formed: Formed, sent: asyncio.Future[Any]) -> None:
+        """Kafka answered for one claims batch: count it and finish its episode, or leave the
+        episode unfinished — its offset is never committed, readiness reports the stall after
+        ``stall_after_s`` and a restart reads it again."""
+        error = sent.exception() if not sent.cancelled() else asyncio.CancelledError()
+        if error is not None:
+            log.error(
+                "formation.publish_failed",
+                episode=str(formed.work.episode.event_id),
+                partition=formed.work.record.partition,
+                offset=formed.work.record.offset,
+                error=repr(error),
+            )
+            return
+        _count_published(formed.batch)
+        self._finished(formed.work)
+
+    def _finished(self, work: Work) -> None:
+        if work.acknowledged:
+            self._finish(work.record)
 
     async def _failed(self, work: Work, kind: str, park: bool) -> int:
         metrics.ATTEMPTS.labels("failed").inc()
@@ -178,17 +221,6 @@ class FormationPipeline:
             lambda: backlog.record_failure(self._pool, work.entry, kind=kind, park=park),
             what="backlog.record_failure",
         )
-
-    async def _publish(self, batch: ClaimsBatchFormed) -> None:
-        sent = await self._send_claims(
-            key=principal_key(batch.tenant, batch.principal),
-            value=orjson.dumps(batch.model_dump(mode="json")),
-        )
-        await sent  # acknowledged by Kafka before the episode counts as finished
-        metrics.EPISODES_FORMED.inc()
-        metrics.CANDIDATES_ADMITTED.inc(batch.counts.admitted)
-        for refusal in batch.refusals:
-            metrics.PROPOSALS_REFUSED.labels(refusal.reason.value).inc()
 
     async def _dead_letter(self, record: Record, letter: DeadLetter) -> None:
         log.warning(
@@ -218,6 +250,15 @@ class FormationPipeline:
 class Formed:
     work: Work
     batch: ClaimsBatchFormed | None
+
+
+def _count_published(batch: ClaimsBatchFormed | None) -> None:
+    if batch is None:
+        return
+    metrics.EPISODES_FORMED.inc()
+    metrics.CANDIDATES_ADMITTED.inc(batch.counts.admitted)
+    for reason, count in Counter(refusal.reason.value for refusal in batch.refusals).items():
+        metrics.PROPOSALS_REFUSED.labels(reason).inc(count)
 
 
 def _principal_key(record: Record, episode: LogEvent) -> tuple[int, str]:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from datetime import datetime
 
 import asyncpg
@@ -74,29 +74,35 @@ class BacklogEntry:
     appended_at: datetime
 
 
-async def record_pending(db: asyncpg.Pool | asyncpg.Connection, entry: BacklogEntry) -> int:
-    """Record an episode as read and return its failed attempts so far, in one round trip.
+_ENTRY_FIELDS = tuple(field.name for field in fields(BacklogEntry))  # the INSERT's column order
 
-    A redelivered episode keeps whatever state it reached, and its attempts keep counting.
+Position = tuple[str, int, int]
+"""Where an episode sits in the log: topic, partition, offset (the backlog's primary key)."""
+
+_RECORD_PENDING_MANY = """
+INSERT INTO formation_backlog AS b (topic, partition, "offset", tenant, project, episode_id,
+                                    occurred_at, appended_at)
+SELECT * FROM unnest($1::text[], $2::integer[], $3::bigint[], $4::text[], $5::text[],
+                     $6::uuid[], $7::timestamptz[], $8::timestamptz[])
+ON CONFLICT (topic, partition, "offset") DO UPDATE SET topic = EXCLUDED.topic
+RETURNING b.topic, b.partition, b."offset", b.attempts
+"""
+
+
+async def record_pending_many(
+    db: asyncpg.Pool | asyncpg.Connection, entries: Sequence[BacklogEntry]
+) -> dict[Position, int]:
+    """Record episodes as read, in one statement, and return each one's failed attempts so far.
+
+    A redelivered episode keeps whatever state it reached, and its attempts keep counting. One
+    position may appear only once (PostgreSQL refuses to update a row twice in one statement):
+    the caller passes distinct positions.
     """
-    attempts: int = await db.fetchval(
-        """
-        INSERT INTO formation_backlog (topic, partition, "offset", tenant, project, episode_id,
-                                       occurred_at, appended_at)
-        VALUES ($1, $2, $3, $4, $5, $6, $7, $8)
-        ON CONFLICT (topic, partition, "offset") DO UPDATE SET topic = EXCLUDED.topic
-        RETURNING attempts
-        """,
-        entry.topic,
-        entry.partition,
-        entry.offset,
-        entry.tenant,
-        entry.project,
-        entry.episode_id,
-        entry.occurred_at,
-        entry.appended_at,
-    )
-    return attempts
+    if not entries:
+        return {}
+    columns = [[getattr(entry, name) for entry in entries] for name in _ENTRY_FIELDS]
+    rows = await db.fetch(_RECORD_PENDING_MANY, *columns)
+    return {(row["topic"], row["partition"], row["offset"]): row["attempts"] for row in rows}
 
 
 async def mark_formed(db: asyncpg.Connection, positions: Sequence[tuple[str, int, int]]) -> None:

@@ -1,0 +1,105 @@
+"""Scale-out on the engine we have: two formation workers and two belief projectors, each pair
+one consumer group over six partitions, project exactly what one worker does.
+
+Both groups are given their members (every process answers /ready with partitions assigned)
+before any episode is appended, so both workers form and both projectors project. Then the
+projection tables are emptied and one `engram worker` replays the same episodic log into them
+under another group and claims topic: the content digests are equal.
+
+Each principal speaks in one project here. A principal whose projects sit on different
+partitions has batches whose order on the claims topic depends on how those partitions
+interleave, in one worker as in two; docs/benchmarks.md says more.
+"""
+
+from __future__ import annotations
+
+from contextlib import ExitStack
+from pathlib import Path
+
+import asyncpg
+import pytest
+
+from engram.shared.waiting import wait_until_formed
+from ingest.producer import EpisodeProducer
+from ingest.topics import ensure_topics
+from projections.digest import projection_digest
+from schemas.episodes import TurnAppended
+from tests.support.episodes import turn
+from tests.support.http import first_ok, free_port
+from tests.support.isolation import Isolated, running_engram, running_worker
+
+pytestmark = pytest.mark.integration
+
+PARTITIONS = 6
+CITIES = ["Lisbon", "Porto", "Cork", "Oslo"]
+
+
+def workload(tenant: str) -> list[TurnAppended]:
+    """Twelve principals, each in a project of their own, spread over the six partitions: each
+    moves city (single-valued, so order within the project matters), names tools and people."""
+    return [
+        turn(
+            tenant,
+            f"u{p}",
+            f"proj{p}",
+            f"I live in {CITIES[(p + i) % len(CITIES)]} and I use Tool{i}. "
+            f"My sister Marta{p} lives in {CITIES[i % len(CITIES)]}.",
+            seq=i,
+            session=f"s{i // 3}",
+        )
+        for p in range(12)
+        for i in range(8)
+    ]
+
+
+@pytest.fixture
+def six(isolated: Isolated) -> Isolated:
+    return Isolated(isolated.prefix, isolated.bootstrap, isolated.database_url, PARTITIONS)
+
+
+def _with_port(env: dict[str, str]) -> tuple[dict[str, str], int]:
+    port = free_port()
+    return {**env, "ENGRAM_WORKER_HTTP_PORT": str(port)}, port
+
+
+def _start_two_of_each(stack: ExitStack, isolated: Isolated, logs: Path) -> list[int]:
+    """Two formation-only workers and two projectors; each one's health port."""
+    ports = []
+    for n in range(2):
+        for argv, name in ((("worker", "--no-projector"), "worker"), (("projector",), "projector")):
+            env, port = _with_port(isolated.env())
+            log_path = logs / f"{name}{n}.log"
+            stack.enter_context(running_engram(isolated, *argv, log_path=log_path, env=env))
+            ports.append(port)
+    return ports
+
+
+async def test_two_workers_and_two_projectors_project_what_one_worker_does(
+    six: Isolated, pool: asyncpg.Pool, tmp_path: Path
+) -> None:
+    kafka = six.kafka()
+    await ensure_topics(kafka)
+    turns = workload(six.tenant)
+    ids = [t.event_id for t in turns]
+
+    with ExitStack() as stack:
+        for port in _start_two_of_each(stack, six, tmp_path):
+            # Ready means partitions assigned: both members of each group hold three of six.
+            ready = await first_ok(f"http://127.0.0.1:{port}/ready", deadline_s=90)
+            assert ready.json()["ready"] is True
+        async with EpisodeProducer(kafka) as producer:
+            appended = await producer.publish_many(turns)
+        assert len({a.partition for a in appended}) >= 4, "the projects spread over partitions"
+        await wait_until_formed(pool, ids, timeout_s=120)
+    scaled = await projection_digest(pool, tenant=six.tenant)
+
+    async with pool.acquire() as conn:
+        await conn.execute(
+            "TRUNCATE entity, consolidation_run, belief, evidence, refusal, projector_offset, "
+            "formation_backlog, memory_event_outbox"
+        )
+    single = {"group_id": f"{kafka.group_id}-single", "claims_topic": f"{kafka.claims_topic}.1"}
+    await ensure_topics(six.kafka(**single))  # type: ignore[arg-type]
+    with running_worker(six, log_path=tmp_path / "single.log", env=six.env(**single)):
+        await wait_until_formed(pool, ids, timeout_s=120)
+    assert await projection_digest(pool, tenant=six.tenant) == scaled
