@@ -22,7 +22,7 @@ import pytest
 from engram.shared.waiting import wait_until_formed
 from ingest.producer import EpisodeProducer
 from ingest.topics import ensure_topics
-from projections.digest import projection_digest
+from projections.digest import drop_projections, projection_digest
 from schemas.episodes import TurnAppended
 from tests.support.episodes import turn
 from tests.support.http import first_ok, free_port
@@ -94,10 +94,7 @@ async def test_two_workers_and_two_projectors_project_what_one_worker_does(
     scaled = await projection_digest(pool, tenant=six.tenant)
 
     async with pool.acquire() as conn:
-        await conn.execute(
-            "TRUNCATE entity, consolidation_run, belief, evidence, refusal, projector_offset, "
-            "formation_backlog, memory_event_outbox"
-        )
+        await drop_projections(conn, backlog=True)
     single = {"group_id": f"{kafka.group_id}-single", "claims_topic": f"{kafka.claims_topic}.1"}
     await ensure_topics(six.kafka(**single))  # type: ignore[arg-type]
     with running_worker(six, log_path=tmp_path / "single.log", env=six.env(**single)):
