@@ -1,9 +1,9 @@
-"""The API: beliefs, refusals and freshness, and corrections, deletion and forgetting,
-scoped by tenant and principal.
+"""The API: ingest, beliefs, refusals and freshness, and corrections, deletion and forgetting,
+scoped by the caller's token (``engram.web.auth``).
 
-When tokens are configured (``ENGRAM_API_TOKENS``), a bearer token names exactly one
-tenant/principal and a request for anyone else is refused; without tokens the API serves
-loopback development use and takes the principal from the query.
+Tokens are required unless the API was started in development mode, which it refuses on any
+address but loopback and announces at start. Request and response models are the HTTP contract
+in ``schemas/api.py``, exported to ``schemas/openapi.json``.
 """
 
 import uuid
@@ -14,9 +14,8 @@ from typing import Annotated
 
 import asyncpg
 from aiokafka.errors import KafkaError
-from fastapi import APIRouter, Depends, FastAPI, Header, HTTPException, Query, Request
+from fastapi import APIRouter, Depends, FastAPI, HTTPException, Query, Request
 from fastapi.responses import JSONResponse
-from pydantic import BaseModel, Field
 
 from engram.service.corrections import (
     BeliefNotFound,
@@ -26,34 +25,17 @@ from engram.service.corrections import (
 )
 from engram.shared.db import UNAVAILABLE, create_pool, report_unavailable
 from engram.shared.settings import Settings
-from projections.freshness import Freshness, freshness, wait_formed_through
-from projections.queries import (
-    BeliefDetail,
-    BeliefView,
-    RefusalView,
-    get_belief,
-    list_beliefs,
-    list_refusals,
-)
-from schemas.corrections import CorrectionKind
+from engram.web import turns
+from engram.web.auth import Calling, Tenant, Who
+from engram.web.limits import BodyLimit
+from ingest.intake import Intake
+from projections.freshness import freshness, wait_formed_through
+from projections.queries import get_belief, list_beliefs, list_refusals
+from schemas.api import BeliefDetail, BeliefView, CorrectionRequest, Freshness, RefusalView
+from schemas.api import LogPosition as Appended
 
 RETRY_AFTER_S = 5
-
-
-class CorrectionRequest(BaseModel):
-    kind: CorrectionKind
-    replacement: str | None = Field(default=None, min_length=1, max_length=4096)
-    project: str | None = Field(default=None, min_length=1, max_length=200)
-
-
-class Appended(BaseModel):
-    """Where a write landed in the episodic log; wait on ``/v1/freshness`` for ``offset``."""
-
-    event_id: uuid.UUID
-    tenant: str
-    project: str
-    partition: int
-    offset: int
+LOOPBACK = frozenset({"127.0.0.1", "::1", "localhost"})
 
 
 def _appended(position: LogPosition) -> Appended:
@@ -83,41 +65,8 @@ async def _write(call: Awaitable[LogPosition]) -> LogPosition:
         ) from None
 
 
-class TokenScopes:
-    """Which tenant/principal each bearer token may read; empty means development mode."""
-
-    def __init__(self, scopes: dict[str, tuple[str, str]]):
-        self._scopes = scopes
-
-    def _holder(self, authorization: str | None) -> tuple[str, str] | None:
-        if not self._scopes:
-            return None
-        token = (authorization or "").removeprefix("Bearer ").strip()
-        holder = self._scopes.get(token)
-        if holder is None:
-            raise HTTPException(401, "a bearer token from ENGRAM_API_TOKENS is required")
-        return holder
-
-    def principal(self, tenant: str, principal: str, authorization: str | None) -> tuple[str, str]:
-        holder = self._holder(authorization)
-        if holder is not None and holder != (tenant, principal):
-            raise HTTPException(403, "this token is not for that tenant and principal")
-        return tenant, principal
-
-    def tenant(self, tenant: str, authorization: str | None) -> str:
-        holder = self._holder(authorization)
-        if holder is not None and holder[0] != tenant:
-            raise HTTPException(403, "this token is not for that tenant")
-        return tenant
-
-
 def _pool(request: Request) -> asyncpg.Pool:
     return request.app.state.pool
-
-
-def _scopes(request: Request) -> TokenScopes:
-    scopes: TokenScopes = request.app.state.tokens
-    return scopes
 
 
 def _corrections(request: Request) -> Corrections:
@@ -125,29 +74,9 @@ def _corrections(request: Request) -> Corrections:
 
 
 Pool = Annotated[asyncpg.Pool, Depends(_pool)]
-Scopes = Annotated[TokenScopes, Depends(_scopes)]
 Service = Annotated[Corrections, Depends(_corrections)]
 
 
-def _principal_scope(
-    scopes: Scopes,
-    principal: Annotated[str, Query(min_length=1)],
-    tenant: Annotated[str, Query(min_length=1)] = "default",
-    authorization: Annotated[str | None, Header()] = None,
-) -> tuple[str, str]:
-    return scopes.principal(tenant, principal, authorization)
-
-
-def _tenant_scope(
-    scopes: Scopes,
-    tenant: Annotated[str, Query(min_length=1)] = "default",
-    authorization: Annotated[str | None, Header()] = None,
-) -> str:
-    return scopes.tenant(tenant, authorization)
-
-
-Who = Annotated[tuple[str, str], Depends(_principal_scope)]
-Tenant = Annotated[str, Depends(_tenant_scope)]
 router = APIRouter()
 
 
@@ -161,22 +90,37 @@ async def _database_unavailable(request: Request, error: Exception) -> JSONRespo
     )
 
 
+class DevModeRefused(ValueError):
+    """Development mode (no tokens) was asked for on an address other people can reach."""
+
+
+def check_dev_mode(settings: Settings, host: str) -> None:
+    if settings.api.dev_mode and host not in LOOPBACK:
+        raise DevModeRefused(
+            f"development mode serves without tokens and only on loopback, not on {host}; "
+            "create tokens with `engram tokens create` instead"
+        )
+
+
 def create_api(settings: Settings) -> FastAPI:
+    check_dev_mode(settings, settings.api.host)
+
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         app.state.pool = await create_pool(settings.database, role="engram-api")
+        app.state.intake = Intake(settings.kafka)
         try:
             yield
         finally:
+            await app.state.intake.close()
             await app.state.pool.close()
 
     api = FastAPI(title="Engram API", version="1", lifespan=lifespan)
     api.state.settings = settings
-    api.state.tokens = TokenScopes(
-        {t.get_secret_value(): who for t, who in settings.api.token_scopes().items()}
-    )
+    api.add_middleware(BodyLimit, max_bytes=settings.api.max_body_bytes)
     for unavailable in UNAVAILABLE:
         api.add_exception_handler(unavailable, _database_unavailable)
+    api.include_router(turns.router)
     api.include_router(router)
     return api
 
@@ -265,12 +209,11 @@ async def delete(belief_id: uuid.UUID, who: Who, service: Service) -> Appended:
 async def forget(
     principal: str,
     service: Service,
-    scopes: Scopes,
-    tenant: Annotated[str, Query(min_length=1)] = "default",
-    authorization: Annotated[str | None, Header()] = None,
+    calling: Calling,
+    tenant: Annotated[str | None, Query(min_length=1)] = None,
 ) -> Appended:
     """Forget a person: every projected row of theirs goes; nothing of theirs forms again."""
-    tenant, principal = scopes.principal(tenant, principal, authorization)
+    tenant, principal = calling.principal(tenant, principal)
     return _appended(await _write(service.forget(tenant=tenant, principal=principal)))
 
 

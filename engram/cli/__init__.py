@@ -17,6 +17,7 @@ from engram.cli.operations import dlq_app, formation_app, freshness
 from engram.cli.output import console, err
 from engram.cli.policy import policy_app
 from engram.cli.principals import principals_app
+from engram.cli.tokens import tokens_app
 from engram.shared.db import connect, create_pool
 from engram.shared.logs import configure_logging
 from engram.shared.settings import Settings, load_settings
@@ -37,6 +38,7 @@ app.add_typer(beliefs_app, name="beliefs")
 app.add_typer(refusals_app, name="refusals")
 app.add_typer(schemas_app, name="schemas")
 app.add_typer(principals_app, name="principals")
+app.add_typer(tokens_app, name="tokens")
 
 
 def _settings() -> Settings:
@@ -150,18 +152,33 @@ def projector() -> None:
 def api(
     host: Annotated[str | None, typer.Option(help="Bind address (default loopback).")] = None,
     port: Annotated[int | None, typer.Option(help="Port.")] = None,
+    dev: Annotated[
+        bool, typer.Option("--dev", help="Serve without tokens, on loopback only.")
+    ] = False,
 ) -> None:
-    """Serve the read API (FastAPI)."""
+    """Serve the HTTP API (FastAPI). Every request needs a token from `engram tokens create`,
+    unless --dev (or ENGRAM_API_DEV_MODE) serves a loopback address without them."""
     # Lazy: FastAPI costs ~0.5 s at import, which only this command should pay.
-    from engram.api import create_api
+    from engram.api import DevModeRefused, create_api
 
     settings = _settings()
-    uvicorn.run(
-        create_api(settings),
-        host=host or settings.api.host,
-        port=port or settings.api.port,
-        log_level="warning",
+    bind = host or settings.api.host
+    settings.api = settings.api.model_copy(
+        update={"host": bind, "dev_mode": dev or settings.api.dev_mode}
     )
+    try:
+        served = create_api(settings)
+    except DevModeRefused as error:
+        err.print(f"[red]refused:[/red] {error}")
+        raise typer.Exit(2) from None
+    if settings.api.dev_mode:
+        err.print(
+            f"[yellow]development mode: serving WITHOUT tokens on {bind} (loopback only); "
+            "never expose this[/yellow]"
+        )
+    else:
+        err.print(f"serving on {bind}: every request needs a bearer token (engram tokens create)")
+    uvicorn.run(served, host=bind, port=port or settings.api.port, log_level="warning")
 
 
 @app.command()
