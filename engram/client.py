@@ -126,11 +126,11 @@ def _turns_body(turns: Iterable[Episode]) -> dict[str, Any]:
 
 def _remember_body(
     *,
-    principal: str,
+    principal: str | None,
     project: str,
     session: str,
     content: str,
-    tenant: str,
+    tenant: str | None,
     event_id: uuid.UUID | None,
     occurred_at: datetime,
 ) -> dict[str, Any]:
@@ -143,7 +143,7 @@ def _remember_body(
         occurred_at=occurred_at,
         message=Message(ordinal=0, role=Role.USER, content=content),
     )
-    return request.model_dump(mode="json")
+    return request.model_dump(mode="json", exclude_none=True)
 
 
 def _decode(model: type[M] | TypeAdapter[M], response: httpx.Response) -> M:
@@ -217,15 +217,12 @@ class AsyncEngram:
         occurred_at: datetime | None = None,
     ) -> LogPosition:
         """Explicit memory in the principal's own words: a ``memory.remember`` episode."""
-        who = principal or self._r.principal
-        if who is None:
-            raise ValueError("remember needs the principal (here or when creating the client)")
         body = _remember_body(
-            principal=who,
+            principal=principal or self._r.principal,
             project=project,
             session=session,
             content=content,
-            tenant=self._r.tenant or "default",
+            tenant=self._r.tenant,
             event_id=event_id,
             occurred_at=occurred_at or datetime.now().astimezone(),
         )

@@ -49,11 +49,12 @@ TurnsRequest = Annotated[
 
 class RememberRequest(BaseModel):
     """An explicit memory, without the envelope: the server fills in ``type`` and
-    ``schema_version``; the caller still chooses ``event_id``, the episode's identity."""
+    ``schema_version``, and the tenant and principal from a principal's token when left out;
+    the caller still chooses ``event_id``, the episode's identity."""
 
     event_id: uuid.UUID
-    tenant: Identifier = "default"
-    principal: Identifier
+    tenant: Identifier | None = None
+    principal: Identifier | None = None
     project: Identifier
     session: Identifier
     occurred_at: AwareDatetime

@@ -56,6 +56,15 @@ class Caller:
             raise _not_found()
         return self.grant.tenant
 
+    def writer(self, tenant: str | None, principal: str | None) -> tuple[str, str]:
+        """Whom an append without an envelope is for: as named, else the token's own."""
+        grant = self.grant
+        tenant = tenant or (grant.tenant if grant else "default")
+        principal = principal or (grant.principal if grant else None)
+        if principal is None:
+            raise HTTPException(422, "principal is required")
+        return tenant, principal
+
     def append(self, tenant: str, principal: str) -> None:
         """May this caller append episodes for ``tenant``/``principal``? 403 otherwise."""
         grant = self.grant

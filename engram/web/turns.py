@@ -91,6 +91,9 @@ async def turns(
 async def remember(request: Request, calling: Calling, body: RememberRequest) -> LogPosition:
     """Explicit memory: one ``memory.remember`` episode, which skips the salience threshold
     and passes every eligibility gate like any statement."""
-    episode = MemoryRemembered.model_validate(body.model_dump())
+    tenant, principal = calling.writer(body.tenant, body.principal)
+    episode = MemoryRemembered.model_validate(
+        {**body.model_dump(), "tenant": tenant, "principal": principal}
+    )
     accepted = await append(request, calling, [episode])
     return accepted.appended[0]
