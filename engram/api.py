@@ -6,11 +6,12 @@ address but loopback and announces at start. Request and response models are the
 in ``schemas/api.py``, exported to ``schemas/openapi.json``.
 """
 
+import json
 import uuid
 from collections.abc import AsyncIterator, Awaitable
 from contextlib import asynccontextmanager
 from datetime import datetime
-from typing import Annotated
+from typing import Annotated, Any
 
 import asyncpg
 from aiokafka.errors import KafkaError
@@ -31,7 +32,14 @@ from engram.web.limits import BodyLimit
 from ingest.intake import Intake
 from projections.freshness import freshness, wait_formed_through
 from projections.queries import get_belief, list_beliefs, list_refusals
-from schemas.api import BeliefDetail, BeliefView, CorrectionRequest, Freshness, RefusalView
+from schemas.api import (
+    BeliefDetail,
+    BeliefView,
+    CorrectionRequest,
+    Freshness,
+    Problem,
+    RefusalView,
+)
 from schemas.api import LogPosition as Appended
 
 RETRY_AFTER_S = 5
@@ -78,6 +86,10 @@ Service = Annotated[Corrections, Depends(_corrections)]
 
 
 router = APIRouter()
+probes = APIRouter()
+READ_ERRORS: dict[int | str, dict[str, Any]] = {
+    code: {"model": Problem} for code in (401, 404, 422, 503)
+}
 
 
 async def _database_unavailable(request: Request, error: Exception) -> JSONResponse:
@@ -120,8 +132,9 @@ def create_api(settings: Settings) -> FastAPI:
     api.add_middleware(BodyLimit, max_bytes=settings.api.max_body_bytes)
     for unavailable in UNAVAILABLE:
         api.add_exception_handler(unavailable, _database_unavailable)
-    api.include_router(turns.router)
-    api.include_router(router)
+    api.include_router(turns.router, responses=turns.ERRORS)
+    api.include_router(router, responses=READ_ERRORS)
+    api.include_router(probes)
     return api
 
 
@@ -146,7 +159,7 @@ async def refusals(who: Who, db: Pool) -> list[RefusalView]:
     return await list_refusals(db, tenant=tenant, principal=principal)
 
 
-@router.get("/v1/freshness", response_model=Freshness)
+@router.get("/v1/freshness", response_model=Freshness, responses={408: {"model": Problem}})
 async def project_freshness(
     tenant: Tenant,
     db: Pool,
@@ -217,7 +230,14 @@ async def forget(
     return _appended(await _write(service.forget(tenant=tenant, principal=principal)))
 
 
-@router.get("/healthz")
+@probes.get("/healthz", responses={503: {"model": Problem}})
 async def health(db: Pool) -> dict[str, str]:
     await db.fetchval("SELECT 1")
     return {"status": "ok"}
+
+
+def render_openapi() -> str:
+    """The API's OpenAPI document as committed in ``schemas/openapi.json``: the HTTP contract
+    beside the events' JSON Schemas, drift-checked by ``engram schemas export --check``."""
+    document = create_api(Settings()).openapi()
+    return json.dumps(document, indent=2, sort_keys=True) + "\n"

@@ -28,12 +28,13 @@ from ingest.topics import ensure_topics
 from projections.migrate import MigrationError
 from projections.migrate import migrate as run_migrations
 from projections.runner import project_in_worker, run_projector
-from schemas.export import export_json_schemas
+from schemas.export import JSON_DIR, export_json_schemas
 from streams.app import build_app, run_worker
 from streams.wiring import build_stage
 
+OPENAPI_PATH = JSON_DIR.parent / "openapi.json"
 app = typer.Typer(no_args_is_help=True, help="Engram: memory formation for AI agents.")
-schemas_app = typer.Typer(no_args_is_help=True, help="The event contract.")
+schemas_app = typer.Typer(no_args_is_help=True, help="The event and HTTP contracts.")
 app.add_typer(beliefs_app, name="beliefs")
 app.add_typer(refusals_app, name="refusals")
 app.add_typer(schemas_app, name="schemas")
@@ -195,12 +196,27 @@ def extract() -> None:
 def schemas_export(
     check: Annotated[bool, typer.Option(help="Fail if the files on disk are out of date.")] = False,
 ) -> None:
-    """Write the JSON Schema of every episode event to schemas/json/."""
+    """Write the JSON Schema of every episode event to schemas/json/ and the API's OpenAPI
+    document to schemas/openapi.json."""
     stale = export_json_schemas(check=check)
+    if not export_openapi(check=check):
+        stale.append(OPENAPI_PATH.name)
     if check and stale:
         err.print(f"[red]out of date:[/red] {', '.join(stale)}; run `engram schemas export`")
         raise typer.Exit(1)
     console.print("schemas up to date" if check else "schemas written")
+
+
+def export_openapi(*, check: bool) -> bool:
+    """Write (or with ``check``, compare) schemas/openapi.json; True when it was current."""
+    # Lazy, as in `engram api`: only this command pays for importing FastAPI.
+    from engram.api import render_openapi
+
+    text = render_openapi()
+    current = OPENAPI_PATH.exists() and OPENAPI_PATH.read_text(encoding="utf-8") == text
+    if not current and not check:
+        OPENAPI_PATH.write_text(text, encoding="utf-8")
+    return current
 
 
 app.command()(freshness)

@@ -16,7 +16,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Annotated
 
-from fastapi import Depends, Header, HTTPException, Query, Request
+from fastapi import Depends, HTTPException, Query, Request
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from engram.service.tokens import Grant, grant_for
 
@@ -74,16 +75,17 @@ class Caller:
             raise HTTPException(403, f"this token may not append for {tenant}/{principal}")
 
 
-def _bearer(authorization: str | None) -> str | None:
-    scheme, _, token = (authorization or "").partition(" ")
-    return token.strip() or None if scheme.lower() == "bearer" else None
+BEARER = HTTPBearer(auto_error=False, description="A token from `engram tokens create`.")
 
 
-async def caller(request: Request, authorization: Annotated[str | None, Header()] = None) -> Caller:
+async def caller(
+    request: Request,
+    credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(BEARER)] = None,
+) -> Caller:
     """Resolve the bearer token (401 when missing, unknown, revoked or expired, alike)."""
     if request.app.state.settings.api.dev_mode:
         return Caller(None)
-    token = _bearer(authorization)
+    token = credentials.credentials if credentials else None
     grant = None if token is None else await grant_for(request.app.state.pool, token)
     if grant is None:
         raise HTTPException(

@@ -14,7 +14,7 @@ version, and the projector skips a batch whose run already exists.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Annotated
+from typing import Annotated, Any
 
 from aiokafka.errors import KafkaError
 from fastapi import APIRouter, Body, HTTPException, Request
@@ -33,7 +33,7 @@ from schemas.episodes import MemoryRemembered
 
 RETRY_AFTER_S = 5
 router = APIRouter(tags=["ingest"])
-ERRORS: dict[int | str, dict[str, object]] = {
+ERRORS: dict[int | str, dict[str, Any]] = {
     code: {"model": Problem} for code in (401, 403, 413, 503)
 }
 
@@ -74,7 +74,7 @@ async def append(
     )
 
 
-@router.post("/v1/turns", status_code=202, response_model=TurnsAccepted, responses=ERRORS)
+@router.post("/v1/turns", status_code=202, response_model=TurnsAccepted)
 async def turns(
     request: Request, calling: Calling, body: Annotated[TurnsRequest, Body()]
 ) -> TurnsAccepted:
@@ -87,7 +87,7 @@ async def turns(
     return await append(request, calling, episodes)
 
 
-@router.post("/v1/remember", status_code=202, response_model=LogPosition, responses=ERRORS)
+@router.post("/v1/remember", status_code=202, response_model=LogPosition)
 async def remember(request: Request, calling: Calling, body: RememberRequest) -> LogPosition:
     """Explicit memory: one ``memory.remember`` episode, which skips the salience threshold
     and passes every eligibility gate like any statement."""
