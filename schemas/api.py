@@ -42,7 +42,12 @@ TurnsRequest = Annotated[
     Annotated[TurnsBatch, Tag("batch")]
     | Annotated[TurnAppended, Tag("turn.appended")]
     | Annotated[MemoryRemembered, Tag("memory.remember")],
-    Discriminator(_shape),
+    Discriminator(
+        _shape,
+        custom_error_type="episode_type",
+        custom_error_message="expected one episode of type 'turn.appended' or 'memory.remember' "
+        '(corrections are appended by Engram only), or {"turns": [...]}',
+    ),
 ]
 """The body of ``POST /v1/turns``: one episode, or ``{"turns": [...]}``."""
 
