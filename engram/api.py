@@ -15,7 +15,7 @@ from typing import Annotated, Any
 
 import asyncpg
 from aiokafka.errors import KafkaError
-from fastapi import APIRouter, Depends, FastAPI, HTTPException, Query, Request
+from fastapi import APIRouter, Depends, FastAPI, HTTPException, Path, Query, Request
 from fastapi.responses import JSONResponse
 
 from engram.service.corrections import (
@@ -26,8 +26,8 @@ from engram.service.corrections import (
 )
 from engram.shared.db import UNAVAILABLE, create_pool, report_unavailable
 from engram.shared.settings import Settings
-from engram.web import turns
-from engram.web.auth import Calling, Tenant, Who
+from engram.web import openapi, turns
+from engram.web.auth import Calling, NameQuery, Tenant, Who
 from engram.web.limits import BodyLimit
 from ingest.intake import Intake
 from projections.freshness import freshness, wait_formed_through
@@ -41,6 +41,7 @@ from schemas.api import (
     RefusalView,
 )
 from schemas.api import LogPosition as Appended
+from schemas.common import IDENTIFIER_PATTERN
 
 RETRY_AFTER_S = 5
 LOOPBACK = frozenset({"127.0.0.1", "::1", "localhost"})
@@ -135,6 +136,7 @@ def create_api(settings: Settings) -> FastAPI:
     api.include_router(turns.router, responses=turns.ERRORS)
     api.include_router(router, responses=READ_ERRORS)
     api.include_router(probes)
+    openapi.install(api)
     return api
 
 
@@ -144,7 +146,7 @@ async def beliefs(
     db: Pool,
     all: bool = False,
     as_of: datetime | None = None,
-    project: Annotated[str | None, Query(min_length=1)] = None,
+    project: NameQuery = None,
 ) -> list[BeliefView]:
     """Current beliefs (or all, or as of a time); with ``project``, what applies there."""
     tenant, principal = who
@@ -163,7 +165,7 @@ async def refusals(who: Who, db: Pool) -> list[RefusalView]:
 async def project_freshness(
     tenant: Tenant,
     db: Pool,
-    project: Annotated[str, Query(min_length=1)],
+    project: Annotated[str, Query(min_length=1, max_length=200, pattern=IDENTIFIER_PATTERN)],
     wait_for_offset: Annotated[int | None, Query(ge=0)] = None,
     timeout_s: Annotated[float, Query(gt=0, le=300)] = 30.0,
 ) -> Freshness:
@@ -220,10 +222,10 @@ async def delete(belief_id: uuid.UUID, who: Who, service: Service) -> Appended:
 
 @router.delete("/v1/principals/{principal}", status_code=202, response_model=Appended)
 async def forget(
-    principal: str,
+    principal: Annotated[str, Path(min_length=1, max_length=200, pattern=IDENTIFIER_PATTERN)],
     service: Service,
     calling: Calling,
-    tenant: Annotated[str | None, Query(min_length=1)] = None,
+    tenant: NameQuery = None,
 ) -> Appended:
     """Forget a person: every projected row of theirs goes; nothing of theirs forms again."""
     tenant, principal = calling.principal(tenant, principal)

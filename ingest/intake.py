@@ -42,10 +42,22 @@ class EpisodeTooLarge(ValueError):
         self.index = index
 
 
+class EpisodeUnencodable(ValueError):
+    """Valid by the contract's models but not as JSON on the log (an integer over 64 bits)."""
+
+    def __init__(self, index: int, error: Exception) -> None:
+        super().__init__(f"episode {index} of the request cannot be appended: {error}")
+        self.index = index
+
+
 def check_sizes(episodes: Sequence[Producible], limit: int) -> None:
-    """Refuse the request if any episode is over the limit the worker would dead-letter at."""
+    """Refuse the request if any episode cannot be encoded, or is over the limit the worker
+    would dead-letter at."""
     for index, episode in enumerate(episodes):
-        size = len(encode_episode(episode))
+        try:
+            size = len(encode_episode(episode))
+        except TypeError as error:  # orjson: integers beyond 64 bits
+            raise EpisodeUnencodable(index, error) from None
         if size > limit:
             raise EpisodeTooLarge(index, size, limit)
 

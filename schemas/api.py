@@ -85,7 +85,7 @@ class TurnsAccepted(BaseModel):
 class CorrectionRequest(BaseModel):
     kind: CorrectionKind
     replacement: str | None = Field(default=None, min_length=1, max_length=4096)
-    project: str | None = Field(default=None, min_length=1, max_length=200)
+    project: Identifier | None = None
 
 
 class EvidenceView(BaseModel):

@@ -20,8 +20,11 @@ from fastapi import Depends, HTTPException, Query, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from engram.service.tokens import Grant, grant_for
+from schemas.common import IDENTIFIER_PATTERN
 
 NOT_HERE = "nothing here for this token"
+NameQuery = Annotated[str | None, Query(min_length=1, max_length=200, pattern=IDENTIFIER_PATTERN)]
+"""A tenant, principal or project in the query: the same names the event contract allows."""
 
 
 def _not_found() -> HTTPException:
@@ -101,15 +104,13 @@ Calling = Annotated[Caller, Depends(caller)]
 
 def _principal_scope(
     calling: Calling,
-    principal: Annotated[str | None, Query(min_length=1)] = None,
-    tenant: Annotated[str | None, Query(min_length=1)] = None,
+    principal: NameQuery = None,
+    tenant: NameQuery = None,
 ) -> tuple[str, str]:
     return calling.principal(tenant, principal)
 
 
-def _tenant_scope(
-    calling: Calling, tenant: Annotated[str | None, Query(min_length=1)] = None
-) -> str:
+def _tenant_scope(calling: Calling, tenant: NameQuery = None) -> str:
     return calling.tenant(tenant)
 
 

@@ -20,7 +20,7 @@ from aiokafka.errors import KafkaError
 from fastapi import APIRouter, Body, HTTPException, Request
 
 from engram.web.auth import Calling
-from ingest.intake import EpisodeTooLarge, Intake, Producible
+from ingest.intake import EpisodeTooLarge, EpisodeUnencodable, Intake, Producible
 from schemas.api import (
     LogPosition,
     Problem,
@@ -53,6 +53,8 @@ async def append(
         appended = await _intake(request).append(episodes)
     except EpisodeTooLarge as error:
         raise HTTPException(413, str(error)) from None
+    except EpisodeUnencodable as error:
+        raise HTTPException(422, str(error)) from None
     except KafkaError as error:
         raise HTTPException(
             503,
