@@ -6,6 +6,7 @@ address but loopback and announces at start. Request and response models are the
 in ``schemas/api.py``, exported to ``schemas/openapi.json``.
 """
 
+import ipaddress
 import json
 import uuid
 from collections.abc import AsyncIterator, Awaitable
@@ -44,7 +45,6 @@ from schemas.api import LogPosition as Appended
 from schemas.common import IDENTIFIER_PATTERN
 
 RETRY_AFTER_S = 5
-LOOPBACK = frozenset({"127.0.0.1", "::1", "localhost"})
 
 
 def _appended(position: LogPosition) -> Appended:
@@ -107,8 +107,17 @@ class DevModeRefused(ValueError):
     """Development mode (no tokens) was asked for on an address other people can reach."""
 
 
+def is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:  # a name other than localhost may resolve anywhere
+        return False
+
+
 def check_dev_mode(settings: Settings, host: str) -> None:
-    if settings.api.dev_mode and host not in LOOPBACK:
+    if settings.api.dev_mode and not is_loopback(host):
         raise DevModeRefused(
             f"development mode serves without tokens and only on loopback, not on {host}; "
             "create tokens with `engram tokens create` instead"
