@@ -16,6 +16,7 @@ from fastapi.testclient import TestClient
 from engram.api import DevModeRefused, create_api
 from engram.service.tokens import create_token, list_tokens, revoke_token, token_hash
 from engram.shared.settings import ApiSettings, DatabaseSettings, KafkaSettings, Settings
+from tests.e2e.test_api import _log_end
 from tests.support.episodes import turn
 from tests.support.isolation import REPO, Isolated
 from tests.support.projecting import batch_of, claim, project_all
@@ -149,3 +150,55 @@ def test_the_cli_refuses_development_mode_on_a_public_address() -> None:
         check=False,
     )
     assert refused.returncode == 2 and "loopback" in refused.stderr
+
+
+async def test_every_endpoint_refuses_a_principals_token_aimed_at_another_and_appends_nothing(
+    isolated: Isolated, kafka: KafkaSettings, pool: asyncpg.Pool
+) -> None:
+    await _seed(isolated, kafka, pool)
+    t = isolated.tenant
+    _, ana = await create_token(pool, tenant=t, principal="ana")
+    bo_belief = await pool.fetchval(
+        "SELECT belief_id FROM belief WHERE tenant = $1 AND principal = 'bo'", t
+    )
+    settings = Settings(
+        kafka=kafka,
+        database=DatabaseSettings(url=isolated.database_url),  # type: ignore[arg-type]
+    )
+    client = TestClient(create_api(settings))
+    bo_turn = turn(t, "bo", "p", "I live in Oslo.", seq=9).model_dump(mode="json")
+    remember = {
+        "event_id": str(uuid.uuid4()),
+        "principal": "bo",
+        "project": "p",
+        "session": "s",
+        "occurred_at": "2026-01-01T00:00:00Z",
+        "message": {"ordinal": 0, "role": "user", "content": "Remember I like jazz."},
+    }
+    aimed: list[tuple[str, str, object, int]] = [
+        ("GET", "/v1/beliefs?principal=bo", None, 404),
+        ("GET", f"/v1/beliefs/{bo_belief}", None, 404),
+        ("GET", "/v1/refusals?principal=bo", None, 404),
+        ("GET", "/v1/freshness?tenant=elsewhere&project=p", None, 404),
+        ("POST", f"/v1/beliefs/{bo_belief}/corrections", {"kind": "untrue"}, 404),
+        ("DELETE", f"/v1/beliefs/{bo_belief}", None, 404),
+        ("DELETE", "/v1/principals/bo", None, 404),
+        ("POST", "/v1/turns", bo_turn, 403),
+        ("POST", "/v1/remember", remember, 403),
+    ]
+
+    def send_all() -> list[tuple[str, int]]:
+        with client:
+            return [
+                (
+                    f"{method} {path}",
+                    client.request(
+                        method, path, json=body, headers={"Authorization": f"Bearer {ana}"}
+                    ).status_code,
+                )
+                for method, path, body, _ in aimed
+            ]
+
+    answers = await asyncio.to_thread(send_all)
+    assert answers == [(f"{m} {p}", status) for m, p, _, status in aimed]
+    assert await _log_end(kafka) == 0
