@@ -70,8 +70,12 @@ async def test_turns_appended_through_the_client_form_and_read_back_scoped_to_th
             now = {(b.relation, b.object) for b in await ana.beliefs()}
             assert ("lives_in", "Porto") in now and ("lives_in", "Lisbon") not in now
 
-        def blocking() -> list[str]:
+        def blocking() -> tuple[list[str], list[str], str]:
+            """The blocking client: read, delete, wait, read again."""
             with Engram(url, token=ana_token) as engram:
-                return [b.object for b in engram.beliefs() if b.relation == "lives_in"]
+                before = [b for b in engram.beliefs() if b.relation == "lives_in"]
+                engram.wait_formed(engram.delete(before[0].belief_id), timeout_s=60)
+                after = [b.object for b in engram.beliefs() if b.relation == "lives_in"]
+                return [b.object for b in before], after, engram.freshness("garden").project
 
-        assert await asyncio.to_thread(blocking) == ["Porto"]
+        assert await asyncio.to_thread(blocking) == (["Porto"], [], "garden")
