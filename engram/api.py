@@ -1,22 +1,23 @@
-"""The API: beliefs, refusals and freshness, and corrections, deletion and forgetting,
-scoped by tenant and principal.
+"""The API: ingest, beliefs, refusals and freshness, and corrections, deletion and forgetting,
+scoped by the caller's token (``engram.web.auth``).
 
-When tokens are configured (``ENGRAM_API_TOKENS``), a bearer token names exactly one
-tenant/principal and a request for anyone else is refused; without tokens the API serves
-loopback development use and takes the principal from the query.
+Tokens are required unless the API was started in development mode, which it refuses on any
+address but loopback and announces at start. Request and response models are the HTTP contract
+in ``schemas/api.py``, exported to ``schemas/openapi.json``.
 """
 
+import ipaddress
+import json
 import uuid
 from collections.abc import AsyncIterator, Awaitable
 from contextlib import asynccontextmanager
 from datetime import datetime
-from typing import Annotated
+from typing import Annotated, Any
 
 import asyncpg
 from aiokafka.errors import KafkaError
-from fastapi import APIRouter, Depends, FastAPI, Header, HTTPException, Query, Request
+from fastapi import APIRouter, Depends, FastAPI, HTTPException, Path, Query, Request
 from fastapi.responses import JSONResponse
-from pydantic import BaseModel, Field
 
 from engram.service.corrections import (
     BeliefNotFound,
@@ -26,34 +27,24 @@ from engram.service.corrections import (
 )
 from engram.shared.db import UNAVAILABLE, create_pool, report_unavailable
 from engram.shared.settings import Settings
-from projections.freshness import Freshness, freshness, wait_formed_through
-from projections.queries import (
+from engram.web import openapi, turns
+from engram.web.auth import Calling, NameQuery, Tenant, Who
+from engram.web.limits import BodyLimit
+from ingest.intake import Intake
+from projections.freshness import freshness, wait_formed_through
+from projections.queries import get_belief, list_beliefs, list_refusals
+from schemas.api import (
     BeliefDetail,
     BeliefView,
+    CorrectionRequest,
+    Freshness,
+    Problem,
     RefusalView,
-    get_belief,
-    list_beliefs,
-    list_refusals,
 )
-from schemas.corrections import CorrectionKind
+from schemas.api import LogPosition as Appended
+from schemas.common import IDENTIFIER_PATTERN
 
 RETRY_AFTER_S = 5
-
-
-class CorrectionRequest(BaseModel):
-    kind: CorrectionKind
-    replacement: str | None = Field(default=None, min_length=1, max_length=4096)
-    project: str | None = Field(default=None, min_length=1, max_length=200)
-
-
-class Appended(BaseModel):
-    """Where a write landed in the episodic log; wait on ``/v1/freshness`` for ``offset``."""
-
-    event_id: uuid.UUID
-    tenant: str
-    project: str
-    partition: int
-    offset: int
 
 
 def _appended(position: LogPosition) -> Appended:
@@ -83,41 +74,8 @@ async def _write(call: Awaitable[LogPosition]) -> LogPosition:
         ) from None
 
 
-class TokenScopes:
-    """Which tenant/principal each bearer token may read; empty means development mode."""
-
-    def __init__(self, scopes: dict[str, tuple[str, str]]):
-        self._scopes = scopes
-
-    def _holder(self, authorization: str | None) -> tuple[str, str] | None:
-        if not self._scopes:
-            return None
-        token = (authorization or "").removeprefix("Bearer ").strip()
-        holder = self._scopes.get(token)
-        if holder is None:
-            raise HTTPException(401, "a bearer token from ENGRAM_API_TOKENS is required")
-        return holder
-
-    def principal(self, tenant: str, principal: str, authorization: str | None) -> tuple[str, str]:
-        holder = self._holder(authorization)
-        if holder is not None and holder != (tenant, principal):
-            raise HTTPException(403, "this token is not for that tenant and principal")
-        return tenant, principal
-
-    def tenant(self, tenant: str, authorization: str | None) -> str:
-        holder = self._holder(authorization)
-        if holder is not None and holder[0] != tenant:
-            raise HTTPException(403, "this token is not for that tenant")
-        return tenant
-
-
 def _pool(request: Request) -> asyncpg.Pool:
     return request.app.state.pool
-
-
-def _scopes(request: Request) -> TokenScopes:
-    scopes: TokenScopes = request.app.state.tokens
-    return scopes
 
 
 def _corrections(request: Request) -> Corrections:
@@ -125,30 +83,14 @@ def _corrections(request: Request) -> Corrections:
 
 
 Pool = Annotated[asyncpg.Pool, Depends(_pool)]
-Scopes = Annotated[TokenScopes, Depends(_scopes)]
 Service = Annotated[Corrections, Depends(_corrections)]
 
 
-def _principal_scope(
-    scopes: Scopes,
-    principal: Annotated[str, Query(min_length=1)],
-    tenant: Annotated[str, Query(min_length=1)] = "default",
-    authorization: Annotated[str | None, Header()] = None,
-) -> tuple[str, str]:
-    return scopes.principal(tenant, principal, authorization)
-
-
-def _tenant_scope(
-    scopes: Scopes,
-    tenant: Annotated[str, Query(min_length=1)] = "default",
-    authorization: Annotated[str | None, Header()] = None,
-) -> str:
-    return scopes.tenant(tenant, authorization)
-
-
-Who = Annotated[tuple[str, str], Depends(_principal_scope)]
-Tenant = Annotated[str, Depends(_tenant_scope)]
 router = APIRouter()
+probes = APIRouter()
+READ_ERRORS: dict[int | str, dict[str, Any]] = {
+    code: {"model": Problem} for code in (401, 404, 422, 503)
+}
 
 
 async def _database_unavailable(request: Request, error: Exception) -> JSONResponse:
@@ -161,23 +103,49 @@ async def _database_unavailable(request: Request, error: Exception) -> JSONRespo
     )
 
 
+class DevModeRefused(ValueError):
+    """Development mode (no tokens) was asked for on an address other people can reach."""
+
+
+def is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:  # a name other than localhost may resolve anywhere
+        return False
+
+
+def check_dev_mode(settings: Settings, host: str) -> None:
+    if settings.api.dev_mode and not is_loopback(host):
+        raise DevModeRefused(
+            f"development mode serves without tokens and only on loopback, not on {host}; "
+            "create tokens with `engram tokens create` instead"
+        )
+
+
 def create_api(settings: Settings) -> FastAPI:
+    check_dev_mode(settings, settings.api.host)
+
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         app.state.pool = await create_pool(settings.database, role="engram-api")
+        app.state.intake = Intake(settings.kafka)
         try:
             yield
         finally:
+            await app.state.intake.close()
             await app.state.pool.close()
 
     api = FastAPI(title="Engram API", version="1", lifespan=lifespan)
     api.state.settings = settings
-    api.state.tokens = TokenScopes(
-        {t.get_secret_value(): who for t, who in settings.api.token_scopes().items()}
-    )
+    api.add_middleware(BodyLimit, max_bytes=settings.api.max_body_bytes)
     for unavailable in UNAVAILABLE:
         api.add_exception_handler(unavailable, _database_unavailable)
-    api.include_router(router)
+    api.include_router(turns.router, responses=turns.ERRORS)
+    api.include_router(router, responses=READ_ERRORS)
+    api.include_router(probes)
+    openapi.install(api)
     return api
 
 
@@ -187,7 +155,7 @@ async def beliefs(
     db: Pool,
     all: bool = False,
     as_of: datetime | None = None,
-    project: Annotated[str | None, Query(min_length=1)] = None,
+    project: NameQuery = None,
 ) -> list[BeliefView]:
     """Current beliefs (or all, or as of a time); with ``project``, what applies there."""
     tenant, principal = who
@@ -202,11 +170,11 @@ async def refusals(who: Who, db: Pool) -> list[RefusalView]:
     return await list_refusals(db, tenant=tenant, principal=principal)
 
 
-@router.get("/v1/freshness", response_model=Freshness)
+@router.get("/v1/freshness", response_model=Freshness, responses={408: {"model": Problem}})
 async def project_freshness(
     tenant: Tenant,
     db: Pool,
-    project: Annotated[str, Query(min_length=1)],
+    project: Annotated[str, Query(min_length=1, max_length=200, pattern=IDENTIFIER_PATTERN)],
     wait_for_offset: Annotated[int | None, Query(ge=0)] = None,
     timeout_s: Annotated[float, Query(gt=0, le=300)] = 30.0,
 ) -> Freshness:
@@ -263,18 +231,24 @@ async def delete(belief_id: uuid.UUID, who: Who, service: Service) -> Appended:
 
 @router.delete("/v1/principals/{principal}", status_code=202, response_model=Appended)
 async def forget(
-    principal: str,
+    principal: Annotated[str, Path(min_length=1, max_length=200, pattern=IDENTIFIER_PATTERN)],
     service: Service,
-    scopes: Scopes,
-    tenant: Annotated[str, Query(min_length=1)] = "default",
-    authorization: Annotated[str | None, Header()] = None,
+    calling: Calling,
+    tenant: NameQuery = None,
 ) -> Appended:
     """Forget a person: every projected row of theirs goes; nothing of theirs forms again."""
-    tenant, principal = scopes.principal(tenant, principal, authorization)
+    tenant, principal = calling.principal(tenant, principal)
     return _appended(await _write(service.forget(tenant=tenant, principal=principal)))
 
 
-@router.get("/healthz")
+@probes.get("/healthz", responses={503: {"model": Problem}})
 async def health(db: Pool) -> dict[str, str]:
     await db.fetchval("SELECT 1")
     return {"status": "ok"}
+
+
+def render_openapi() -> str:
+    """The API's OpenAPI document as committed in ``schemas/openapi.json``: the HTTP contract
+    beside the events' JSON Schemas, drift-checked by ``engram schemas export --check``."""
+    document = create_api(Settings()).openapi()
+    return json.dumps(document, indent=2, sort_keys=True) + "\n"

@@ -5,21 +5,12 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 import asyncpg
-from pydantic import BaseModel
 
 from engram.shared.backlog import watermark
 from engram.shared.waiting import poll_until
+from schemas.api import Freshness
 
-
-class Freshness(BaseModel):
-    tenant: str
-    project: str
-    log_offset: int | None
-    formed_offset: int | None
-    lag_episodes: int
-    lag_seconds: float
-    parked: int
-    policy_version: str | None
+__all__ = ["Freshness", "freshness", "wait_formed_through"]
 
 
 async def freshness(

@@ -9,73 +9,22 @@ from typing import Any
 
 import asyncpg
 import orjson
-from pydantic import BaseModel
 
+from schemas.api import BeliefDetail, BeliefView, CorrectionView, EvidenceView, RefusalView
 from schemas.corrections import ContentKey
 
-
-class EvidenceView(BaseModel):
-    episode_id: uuid.UUID
-    message_ordinal: int
-    role: str
-    quote: str
-    span_start: int
-    span_end: int
-    extractor: str
-    source_partition: int
-    source_offset: int
-    occurred_at: datetime
-
-
-class BeliefView(BaseModel):
-    belief_id: uuid.UUID
-    statement: str
-    subject: str
-    relation: str
-    object: str
-    facet: str | None
-    belief_type: str
-    polarity: str
-    authority: str
-    scope: str
-    origin_scopes: list[str]
-    portability: str
-    sensitivity: list[str]
-    confidence: float
-    status: str
-    corroboration: int
-    valid_from: datetime
-    valid_to: datetime | None
-    known_from: datetime
-    known_to: datetime | None
-    superseded_by: uuid.UUID | None
-    conflicts_with: list[uuid.UUID]
-    flagged_for_review: bool
-    excluded_scopes: list[str]
-    policy_version: str
-    content_hash: str | None
-    evidence: list[EvidenceView]
-
-
-class CorrectionView(BaseModel):
-    """A correction of this content: what was said, when, where; the words go on deletion."""
-
-    kind: str
-    scope: str
-    statement: str | None
-    replacement: str | None
-    belief_id: uuid.UUID
-    correcting_event: uuid.UUID
-    occurred_at: datetime
-
-
-class BeliefDetail(BaseModel):
-    """One belief with all its evidence, the values it replaced or that replaced it, and the
-    corrections of its content."""
-
-    belief: BeliefView
-    history: list[BeliefView]
-    corrections: list[CorrectionView]
+__all__ = [
+    "BeliefContent",
+    "BeliefDetail",
+    "BeliefView",
+    "CorrectionView",
+    "EvidenceView",
+    "RefusalView",
+    "belief_content",
+    "get_belief",
+    "list_beliefs",
+    "list_refusals",
+]
 
 
 _SELECT = """
@@ -218,21 +167,6 @@ async def get_belief(
         history=[_view(row) for row in linked],
         corrections=[CorrectionView.model_validate(dict(row)) for row in corrections],
     )
-
-
-class RefusalView(BaseModel):
-    refusal_id: uuid.UUID
-    episode_id: uuid.UUID
-    message_ordinal: int
-    role: str
-    relation: str
-    statement: str
-    quote: str
-    reason: str
-    detail: str
-    extractor: str
-    policy_version: str
-    occurred_at: datetime
 
 
 async def list_refusals(

@@ -7,9 +7,10 @@ from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
+IDENTIFIER_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._:@-]*$"
 Identifier = Annotated[
     str,
-    StringConstraints(min_length=1, max_length=200, pattern=r"^[A-Za-z0-9][A-Za-z0-9._:@-]*$"),
+    StringConstraints(min_length=1, max_length=200, pattern=IDENTIFIER_PATTERN),
 ]
 """Tenant, principal, project and session names: printable, no slash (the key separator)."""
 

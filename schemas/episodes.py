@@ -84,7 +84,7 @@ class MemoryRemembered(EpisodeBase):
 
 
 EpisodeEvent = Annotated[TurnAppended | MemoryRemembered, Field(discriminator="type")]
-episode_adapter: TypeAdapter[TurnAppended | MemoryRemembered] = TypeAdapter(EpisodeEvent)
+episode_adapter: TypeAdapter[TurnAppended | MemoryRemembered] = TypeAdapter(EpisodeEvent)  # type: ignore[arg-type, unused-ignore]
 
 
 def decode_episode(raw: bytes | str) -> TurnAppended | MemoryRemembered:

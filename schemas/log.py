@@ -17,7 +17,7 @@ LogEventField = Annotated[
     TurnAppended | MemoryRemembered | BeliefCorrected | BeliefDeleted | PrincipalForgotten,
     Field(discriminator="type"),
 ]
-log_event_adapter: TypeAdapter[LogEvent] = TypeAdapter(LogEventField)  # type: ignore[arg-type]
+log_event_adapter: TypeAdapter[LogEvent] = TypeAdapter(LogEventField)  # type: ignore[arg-type, unused-ignore]
 
 
 def decode_log_event(raw: bytes | str) -> LogEvent:

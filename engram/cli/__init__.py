@@ -17,6 +17,7 @@ from engram.cli.operations import digest, dlq_app, formation_app, freshness
 from engram.cli.output import console, err
 from engram.cli.policy import policy_app
 from engram.cli.principals import principals_app
+from engram.cli.tokens import tokens_app
 from engram.shared.db import connect, create_pool
 from engram.shared.logs import configure_logging
 from engram.shared.settings import Settings, load_settings
@@ -27,16 +28,18 @@ from ingest.topics import ensure_topics
 from projections.migrate import MigrationError
 from projections.migrate import migrate as run_migrations
 from projections.runner import project_in_worker, run_projector
-from schemas.export import export_json_schemas
+from schemas.export import JSON_DIR, export_json_schemas
 from streams.app import build_app, run_worker
 from streams.wiring import build_stage
 
+OPENAPI_PATH = JSON_DIR.parent / "openapi.json"
 app = typer.Typer(no_args_is_help=True, help="Engram: memory formation for AI agents.")
-schemas_app = typer.Typer(no_args_is_help=True, help="The event contract.")
+schemas_app = typer.Typer(no_args_is_help=True, help="The event and HTTP contracts.")
 app.add_typer(beliefs_app, name="beliefs")
 app.add_typer(refusals_app, name="refusals")
 app.add_typer(schemas_app, name="schemas")
 app.add_typer(principals_app, name="principals")
+app.add_typer(tokens_app, name="tokens")
 
 
 def _settings() -> Settings:
@@ -150,18 +153,33 @@ def projector() -> None:
 def api(
     host: Annotated[str | None, typer.Option(help="Bind address (default loopback).")] = None,
     port: Annotated[int | None, typer.Option(help="Port.")] = None,
+    dev: Annotated[
+        bool, typer.Option("--dev", help="Serve without tokens, on loopback only.")
+    ] = False,
 ) -> None:
-    """Serve the read API (FastAPI)."""
+    """Serve the HTTP API (FastAPI). Every request needs a token from `engram tokens create`,
+    unless --dev (or ENGRAM_API_DEV_MODE) serves a loopback address without them."""
     # Lazy: FastAPI costs ~0.5 s at import, which only this command should pay.
-    from engram.api import create_api
+    from engram.api import DevModeRefused, create_api
 
     settings = _settings()
-    uvicorn.run(
-        create_api(settings),
-        host=host or settings.api.host,
-        port=port or settings.api.port,
-        log_level="warning",
+    bind = host or settings.api.host
+    settings.api = settings.api.model_copy(
+        update={"host": bind, "dev_mode": dev or settings.api.dev_mode}
     )
+    try:
+        served = create_api(settings)
+    except DevModeRefused as error:
+        err.print(f"[red]refused:[/red] {error}")
+        raise typer.Exit(2) from None
+    if settings.api.dev_mode:
+        err.print(
+            f"[yellow]development mode: serving WITHOUT tokens on {bind} (loopback only); "
+            "never expose this[/yellow]"
+        )
+    else:
+        err.print(f"serving on {bind}: every request needs a bearer token (engram tokens create)")
+    uvicorn.run(served, host=bind, port=port or settings.api.port, log_level="warning")
 
 
 @app.command()
@@ -178,12 +196,27 @@ def extract() -> None:
 def schemas_export(
     check: Annotated[bool, typer.Option(help="Fail if the files on disk are out of date.")] = False,
 ) -> None:
-    """Write the JSON Schema of every episode event to schemas/json/."""
+    """Write the JSON Schema of every episode event to schemas/json/ and the API's OpenAPI
+    document to schemas/openapi.json."""
     stale = export_json_schemas(check=check)
+    if not export_openapi(check=check):
+        stale.append(OPENAPI_PATH.name)
     if check and stale:
         err.print(f"[red]out of date:[/red] {', '.join(stale)}; run `engram schemas export`")
         raise typer.Exit(1)
     console.print("schemas up to date" if check else "schemas written")
+
+
+def export_openapi(*, check: bool) -> bool:
+    """Write (or with ``check``, compare) schemas/openapi.json; True when it was current."""
+    # Lazy, as in `engram api`: only this command pays for importing FastAPI.
+    from engram.api import render_openapi
+
+    text = render_openapi()
+    current = OPENAPI_PATH.exists() and OPENAPI_PATH.read_text(encoding="utf-8") == text
+    if not current and not check:
+        OPENAPI_PATH.write_text(text, encoding="utf-8")
+    return current
 
 
 app.command()(freshness)

@@ -148,21 +148,13 @@ class ApiSettings(BaseSettings):
 
     host: str = Field("127.0.0.1", description="Address the read API binds.")
     port: int = Field(8080, description="Port the read API binds.")
-    tokens: list[SecretStr] = Field(
-        default_factory=list,
-        description="Bearer tokens as token=tenant/principal; when set, every request needs one.",
+    dev_mode: bool = Field(
+        False,
+        description="Serve without tokens (loopback only): for a developer's own machine.",
     )
-
-    def token_scopes(self) -> dict[SecretStr, tuple[str, str]]:
-        """Each token and the one tenant/principal it may read; malformed entries are errors."""
-        scopes = {}
-        for entry in self.tokens:
-            token, _, who = entry.get_secret_value().partition("=")
-            tenant, _, principal = who.partition("/")
-            if not token or not tenant or not principal:
-                raise ValueError("ENGRAM_API_TOKENS entries look like token=tenant/principal")
-            scopes[SecretStr(token)] = (tenant, principal)
-        return scopes
+    max_body_bytes: int = Field(
+        8_388_608, ge=1024, description="Largest request body; a larger one is answered 413."
+    )
 
 
 class Settings:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from engram.shared.settings import SECTIONS, ApiSettings, DatabaseSettings
+from engram.shared.settings import SECTIONS, DatabaseSettings
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 
@@ -27,10 +27,3 @@ def test_every_setting_is_documented_in_the_readme(variable: str) -> None:
 def test_the_database_url_never_renders_its_password() -> None:
     settings = DatabaseSettings(url="postgresql://u:hunter2@h/db")  # type: ignore[arg-type]
     assert "hunter2" not in repr(settings) and "hunter2" not in str(settings.model_dump())
-
-
-def test_an_api_token_names_exactly_one_tenant_and_principal() -> None:
-    settings = ApiSettings(tokens=["abc=acme/ana"])  # type: ignore[list-item]
-    assert [scope for scope in settings.token_scopes().values()] == [("acme", "ana")]
-    with pytest.raises(ValueError, match="token=tenant/principal"):
-        ApiSettings(tokens=["abc"]).token_scopes()  # type: ignore[list-item]

@@ -1,0 +1,365 @@
+"""A Python client of the Engram API: :class:`AsyncEngram` and its blocking twin :class:`Engram`.
+
+Built on httpx and typed with the HTTP contract (``schemas.api``) and the event models
+(``schemas.episodes``) — the very models the server validates with, so a turn the client
+builds is a turn the server accepts. It imports nothing else of Engram's (an import-linter
+contract holds it to that), so an agent runtime can depend on it without the server's stack.
+
+Answers 503 and 429 are retried, honouring ``Retry-After`` (bounded by ``max_retry_wait_s``
+and ``retries``); other errors raise :class:`EngramError` with the status and the server's
+detail. Appending twice after a 503 is safe: an episode's identity is its ``event_id``, and the
+same id appended twice forms once.
+
+    async with AsyncEngram("http://127.0.0.1:8080", token=TOKEN) as engram:
+        [where] = await engram.append_turns([turn])
+        await engram.wait_formed(where)
+        beliefs = await engram.beliefs()
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import uuid
+from collections.abc import Callable, Iterable
+from datetime import datetime
+from types import TracebackType
+from typing import Any, TypeVar
+
+import httpx
+from pydantic import BaseModel, TypeAdapter
+
+from schemas.api import (
+    BeliefDetail,
+    BeliefView,
+    CorrectionRequest,
+    Freshness,
+    LogPosition,
+    RefusalView,
+    RememberRequest,
+    TurnsAccepted,
+)
+from schemas.common import Role
+from schemas.corrections import CorrectionKind
+from schemas.episodes import MemoryRemembered, Message, TurnAppended
+
+RETRIED = frozenset({429, 503})
+M = TypeVar("M")
+Episode = TurnAppended | MemoryRemembered
+_BELIEFS = TypeAdapter(list[BeliefView])
+_REFUSALS = TypeAdapter(list[RefusalView])
+
+
+class EngramError(Exception):
+    """The API refused a request; ``status`` is the HTTP status, ``detail`` its reason."""
+
+    def __init__(self, status: int, detail: Any) -> None:
+        super().__init__(f"{status}: {detail}")
+        self.status = status
+        self.detail = detail
+
+
+class NotFormedYet(EngramError):
+    """``wait_formed`` reached its timeout before the project formed through the offset."""
+
+
+def _retry_after(response: httpx.Response, fallback: float) -> float:
+    value = response.headers.get("Retry-After", "")
+    return float(value) if value.replace(".", "", 1).isdigit() else fallback
+
+
+def _raise_for(response: httpx.Response) -> None:
+    if response.status_code < 400:
+        return
+    try:
+        detail = response.json().get("detail")
+    except ValueError:
+        detail = response.text
+    kind = NotFormedYet if response.status_code == 408 else EngramError
+    raise kind(response.status_code, detail)
+
+
+def _text(value: object) -> str:
+    if isinstance(value, datetime):
+        return value.isoformat()
+    return "true" if value is True else str(value)
+
+
+def _query(**values: object) -> dict[str, str]:
+    """Query parameters, leaving out what is unset (None) or off (False)."""
+    return {key: _text(v) for key, v in values.items() if v is not None and v is not False}
+
+
+class _Requests:
+    """What both clients share: building requests and decoding answers."""
+
+    def __init__(
+        self,
+        *,
+        tenant: str | None,
+        principal: str | None,
+        retries: int,
+        max_retry_wait_s: float,
+    ) -> None:
+        self.tenant = tenant
+        self.principal = principal
+        self.retries = retries
+        self.max_retry_wait_s = max_retry_wait_s
+
+    def who(self, principal: str | None) -> dict[str, str]:
+        return _query(tenant=self.tenant, principal=principal or self.principal)
+
+    def wait_s(self, response: httpx.Response, attempt: int) -> float | None:
+        """Seconds to wait before retrying ``response``; None when it is final."""
+        if response.status_code not in RETRIED or attempt >= self.retries:
+            return None
+        return min(_retry_after(response, 2.0**attempt), self.max_retry_wait_s)
+
+
+def _headers(token: str | None) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"} if token else {}
+
+
+def _turns_body(turns: Iterable[Episode]) -> dict[str, Any]:
+    return {"turns": [t.model_dump(mode="json") for t in turns]}
+
+
+def _remember_body(
+    *,
+    principal: str | None,
+    project: str,
+    session: str,
+    content: str,
+    tenant: str | None,
+    event_id: uuid.UUID | None,
+    occurred_at: datetime,
+) -> dict[str, Any]:
+    request = RememberRequest(
+        event_id=event_id or uuid.uuid4(),
+        tenant=tenant,
+        principal=principal,
+        project=project,
+        session=session,
+        occurred_at=occurred_at,
+        message=Message(ordinal=0, role=Role.USER, content=content),
+    )
+    return request.model_dump(mode="json", exclude_none=True)
+
+
+def _decode(model: type[M] | TypeAdapter[M], response: httpx.Response) -> M:
+    _raise_for(response)
+    if isinstance(model, TypeAdapter):
+        return model.validate_json(response.content)
+    assert issubclass(model, BaseModel)
+    return model.model_validate_json(response.content)
+
+
+class AsyncEngram:
+    """The asynchronous client; use as ``async with``. ``principal`` and ``tenant`` default the
+    calls that read or change one principal (a principal's token needs neither)."""
+
+    def __init__(
+        self,
+        base_url: str,
+        *,
+        token: str | None = None,
+        tenant: str | None = None,
+        principal: str | None = None,
+        timeout_s: float = 30.0,
+        retries: int = 5,
+        max_retry_wait_s: float = 30.0,
+        transport: httpx.AsyncBaseTransport | None = None,
+    ) -> None:
+        self._http = httpx.AsyncClient(
+            base_url=base_url, headers=_headers(token), timeout=timeout_s, transport=transport
+        )
+        self._r = _Requests(
+            tenant=tenant, principal=principal, retries=retries, max_retry_wait_s=max_retry_wait_s
+        )
+
+    async def __aenter__(self) -> AsyncEngram:
+        return self
+
+    async def __aexit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        await self._http.aclose()
+
+    async def _send(self, method: str, path: str, **kwargs: Any) -> httpx.Response:
+        attempt = 0
+        while True:
+            response = await self._http.request(method, path, **kwargs)
+            wait = self._r.wait_s(response, attempt)
+            if wait is None:
+                return response
+            attempt += 1
+            await asyncio.sleep(wait)
+
+    async def append_turns(self, turns: Iterable[Episode]) -> list[LogPosition]:
+        """Append episodes (validated whole by the server first); their log positions."""
+        response = await self._send("POST", "/v1/turns", json=_turns_body(turns))
+        return _decode(TurnsAccepted, response).appended
+
+    async def remember(
+        self,
+        content: str,
+        *,
+        project: str,
+        session: str = "remember",
+        principal: str | None = None,
+        event_id: uuid.UUID | None = None,
+        occurred_at: datetime | None = None,
+    ) -> LogPosition:
+        """Explicit memory in the principal's own words: a ``memory.remember`` episode."""
+        body = _remember_body(
+            principal=principal or self._r.principal,
+            project=project,
+            session=session,
+            content=content,
+            tenant=self._r.tenant,
+            event_id=event_id,
+            occurred_at=occurred_at or datetime.now().astimezone(),
+        )
+        return _decode(LogPosition, await self._send("POST", "/v1/remember", json=body))
+
+    async def wait_formed(
+        self, position: LogPosition, *, timeout_s: float = 60.0, poll_s: float = 25.0
+    ) -> Freshness:
+        """Return once the project has formed through ``position`` (long-polls freshness;
+        :class:`NotFormedYet` after ``timeout_s``)."""
+        deadline = time.monotonic() + timeout_s
+        while True:
+            left = deadline - time.monotonic()
+            params = _query(
+                tenant=position.tenant,
+                project=position.project,
+                wait_for_offset=position.offset,
+                timeout_s=max(min(poll_s, left), 0.1),
+            )
+            response = await self._send("GET", "/v1/freshness", params=params)
+            if response.status_code != 408 or time.monotonic() >= deadline:
+                return _decode(Freshness, response)
+
+    async def freshness(self, project: str) -> Freshness:
+        params = _query(tenant=self._r.tenant, project=project)
+        return _decode(Freshness, await self._send("GET", "/v1/freshness", params=params))
+
+    async def beliefs(
+        self,
+        *,
+        principal: str | None = None,
+        all: bool = False,
+        as_of: datetime | None = None,
+        project: str | None = None,
+    ) -> list[BeliefView]:
+        params = {**self._r.who(principal), **_query(all=all, as_of=as_of, project=project)}
+        return _decode(_BELIEFS, await self._send("GET", "/v1/beliefs", params=params))
+
+    async def belief(self, belief_id: uuid.UUID, *, principal: str | None = None) -> BeliefDetail:
+        response = await self._send(
+            "GET", f"/v1/beliefs/{belief_id}", params=self._r.who(principal)
+        )
+        return _decode(BeliefDetail, response)
+
+    async def refusals(self, *, principal: str | None = None) -> list[RefusalView]:
+        response = await self._send("GET", "/v1/refusals", params=self._r.who(principal))
+        return _decode(_REFUSALS, response)
+
+    async def correct(
+        self,
+        belief_id: uuid.UUID,
+        kind: CorrectionKind | str,
+        *,
+        replacement: str | None = None,
+        project: str | None = None,
+        principal: str | None = None,
+    ) -> LogPosition:
+        body = CorrectionRequest(
+            kind=CorrectionKind(kind), replacement=replacement, project=project
+        ).model_dump(mode="json", exclude_none=True)
+        response = await self._send(
+            "POST",
+            f"/v1/beliefs/{belief_id}/corrections",
+            params=self._r.who(principal),
+            json=body,
+        )
+        return _decode(LogPosition, response)
+
+    async def delete(self, belief_id: uuid.UUID, *, principal: str | None = None) -> LogPosition:
+        response = await self._send(
+            "DELETE", f"/v1/beliefs/{belief_id}", params=self._r.who(principal)
+        )
+        return _decode(LogPosition, response)
+
+
+class Engram:
+    """The blocking client: the same calls as :class:`AsyncEngram`, run on a private loop."""
+
+    def __init__(self, base_url: str, **options: Any) -> None:
+        self._loop = asyncio.new_event_loop()
+        self._async = AsyncEngram(base_url, **options)
+
+    def __enter__(self) -> Engram:
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self._loop.run_until_complete(self._async.aclose())
+        self._loop.close()
+
+    def _run(self, call: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+        return self._loop.run_until_complete(call(*args, **kwargs))
+
+    def append_turns(self, turns: Iterable[Episode]) -> list[LogPosition]:
+        result: list[LogPosition] = self._run(self._async.append_turns, turns)
+        return result
+
+    def remember(self, content: str, **options: Any) -> LogPosition:
+        result: LogPosition = self._run(self._async.remember, content, **options)
+        return result
+
+    def wait_formed(self, position: LogPosition, **options: Any) -> Freshness:
+        result: Freshness = self._run(self._async.wait_formed, position, **options)
+        return result
+
+    def freshness(self, project: str) -> Freshness:
+        result: Freshness = self._run(self._async.freshness, project)
+        return result
+
+    def beliefs(self, **options: Any) -> list[BeliefView]:
+        result: list[BeliefView] = self._run(self._async.beliefs, **options)
+        return result
+
+    def belief(self, belief_id: uuid.UUID, **options: Any) -> BeliefDetail:
+        result: BeliefDetail = self._run(self._async.belief, belief_id, **options)
+        return result
+
+    def refusals(self, **options: Any) -> list[RefusalView]:
+        result: list[RefusalView] = self._run(self._async.refusals, **options)
+        return result
+
+    def correct(
+        self, belief_id: uuid.UUID, kind: CorrectionKind | str, **options: Any
+    ) -> LogPosition:
+        result: LogPosition = self._run(self._async.correct, belief_id, kind, **options)
+        return result
+
+    def delete(self, belief_id: uuid.UUID, **options: Any) -> LogPosition:
+        result: LogPosition = self._run(self._async.delete, belief_id, **options)
+        return result
+
+
+__all__ = ["AsyncEngram", "Engram", "EngramError", "NotFormedYet"]

@@ -1,0 +1,107 @@
+"""The HTTP door to the log: episodes checked whole, then appended by one long-lived producer.
+
+A request's episodes are validated (by the caller, with the contract's models) and measured
+here *before* the first is sent, so a bad or oversized one refuses the whole request and
+nothing is appended. The producer is started on the first append, not at start-up, so the API
+serves reads while Kafka is down; when Kafka fails it is dropped and the next append connects
+afresh.
+
+What this cannot promise: if the broker fails *between* two sends of one batch, the episodes
+sent before the failure stay in the log (it is append-only and Kafka has no multi-record undo
+without transactional consumers). The caller gets a 503 and retries the whole batch; the
+episodes that landed twice form once, because formation's identities derive from ``event_id``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+
+import structlog
+from aiokafka.errors import KafkaError
+
+from engram.shared.settings import KafkaSettings
+from ingest.producer import Appended, EpisodeProducer, encode_episode
+from ingest.topics import ensure_topics
+from schemas.episodes import MemoryRemembered, TurnAppended
+
+log = structlog.get_logger(__name__)
+
+Producible = TurnAppended | MemoryRemembered
+"""What a producer may append; corrections are Engram's own and never come through here."""
+
+
+class EpisodeTooLarge(ValueError):
+    """One episode encodes to more than ``ENGRAM_KAFKA_MAX_EVENT_BYTES``."""
+
+    def __init__(self, index: int, size: int, limit: int) -> None:
+        super().__init__(
+            f"episode {index} of the request is {size} bytes, over the limit of {limit} "
+            "(ENGRAM_KAFKA_MAX_EVENT_BYTES); nothing was appended"
+        )
+        self.index = index
+
+
+class EpisodeUnencodable(ValueError):
+    """Valid by the contract's models but not as JSON on the log (an integer over 64 bits)."""
+
+    def __init__(self, index: int, error: Exception) -> None:
+        super().__init__(f"episode {index} of the request cannot be appended: {error}")
+        self.index = index
+
+
+def check_sizes(episodes: Sequence[Producible], limit: int) -> None:
+    """Refuse the request if any episode cannot be encoded, or is over the limit the worker
+    would dead-letter at."""
+    for index, episode in enumerate(episodes):
+        try:
+            size = len(encode_episode(episode))
+        except TypeError as error:  # orjson: integers beyond 64 bits
+            raise EpisodeUnencodable(index, error) from None
+        if size > limit:
+            raise EpisodeTooLarge(index, size, limit)
+
+
+class Intake:
+    """Appends producers' episodes to ``engram.episodes``; one per API process."""
+
+    def __init__(self, kafka: KafkaSettings) -> None:
+        self._kafka = kafka
+        self._producer: EpisodeProducer | None = None
+        self._lock = asyncio.Lock()
+
+    async def append(self, episodes: Sequence[Producible]) -> list[Appended]:
+        """Append in request order (each project's keep their order); ``KafkaError`` when the
+        log cannot be reached, with nothing appended unless the broker failed mid-batch."""
+        check_sizes(episodes, self._kafka.max_event_bytes)
+        producer = await self._started()
+        try:
+            return await producer.publish_many(episodes)
+        except KafkaError:
+            await self._drop()
+            raise
+
+    async def close(self) -> None:
+        await self._drop()
+
+    async def _started(self) -> EpisodeProducer:
+        async with self._lock:
+            if self._producer is None:
+                producer = EpisodeProducer(self._kafka)
+                try:
+                    await ensure_topics(self._kafka)
+                    await producer.__aenter__()
+                except KafkaError:
+                    await producer.__aexit__(None, None, None)
+                    raise
+                self._producer = producer
+            return self._producer
+
+    async def _drop(self) -> None:
+        async with self._lock:
+            producer, self._producer = self._producer, None
+        if producer is not None:
+            try:
+                await producer.__aexit__(None, None, None)
+            except KafkaError as error:  # already broken: nothing more to flush
+                log.warning("intake.producer_stop_failed", error=type(error).__name__)

@@ -1,0 +1,184 @@
+"""The HTTP contract: request and response models of the API (``schemas/openapi.json``).
+
+These are wire models too — the server answers with them and the client (``engram.client``)
+decodes with them — but they are not events: they are separate from the models in
+``episodes``/``corrections`` even where they look alike, so neither contract changes by accident
+when the other does. They import nothing of Engram's but the event models a request carries.
+"""
+
+from __future__ import annotations
+
+import uuid
+from datetime import datetime
+from typing import Annotated, Any
+
+from pydantic import AwareDatetime, BaseModel, Discriminator, Field, Tag
+
+from schemas.common import Identifier
+from schemas.corrections import CorrectionKind
+from schemas.episodes import MemoryRemembered, Message, TurnAppended
+
+MAX_TURNS_PER_REQUEST = 500
+
+
+class TurnsBatch(BaseModel):
+    """Several episodes in one request: validated whole before any is appended."""
+
+    turns: list[Annotated[TurnAppended | MemoryRemembered, Field(discriminator="type")]] = Field(
+        min_length=1, max_length=MAX_TURNS_PER_REQUEST
+    )
+
+
+def _shape(value: Any) -> str | None:
+    """Which shape a ``POST /v1/turns`` body has: a batch, or one episode by its ``type``.
+
+    Any other ``type`` (a correction, which only Engram appends) matches no tag: 422."""
+    if isinstance(value, dict):
+        return "batch" if "turns" in value else value.get("type")
+    return "batch" if isinstance(value, TurnsBatch) else getattr(value, "type", None)
+
+
+TurnsRequest = Annotated[
+    Annotated[TurnsBatch, Tag("batch")]
+    | Annotated[TurnAppended, Tag("turn.appended")]
+    | Annotated[MemoryRemembered, Tag("memory.remember")],
+    Discriminator(
+        _shape,
+        custom_error_type="episode_type",
+        custom_error_message="expected one episode of type 'turn.appended' or 'memory.remember' "
+        '(corrections are appended by Engram only), or {"turns": [...]}',
+    ),
+]
+"""The body of ``POST /v1/turns``: one episode, or ``{"turns": [...]}``."""
+
+
+class RememberRequest(BaseModel):
+    """An explicit memory, without the envelope: the server fills in ``type`` and
+    ``schema_version``, and the tenant and principal from a principal's token when left out;
+    the caller still chooses ``event_id``, the episode's identity."""
+
+    event_id: uuid.UUID
+    tenant: Identifier | None = None
+    principal: Identifier | None = None
+    project: Identifier
+    session: Identifier
+    occurred_at: AwareDatetime
+    message: Message
+
+
+class LogPosition(BaseModel):
+    """Where an event landed in the episodic log; wait on ``/v1/freshness`` for ``offset``."""
+
+    event_id: uuid.UUID
+    tenant: str
+    project: str
+    partition: int
+    offset: int
+
+
+class TurnsAccepted(BaseModel):
+    """Every appended episode's log position, in request order."""
+
+    appended: list[LogPosition]
+
+
+class CorrectionRequest(BaseModel):
+    kind: CorrectionKind
+    replacement: str | None = Field(default=None, min_length=1, max_length=4096)
+    project: Identifier | None = None
+
+
+class EvidenceView(BaseModel):
+    episode_id: uuid.UUID
+    message_ordinal: int
+    role: str
+    quote: str
+    span_start: int
+    span_end: int
+    extractor: str
+    source_partition: int
+    source_offset: int
+    occurred_at: datetime
+
+
+class BeliefView(BaseModel):
+    belief_id: uuid.UUID
+    statement: str
+    subject: str
+    relation: str
+    object: str
+    facet: str | None
+    belief_type: str
+    polarity: str
+    authority: str
+    scope: str
+    origin_scopes: list[str]
+    portability: str
+    sensitivity: list[str]
+    confidence: float
+    status: str
+    corroboration: int
+    valid_from: datetime
+    valid_to: datetime | None
+    known_from: datetime
+    known_to: datetime | None
+    superseded_by: uuid.UUID | None
+    conflicts_with: list[uuid.UUID]
+    flagged_for_review: bool
+    excluded_scopes: list[str]
+    policy_version: str
+    content_hash: str | None
+    evidence: list[EvidenceView]
+
+
+class CorrectionView(BaseModel):
+    """A correction of this content: what was said, when, where; the words go on deletion."""
+
+    kind: str
+    scope: str
+    statement: str | None
+    replacement: str | None
+    belief_id: uuid.UUID
+    correcting_event: uuid.UUID
+    occurred_at: datetime
+
+
+class BeliefDetail(BaseModel):
+    """One belief with all its evidence, the values it replaced or that replaced it, and the
+    corrections of its content."""
+
+    belief: BeliefView
+    history: list[BeliefView]
+    corrections: list[CorrectionView]
+
+
+class RefusalView(BaseModel):
+    refusal_id: uuid.UUID
+    episode_id: uuid.UUID
+    message_ordinal: int
+    role: str
+    relation: str
+    statement: str
+    quote: str
+    reason: str
+    detail: str
+    extractor: str
+    policy_version: str
+    occurred_at: datetime
+
+
+class Freshness(BaseModel):
+    tenant: str
+    project: str
+    log_offset: int | None
+    formed_offset: int | None
+    lag_episodes: int
+    lag_seconds: float
+    parked: int
+    policy_version: str | None
+
+
+class Problem(BaseModel):
+    """Every error answer: ``detail`` says what is wrong (a list of field errors for a 422)."""
+
+    detail: Any

@@ -1,0 +1,134 @@
+"""The committed OpenAPI document against the live API (a real ``engram api`` process):
+schemathesis generates requests for every operation with the tokens of two principals and an
+operator. No answer is a 500, every status and body is one the document declares, and no answer
+to one principal's token ever carries the other principal's data — not even when the requests
+aim straight at the other's belief ids.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import asyncpg
+import pytest
+import schemathesis
+from hypothesis import HealthCheck, given, settings
+from schemathesis.checks import not_a_server_error
+from schemathesis.specs.openapi.checks import (
+    response_schema_conformance,
+    status_code_conformance,
+)
+
+from engram.cli import OPENAPI_PATH
+from engram.service.tokens import create_token
+from tests.support.episodes import turn
+from tests.support.http import first_ok, free_port
+from tests.support.isolation import Isolated, running_engram
+from tests.support.projecting import batch_of, claim, project_all
+
+pytestmark = pytest.mark.e2e
+
+EXAMPLES = 25
+CHECKS = [not_a_server_error, status_code_conformance, response_schema_conformance]
+
+
+async def _seed(isolated: Isolated, pool: asyncpg.Pool) -> dict[str, str]:
+    """One belief each for ana and bo, with words found nowhere else; their ids by principal."""
+    t = isolated.tenant
+    kafka = isolated.kafka(partitions=1)
+    await project_all(
+        kafka,
+        pool,
+        [
+            batch_of(
+                turn(t, "ana", "p", "I live in Lisbon.", seq=0),
+                claim("I", "lives_in", "Lisbon", "I live in Lisbon"),
+            ),
+            batch_of(
+                turn(t, "bo", "p", "I live in Cork.", seq=1),
+                claim("I", "lives_in", "Cork", "I live in Cork"),
+                offset=1,
+            ),
+        ],
+    )
+    rows = await pool.fetch("SELECT principal, belief_id FROM belief WHERE tenant = $1", t)
+    return {row["principal"]: str(row["belief_id"]) for row in rows}
+
+
+def _fuzz(
+    url: str,
+    token: str,
+    overrides: dict[str, Any],
+    leaked: Callable[[str, str], bool],
+) -> list[str]:
+    """Every operation, EXAMPLES cases each; returns the leaks found (checks raise). An answer
+    leaks when it holds a marker of the other principal that the request did not send (a 404
+    may repeat the id it was asked for)."""
+    schema = schemathesis.openapi.from_path(str(OPENAPI_PATH))
+    leaks: list[str] = []
+    for result in schema.get_all_operations():
+        operation = result.ok()
+        strategy = operation.as_strategy(**overrides.get(operation.path, {}))
+
+        @settings(
+            max_examples=EXAMPLES,
+            deadline=None,
+            database=None,
+            suppress_health_check=list(HealthCheck),
+        )
+        @given(case=strategy)
+        def check(case: Any) -> None:
+            headers = {"Authorization": f"Bearer {token}"}
+            response = case.call(base_url=url, headers=headers, timeout=30)
+            case.validate_response(response, checks=CHECKS, headers=headers)
+            sent = f"{case.formatted_path} {case.query} {case.body}"
+            if leaked(response.text, sent):
+                leaks.append(f"{case.method} {case.formatted_path}: {response.text[:200]}")
+
+        check()
+    return leaks
+
+
+def _shows(markers: tuple[str, ...]) -> Callable[[str, str], bool]:
+    def leaked(text: str, sent: str) -> bool:
+        return any(marker in text and marker not in sent for marker in markers)
+
+    return leaked
+
+
+async def test_the_live_api_keeps_its_contract_and_each_principal_to_their_own(
+    isolated: Isolated, pool: asyncpg.Pool, tmp_path: Path
+) -> None:
+    ids = await _seed(isolated, pool)
+    t = isolated.tenant
+    tokens = {who: (await create_token(pool, tenant=t, principal=who))[1] for who in ("ana", "bo")}
+    _, operator = await create_token(pool, tenant=t, principal=None)
+    port = free_port()
+    env = {**isolated.env(), "ENGRAM_API_PORT": str(port)}
+    url = f"http://127.0.0.1:{port}"
+    words = {"ana": ("Lisbon", ids["ana"]), "bo": ("Cork", ids["bo"])}
+    quick = {"/v1/freshness": {"query": {"timeout_s": 0.2}}}
+    with running_engram(isolated, "api", log_path=tmp_path / "api.log", env=env):
+        await first_ok(f"{url}/healthz")
+        for who, other in (("ana", "bo"), ("bo", "ana")):
+            aimed = {
+                path: {"path_parameters": {"belief_id": ids[other]}}
+                for path in ("/v1/beliefs/{belief_id}", "/v1/beliefs/{belief_id}/corrections")
+            }
+            for overrides in (quick, {**quick, **aimed}):
+                leaks = await asyncio.to_thread(
+                    _fuzz,
+                    url,
+                    tokens[who],
+                    overrides,
+                    _shows(words[other]),
+                )
+                assert leaks == [], f"{who}'s token saw {other}'s data: {leaks[:3]}"
+        assert (
+            await asyncio.to_thread(_fuzz, url, operator, quick, lambda _text, _sent: False) == []
+        )
+    log = (tmp_path / "api.log").read_text(errors="replace")
+    assert "Traceback" not in log, log[-2000:]
