@@ -23,7 +23,7 @@ class Freshness(BaseModel):
 
 
 async def freshness(
-    db: asyncpg.Pool, *, tenant: str, project: str, now: datetime | None = None
+    db: asyncpg.Pool | asyncpg.Connection, *, tenant: str, project: str, now: datetime | None = None
 ) -> Freshness:
     mark = await watermark(db, tenant=tenant, project=project)
     policy = await db.fetchval(
@@ -47,7 +47,7 @@ async def freshness(
 
 
 async def wait_formed_through(
-    db: asyncpg.Pool,
+    db: asyncpg.Pool | asyncpg.Connection,
     *,
     tenant: str,
     project: str,

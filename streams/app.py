@@ -22,7 +22,7 @@ from engram.shared.metrics import CONSUMER_LAG
 from engram.shared.settings import Settings
 from streams.fetch import fetch_record
 from streams.formation_stage import FormationStage
-from streams.pipeline import FormationPipeline, Record
+from streams.pipeline import FormationPipeline, Record, Serves, serves_everyone
 from streams.retrying import RetryPolicy
 
 log = structlog.get_logger(__name__)
@@ -35,6 +35,9 @@ class EngramStreams:
     claims: faust.TopicT
     dead_letters: faust.TopicT
     settings: Settings
+    schema: str | None = None
+    """The generation's PostgreSQL schema its backlog lives in (None: ``public``)."""
+    serves: Serves = serves_everyone
     pipeline: FormationPipeline | None = None
     last_read: dict[int, int] = field(default_factory=dict)
     _ready: asyncio.Lock = field(default_factory=asyncio.Lock)
@@ -42,9 +45,10 @@ class EngramStreams:
     async def ensure_pipeline(self, stage: FormationStage) -> FormationPipeline:
         async with self._ready:
             if self.pipeline is None:
-                settings = self.settings.database
+                settings, schema = self.settings.database, self.schema
                 pool = await retry_while_unavailable(
-                    lambda: create_pool(settings, role="engram-formation"), what="formation.connect"
+                    lambda: create_pool(settings, role="engram-formation", schema=schema),
+                    what="formation.connect",
                 )
                 formation = self.settings.formation
                 self.pipeline = FormationPipeline(
@@ -58,13 +62,23 @@ class EngramStreams:
                     ),
                     max_bytes=self.settings.kafka.max_event_bytes,
                     max_in_flight=formation.max_in_flight,
+                    serves=self.serves,
                 )
             return self.pipeline
 
 
-def build_app(settings: Settings, stage: FormationStage) -> EngramStreams:
+def build_app(
+    settings: Settings,
+    stage: FormationStage,
+    *,
+    schema: str | None = None,
+    serves: Serves = serves_everyone,
+) -> EngramStreams:
     """The formation worker's app. Another stage (the belief projector) can share its event
-    loop as a task: ``streams.app.task(...)``, wired by the entry point that wants both."""
+    loop as a task: ``streams.app.task(...)``, wired by the entry point that wants both.
+
+    ``schema`` and ``serves`` place it in a generation: where its backlog is written and which
+    principals' episodes it forms (the settings carry the generation's groups and topics)."""
     kafka = settings.kafka
     datadir = settings.state.dir / "faust"
     datadir.mkdir(parents=True, exist_ok=True)  # faust creates only the last level
@@ -92,6 +106,8 @@ def build_app(settings: Settings, stage: FormationStage) -> EngramStreams:
         claims=_raw_topic(app, kafka.claims_topic),
         dead_letters=_raw_topic(app, kafka.dlq_topic),
         settings=settings,
+        schema=schema,
+        serves=serves,
     )
     register_formation_agent(streams, stage)
     register_requeue_timer(streams, stage)

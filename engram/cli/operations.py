@@ -16,6 +16,7 @@ from rich.table import Table
 from engram.shared.backlog import list_parked
 from engram.shared.backlog import unpark as do_unpark
 from engram.shared.db import create_pool
+from engram.shared.reading import reading
 from engram.shared.settings import load_settings
 from projections.freshness import freshness as read
 from streams.dead_letter_reader import read_dead_letters
@@ -42,13 +43,17 @@ def freshness(
     project: Annotated[str, typer.Option(help="The project to report.")],
     tenant: Annotated[str, typer.Option(help="Its tenant.")] = "default",
     json: Annotated[bool, typer.Option("--json", help="One JSON object.")] = False,
+    generation: Annotated[
+        str | None, typer.Option(help="This generation (default: the live one).")
+    ] = None,
 ) -> None:
     """How far formation has got: log and formed offsets, lag, parked, policy in force."""
 
     async def _run() -> dict[str, object]:
         pool = await create_pool(load_settings().database, role="engram-cli")
         try:
-            return (await read(pool, tenant=tenant, project=project)).model_dump(mode="json")
+            async with reading(pool, generation) as conn:
+                return (await read(conn, tenant=tenant, project=project)).model_dump(mode="json")
         finally:
             await pool.close()
 
