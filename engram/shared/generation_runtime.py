@@ -96,18 +96,23 @@ def _behind(end: dict[int, int], reached: dict[int, int]) -> int:
 
 
 async def end_offsets(kafka: KafkaSettings, topic: str) -> dict[int, int]:
-    """Each partition's end offset (0 for a topic that does not exist yet)."""
+    """Each partition's end offset (none for a topic that does not exist yet)."""
+    admin = AIOKafkaAdminClient(bootstrap_servers=kafka.bootstrap)
+    await admin.start()
+    try:
+        [described] = await admin.describe_topics([topic])
+    finally:
+        await admin.close()
+    tps = [TopicPartition(topic, p["partition"]) for p in described["partitions"]]
+    if described["error_code"] or not tps:
+        return {}
     consumer = AIOKafkaConsumer(bootstrap_servers=kafka.bootstrap, enable_auto_commit=False)
     await consumer.start()
     try:
-        if topic not in await consumer.topics():  # also fetches the cluster's metadata
-            return {}
-        partitions = consumer.partitions_for_topic(topic) or set()
-        tps = [TopicPartition(topic, p) for p in sorted(partitions)]
-        ends = await consumer.end_offsets(tps) if tps else {}
-        return {tp.partition: offset for tp, offset in ends.items()}
+        ends = await consumer.end_offsets(tps)
     finally:
         await consumer.stop()
+    return {tp.partition: offset for tp, offset in ends.items()}
 
 
 async def committed_offsets(kafka: KafkaSettings, group: str, topic: str) -> dict[int, int]:
