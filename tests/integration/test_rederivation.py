@@ -247,6 +247,10 @@ async def test_a_replay_killed_three_times_resumes_to_the_digest_of_an_uninterru
     assert await _digest(isolated, rebuilt) == expected
 
 
+def _more_than(seen: list[Any], count: int) -> Any:
+    return lambda: len(seen) > count
+
+
 async def _runs(pool: asyncpg.Pool, generation: Generation) -> int:
     try:
         return int(
@@ -259,7 +263,7 @@ async def _runs(pool: asyncpg.Pool, generation: Generation) -> int:
 
 
 async def _digest(isolated: Isolated, generation: Generation) -> str:
-    database = DatabaseSettings(url=isolated.database_url)  # type: ignore[arg-type]
+    database = DatabaseSettings(url=isolated.database_url)
     pool = await create_pool(database, schema=generation.schema_name)
     try:
         return await projection_digest(pool)
@@ -275,7 +279,7 @@ async def test_a_reader_in_a_tight_loop_during_promote_sees_one_generation_or_th
     shadow = await register_generation(pool, policy_version="shadow", policy_yaml="{}")
     async with pool.acquire() as conn:
         await create_generation_schema(conn, shadow.schema_name)
-    database = DatabaseSettings(url=isolated.database_url)  # type: ignore[arg-type]
+    database = DatabaseSettings(url=isolated.database_url)
     shadow_pool = await create_pool(database, schema=shadow.schema_name)
     try:
         shadow_kafka = generation_kafka(kafka, shadow)
@@ -300,7 +304,7 @@ async def test_a_reader_in_a_tight_loop_during_promote_sees_one_generation_or_th
             await wait_until(lambda: len(seen) > 0, timeout_s=10, what="reader running")
             count = len(seen)
             await promote(conn, target)
-            await wait_until(lambda c=count: len(seen) > c + 5, timeout_s=10, what="reads after")
+            await wait_until(_more_than(seen, count + 5), timeout_s=10, what="reads after")
     done.set()
     await reader
     assert {tuple(s) for s in seen} == {tuple(a), tuple(b)}
