@@ -8,6 +8,7 @@ import sys
 import uuid
 from typing import Annotated
 
+import asyncpg
 import orjson
 import typer
 from rich.console import Console
@@ -15,7 +16,8 @@ from rich.table import Table
 
 from engram.shared.backlog import list_parked
 from engram.shared.backlog import unpark as do_unpark
-from engram.shared.db import create_pool
+from engram.shared.db import connect, create_pool
+from engram.shared.generations import live_generation
 from engram.shared.reading import reading
 from engram.shared.settings import load_settings
 from projections.freshness import freshness as read
@@ -37,6 +39,17 @@ def _emit(rows: list[dict[str, object]], json: bool, title: str) -> None:
     for row in rows:
         table.add_row(*(str(v) for v in row.values()))
     console.print(table)
+
+
+async def _live_pool() -> asyncpg.Pool:
+    """A pool on the live generation's tables: operators act on live formation."""
+    settings = load_settings().database
+    conn = await connect(settings)
+    try:
+        live = await live_generation(conn)
+    finally:
+        await conn.close()
+    return await create_pool(settings, role="engram-cli", schema=live.schema_name)
 
 
 def freshness(
@@ -69,7 +82,7 @@ def parked(
     """List parked episodes: metadata only (id, offset, attempts, times, failure kind)."""
 
     async def _run() -> list[dict[str, object]]:
-        pool = await create_pool(load_settings().database, role="engram-cli")
+        pool = await _live_pool()
         try:
             return [vars(p) for p in await list_parked(pool, tenant=tenant, project=project)]
         finally:
@@ -90,7 +103,7 @@ def unpark(
     who = actor or getpass.getuser()
 
     async def _run() -> int:
-        pool = await create_pool(load_settings().database, role="engram-cli")
+        pool = await _live_pool()
         try:
             return await do_unpark(
                 pool, tenant=tenant, project=project, episode_id=episode_id, actor=who
