@@ -239,6 +239,9 @@ async def test_a_replay_killed_three_times_resumes_to_the_digest_of_an_uninterru
             job.kill()  # SIGKILL: no shutdown, no commit
             job.wait()
             killed_at.append(await _runs(pool, rebuilt))
+    if killed_at[-1] < len(turns):
+        lagging = engram(isolated, "generations", "promote", generation.generation_id, "--confirm")
+        assert lagging.returncode == 2 and "lags the log" in lagging.stderr
     finished = engram(isolated, "rederive", "--policy", policy, "--until-caught-up")
     assert finished.returncode == 0, finished.stdout + finished.stderr
     assert killed_at[0] < len(turns), f"killed mid-replay at {killed_at} of {len(turns)}"
@@ -309,3 +312,33 @@ async def test_a_reader_in_a_tight_loop_during_promote_sees_one_generation_or_th
     await reader
     assert {tuple(s) for s in seen} == {tuple(a), tuple(b)}
     assert await objects(pool, isolated.tenant, "p0") == b
+
+
+async def test_a_generation_built_for_one_principal_forms_only_theirs_and_is_not_promoted(
+    live: Isolated, pool: asyncpg.Pool, tmp_path: Path
+) -> None:
+    t = live.tenant
+    await say(
+        live,
+        pool,
+        turn(t, "ana", "p", "I live in Lisbon. I use Vim.", seq=0),
+        turn(t, "bob", "p", "I live in Oslo.", seq=1),
+        turn(t, "ana", "p", "I prefer dark mode.", seq=2),
+    )
+    policy = str(default_policy_file(tmp_path))
+    built = engram(live, "rederive", "--policy", policy, "--principal", "ana", "--until-caught-up")
+    assert built.returncode == 0, built.stdout + built.stderr
+    generation = await generation_for(pool)
+    assert generation.principals == ("ana",)
+    gid = generation.generation_id
+    assert await objects(pool, t, "ana", gid) == await objects(pool, t, "ana")
+    assert await objects(pool, t, "bob", gid) == []
+    async with reading(pool, gid) as conn:
+        backlog = await conn.fetch("SELECT state FROM formation_backlog")
+    assert [row["state"] for row in backlog] == ["formed"] * 3, "others recorded as formed"
+
+    diff = engram(live, "generations", "diff", "public", gid, "--principal", "ana", "--json")
+    found = orjson.loads(diff.stdout)
+    assert found["added"] == found["removed"] == found["changed"] == []
+    refused = engram(live, "generations", "promote", gid, "--confirm")
+    assert refused.returncode == 2 and "built for some principals" in refused.stderr
