@@ -19,7 +19,9 @@ from schemas.corrections import BeliefCorrected, BeliefDeleted, PrincipalForgott
 from schemas.episodes import Message, episode_messages
 from schemas.log import LogEvent
 
-ModelArm = Callable[[Message], Awaitable[list[Proposal]]]
+Owner = tuple[str, str]
+"""(tenant, principal) of the episode a message belongs to."""
+ModelArm = Callable[[Owner, Message], Awaitable[list[Proposal]]]
 
 
 class FormationStage:
@@ -39,13 +41,14 @@ class FormationStage:
         if isinstance(episode, BeliefCorrected | BeliefDeleted | PrincipalForgotten):
             return form_correction(episode, self.policy, source=source)
         proposals: dict[int, list[Proposal]] = {}
+        owner = (episode.tenant, episode.principal)
         for message in episode_messages(episode):
-            proposals[message.ordinal] = await self._propose(message)
+            proposals[message.ordinal] = await self._propose(owner, message)
         return form_episode(episode, self.policy, proposals, source=source)
 
-    async def _propose(self, message: Message) -> list[Proposal]:
+    async def _propose(self, owner: Owner, message: Message) -> list[Proposal]:
         kind = self.policy.extractor_kind
         found = deterministic.propose(message.content) if kind != "model" else []
         if self._model_arm is not None and kind in ("model", "both"):
-            found = merge_proposals(found, await self._model_arm(message))
+            found = merge_proposals(found, await self._model_arm(owner, message))
         return found

@@ -29,6 +29,7 @@ from engram.shared.db import create_pool
 from engram.shared.generation_runtime import GenerationLag, generation_lag, generation_settings
 from engram.shared.generation_schema import create_generation_schema
 from engram.shared.generations import Generation
+from engram.shared.metrics import REGISTRY
 from engram.shared.policy_file import PolicyFileError, render_policy_yaml
 from engram.shared.settings import Settings, load_settings
 from formation.policy import FormationPolicy
@@ -227,4 +228,13 @@ class ReplayMeter:
         elapsed = time.monotonic() - self._started
         rate = (done - self._first) / elapsed if elapsed > 0 else 0.0
         eta = f"{lag.formation / rate:.0f}s" if rate > 0 else "?"
-        return f"{rate:.0f} episodes/s, ETA {eta}, {lag.projection} batches to project"
+        calls, cached = (_counted("miss"), _counted("hit"))
+        return (
+            f"{rate:.0f} episodes/s, ETA {eta}, {lag.projection} batches to project, "
+            f"{calls} model calls, {cached} cached answers"
+        )
+
+
+def _counted(outcome: str) -> int:
+    value = REGISTRY.get_sample_value("engram_model_receipts_total", {"outcome": outcome})
+    return int(value or 0)

@@ -37,9 +37,12 @@ from projections.digest import projection_digest
 from projections.queries import list_beliefs
 from schemas.corrections import CorrectionKind
 from schemas.episodes import TurnAppended
+from tests.fakes.model_scripts import echo_model
+from tests.fakes.openai_server import FakeOpenAIServer
 from tests.support.conditions import wait_until
 from tests.support.episodes import turn
 from tests.support.isolation import REPO, Isolated, running_engram, running_worker
+from tests.support.model_env import model_worker_env
 from tests.support.projecting import city_batches, project_all
 
 pytestmark = pytest.mark.integration
@@ -342,3 +345,62 @@ async def test_a_generation_built_for_one_principal_forms_only_theirs_and_is_not
     assert found["added"] == found["removed"] == found["changed"] == []
     refused = engram(live, "generations", "promote", gid, "--confirm")
     assert refused.returncode == 2 and "built for some principals" in refused.stderr
+
+
+def model_policy(tmp_path: Path, server: FakeOpenAIServer, name: str, **thresholds: float) -> Path:
+    path = tmp_path / f"{name}.yaml"
+    document: dict[str, Any] = {
+        "extractor": {"kind": "model"},
+        "model": {"name": "fake-model", "origin": server.origin},
+    }
+    if thresholds:
+        document["thresholds"] = thresholds
+    path.write_text(yaml.safe_dump(document))
+    return path
+
+
+async def rederive_to_head(
+    isolated: Isolated, env: dict[str, str], policy: Path, log_path: Path
+) -> None:
+    """`engram rederive --until-caught-up` without blocking this loop (the fake model runs
+    on it)."""
+    argv = ("rederive", "--policy", str(policy), "--until-caught-up")
+    with running_engram(isolated, *argv, log_path=log_path, env=env) as job:
+        await wait_until(lambda: job.poll() is not None, timeout_s=WAIT_S, what="rederive done")
+    assert job.returncode == 0, log_path.read_text()
+
+
+async def test_a_second_rederivation_that_changes_only_a_threshold_asks_the_model_nothing(
+    isolated: Isolated,
+    pool: asyncpg.Pool,
+    openai_server: FakeOpenAIServer,
+    tmp_path: Path,
+) -> None:
+    openai_server.script = echo_model()
+    kafka = isolated.kafka(partitions=1)
+    await ensure_topics(kafka)
+    t = isolated.tenant
+    turns = [
+        turn(t, "ana", "p", "I live in Lisbon.", seq=0),
+        turn(t, "ana", "p", "I use Vim. I prefer dark mode.", seq=1),
+        turn(t, "bob", "p", "I live in Oslo.", seq=2),
+    ]
+    async with EpisodeProducer(kafka) as producer:
+        await producer.publish_many(turns)
+    env = model_worker_env(isolated.env(partitions=1), openai_server)
+
+    first = model_policy(tmp_path, openai_server, "first")
+    await rederive_to_head(isolated, env, first, tmp_path / "first.log")
+    asked = len(openai_server.requests)
+    assert asked == len(turns)
+    second = model_policy(tmp_path, openai_server, "second", inferred_confidence_cap=0.5)
+    await rederive_to_head(isolated, env, second, tmp_path / "second.log")
+    assert len(openai_server.requests) == asked, "every answer came from a receipt"
+    generation = await generation_for(pool)
+    assert ("lives_in", "Lisbon") in await objects(pool, t, "ana", generation.generation_id)
+    assert await pool.fetchval("SELECT count(*) FROM model_receipt") == len(turns)
+
+    await Corrections(pool, kafka).forget(tenant=t, principal="ana")
+    await rederive_to_head(isolated, env, second, tmp_path / "forgotten.log")
+    receipts = await pool.fetch("SELECT DISTINCT principal FROM model_receipt")
+    assert [row["principal"] for row in receipts] == ["bob"], "forgetting erased ana's receipts"
