@@ -129,6 +129,7 @@ async def _prepare(
             raise typer.Exit(2)
         async with pool.acquire() as conn:
             await create_generation_schema(conn, generation.schema_name)
+        await registry.set_status(pool, generation.generation_id, "building")  # until caught up
         return generation
     finally:
         await pool.close()
