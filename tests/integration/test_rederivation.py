@@ -329,6 +329,9 @@ async def test_a_generation_built_for_one_principal_forms_only_theirs_and_is_not
         turn(t, "ana", "p", "I prefer dark mode.", seq=2),
     )
     policy = str(default_policy_file(tmp_path))
+    plan = engram(live, "rederive", "--policy", policy, "--principal", "ana", "--dry-run")
+    assert plan.returncode == 0 and "would create generation" in plan.stdout, plan.stderr
+    assert await pool.fetchval("SELECT count(*) FROM generation") == 1, "a dry run builds nothing"
     built = engram(live, "rederive", "--policy", policy, "--principal", "ana", "--until-caught-up")
     assert built.returncode == 0, built.stdout + built.stderr
     generation = await generation_for(pool)
@@ -345,6 +348,8 @@ async def test_a_generation_built_for_one_principal_forms_only_theirs_and_is_not
     assert found["added"] == found["removed"] == found["changed"] == []
     refused = engram(live, "generations", "promote", gid, "--confirm")
     assert refused.returncode == 2 and "built for some principals" in refused.stderr
+    listed = engram(live, "generations", "list")
+    assert listed.returncode == 0 and gid in listed.stdout and "ana" in listed.stdout
 
 
 def model_policy(tmp_path: Path, server: FakeOpenAIServer, name: str, **thresholds: float) -> Path:
