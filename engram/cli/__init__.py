@@ -19,7 +19,7 @@ from engram.cli.output import console, err
 from engram.cli.policy import policy_app
 from engram.cli.principals import principals_app
 from engram.cli.rederive import rederive
-from engram.shared.db import connect, create_pool
+from engram.shared.db import connect, create_pool, retry_while_unavailable
 from engram.shared.generation_runtime import generation_settings
 from engram.shared.generations import Generation, PolicyChanged, pin_policy
 from engram.shared.logs import configure_logging
@@ -153,7 +153,8 @@ def _live_generation(settings: Settings) -> Generation:
             await conn.close()
 
     try:
-        return asyncio.run(_pin())
+        # A database that is not up yet is waited for, as formation and projection do.
+        return asyncio.run(retry_while_unavailable(_pin, what="worker.generation"))
     except PolicyChanged as error:
         err.print(f"[red]not started:[/red] {error}")
         raise typer.Exit(2) from None
