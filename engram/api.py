@@ -26,6 +26,8 @@ from engram.service.corrections import (
     LogPosition,
 )
 from engram.shared.db import UNAVAILABLE, create_pool, report_unavailable
+from engram.shared.generations import GenerationError
+from engram.shared.reading import reading
 from engram.shared.settings import Settings
 from engram.web import openapi, turns
 from engram.web.auth import Calling, NameQuery, Tenant, Who
@@ -82,7 +84,24 @@ def _corrections(request: Request) -> Corrections:
     return Corrections(request.app.state.pool, request.app.state.settings.kafka)
 
 
+async def _reader(
+    request: Request,
+    generation: Annotated[
+        str | None, Query(min_length=1, max_length=200, pattern=IDENTIFIER_PATTERN)
+    ] = None,
+) -> AsyncIterator[asyncpg.Connection]:
+    """A connection reading one generation — the live one unless ``generation`` names
+    another — for the whole request: never a mix across a promote."""
+    async with reading(request.app.state.pool, generation) as conn:
+        yield conn
+
+
+async def _no_generation(request: Request, error: Exception) -> JSONResponse:
+    return JSONResponse({"detail": str(error)}, status_code=404)
+
+
 Pool = Annotated[asyncpg.Pool, Depends(_pool)]
+Reader = Annotated[asyncpg.Connection, Depends(_reader)]
 Service = Annotated[Corrections, Depends(_corrections)]
 
 
@@ -142,6 +161,7 @@ def create_api(settings: Settings) -> FastAPI:
     api.add_middleware(BodyLimit, max_bytes=settings.api.max_body_bytes)
     for unavailable in UNAVAILABLE:
         api.add_exception_handler(unavailable, _database_unavailable)
+    api.add_exception_handler(GenerationError, _no_generation)
     api.include_router(turns.router, responses=turns.ERRORS)
     api.include_router(router, responses=READ_ERRORS)
     api.include_router(probes)
@@ -152,7 +172,7 @@ def create_api(settings: Settings) -> FastAPI:
 @router.get("/v1/beliefs", response_model=list[BeliefView])
 async def beliefs(
     who: Who,
-    db: Pool,
+    db: Reader,
     all: bool = False,
     as_of: datetime | None = None,
     project: NameQuery = None,
@@ -165,7 +185,7 @@ async def beliefs(
 
 
 @router.get("/v1/refusals", response_model=list[RefusalView])
-async def refusals(who: Who, db: Pool) -> list[RefusalView]:
+async def refusals(who: Who, db: Reader) -> list[RefusalView]:
     tenant, principal = who
     return await list_refusals(db, tenant=tenant, principal=principal)
 
@@ -173,7 +193,7 @@ async def refusals(who: Who, db: Pool) -> list[RefusalView]:
 @router.get("/v1/freshness", response_model=Freshness, responses={408: {"model": Problem}})
 async def project_freshness(
     tenant: Tenant,
-    db: Pool,
+    db: Reader,
     project: Annotated[str, Query(min_length=1, max_length=200, pattern=IDENTIFIER_PATTERN)],
     wait_for_offset: Annotated[int | None, Query(ge=0)] = None,
     timeout_s: Annotated[float, Query(gt=0, le=300)] = 30.0,
@@ -189,7 +209,7 @@ async def project_freshness(
 
 
 @router.get("/v1/beliefs/{belief_id}", response_model=BeliefDetail)
-async def belief(belief_id: uuid.UUID, who: Who, db: Pool) -> BeliefDetail:
+async def belief(belief_id: uuid.UUID, who: Who, db: Reader) -> BeliefDetail:
     """One belief with all its evidence, its history and the corrections of its content;
     404 for a belief that is not this principal's."""
     tenant, principal = who

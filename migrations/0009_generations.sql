@@ -23,3 +23,21 @@ CREATE UNIQUE INDEX generation_one_live ON generation ((true)) WHERE status = 'l
 
 INSERT INTO generation (generation_id, schema_name, policy_version, status, promoted_at)
 VALUES ('public', 'public', 'legacy', 'live', now());
+
+-- Model-answer receipts: every model reply, keyed by the model's identity, the digest of the
+-- request's fixed part (prompt bytes and the relations it offers) and the digest of the exact
+-- input (the redacted message and its role). Shared by every generation, so a re-derivation
+-- that changes only gating, resolution or thresholds asks the model nothing. Per principal,
+-- so that forgetting a principal erases them and one principal's answers never serve another.
+CREATE TABLE model_receipt (
+    tenant         text NOT NULL,
+    principal      text NOT NULL,
+    model_name     text NOT NULL,
+    model_origin   text NOT NULL,
+    prompt_digest  text NOT NULL,
+    input_digest   text NOT NULL,
+    proposals      jsonb NOT NULL,
+    latency_ms     double precision NOT NULL CHECK (latency_ms >= 0),
+    created_at     timestamptz NOT NULL DEFAULT now(),
+    PRIMARY KEY (tenant, principal, model_name, model_origin, prompt_digest, input_digest)
+);

@@ -114,3 +114,7 @@ async def forget_principal(conn: asyncpg.Connection, tenant: str, principal: str
         await conn.execute(
             f"DELETE FROM {table} WHERE tenant = $1 AND principal = $2", tenant, principal
         )
+    # The model's answers about the principal's messages (shared by every generation).
+    await conn.execute(
+        "DELETE FROM model_receipt WHERE tenant = $1 AND principal = $2", tenant, principal
+    )

@@ -14,7 +14,7 @@ __all__ = ["Freshness", "freshness", "wait_formed_through"]
 
 
 async def freshness(
-    db: asyncpg.Pool, *, tenant: str, project: str, now: datetime | None = None
+    db: asyncpg.Pool | asyncpg.Connection, *, tenant: str, project: str, now: datetime | None = None
 ) -> Freshness:
     mark = await watermark(db, tenant=tenant, project=project)
     policy = await db.fetchval(
@@ -38,7 +38,7 @@ async def freshness(
 
 
 async def wait_formed_through(
-    db: asyncpg.Pool,
+    db: asyncpg.Pool | asyncpg.Connection,
     *,
     tenant: str,
     project: str,

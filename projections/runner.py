@@ -17,9 +17,10 @@ from engram.shared.settings import Settings
 from projections.projector import BeliefProjector
 
 
-async def run_projector(settings: Settings) -> None:
+async def run_projector(settings: Settings, *, schema: str | None = None) -> None:
     pool = await retry_while_unavailable(
-        lambda: create_pool(settings.database, role="engram-projector"), what="projector.connect"
+        lambda: create_pool(settings.database, role="engram-projector", schema=schema),
+        what="projector.connect",
     )
     projector = BeliefProjector(settings.kafka, pool)
     loop = asyncio.get_running_loop()
@@ -43,11 +44,13 @@ async def run_projector(settings: Settings) -> None:
         await pool.close()
 
 
-async def project_in_worker(settings: Settings) -> None:
-    """The belief projector as a task of another process's loop (``engram worker``): that
-    process owns signals and health; the task ends when it is cancelled."""
+async def project_in_worker(settings: Settings, *, schema: str | None = None) -> None:
+    """The belief projector as a task of another process's loop (``engram worker``, ``engram
+    rederive``): that process owns signals and health; the task ends when it is cancelled.
+    ``schema`` is the generation it projects into (None: ``public``)."""
     pool = await retry_while_unavailable(
-        lambda: create_pool(settings.database, role="engram-projector"), what="projector.connect"
+        lambda: create_pool(settings.database, role="engram-projector", schema=schema),
+        what="projector.connect",
     )
     try:
         await BeliefProjector(settings.kafka, pool).run()

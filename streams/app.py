@@ -22,7 +22,7 @@ from engram.shared.metrics import CONSUMER_LAG
 from engram.shared.settings import Settings
 from streams.fetch import fetch_record
 from streams.formation_stage import FormationStage
-from streams.pipeline import FormationPipeline, Record, Send
+from streams.pipeline import FormationPipeline, Record, Send, Serves, serves_everyone
 from streams.retrying import RetryPolicy
 
 log = structlog.get_logger(__name__)
@@ -38,6 +38,9 @@ class EngramStreams:
     claims: faust.TopicT
     dead_letters: faust.TopicT
     settings: Settings
+    schema: str | None = None
+    """The generation's PostgreSQL schema its backlog lives in (None: ``public``)."""
+    serves: Serves = serves_everyone
     pipeline: FormationPipeline | None = None
     last_read: dict[int, int] = field(default_factory=dict)
     _ready: asyncio.Lock = field(default_factory=asyncio.Lock)
@@ -45,9 +48,10 @@ class EngramStreams:
     async def ensure_pipeline(self, stage: FormationStage) -> FormationPipeline:
         async with self._ready:
             if self.pipeline is None:
-                settings = self.settings.database
+                settings, schema = self.settings.database, self.schema
                 pool = await retry_while_unavailable(
-                    lambda: create_pool(settings, role="engram-formation"), what="formation.connect"
+                    lambda: create_pool(settings, role="engram-formation", schema=schema),
+                    what="formation.connect",
                 )
                 formation = self.settings.formation
                 self.pipeline = FormationPipeline(
@@ -61,6 +65,7 @@ class EngramStreams:
                     ),
                     max_bytes=self.settings.kafka.max_event_bytes,
                     max_in_flight=formation.max_in_flight,
+                    serves=self.serves,
                 )
             return self.pipeline
 
@@ -73,10 +78,19 @@ class EngramStreams:
         return partial(producer.send, topic, partition=None, timestamp=None, headers=None)
 
 
-def build_app(settings: Settings, stage: FormationStage) -> EngramStreams:
+def build_app(
+    settings: Settings,
+    stage: FormationStage,
+    *,
+    schema: str | None = None,
+    serves: Serves = serves_everyone,
+) -> EngramStreams:
     """The formation worker's app. Another stage (the belief projector) can share its event
-    loop as a task: ``streams.app.task(...)``, wired by the entry point that wants both."""
-    streams = declare_app(settings)
+    loop as a task: ``streams.app.task(...)``, wired by the entry point that wants both.
+
+    ``schema`` and ``serves`` place it in a generation: where its backlog is written and which
+    principals' episodes it forms (the settings carry the generation's groups and topics)."""
+    streams = declare_app(settings, schema=schema, serves=serves)
     register_formation_agent(streams, stage)
     register_requeue_timer(streams, stage)
     register_lag_timer(streams)
@@ -84,7 +98,9 @@ def build_app(settings: Settings, stage: FormationStage) -> EngramStreams:
     return streams
 
 
-def declare_app(settings: Settings) -> EngramStreams:
+def declare_app(
+    settings: Settings, *, schema: str | None = None, serves: Serves = serves_everyone
+) -> EngramStreams:
     """The faust app and its topics, with no agent or timer registered yet."""
     kafka = settings.kafka
     datadir = settings.state.dir / "faust"
@@ -117,6 +133,8 @@ def declare_app(settings: Settings) -> EngramStreams:
         claims=_raw_topic(app, kafka.claims_topic),
         dead_letters=_raw_topic(app, kafka.dlq_topic),
         settings=settings,
+        schema=schema,
+        serves=serves,
     )
 
 

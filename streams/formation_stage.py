@@ -20,7 +20,9 @@ from schemas.corrections import BeliefCorrected, BeliefDeleted, PrincipalForgott
 from schemas.episodes import Message, episode_messages
 from schemas.log import LogEvent
 
-ModelArm = Callable[[Message], Awaitable[list[Proposal]]]
+Owner = tuple[str, str]
+"""(tenant, principal) of the episode a message belongs to."""
+ModelArm = Callable[[Owner, Message], Awaitable[list[Proposal]]]
 
 
 class FormationStage:
@@ -40,12 +42,16 @@ class FormationStage:
         if isinstance(episode, BeliefCorrected | BeliefDeleted | PrincipalForgotten):
             return form_correction(episode, self.policy, source=source)
         proposals: dict[int, list[Proposal]] = {}
+        owner = (episode.tenant, episode.principal)
         for message in episode_messages(episode):
-            proposals[message.ordinal] = await self._propose(message, episode.occurred_at.date())
+            proposals[message.ordinal] = await self._propose(
+                owner, message, episode.occurred_at.date()
+            )
         return form_episode(episode, self.policy, proposals, source=source)
 
-    async def _propose(self, message: Message, occurred_on: date) -> list[Proposal]:
-        """``occurred_on`` is the episode's event-time date: it grounds "last Saturday"."""
+    async def _propose(self, owner: Owner, message: Message, occurred_on: date) -> list[Proposal]:
+        """``occurred_on`` is the episode's event-time date: it grounds "last Saturday";
+        ``owner`` keys the model's answers kept as receipts."""
         kind = self.policy.extractor_kind
         found = (
             deterministic.propose(
@@ -55,5 +61,5 @@ class FormationStage:
             else []
         )
         if self._model_arm is not None and kind in ("model", "both"):
-            found = merge_proposals(found, await self._model_arm(message))
+            found = merge_proposals(found, await self._model_arm(owner, message))
         return found

@@ -14,6 +14,7 @@ redirects, and it ignores proxy settings from the environment.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import re
 import secrets
 from collections.abc import AsyncIterator, Callable, Sequence
@@ -132,6 +133,20 @@ class ModelExtractor:
     def extractor(self) -> str:
         """The name stamped on every proposal, candidate and refusal from this arm."""
         return f"model:{self.model_name}"
+
+    @property
+    def request_digest(self) -> str:
+        """SHA-256 of what every request repeats: the prompt's bytes and the system prompt as
+        rendered for this policy (the relations it offers). With :attr:`identity` and
+        :meth:`input_digest`, the key of a stored answer."""
+        fixed = f"{self.prompt_digest}\x1f{self._system}"
+        return hashlib.sha256(fixed.encode()).hexdigest()
+
+    def input_digest(self, message: Message) -> str:
+        """SHA-256 of the exact input the model decides on: the role and the message as it
+        would be sent (redacted). The fence's random marker is not part of it."""
+        content = redact(message.content, pii_kinds=self._pii_kinds)
+        return hashlib.sha256(f"{message.role.value}\x1f{content}".encode()).hexdigest()
 
     def __repr__(self) -> str:
         return f"ModelExtractor({self.model_name}@{self.origin}, prompt {self.prompt_digest[:12]})"

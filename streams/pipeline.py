@@ -40,6 +40,11 @@ from streams.retrying import Parked, RetryPolicy, attempt_until_parked
 log = structlog.get_logger(__name__)
 
 Send = Callable[..., Awaitable[Any]]
+Serves = Callable[[LogEvent], bool]
+
+
+def serves_everyone(episode: LogEvent) -> bool:
+    return True
 
 
 @dataclass(frozen=True)
@@ -73,8 +78,12 @@ class FormationPipeline:
         retry: RetryPolicy,
         max_bytes: int,
         max_in_flight: int,
+        serves: Serves = serves_everyone,
     ):
+        """``serves`` says which episodes this process forms (a generation built for some
+        principals); the others are recorded as formed without a batch, so watermarks move."""
         self._stage = stage
+        self._serves = serves
         self._pool = pool
         self._send_claims = send_claims
         self._send_dead_letter = send_dead_letter
@@ -144,6 +153,12 @@ class FormationPipeline:
 
     async def _form(self, work: Work) -> None:
         failed_before = await work.recorded  # pending in the backlog before any batch exists
+        if not self._serves(work.episode):
+            await retry_while_unavailable(
+                lambda: backlog.record_skipped(self._pool, work.entry), what="backlog.skip"
+            )
+            await self._done(work, None)
+            return
         source = SourcePosition(
             topic=work.record.topic, partition=work.record.partition, offset=work.record.offset
         )
@@ -167,6 +182,10 @@ class FormationPipeline:
         else:
             metrics.ATTEMPTS.labels("succeeded").inc()
             batch = outcome.value
+        await self._done(work, batch)
+
+    async def _done(self, work: Work, batch: ClaimsBatchFormed | None) -> None:
+        """Release in the principal's log order (or at once, for a requeued episode)."""
         if work.acknowledged:
             key = _principal_key(work.record, work.episode)
             await self._in_order.complete(key, work.record.offset, Formed(work, batch))

@@ -7,18 +7,14 @@ at the edge: the formation package's source and, when a model is used, the promp
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
-from engram.shared.metrics import MODEL_LATENCY
 from engram.shared.policy_file import PolicyDocument, PolicyFileError, parse_policy
 from engram.shared.policy_source import formation_source_digest
 from engram.shared.settings import Settings
 from formation.policy import ExtractorKind, FormationPolicy
-from formation.proposals import Proposal
 from formation.vocabulary import RELATIONS
-from schemas.episodes import Message
-from streams.formation_stage import FormationStage, ModelArm
+from streams.formation_stage import FormationStage
 from streams.model_endpoint import ModelConfigurationError, endpoint_origin
 from streams.prompt import load_extraction_prompt
 
@@ -94,6 +90,7 @@ def build_stage(settings: Settings) -> FormationStage:
         return FormationStage(policy)
     # Lazy: the openai client costs ~1 s at import; a deterministic worker never pays it.
     from streams.model_extractor import build_model_extractor
+    from streams.receipts import ReceiptStore, receipted
 
     check_model_identity(policy, settings)
     enabled = set(policy.enabled_relations)
@@ -102,7 +99,7 @@ def build_stage(settings: Settings) -> FormationStage:
         pii_kinds=policy.pii_kinds,
         relations=tuple(r for r in RELATIONS if r.name in enabled),
     )
-    return FormationStage(policy, timed(extractor.propose))
+    return FormationStage(policy, receipted(extractor, ReceiptStore(settings.database)))
 
 
 def check_model_identity(policy: FormationPolicy, settings: Settings) -> None:
@@ -121,16 +118,3 @@ def check_model_identity(policy: FormationPolicy, settings: Settings) -> None:
             f"the policy names model {policy.model_name} at {policy.model_origin}, but "
             f"ENGRAM_MODEL_NAME and ENGRAM_MODEL_ENDPOINT reach {reached[0]} at {reached[1]}"
         )
-
-
-def timed(arm: ModelArm) -> ModelArm:
-    """The model arm, with each call's latency observed in the model latency histogram."""
-
-    async def propose(message: Message) -> list[Proposal]:
-        started = time.perf_counter()
-        try:
-            return await arm(message)
-        finally:
-            MODEL_LATENCY.observe(time.perf_counter() - started)
-
-    return propose

@@ -13,13 +13,18 @@ import uvicorn
 from engram.cli.beliefs import beliefs_app, refusals_app
 from engram.cli.evaluation.command import eval_app
 from engram.cli.extract import extract_lines
+from engram.cli.generations import generations_app
 from engram.cli.operations import digest, dlq_app, formation_app, freshness
 from engram.cli.output import console, err
 from engram.cli.policy import policy_app
 from engram.cli.principals import principals_app
+from engram.cli.rederive import rederive
 from engram.cli.tokens import tokens_app
-from engram.shared.db import connect, create_pool
+from engram.shared.db import connect, create_pool, retry_while_unavailable
+from engram.shared.generation_runtime import generation_settings
+from engram.shared.generations import Generation, PolicyChanged, pin_policy
 from engram.shared.logs import configure_logging
+from engram.shared.policy_file import render_policy_yaml
 from engram.shared.settings import Settings, load_settings
 from engram.shared.waiting import FormationTimeout, wait_for_watermarks
 from ingest.jsonl import InvalidEpisodeLine, load_episodes
@@ -30,7 +35,7 @@ from projections.migrate import migrate as run_migrations
 from projections.runner import project_in_worker, run_projector
 from schemas.export import JSON_DIR, export_json_schemas
 from streams.app import build_app, run_worker
-from streams.wiring import build_stage
+from streams.wiring import build_stage, effective_policy
 
 OPENAPI_PATH = JSON_DIR.parent / "openapi.json"
 app = typer.Typer(no_args_is_help=True, help="Engram: memory formation for AI agents.")
@@ -124,17 +129,38 @@ def worker(
     loglevel: Annotated[str, typer.Option(help="Worker log level.")] = "warning",
 ) -> None:
     """Run the formation agent (faust) and the belief projector until interrupted."""
-    settings = _settings()
     configure_logging(loglevel)
+    generation = _live_generation(_settings())
+    settings = generation_settings(_settings(), generation)
+    schema = generation.schema_name
     asyncio.run(ensure_topics(settings.kafka))
-    streams = build_app(settings, build_stage(settings))
+    streams = build_app(settings, build_stage(settings), schema=schema)
     if projector:
 
         async def project() -> None:
-            await project_in_worker(settings)
+            await project_in_worker(settings, schema=schema)
 
         streams.app.task(project)
     run_worker(streams, loglevel=loglevel)
+
+
+def _live_generation(settings: Settings) -> Generation:
+    """The live generation, refusing to start when its policy is not this worker's."""
+    policy = effective_policy(settings)
+
+    async def _pin() -> Generation:
+        conn = await connect(settings.database)
+        try:
+            return await pin_policy(conn, policy.version, render_policy_yaml(policy))
+        finally:
+            await conn.close()
+
+    try:
+        # A database that is not up yet is waited for, as formation and projection do.
+        return asyncio.run(retry_while_unavailable(_pin, what="worker.generation"))
+    except PolicyChanged as error:
+        err.print(f"[red]not started:[/red] {error}")
+        raise typer.Exit(2) from None
 
 
 @app.command()
@@ -144,9 +170,10 @@ def projector() -> None:
     Pair it with `engram worker --no-projector` to give formation and projection a process each.
     It serves /health, /ready and /metrics like the worker (ENGRAM_WORKER_HTTP_*).
     """
-    settings = _settings()
+    generation = _live_generation(_settings())
+    settings = generation_settings(_settings(), generation)
     asyncio.run(ensure_topics(settings.kafka))
-    asyncio.run(run_projector(settings))
+    asyncio.run(run_projector(settings, schema=generation.schema_name))
 
 
 @app.command()
@@ -221,6 +248,8 @@ def export_openapi(*, check: bool) -> bool:
 
 app.command()(freshness)
 app.command()(digest)
+app.command()(rederive)
+app.add_typer(generations_app, name="generations")
 app.add_typer(formation_app, name="formation")
 app.add_typer(dlq_app, name="dlq")
 app.add_typer(policy_app, name="policy")

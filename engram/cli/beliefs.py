@@ -33,6 +33,9 @@ Principal = Annotated[str, typer.Option(help="Whose beliefs.")]
 Json = Annotated[bool, typer.Option("--json", help="JSON lines.")]
 Wait = Annotated[bool, typer.Option(help="Wait until the change is applied.")]
 Timeout = Annotated[float, typer.Option(help="Seconds to wait with --wait.")]
+GenerationOption = Annotated[
+    str | None, typer.Option("--generation", help="Read this generation (default: the live one).")
+]
 
 
 @beliefs_app.command("list")
@@ -43,12 +46,14 @@ def beliefs_list(
     as_of: Annotated[datetime | None, typer.Option(help="What was believed at this time.")] = None,
     project: Annotated[str | None, typer.Option(help="Only what applies in this project.")] = None,
     json: Json = False,
+    generation: GenerationOption = None,
 ) -> None:
     """List beliefs with their evidence (current by default)."""
     rows = query(
         lambda conn: list_beliefs(
             conn, tenant=tenant, principal=principal, include_all=all_, as_of=as_of, project=project
-        )
+        ),
+        generation,
     )
     print_rows(rows, json=json, title=f"beliefs of {tenant}/{principal}", columns=BELIEF_COLUMNS)
 
@@ -59,6 +64,7 @@ def beliefs_show(
     principal: Principal,
     tenant: Tenant = "default",
     json: Json = False,
+    generation: GenerationOption = None,
 ) -> None:
     """One belief: all its evidence, its history and the corrections that touched it."""
 
@@ -66,7 +72,7 @@ def beliefs_show(
         found = await get_belief(conn, tenant=tenant, principal=principal, belief_id=belief_id)
         return [] if found is None else [found]
 
-    rows = query(read)
+    rows = query(read, generation)
     if not rows:
         err.print(f"[red]no belief {belief_id} for {tenant}/{principal}[/red]")
         raise typer.Exit(1)
@@ -171,9 +177,14 @@ def _write(
 
 
 @refusals_app.command("list")
-def refusals_list(principal: Principal, tenant: Tenant = "default", json: Json = False) -> None:
+def refusals_list(
+    principal: Principal,
+    tenant: Tenant = "default",
+    json: Json = False,
+    generation: GenerationOption = None,
+) -> None:
     """List refused proposals with their reason, relation, statement and quote."""
-    rows = query(lambda conn: list_refusals(conn, tenant=tenant, principal=principal))
+    rows = query(lambda conn: list_refusals(conn, tenant=tenant, principal=principal), generation)
     print_rows(
         rows,
         json=json,

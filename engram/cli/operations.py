@@ -9,6 +9,7 @@ import sys
 import uuid
 from typing import Annotated
 
+import asyncpg
 import orjson
 import typer
 from rich.console import Console
@@ -16,7 +17,9 @@ from rich.table import Table
 
 from engram.shared.backlog import list_parked
 from engram.shared.backlog import unpark as do_unpark
-from engram.shared.db import create_pool
+from engram.shared.db import connect, create_pool
+from engram.shared.generations import live_generation
+from engram.shared.reading import reading
 from engram.shared.settings import load_settings
 from projections.digest import projection_digest
 from projections.freshness import freshness as read
@@ -40,17 +43,32 @@ def _emit(rows: list[dict[str, object]], json: bool, title: str) -> None:
     console.print(table)
 
 
+async def _live_pool() -> asyncpg.Pool:
+    """A pool on the live generation's tables: operators act on live formation."""
+    settings = load_settings().database
+    conn = await connect(settings)
+    try:
+        live = await live_generation(conn)
+    finally:
+        await conn.close()
+    return await create_pool(settings, role="engram-cli", schema=live.schema_name)
+
+
 def freshness(
     project: Annotated[str, typer.Option(help="The project to report.")],
     tenant: Annotated[str, typer.Option(help="Its tenant.")] = "default",
     json: Annotated[bool, typer.Option("--json", help="One JSON object.")] = False,
+    generation: Annotated[
+        str | None, typer.Option(help="This generation (default: the live one).")
+    ] = None,
 ) -> None:
     """How far formation has got: log and formed offsets, lag, parked, policy in force."""
 
     async def _run() -> dict[str, object]:
         pool = await create_pool(load_settings().database, role="engram-cli")
         try:
-            return (await read(pool, tenant=tenant, project=project)).model_dump(mode="json")
+            async with reading(pool, generation) as conn:
+                return (await read(conn, tenant=tenant, project=project)).model_dump(mode="json")
         finally:
             await pool.close()
 
@@ -89,7 +107,7 @@ def parked(
     """List parked episodes: metadata only (id, offset, attempts, times, failure kind)."""
 
     async def _run() -> list[dict[str, object]]:
-        pool = await create_pool(load_settings().database, role="engram-cli")
+        pool = await _live_pool()
         try:
             return [vars(p) for p in await list_parked(pool, tenant=tenant, project=project)]
         finally:
@@ -110,7 +128,7 @@ def unpark(
     who = actor or getpass.getuser()
 
     async def _run() -> int:
-        pool = await create_pool(load_settings().database, role="engram-cli")
+        pool = await _live_pool()
         try:
             return await do_unpark(
                 pool, tenant=tenant, project=project, episode_id=episode_id, actor=who

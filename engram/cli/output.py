@@ -14,6 +14,8 @@ from rich.console import Console
 from rich.table import Table
 
 from engram.shared.db import connect
+from engram.shared.generations import GenerationError
+from engram.shared.reading import reading
 from engram.shared.settings import load_settings
 
 console = Console()
@@ -24,17 +26,24 @@ Columns = dict[str, Callable[[dict[str, Any]], str]]
 
 def query(
     read: Callable[[asyncpg.Connection], Awaitable[Sequence[BaseModel]]],
+    generation: str | None = None,
 ) -> list[dict[str, Any]]:
-    """Run one read on a fresh connection and return its rows as JSON-ready dicts."""
+    """Run one read on a fresh connection, in the live generation (or ``generation``), and
+    return its rows as JSON-ready dicts."""
 
     async def _run() -> list[dict[str, Any]]:
         conn = await connect(load_settings().database)
         try:
-            return [view.model_dump(mode="json") for view in await read(conn)]
+            async with reading(conn, generation) as reader:
+                return [view.model_dump(mode="json") for view in await read(reader)]
         finally:
             await conn.close()
 
-    return asyncio.run(_run())
+    try:
+        return asyncio.run(_run())
+    except GenerationError as error:
+        err.print(f"[red]{error}[/red]")
+        raise SystemExit(2) from None
 
 
 def print_rows(rows: list[dict[str, Any]], *, json: bool, title: str, columns: Columns) -> None:

@@ -16,6 +16,7 @@ from datetime import UTC, datetime
 
 import asyncpg
 
+from engram.shared.reading import reading
 from engram.shared.settings import KafkaSettings
 from engram.shared.waiting import wait_for_watermarks
 from formation.corrections import form_correction
@@ -129,9 +130,10 @@ class Corrections:
         )
 
     async def _belief(self, tenant: str, principal: str, belief_id: uuid.UUID) -> BeliefContent:
-        found = await belief_content(
-            self._pool, tenant=tenant, principal=principal, belief_id=belief_id
-        )
+        async with reading(self._pool) as conn:
+            found = await belief_content(
+                conn, tenant=tenant, principal=principal, belief_id=belief_id
+            )
         if found is None:
             raise BeliefNotFound(belief_id)
         return found

@@ -105,6 +105,28 @@ async def record_pending_many(
     return {(row["topic"], row["partition"], row["offset"]): row["attempts"] for row in rows}
 
 
+async def record_skipped(db: asyncpg.Pool | asyncpg.Connection, entry: BacklogEntry) -> None:
+    """Record an episode this generation does not form (another principal's, in a generation
+    built for some principals) as formed at once, so the project's watermark moves past it."""
+    await db.execute(
+        """
+        INSERT INTO formation_backlog (topic, partition, "offset", tenant, project, episode_id,
+                                       occurred_at, appended_at, state, formed_at)
+        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'formed', now())
+        ON CONFLICT (topic, partition, "offset") DO UPDATE SET state = 'formed', formed_at = now()
+        WHERE formation_backlog.state <> 'formed'
+        """,
+        entry.topic,
+        entry.partition,
+        entry.offset,
+        entry.tenant,
+        entry.project,
+        entry.episode_id,
+        entry.occurred_at,
+        entry.appended_at,
+    )
+
+
 async def mark_formed(db: asyncpg.Connection, positions: Sequence[tuple[str, int, int]]) -> None:
     """Mark episodes formed, by (topic, partition, offset): called by the belief projector
     inside the transaction that commits their beliefs, once per chunk."""

@@ -33,13 +33,22 @@ FIRST_DELAY_S = 0.5
 MAX_DELAY_S = 30.0
 
 
-async def create_pool(settings: DatabaseSettings, *, role: str = "engram") -> asyncpg.Pool:
-    """A pool whose sessions name their ``role`` in ``pg_stat_activity.application_name``."""
+async def create_pool(
+    settings: DatabaseSettings, *, role: str = "engram", schema: str | None = None
+) -> asyncpg.Pool:
+    """A pool whose sessions name their ``role`` in ``pg_stat_activity.application_name``.
+
+    With ``schema`` (a generation's), unqualified table names resolve there first and then in
+    ``public`` (the shared vocabulary): the writers of a generation need no other change.
+    """
+    server_settings = {"application_name": role}
+    if schema is not None and schema != "public":
+        server_settings["search_path"] = f"{schema}, public"
     pool = await asyncpg.create_pool(
         settings.url.get_secret_value(),
         min_size=1,
         max_size=settings.pool_max,
-        server_settings={"application_name": role},
+        server_settings=server_settings,
     )
     if pool is None:  # pragma: no cover - asyncpg only returns None when told not to connect
         raise RuntimeError("could not create a PostgreSQL connection pool")

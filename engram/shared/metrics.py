@@ -31,6 +31,12 @@ MODEL_LATENCY = Histogram(
     buckets=(0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120),
     registry=REGISTRY,
 )
+MODEL_RECEIPTS = Counter(
+    "engram_model_receipts",
+    "Model answers looked up by (model, prompt, input): hit (no model call) or miss.",
+    ["outcome"],
+    registry=REGISTRY,
+)
 CONSUMER_LAG = Gauge(
     "engram_consumer_lag", "Episodes not yet read, per partition.", ["partition"], registry=REGISTRY
 )

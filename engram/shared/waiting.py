@@ -10,6 +10,7 @@ from collections.abc import Awaitable, Callable, Collection
 import asyncpg
 
 from engram.shared.backlog import watermark
+from engram.shared.reading import reading
 
 
 class FormationTimeout(TimeoutError):
@@ -68,7 +69,8 @@ async def wait_for_watermarks(
     async def all_through() -> bool:
         behind.clear()
         for (tenant, project), offset in sorted(highest.items()):
-            mark = await watermark(pool, tenant=tenant, project=project)
+            async with reading(pool) as conn:  # the live generation's backlog
+                mark = await watermark(conn, tenant=tenant, project=project)
             if not mark.formed_through(offset):
                 behind.append(f"{tenant}/{project} (formed {mark.formed_offset}, want {offset})")
         return not behind

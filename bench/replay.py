@@ -1,0 +1,103 @@
+"""Re-derivation throughput, against a raw consume of the same topic in the same run.
+
+Publishes N synthetic turns (the ones ``bench/throughput.py`` uses) to a fresh episodes topic
+and database, then measures:
+  raw     — the topic consumed with aiokafka and written with asyncpg COPY, no formation;
+  replay  — ``engram rederive --policy FILE --until-caught-up`` into a new generation: episodes/s
+            from its first committed run until every episode is projected in the generation's
+            schema (steady state), and over the whole command (group join and shutdown included).
+Prints JSON. Machines are noisy: read the ratio.
+
+    .venv/bin/python -m bench.replay [--turns 5000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import secrets
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import asyncpg
+import orjson
+
+from bench.throughput import REPO, env_for, fresh, measure_raw, synthetic_turns
+from engram.shared.settings import load_settings
+from ingest.producer import EpisodeProducer
+
+
+async def generation_runs(conn: asyncpg.Connection) -> int:
+    schema = await conn.fetchval(
+        "SELECT schema_name FROM generation WHERE generation_id <> 'public' LIMIT 1"
+    )
+    if schema is None:
+        return 0
+    try:
+        return int(await conn.fetchval(f'SELECT count(*) FROM "{schema}".consolidation_run'))
+    except asyncpg.UndefinedTableError:
+        return 0
+
+
+async def measure_replay(env: dict[str, str], db_url: str, count: int) -> dict[str, float]:
+    """Run the replay as a real process and watch the generation's schema fill."""
+    policy = Path(tempfile.mkdtemp()) / "policy.yaml"
+    policy.write_text("{}\n")
+    argv = [sys.executable, "-m", "engram", "rederive", "--policy", str(policy)]
+    conn = await asyncpg.connect(db_url)
+    started = time.perf_counter()
+    log = (REPO / ".dev" / f"bench-replay-{secrets.token_hex(3)}.log").open("wb")
+    process = subprocess.Popen(
+        [*argv, "--until-caught-up"], cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT
+    )
+    first: float | None = None
+    try:
+        while (runs := await generation_runs(conn)) < count:
+            if first is None and runs > 0:
+                first = time.perf_counter()
+            if process.poll() is not None:
+                raise RuntimeError(f"rederive exited early ({process.returncode}); see {log.name}")
+            await asyncio.sleep(0.05)
+        done = time.perf_counter()
+        process.wait(timeout=120)
+        ended = time.perf_counter()
+    finally:
+        if process.poll() is None:
+            process.kill()
+        await conn.close()
+    steady = done - (first or started)
+    return {
+        "replay_steady_per_s": round(count / steady, 1),
+        "replay_command_per_s": round(count / (ended - started), 1),
+        "replay_command_s": round(ended - started, 1),
+    }
+
+
+async def main(count: int) -> dict[str, object]:
+    settings = load_settings()
+    admin_url = settings.database.url.get_secret_value()
+    run = "replay" + secrets.token_hex(3)
+    kafka, db_url = await fresh(settings.kafka, admin_url, run)
+    async with EpisodeProducer(kafka) as producer:
+        await producer.publish_many(synthetic_turns(count, tenant=run))
+    raw = await measure_raw(kafka, db_url, count)
+    replay = await measure_replay(env_for(kafka, db_url), db_url, count)
+    return {
+        "turns": count,
+        "raw_aiokafka_copy_per_s": round(raw, 1),
+        **replay,
+        "replay_over_raw": round(replay["replay_steady_per_s"] / raw, 4),
+    }
+
+
+if __name__ == "__main__":
+    from engram.shared.logs import configure_logging
+
+    configure_logging("warning")
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--turns", type=int, default=5000)
+    result = asyncio.run(main(parser.parse_args().turns))
+    sys.stdout.write(orjson.dumps(result, option=orjson.OPT_INDENT_2).decode() + "\n")
