@@ -14,6 +14,7 @@ import pytest
 from aiokafka import AIOKafkaConsumer, TopicPartition
 
 from engram.service.corrections import Corrections, InvalidCorrection
+from engram.service.tokens import create_token, grant_for
 from engram.shared.settings import KafkaSettings
 from engram.shared.waiting import wait_for_watermarks
 from ingest.producer import Appended, EpisodeProducer
@@ -208,6 +209,8 @@ async def test_a_forgotten_principal_leaves_only_a_tombstone_even_after_a_replay
         turn(t, "ana", "p", "I live in Lisbon and I use Vim.", seq=0),
         turn(t, "bo", "p", "I live in Cork.", seq=1),
     )
+    await create_token(pool, tenant=t, principal="ana")
+    _, bo_token = await create_token(pool, tenant=t, principal="bo")
     position = await memory.service.forget(tenant=t, principal="ana")
     await memory._formed([(position.tenant, position.project, position.offset)])
 
@@ -226,7 +229,8 @@ async def test_a_forgotten_principal_leaves_only_a_tombstone_even_after_a_replay
             )
         return {table: n for table, n in counts.items() if n}
 
-    assert await rows_naming_ana() == {}
+    assert await rows_naming_ana() == {}, "api_token included: a forgotten person's token goes"
+    assert await grant_for(pool, bo_token) is not None
     assert await pool.fetchval("SELECT count(*) FROM principal_tombstone") == 1
     assert [b.object for b in await list_beliefs(pool, tenant=t, principal="bo")] == ["Cork"]
 
