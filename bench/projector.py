@@ -19,13 +19,11 @@ import argparse
 import asyncio
 import secrets
 import sys
-import time
 
-import asyncpg
 import orjson
-from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
+from aiokafka import AIOKafkaProducer
 
-from bench.throughput import fresh, measure_projector, synthetic_turns
+from bench.throughput import fresh, measure_projector, measure_raw, synthetic_turns
 from engram.shared.settings import KafkaSettings, load_settings
 from schemas.claims import ClaimsBatchFormed, SourcePosition
 from schemas.common import principal_key
@@ -58,37 +56,13 @@ async def publish(kafka: KafkaSettings, batches: list[ClaimsBatchFormed]) -> Non
         await producer.stop()
 
 
-async def measure_raw_claims(kafka: KafkaSettings, db_url: str, count: int) -> float:
-    conn = await asyncpg.connect(db_url)
-    await conn.execute("CREATE TABLE IF NOT EXISTS bench_raw (part int, off bigint, value bytea)")
-    consumer = AIOKafkaConsumer(
-        kafka.claims_topic,
-        bootstrap_servers=kafka.bootstrap,
-        auto_offset_reset="earliest",
-        group_id=None,
-    )
-    await consumer.start()
-    seen, started = 0, time.perf_counter()
-    try:
-        while seen < count:
-            fetched = await consumer.getmany(timeout_ms=500, max_records=5000)
-            rows = [(r.partition, r.offset, r.value) for recs in fetched.values() for r in recs]
-            if rows:
-                await conn.copy_records_to_table("bench_raw", records=rows)
-                seen += len(rows)
-        return count / (time.perf_counter() - started)
-    finally:
-        await consumer.stop()
-        await conn.close()
-
-
 async def main(count: int) -> dict[str, object]:
     settings = load_settings()
     run = "proj" + secrets.token_hex(3)
     batches = await form_batches(count, tenant=run)
     kafka, db_url = await fresh(settings.kafka, settings.database.url.get_secret_value(), run)
     await publish(kafka, batches)
-    raw = await measure_raw_claims(kafka, db_url, count)
+    raw = await measure_raw(kafka, db_url, count, topic=kafka.claims_topic)
     projector = await measure_projector(kafka, db_url, count)
     candidates = sum(len(b.candidates) for b in batches)
     refusals = sum(len(b.refusals) for b in batches)

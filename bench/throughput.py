@@ -99,11 +99,15 @@ def synthetic_turns(count: int, tenant: str) -> list[TurnAppended]:
     return turns
 
 
-async def measure_raw(kafka: KafkaSettings, db_url: str, count: int) -> float:
+async def measure_raw(
+    kafka: KafkaSettings, db_url: str, count: int, *, topic: str | None = None
+) -> float:
+    """Records/s of a plain aiokafka consume of ``topic`` (default: the episodes) with an asyncpg
+    COPY of the raw bytes: the floor any consumer writing to PostgreSQL starts from."""
     conn = await asyncpg.connect(db_url)
     await conn.execute("CREATE TABLE IF NOT EXISTS bench_raw (part int, off bigint, value bytea)")
     consumer = AIOKafkaConsumer(
-        kafka.episodes_topic,
+        topic or kafka.episodes_topic,
         bootstrap_servers=kafka.bootstrap,
         auto_offset_reset="earliest",
         group_id=None,
