@@ -96,12 +96,26 @@ async def _reader(
         yield conn
 
 
+async def _principal_reader(
+    request: Request,
+    who: Who,
+    generation: Annotated[
+        str | None, Query(min_length=1, max_length=200, pattern=IDENTIFIER_PATTERN)
+    ] = None,
+) -> AsyncIterator[asyncpg.Connection]:
+    """Like the plain reader, for one principal's memory: the generation promoted for them,
+    if any (a re-derivation they opted into), else the live one."""
+    async with reading(request.app.state.pool, generation, principal=who) as conn:
+        yield conn
+
+
 async def _no_generation(request: Request, error: Exception) -> JSONResponse:
     return JSONResponse({"detail": str(error)}, status_code=404)
 
 
 Pool = Annotated[asyncpg.Pool, Depends(_pool)]
 Reader = Annotated[asyncpg.Connection, Depends(_reader)]
+PrincipalReader = Annotated[asyncpg.Connection, Depends(_principal_reader)]
 Service = Annotated[Corrections, Depends(_corrections)]
 
 
@@ -172,7 +186,7 @@ def create_api(settings: Settings) -> FastAPI:
 @router.get("/v1/beliefs", response_model=list[BeliefView])
 async def beliefs(
     who: Who,
-    db: Reader,
+    db: PrincipalReader,
     all: bool = False,
     as_of: datetime | None = None,
     project: NameQuery = None,
@@ -185,7 +199,7 @@ async def beliefs(
 
 
 @router.get("/v1/refusals", response_model=list[RefusalView])
-async def refusals(who: Who, db: Reader) -> list[RefusalView]:
+async def refusals(who: Who, db: PrincipalReader) -> list[RefusalView]:
     tenant, principal = who
     return await list_refusals(db, tenant=tenant, principal=principal)
 
@@ -209,7 +223,7 @@ async def project_freshness(
 
 
 @router.get("/v1/beliefs/{belief_id}", response_model=BeliefDetail)
-async def belief(belief_id: uuid.UUID, who: Who, db: Reader) -> BeliefDetail:
+async def belief(belief_id: uuid.UUID, who: Who, db: PrincipalReader) -> BeliefDetail:
     """One belief with all its evidence, its history and the corrections of its content;
     404 for a belief that is not this principal's."""
     tenant, principal = who

@@ -1,6 +1,8 @@
 -- Generations (issue 11): a generation is a formation policy version with its own projection
 -- (a PostgreSQL schema holding every per-generation table), its own consumer groups and its own
--- claims topic. Exactly one generation is live; readers read it unless they name another.
+-- claims topic. Exactly one generation is live; readers read it unless they name another, or a
+-- generation built for some principals was promoted for them ('serving'): those principals'
+-- readers read it, everyone else the live one (seed 000: re-derivation is opt-in per person).
 -- The tables in `public` are the first generation: its policy version is recorded by the first
 -- worker that starts against it ('legacy' until then).
 
@@ -12,7 +14,8 @@ CREATE TABLE generation (
     tenant         text,             -- NULL: every tenant
     principals     text[] NOT NULL DEFAULT '{}',  -- empty: every principal (of the tenant)
     build          integer NOT NULL DEFAULT 1 CHECK (build >= 1),  -- again after a drop: new groups
-    status         text NOT NULL CHECK (status IN ('building', 'following', 'live', 'dropped')),
+    status         text NOT NULL CHECK (status IN
+                       ('building', 'following', 'live', 'serving', 'dropped')),
     created_at     timestamptz NOT NULL DEFAULT now(),
     promoted_at    timestamptz
 );

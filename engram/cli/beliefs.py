@@ -54,6 +54,7 @@ def beliefs_list(
             conn, tenant=tenant, principal=principal, include_all=all_, as_of=as_of, project=project
         ),
         generation,
+        principal=(tenant, principal),
     )
     print_rows(rows, json=json, title=f"beliefs of {tenant}/{principal}", columns=BELIEF_COLUMNS)
 
@@ -72,7 +73,7 @@ def beliefs_show(
         found = await get_belief(conn, tenant=tenant, principal=principal, belief_id=belief_id)
         return [] if found is None else [found]
 
-    rows = query(read, generation)
+    rows = query(read, generation, principal=(tenant, principal))
     if not rows:
         err.print(f"[red]no belief {belief_id} for {tenant}/{principal}[/red]")
         raise typer.Exit(1)
@@ -184,7 +185,11 @@ def refusals_list(
     generation: GenerationOption = None,
 ) -> None:
     """List refused proposals with their reason, relation, statement and quote."""
-    rows = query(lambda conn: list_refusals(conn, tenant=tenant, principal=principal), generation)
+    rows = query(
+        lambda conn: list_refusals(conn, tenant=tenant, principal=principal),
+        generation,
+        principal=(tenant, principal),
+    )
     print_rows(
         rows,
         json=json,

@@ -27,14 +27,16 @@ Columns = dict[str, Callable[[dict[str, Any]], str]]
 def query(
     read: Callable[[asyncpg.Connection], Awaitable[Sequence[BaseModel]]],
     generation: str | None = None,
+    *,
+    principal: tuple[str, str] | None = None,
 ) -> list[dict[str, Any]]:
-    """Run one read on a fresh connection, in the live generation (or ``generation``), and
-    return its rows as JSON-ready dicts."""
+    """Run one read on a fresh connection, in the live generation (or ``generation``, or the
+    one promoted for ``principal``), and return its rows as JSON-ready dicts."""
 
     async def _run() -> list[dict[str, Any]]:
         conn = await connect(load_settings().database)
         try:
-            async with reading(conn, generation) as reader:
+            async with reading(conn, generation, principal=principal) as reader:
                 return [view.model_dump(mode="json") for view in await read(reader)]
         finally:
             await conn.close()

@@ -130,7 +130,7 @@ class Corrections:
         )
 
     async def _belief(self, tenant: str, principal: str, belief_id: uuid.UUID) -> BeliefContent:
-        async with reading(self._pool) as conn:
+        async with reading(self._pool, principal=(tenant, principal)) as conn:
             found = await belief_content(
                 conn, tenant=tenant, principal=principal, belief_id=belief_id
             )

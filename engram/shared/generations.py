@@ -186,18 +186,24 @@ async def pin_policy(
 async def promote(conn: asyncpg.Connection, generation: str) -> Generation:
     """Make ``generation`` the live one in one transaction: the old live row becomes
     ``following`` (kept until dropped) and the new one ``live``. Readers resolve the live row
-    inside their own transaction, so each sees the one before or the one after."""
+    inside their own transaction, so each sees the one before or the one after.
+
+    A generation built for some principals (or one tenant) is promoted for them only: it becomes
+    ``serving``, their readers read it, and everyone else keeps the live one (seed 000:
+    re-derivation is opt-in per person). Its ``engram rederive`` keeps it following the log."""
     async with conn.transaction():
         target = await find_generation(conn, generation)
         if target.status == "dropped":
             raise GenerationError(f"generation {generation} was dropped")
-        if target.status == "live":
+        if target.status in ("live", "serving"):
             return target
         if target.scoped:
-            raise GenerationError(
-                f"generation {generation} was built for some principals only; readers cannot "
-                "yet be routed per principal, so it can be diffed but not promoted"
+            await conn.execute(
+                "UPDATE generation SET status = 'serving', promoted_at = now() "
+                "WHERE generation_id = $1",
+                generation,
             )
+            return await find_generation(conn, generation)
         await conn.execute(
             "UPDATE generation SET status = 'following' WHERE status = 'live' "
             "AND generation_id <> $1",

@@ -16,31 +16,49 @@ import asyncpg
 
 from engram.shared.generations import GenerationError
 
-_RESOLVE = (
-    "SELECT schema_name FROM generation WHERE status <> 'dropped' AND "
-    "CASE WHEN $1::text IS NULL THEN status = 'live' ELSE generation_id = $1 END"
-)
+_RESOLVE = """
+SELECT schema_name FROM generation
+WHERE status <> 'dropped' AND CASE
+    WHEN $1::text IS NOT NULL THEN generation_id = $1
+    ELSE status = 'live'
+      OR (status = 'serving' AND $3::text IS NOT NULL
+          AND (tenant IS NULL OR tenant = $2)
+          AND (cardinality(principals) = 0 OR $3 = ANY(principals)))
+  END
+ORDER BY status = 'serving' DESC, promoted_at DESC NULLS LAST
+LIMIT 1
+"""
+"""The named generation; else, for a principal, the newest generation promoted for them; else
+the live one."""
+
+Principal = tuple[str, str]
+"""(tenant, principal) whose memory a reader reads."""
 
 
 @asynccontextmanager
 async def reading(
-    db: asyncpg.Connection | asyncpg.Pool, generation: str | None = None
+    db: asyncpg.Connection | asyncpg.Pool,
+    generation: str | None = None,
+    *,
+    principal: Principal | None = None,
 ) -> AsyncIterator[asyncpg.Connection]:
-    """A connection in a transaction that reads ``generation`` (default: the live one)."""
+    """A connection in a transaction that reads ``generation`` — by default the one serving
+    ``principal`` if a generation was promoted for them, else the live one."""
     if isinstance(db, asyncpg.Pool):
-        async with db.acquire() as conn, _in_generation(conn, generation) as reader:
+        async with db.acquire() as conn, _in_generation(conn, generation, principal) as reader:
             yield reader
     else:
-        async with _in_generation(db, generation) as reader:
+        async with _in_generation(db, generation, principal) as reader:
             yield reader
 
 
 @asynccontextmanager
 async def _in_generation(
-    conn: asyncpg.Connection, generation: str | None
+    conn: asyncpg.Connection, generation: str | None, principal: Principal | None
 ) -> AsyncIterator[asyncpg.Connection]:
+    tenant, person = principal if principal is not None else (None, None)
     async with conn.transaction(readonly=False):
-        schema = await conn.fetchval(_RESOLVE, generation)
+        schema = await conn.fetchval(_RESOLVE, generation, tenant, person)
         if schema is None:
             raise GenerationError(
                 f"no generation {generation}" if generation else "no live generation"

@@ -317,7 +317,7 @@ async def test_a_reader_in_a_tight_loop_during_promote_sees_one_generation_or_th
     assert await objects(pool, isolated.tenant, "p0") == b
 
 
-async def test_a_generation_built_for_one_principal_forms_only_theirs_and_is_not_promoted(
+async def test_a_generation_built_for_one_principal_forms_only_theirs_and_serves_only_them(
     live: Isolated, pool: asyncpg.Pool, tmp_path: Path
 ) -> None:
     t = live.tenant
@@ -325,10 +325,10 @@ async def test_a_generation_built_for_one_principal_forms_only_theirs_and_is_not
         live,
         pool,
         turn(t, "ana", "p", "I live in Lisbon. I use Vim.", seq=0),
-        turn(t, "bob", "p", "I live in Oslo.", seq=1),
+        turn(t, "bob", "p", "I live in Oslo. I use Emacs.", seq=1),
         turn(t, "ana", "p", "I prefer dark mode.", seq=2),
     )
-    policy = str(default_policy_file(tmp_path))
+    policy = str(policy_without(tmp_path, "uses"))
     plan = engram(live, "rederive", "--policy", policy, "--principal", "ana", "--dry-run")
     assert plan.returncode == 0 and "would create generation" in plan.stdout, plan.stderr
     assert await pool.fetchval("SELECT count(*) FROM generation") == 1, "a dry run builds nothing"
@@ -337,7 +337,8 @@ async def test_a_generation_built_for_one_principal_forms_only_theirs_and_is_not
     generation = await generation_for(pool)
     assert generation.principals == ("ana",)
     gid = generation.generation_id
-    assert await objects(pool, t, "ana", gid) == await objects(pool, t, "ana")
+    ana_live = await objects(pool, t, "ana")
+    assert await objects(pool, t, "ana", gid) == [r for r in ana_live if r[0] != "uses"]
     assert await objects(pool, t, "bob", gid) == []
     async with reading(pool, gid) as conn:
         backlog = await conn.fetch("SELECT state FROM formation_backlog")
@@ -345,11 +346,24 @@ async def test_a_generation_built_for_one_principal_forms_only_theirs_and_is_not
 
     diff = engram(live, "generations", "diff", "public", gid, "--principal", "ana", "--json")
     found = orjson.loads(diff.stdout)
-    assert found["added"] == found["removed"] == found["changed"] == []
-    refused = engram(live, "generations", "promote", gid, "--confirm")
-    assert refused.returncode == 2 and "built for some principals" in refused.stderr
-    listed = engram(live, "generations", "list")
-    assert listed.returncode == 0 and gid in listed.stdout and "ana" in listed.stdout
+    assert [(b["principal"], b["relation"]) for b in found["removed"]] == [("ana", "uses")]
+    promoted = engram(live, "generations", "promote", gid, "--confirm")
+    assert promoted.returncode == 0, promoted.stderr + promoted.stdout
+
+    # Ana opted in: her readers read the new generation; Bob keeps the live one.
+    async with reading(pool, principal=(t, "ana")) as conn:
+        ana_now = await list_beliefs(conn, tenant=t, principal="ana")
+    async with reading(pool, principal=(t, "bob")) as conn:
+        bob_now = await list_beliefs(conn, tenant=t, principal="bob")
+    assert sorted((b.relation, b.object) for b in ana_now) == [
+        r for r in ana_live if r[0] != "uses"
+    ]
+    assert ("uses", "Emacs") in [(b.relation, b.object) for b in bob_now]
+    shown = engram(live, "beliefs", "list", "--tenant", t, "--principal", "ana", "--json")
+    assert "Vim" not in shown.stdout and "Lisbon" in shown.stdout, shown.stderr
+    listed = engram(live, "generations", "list", "--json")
+    statuses = {g["generation"]: g["status"] for g in orjson.loads(listed.stdout)}
+    assert statuses == {"public": "live", gid: "serving"}
 
 
 def model_policy(tmp_path: Path, server: FakeOpenAIServer, name: str, **thresholds: float) -> Path:
