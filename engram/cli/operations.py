@@ -18,7 +18,7 @@ from rich.table import Table
 from engram.shared.backlog import list_parked
 from engram.shared.backlog import unpark as do_unpark
 from engram.shared.db import connect, create_pool
-from engram.shared.generations import live_generation
+from engram.shared.generations import GenerationError, live_generation
 from engram.shared.reading import reading
 from engram.shared.settings import load_settings
 from projections.digest import projection_digest
@@ -77,6 +77,9 @@ def freshness(
 
 def digest(
     tenant: Annotated[str | None, typer.Option(help="Only this tenant's rows.")] = None,
+    generation: Annotated[
+        str | None, typer.Option(help="This generation's projection (default: the live one).")
+    ] = None,
     json: Annotated[bool, typer.Option("--json", help="One JSON object.")] = False,
 ) -> None:
     """The projection's content digest: equal digests mean identical projected tables.
@@ -87,13 +90,19 @@ def digest(
     async def _run() -> str:
         pool = await create_pool(load_settings().database, role="engram-cli")
         try:
-            return await projection_digest(pool, tenant=tenant)
+            async with reading(pool, generation) as conn:
+                return await projection_digest(conn, tenant=tenant)
         finally:
             await pool.close()
 
-    value = asyncio.run(_run())
+    try:
+        value = asyncio.run(_run())
+    except GenerationError as error:
+        console.print(f"[red]{error}[/red]")
+        raise typer.Exit(2) from None
     if json:
-        sys.stdout.write(orjson.dumps({"tenant": tenant, "digest": value}).decode() + "\n")
+        record = {"tenant": tenant, "generation": generation, "digest": value}
+        sys.stdout.write(orjson.dumps(record).decode() + "\n")
     else:
         console.print(value)
 

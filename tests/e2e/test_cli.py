@@ -135,5 +135,8 @@ async def test_digest_prints_the_projection_digest_the_determinism_tests_compare
     assert printed.returncode == 0, printed.stderr.decode()
     assert json.loads(printed.stdout) == {
         "tenant": t,
+        "generation": None,
         "digest": await projection_digest(pool, tenant=t),
     }
+    unknown = engram(isolated, "digest", "--generation", "nope")
+    assert unknown.returncode == 2 and b"no generation nope" in unknown.stdout
