@@ -13,9 +13,8 @@ from fastapi.testclient import TestClient
 from engram.api import create_api
 from engram.service.tokens import create_token
 from engram.shared.settings import ApiSettings, DatabaseSettings, KafkaSettings, Settings
-from tests.support.episodes import turn
 from tests.support.isolation import Isolated
-from tests.support.projecting import batch_of, claim, project_all
+from tests.support.projecting import seed_two_principals
 from tests.support.tcp_proxy import TcpProxy
 
 pytestmark = pytest.mark.e2e
@@ -39,21 +38,7 @@ async def _bearer(pool: asyncpg.Pool, tenant: str, principal: str | None) -> dic
 
 async def _seed(isolated: Isolated, kafka: KafkaSettings, pool: asyncpg.Pool) -> None:
     t = isolated.tenant
-    await project_all(
-        kafka,
-        pool,
-        [
-            batch_of(
-                turn(t, "ana", "p", "I live in Lisbon.", seq=0),
-                claim("I", "lives_in", "Lisbon", "I live in Lisbon"),
-            ),
-            batch_of(
-                turn(t, "bo", "p", "I live in Cork.", seq=1),
-                claim("I", "lives_in", "Cork", "I live in Cork"),
-                offset=1,
-            ),
-        ],
-    )
+    await seed_two_principals(kafka, pool, t)
 
 
 def _get(client: TestClient, path: str, **headers: str) -> tuple[int, object]:

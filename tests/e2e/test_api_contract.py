@@ -24,10 +24,9 @@ from schemathesis.specs.openapi.checks import (
 
 from engram.cli import OPENAPI_PATH
 from engram.service.tokens import create_token
-from tests.support.episodes import turn
 from tests.support.http import first_ok, free_port
 from tests.support.isolation import Isolated, running_engram
-from tests.support.projecting import batch_of, claim, project_all
+from tests.support.projecting import seed_two_principals
 
 pytestmark = pytest.mark.e2e
 
@@ -39,21 +38,7 @@ async def _seed(isolated: Isolated, pool: asyncpg.Pool) -> dict[str, str]:
     """One belief each for ana and bo, with words found nowhere else; their ids by principal."""
     t = isolated.tenant
     kafka = isolated.kafka(partitions=1)
-    await project_all(
-        kafka,
-        pool,
-        [
-            batch_of(
-                turn(t, "ana", "p", "I live in Lisbon.", seq=0),
-                claim("I", "lives_in", "Lisbon", "I live in Lisbon"),
-            ),
-            batch_of(
-                turn(t, "bo", "p", "I live in Cork.", seq=1),
-                claim("I", "lives_in", "Cork", "I live in Cork"),
-                offset=1,
-            ),
-        ],
-    )
+    await seed_two_principals(kafka, pool, t)
     rows = await pool.fetch("SELECT principal, belief_id FROM belief WHERE tenant = $1", t)
     return {row["principal"]: str(row["belief_id"]) for row in rows}
 

@@ -19,7 +19,7 @@ from engram.shared.settings import ApiSettings, DatabaseSettings, KafkaSettings,
 from tests.e2e.test_api import _log_end
 from tests.support.episodes import turn
 from tests.support.isolation import REPO, Isolated
-from tests.support.projecting import batch_of, claim, project_all
+from tests.support.projecting import seed_two_principals
 
 pytestmark = pytest.mark.e2e
 
@@ -42,21 +42,7 @@ def _get(client: TestClient, path: str, token: str | None = None) -> tuple[int, 
 
 async def _seed(isolated: Isolated, kafka: KafkaSettings, pool: asyncpg.Pool) -> None:
     t = isolated.tenant
-    await project_all(
-        kafka,
-        pool,
-        [
-            batch_of(
-                turn(t, "ana", "p", "I live in Lisbon.", seq=0),
-                claim("I", "lives_in", "Lisbon", "I live in Lisbon"),
-            ),
-            batch_of(
-                turn(t, "bo", "p", "I live in Cork.", seq=1),
-                claim("I", "lives_in", "Cork", "I live in Cork"),
-                offset=1,
-            ),
-        ],
-    )
+    await seed_two_principals(kafka, pool, t)
 
 
 async def test_only_the_hash_of_a_token_is_stored_and_listing_never_shows_it(

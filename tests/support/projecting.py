@@ -137,3 +137,23 @@ async def run_projector_until(
     finally:
         projector.stop()
         await task
+
+
+async def seed_two_principals(kafka: KafkaSettings, pool: asyncpg.Pool, tenant: str) -> None:
+    """One belief each for ana (Lisbon) and bo (Cork), projected by the real projector: the
+    fixture of the isolation tests."""
+    await project_all(
+        kafka,
+        pool,
+        [
+            batch_of(
+                turn(tenant, "ana", "p", "I live in Lisbon.", seq=0),
+                claim("I", "lives_in", "Lisbon", "I live in Lisbon"),
+            ),
+            batch_of(
+                turn(tenant, "bo", "p", "I live in Cork.", seq=1),
+                claim("I", "lives_in", "Cork", "I live in Cork"),
+                offset=1,
+            ),
+        ],
+    )
