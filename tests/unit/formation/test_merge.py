@@ -22,7 +22,7 @@ def proposal(extractor: str, **overrides: Any) -> Proposal:
 
 
 def det(**overrides: Any) -> Proposal:
-    return proposal("deterministic@1", **overrides)
+    return proposal("deterministic", **overrides)
 
 
 def model(**overrides: Any) -> Proposal:
@@ -46,7 +46,7 @@ class TestTheSameClaimFromBothArmsIsKeptOnce:
             [det(subject="we", relation="uses", object="Kafka")],
             [model(subject="our team", relation="uses", object="Kafka")],
         )
-        assert [p.extractor for p in merged] == ["deterministic@1"]
+        assert [p.extractor for p in merged] == ["deterministic"]
 
     def test_a_repeat_within_one_arm_is_dropped_too(self) -> None:
         assert merge_proposals([], [model(), model(tense="past")]) == [model()]
@@ -82,8 +82,8 @@ class TestTheOrderIsStable:
         from_model = [model(object="C"), model(object="a"), model(object="D")]
         merged = merge_proposals(deterministic, from_model)
         assert [(p.extractor, p.object) for p in merged] == [
-            ("deterministic@1", "A"),
-            ("deterministic@1", "B"),
+            ("deterministic", "A"),
+            ("deterministic", "B"),
             ("model:m", "C"),
             ("model:m", "D"),
         ]
