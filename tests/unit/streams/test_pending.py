@@ -10,6 +10,7 @@ import pytest
 
 from engram.shared.backlog import BacklogEntry, Position
 from streams.pending import PendingRecorder
+from tests.support.conditions import let_others_run
 from tests.support.episodes import EPOCH
 
 
@@ -26,7 +27,7 @@ class Table:
 
     async def write_many(self, entries: Sequence[BacklogEntry]) -> dict[Position, int]:
         self.statements.append([e.offset for e in entries])
-        await asyncio.sleep(0)  # a round trip
+        await let_others_run()  # a round trip: other tasks take their step
         return {(e.topic, e.partition, e.offset): self._attempts.get(e.offset, 0) for e in entries}
 
 
@@ -46,7 +47,7 @@ async def test_records_that_keep_arriving_join_the_statement_being_gathered() ->
         futures = []
         for offset in range(5):  # one record per turn of the loop, as faust hands them over
             futures.append(recorder.record(entry(offset)))
-            await asyncio.sleep(0)
+            await let_others_run()
         return futures
 
     await asyncio.gather(*await reader())
