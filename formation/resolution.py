@@ -46,7 +46,14 @@ from formation.resolve import (
     Replayed,
     resolve,
 )
-from schemas.claims import Candidate, ClaimEnd, ClaimsBatchFormed, EndKind, RefusalReason
+from schemas.claims import (
+    Candidate,
+    ClaimEnd,
+    ClaimsBatchFormed,
+    EndKind,
+    Refusal,
+    RefusalReason,
+)
 from schemas.corrections import (
     BeliefCorrected,
     BeliefDeleted,
@@ -463,58 +470,48 @@ def _run_row(batch: ClaimsBatchFormed, decisions: Sequence[Decision]) -> RunRow:
 def _refusal_rows(batch: ClaimsBatchFormed, decisions: Sequence[Decision]) -> list[RefusalRow]:
     """The core's refusals and resolution's rejections, each id once (identical refusals of
     one message share an identity and are one row)."""
-    found = [
-        (
-            r.refusal_id,
-            r.message_ordinal,
-            r.role.value,
-            r.relation,
-            r.statement,
-            r.quote,
-            r.reason.value,
-            r.detail,
-            r.extractor,
-        )
-        for r in batch.refusals
-    ]
-    found += [
-        (
-            name_uuid("refusal", d.candidate.candidate_id, d.reason),
-            d.candidate.message_ordinal,
-            d.candidate.role.value,
-            d.candidate.relation,
-            *_words(d),
-            d.reason.value,
-            d.detail,
-            d.candidate.extractor,
-        )
-        for d in decisions
-        if isinstance(d, Rejected)
-    ]
+    rejected = [_refusal(d) for d in decisions if isinstance(d, Rejected)]
     rows: dict[uuid.UUID, RefusalRow] = {}
-    for refusal_id, ordinal, role, relation, statement, quote, reason, detail, extractor in found:
+    for r in (*batch.refusals, *rejected):
         rows.setdefault(
-            refusal_id,
+            r.refusal_id,
             RefusalRow(
-                refusal_id=refusal_id,
+                refusal_id=r.refusal_id,
                 run_id=batch.batch_id,
                 tenant=batch.tenant,
                 principal=batch.principal,
                 project=batch.project,
                 episode_id=batch.episode_id,
-                message_ordinal=ordinal,
-                role=role,
-                relation=relation,
-                statement=statement,
-                quote=quote,
-                reason=reason,
-                detail=detail,
-                extractor=extractor,
+                message_ordinal=r.message_ordinal,
+                role=r.role.value,
+                relation=r.relation,
+                statement=r.statement,
+                quote=r.quote,
+                reason=r.reason.value,
+                detail=r.detail,
+                extractor=r.extractor,
                 policy_version=batch.policy_version,
                 occurred_at=batch.occurred_at,
             ),
         )
     return list(rows.values())
+
+
+def _refusal(rejected: Rejected) -> Refusal:
+    """Resolution's rejection as the refusal it records (built from validated values)."""
+    c = rejected.candidate
+    statement, quote = _words(rejected)
+    return Refusal.model_construct(
+        refusal_id=name_uuid("refusal", c.candidate_id, rejected.reason),
+        message_ordinal=c.message_ordinal,
+        role=c.role,
+        relation=c.relation,
+        statement=statement,
+        quote=quote,
+        reason=rejected.reason,
+        detail=rejected.detail,
+        extractor=c.extractor,
+    )
 
 
 def _words(rejected: Rejected) -> tuple[str, str]:

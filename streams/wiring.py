@@ -83,9 +83,10 @@ def effective_policy(settings: Settings, policy_file: Path | None = None) -> For
     )
 
 
-def build_stage(settings: Settings) -> FormationStage:
-    """The stage for the policy in force, with a model arm when that policy uses one."""
-    policy = effective_policy(settings)
+def build_stage(settings: Settings, policy: FormationPolicy | None = None) -> FormationStage:
+    """The stage for the policy in force (``policy`` when the caller already resolved it: it
+    hashes the formation source and reads the policy file), with a model arm when it uses one."""
+    policy = policy or effective_policy(settings)
     if not policy.uses_model:
         return FormationStage(policy)
     # Lazy: the openai client costs ~1 s at import; a deterministic worker never pays it.

@@ -27,6 +27,7 @@ from engram.shared.logs import configure_logging
 from engram.shared.policy_file import render_policy_yaml
 from engram.shared.settings import Settings, load_settings
 from engram.shared.waiting import FormationTimeout, wait_for_watermarks
+from formation.policy import FormationPolicy
 from ingest.jsonl import InvalidEpisodeLine, load_episodes
 from ingest.producer import EpisodeProducer
 from ingest.topics import ensure_topics
@@ -130,11 +131,12 @@ def worker(
 ) -> None:
     """Run the formation agent (faust) and the belief projector until interrupted."""
     configure_logging(loglevel)
-    generation = _live_generation(_settings())
+    policy = effective_policy(_settings())
+    generation = _live_generation(_settings(), policy)
     settings = generation_settings(_settings(), generation)
     schema = generation.schema_name
     asyncio.run(ensure_topics(settings.kafka))
-    streams = build_app(settings, build_stage(settings), schema=schema)
+    streams = build_app(settings, build_stage(settings, policy), schema=schema)
     if projector:
 
         async def project() -> None:
@@ -144,9 +146,8 @@ def worker(
     run_worker(streams, loglevel=loglevel)
 
 
-def _live_generation(settings: Settings) -> Generation:
+def _live_generation(settings: Settings, policy: FormationPolicy) -> Generation:
     """The live generation, refusing to start when its policy is not this worker's."""
-    policy = effective_policy(settings)
 
     async def _pin() -> Generation:
         conn = await connect(settings.database)
@@ -170,7 +171,7 @@ def projector() -> None:
     Pair it with `engram worker --no-projector` to give formation and projection a process each.
     It serves /health, /ready and /metrics like the worker (ENGRAM_WORKER_HTTP_*).
     """
-    generation = _live_generation(_settings())
+    generation = _live_generation(_settings(), effective_policy(_settings()))
     settings = generation_settings(_settings(), generation)
     asyncio.run(ensure_topics(settings.kafka))
     asyncio.run(run_projector(settings, schema=generation.schema_name))

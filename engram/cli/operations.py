@@ -12,9 +12,8 @@ from typing import Annotated
 import asyncpg
 import orjson
 import typer
-from rich.console import Console
-from rich.table import Table
 
+from engram.cli.output import console, print_rows
 from engram.shared.backlog import list_parked
 from engram.shared.backlog import unpark as do_unpark
 from engram.shared.db import connect, create_pool
@@ -27,20 +26,6 @@ from streams.dead_letter_reader import read_dead_letters
 
 formation_app = typer.Typer(no_args_is_help=True, help="Operate formation: parked episodes.")
 dlq_app = typer.Typer(no_args_is_help=True, help="The dead-letter topic of the episodic log.")
-console = Console()
-
-
-def _emit(rows: list[dict[str, object]], json: bool, title: str) -> None:
-    if json:
-        for row in rows:
-            sys.stdout.write(orjson.dumps(row, default=str).decode() + "\n")
-        return
-    table = Table(title=title)
-    for column in rows[0] if rows else ["(none)"]:
-        table.add_column(column)
-    for row in rows:
-        table.add_row(*(str(v) for v in row.values()))
-    console.print(table)
 
 
 async def _live_pool() -> asyncpg.Pool:
@@ -72,7 +57,7 @@ def freshness(
         finally:
             await pool.close()
 
-    _emit([asyncio.run(_run())], json, f"freshness of {tenant}/{project}")
+    print_rows([asyncio.run(_run())], json=json, title=f"freshness of {tenant}/{project}")
 
 
 def digest(
@@ -122,7 +107,7 @@ def parked(
         finally:
             await pool.close()
 
-    _emit(asyncio.run(_run()), json, f"parked episodes of {tenant}/{project}")
+    print_rows(asyncio.run(_run()), json=json, title=f"parked episodes of {tenant}/{project}")
 
 
 @formation_app.command("unpark")
@@ -162,4 +147,4 @@ def dlq_list(
     """Dead letters with their reason and source position (the bytes are not printed)."""
 
     letters = asyncio.run(read_dead_letters(load_settings().kafka, limit=limit))
-    _emit([vars(letter) for letter in letters], json, "dead letters")
+    print_rows([vars(letter) for letter in letters], json=json, title="dead letters")

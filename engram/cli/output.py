@@ -48,11 +48,16 @@ def query(
         raise SystemExit(2) from None
 
 
-def print_rows(rows: list[dict[str, Any]], *, json: bool, title: str, columns: Columns) -> None:
+def print_rows(
+    rows: list[dict[str, Any]], *, json: bool, title: str, columns: Columns | None = None
+) -> None:
+    """JSON lines with ``--json``, else a table; without ``columns``, one column per key."""
     if json:
         for row in rows:
-            sys.stdout.write(orjson.dumps(row).decode() + "\n")
+            sys.stdout.write(orjson.dumps(row, default=str).decode() + "\n")
         return
+    if columns is None:
+        columns = {name: field(name) for name in (rows[0] if rows else {"(none)": None})}
     table = Table(title=title)
     for column in columns:
         table.add_column(column)

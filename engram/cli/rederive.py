@@ -74,7 +74,7 @@ def rederive(
     )
     streams = build_app(
         run_settings,
-        build_stage(run_settings),
+        build_stage(run_settings, formed_under),
         schema=generation.schema_name,
         serves=_serves(generation),
     )
