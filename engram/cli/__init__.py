@@ -10,6 +10,7 @@ from typing import Annotated
 import typer
 import uvicorn
 
+from engram.cli.agents import mcp
 from engram.cli.beliefs import beliefs_app, refusals_app
 from engram.cli.evaluation.command import eval_app
 from engram.cli.extract import extract_lines
@@ -250,6 +251,7 @@ def export_openapi(*, check: bool) -> bool:
 
 
 app.command()(freshness)
+app.command()(mcp)
 app.command()(digest)
 app.command()(rederive)
 app.add_typer(generations_app, name="generations")
