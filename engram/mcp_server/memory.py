@@ -59,7 +59,7 @@ class Recalled(BaseModel):
 
 
 class Recall(BaseModel):
-    """Best first; ``next_cursor`` is for the HTTP API's ``/v1/search`` (null on the last)."""
+    """Best first; pass ``next_cursor`` back as ``cursor`` for more (null on the last page)."""
 
     hits: list[Recalled]
     next_cursor: str | None
@@ -98,12 +98,24 @@ class AgentMemory:
     corrections: Corrections
 
     async def recall(
-        self, who: Principal, query: str, *, project: str | None, limit: int
+        self,
+        who: Principal,
+        query: str,
+        *,
+        project: str | None,
+        limit: int,
+        cursor: str | None = None,
     ) -> Recall:
         tenant, principal = who
         async with reading(self.pool, principal=who) as conn:
             found = await search_beliefs(
-                conn, tenant=tenant, principal=principal, query=query, project=project, limit=limit
+                conn,
+                tenant=tenant,
+                principal=principal,
+                query=query,
+                project=project,
+                limit=limit,
+                cursor=cursor,
             )
         return Recall(hits=[_recalled(h) for h in found.hits], next_cursor=found.next_cursor)
 

@@ -77,11 +77,17 @@ def build_server(memory: AgentMemory, token_of: TokenOf) -> MCPServer:
             ProjectName | None, Field(description="Only what applies in this project.")
         ] = None,
         limit: Annotated[int, Field(ge=1, le=MAX_LIMIT, description="Most hits.")] = 10,
+        cursor: Annotated[
+            str | None,
+            Field(min_length=1, max_length=200, description="A previous answer's next_cursor."),
+        ] = None,
     ) -> Recall:
         """Search what is believed about this person, best first, each belief with the exact
         words it came from (quotes with their episode and byte span) to cite."""
         who = await _checked(memory, token_of, ctx)
-        return await _refusing(memory.recall(who, query, project=project, limit=limit))
+        return await _refusing(
+            memory.recall(who, query, project=project, limit=limit, cursor=cursor)
+        )
 
     async def remember(
         text: Annotated[

@@ -84,6 +84,16 @@ async def test_over_stdio_an_agent_recalls_with_quotes_remembers_and_corrects(
             [tea] = _answer(await agent.call_tool("recall", {"query": "tea"}))["hits"]
             assert "green tea" in tea["object"]
             assert [q["quote"] for q in tea["quotes"]] == ["Remember that I prefer green tea"]
+            first = _answer(await agent.call_tool("recall", {"query": "Lisbon or tea", "limit": 1}))
+            assert len(first["hits"]) == 1 and first["next_cursor"]
+            rest = _answer(
+                await agent.call_tool(
+                    "recall", {"query": "Lisbon or tea", "cursor": first["next_cursor"]}
+                )
+            )
+            assert rest["next_cursor"] is None
+            paged = {h["object"] for h in first["hits"] + rest["hits"]}
+            assert paged == {"Lisbon", tea["object"]}
 
             corrected = _answer(
                 await agent.call_tool(
