@@ -8,7 +8,8 @@ sequential reads of the heavy principal through the same functions the API calls
 
   detail         get_belief: one belief with its evidence (the baseline);
   search_rare    a word in one belief;
-  search_topic   a word in 1/``TOPICS`` of the principal's beliefs (first page of 20);
+  search_topic   a topic word (the heavy principal has every other topic: 2/``TOPICS`` of
+                 its beliefs match; first page of 20);
   search_all     a word in every one of them (first page of 20: every match is ranked).
 
 Prints JSON with p50/p99 in milliseconds and each p50 over detail's.
