@@ -29,6 +29,10 @@ class Refused(PermissionError):
     """No usable token; the message says what to do."""
 
 
+class OperatorRefused(Refused):
+    """A valid token, but an operator's: it names no one to act for."""
+
+
 NO_TOKEN = (
     "a token is required: run `engram tokens create --principal NAME`, then pass it as "
     "ENGRAM_MCP_TOKEN (stdio) or as `Authorization: Bearer <token>` (HTTP)"
@@ -48,7 +52,7 @@ async def principal_of(pool: asyncpg.Pool, token: str | None) -> Principal:
     if grant is None:
         raise Refused(BAD_TOKEN)
     if grant.principal is None:
-        raise Refused(OPERATOR)
+        raise OperatorRefused(OPERATOR)
     return grant.tenant, grant.principal
 
 
@@ -80,9 +84,11 @@ class BearerGate:
         authorization = headers.get(b"authorization", b"").decode("latin-1")
         try:
             await principal_of(self._pool, bearer(authorization))
+        except OperatorRefused as refused:
+            await _refuse(send, 403, str(refused))
+            return
         except Refused as refused:
-            status = 403 if str(refused) == OPERATOR else 401
-            await _refuse(send, status, str(refused))
+            await _refuse(send, 401, str(refused))
             return
         await self._app(scope, receive, send)
 
