@@ -165,10 +165,6 @@ async def search_beliefs(
         raise ValueError(f"limit must be 1..{MAX_LIMIT}, not {limit}")
     query = check_query(query)
     after = After.decode(cursor) if cursor is not None else None
-    if not await searchable(conn, query):
-        raise UnsearchableQuery(
-            "q has no words to search for (only stop words or punctuation); use content words"
-        )
     args: list[object] = [
         tenant,
         principal,
@@ -183,6 +179,10 @@ async def search_beliefs(
         args.append(f"project:{project}")
         in_project = IN_PROJECT.format(scope=f"${len(args)}")
     rows = await conn.fetch(_SEARCH.format(in_project=in_project), *args)
+    if not rows and not await searchable(conn, query):  # only a miss pays for asking why
+        raise UnsearchableQuery(
+            "q has no words to search for (only stop words or punctuation); use content words"
+        )
     hits = [
         SearchHit(score=row["score"], relevance=row["relevance"], belief=belief_view(row))
         for row in rows[:limit]
