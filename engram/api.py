@@ -1,4 +1,4 @@
-"""The API: ingest, beliefs, refusals and freshness, and corrections, deletion and forgetting,
+"""The API: ingest, beliefs, refusals, search and freshness, and corrections, deletion and forgetting,
 scoped by the caller's token (``engram.web.auth``).
 
 Tokens are required unless the API was started in development mode, which it refuses on any
@@ -29,7 +29,7 @@ from engram.shared.db import UNAVAILABLE, create_pool, report_unavailable
 from engram.shared.generations import GenerationError
 from engram.shared.reading import reading
 from engram.shared.settings import Settings
-from engram.web import openapi, turns
+from engram.web import openapi, search, turns
 from engram.web.auth import Calling, NameQuery, Tenant, Who
 from engram.web.limits import BodyLimit
 from ingest.intake import Intake
@@ -178,6 +178,7 @@ def create_api(settings: Settings) -> FastAPI:
     api.add_exception_handler(GenerationError, _no_generation)
     api.include_router(turns.router, responses=turns.ERRORS)
     api.include_router(router, responses=READ_ERRORS)
+    api.include_router(search.router, responses=READ_ERRORS)
     api.include_router(probes)
     openapi.install(api)
     return api

@@ -14,6 +14,7 @@ same id appended twice forms once.
         [where] = await engram.append_turns([turn])
         await engram.wait_formed(where)
         beliefs = await engram.beliefs()
+        found = await engram.search("where do I live")
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ from schemas.api import (
     LogPosition,
     RefusalView,
     RememberRequest,
+    SearchResults,
     TurnsAccepted,
 )
 from schemas.common import Role
@@ -267,6 +269,23 @@ class AsyncEngram:
         )
         return _decode(BeliefDetail, response)
 
+    async def search(
+        self,
+        q: str,
+        *,
+        project: str | None = None,
+        limit: int = 20,
+        cursor: str | None = None,
+        principal: str | None = None,
+    ) -> SearchResults:
+        """Current beliefs matching ``q``, best first, each with its evidence; pass
+        ``next_cursor`` back as ``cursor`` for the next page."""
+        params = {
+            **self._r.who(principal),
+            **_query(q=q, project=project, limit=limit, cursor=cursor),
+        }
+        return _decode(SearchResults, await self._send("GET", "/v1/search", params=params))
+
     async def refusals(self, *, principal: str | None = None) -> list[RefusalView]:
         response = await self._send("GET", "/v1/refusals", params=self._r.who(principal))
         return _decode(_REFUSALS, response)
@@ -345,6 +364,10 @@ class Engram:
 
     def belief(self, belief_id: uuid.UUID, **options: Any) -> BeliefDetail:
         result: BeliefDetail = self._run(self._async.belief, belief_id, **options)
+        return result
+
+    def search(self, q: str, **options: Any) -> SearchResults:
+        result: SearchResults = self._run(self._async.search, q, **options)
         return result
 
     def refusals(self, **options: Any) -> list[RefusalView]:

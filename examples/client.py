@@ -1,5 +1,5 @@
 """An agent runtime's use of Engram through the Python client: append a turn, wait until it has
-formed, read what is believed with the exact words behind it, correct a belief.
+formed, read what is believed with the exact words behind it, search it, correct a belief.
 
     engram tokens create --tenant default --principal ana     # prints the token once
     engram api &                                              # and `engram worker` running
@@ -41,6 +41,9 @@ async def main() -> None:
                 moved = await engram.correct(belief.belief_id, "changed", replacement="Porto")
                 await engram.wait_formed(moved)
         print([b.statement for b in await engram.beliefs()])
+        found = await engram.search("where do I live", limit=5)
+        for hit in found.hits:
+            print(f"{hit.score:.3f}  {hit.belief.statement}  ← {hit.belief.evidence[0].quote}")
 
 
 if __name__ == "__main__":

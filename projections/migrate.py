@@ -2,6 +2,10 @@
 
 A file that was applied and edited afterwards is refused: the database was built from the old
 text, so silently accepting the new one would leave code and schema disagreeing.
+
+Numbers rise but may skip: work done in parallel is given numbers ahead of time, and a number
+that was not needed stays unused. What must hold is the order: a migration numbered below one
+the database already has is refused rather than applied out of order.
 """
 
 from __future__ import annotations
@@ -48,7 +52,7 @@ class Migration:
 
 
 def discover(directory: Traversable = MIGRATIONS_DIR) -> list[Migration]:
-    """Every ``NNNN_name.sql`` file, in order; a gap or a duplicate number is an error."""
+    """Every ``NNNN_name.sql`` file, in order; a duplicate number is an error."""
     migrations = []
     for path in sorted(
         (entry for entry in directory.iterdir() if entry.name.endswith(".sql")),
@@ -59,9 +63,9 @@ def discover(directory: Traversable = MIGRATIONS_DIR) -> list[Migration]:
             raise MigrationError(f"{path}: migration files are named NNNN_lower_snake.sql")
         migrations.append(Migration(int(match[1]), match[2], path.read_text(encoding="utf-8")))
     versions = [m.version for m in migrations]
-    if versions != list(range(1, len(versions) + 1)):
+    if len(set(versions)) != len(versions) or any(v < 1 for v in versions):
         raise MigrationError(
-            f"{directory}: migration numbers must run 1..N without gaps: {versions}"
+            f"{directory}: migration numbers must be unique and start at 1: {versions}"
         )
     return migrations
 
@@ -80,6 +84,7 @@ async def migrate(
         }
         _check_applied_unchanged(migrations, applied)
         pending = [m for m in migrations if m.version not in applied]
+        _check_in_order(pending, applied)
         for migration in pending:
             async with conn.transaction():
                 await conn.execute(migration.sql)
@@ -93,6 +98,17 @@ async def migrate(
         return pending
     finally:
         await conn.execute("SELECT pg_advisory_unlock($1)", _LOCK_KEY)
+
+
+def _check_in_order(pending: list[Migration], applied: dict[int, asyncpg.Record]) -> None:
+    """A pending migration must come after every applied one: a schema is built in one order."""
+    newest = max(applied, default=0)
+    behind = [f"{m.version:04d}_{m.name}" for m in pending if m.version < newest]
+    if behind:
+        raise MigrationError(
+            f"{', '.join(behind)} would be applied after {newest:04d}, which the database already "
+            "has; renumber the new migration above the newest applied one"
+        )
 
 
 def _check_applied_unchanged(

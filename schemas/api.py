@@ -182,3 +182,21 @@ class Problem(BaseModel):
     """Every error answer: ``detail`` says what is wrong (a list of field errors for a 422)."""
 
     detail: Any
+
+
+class SearchHit(BaseModel):
+    """One belief that matched a search, with its evidence, and why it ranks where it does:
+    ``relevance`` is the text match alone (0-1), ``score`` the documented combination with
+    confidence, corroboration and recency that orders the results."""
+
+    score: float
+    relevance: float
+    belief: BeliefView
+
+
+class SearchResults(BaseModel):
+    """One page of hits, best first; pass ``next_cursor`` as ``cursor`` for the next page
+    (null on the last)."""
+
+    hits: list[SearchHit]
+    next_cursor: str | None

@@ -10,6 +10,7 @@ from typing import Annotated
 import typer
 import uvicorn
 
+from engram.cli.agents import mcp
 from engram.cli.beliefs import beliefs_app, refusals_app
 from engram.cli.evaluation.command import eval_app
 from engram.cli.extract import extract_lines
@@ -19,6 +20,7 @@ from engram.cli.output import console, err
 from engram.cli.policy import policy_app
 from engram.cli.principals import principals_app
 from engram.cli.rederive import rederive
+from engram.cli.search import beliefs_search
 from engram.cli.tokens import tokens_app
 from engram.shared.db import connect, create_pool, retry_while_unavailable
 from engram.shared.generation_runtime import generation_settings
@@ -41,6 +43,7 @@ from streams.wiring import build_stage, effective_policy
 OPENAPI_PATH = JSON_DIR.parent / "openapi.json"
 app = typer.Typer(no_args_is_help=True, help="Engram: memory formation for AI agents.")
 schemas_app = typer.Typer(no_args_is_help=True, help="The event and HTTP contracts.")
+beliefs_app.command("search")(beliefs_search)
 app.add_typer(beliefs_app, name="beliefs")
 app.add_typer(refusals_app, name="refusals")
 app.add_typer(schemas_app, name="schemas")
@@ -248,6 +251,7 @@ def export_openapi(*, check: bool) -> bool:
 
 
 app.command()(freshness)
+app.command()(mcp)
 app.command()(digest)
 app.command()(rederive)
 app.add_typer(generations_app, name="generations")

@@ -157,6 +157,18 @@ class ApiSettings(BaseSettings):
     )
 
 
+class McpSettings(BaseSettings):
+    model_config = _section("ENGRAM_MCP_")
+
+    token: SecretStr | None = Field(
+        None,
+        description="The principal's API token `engram mcp` acts with over stdio (a secret: "
+        "never logged); over HTTP each request brings its own bearer token instead.",
+    )
+    host: str = Field("127.0.0.1", description="Address `engram mcp --transport http` binds.")
+    port: int = Field(8090, description="Port `engram mcp --transport http` binds.")
+
+
 class Settings:
     """All sections together; built once per process and passed down explicitly."""
 
@@ -170,6 +182,7 @@ class Settings:
         api: ApiSettings | None = None,
         worker: WorkerSettings | None = None,
         state: StateSettings | None = None,
+        mcp: McpSettings | None = None,
     ) -> None:
         self.kafka = kafka or KafkaSettings()
         self.database = database or DatabaseSettings()
@@ -178,6 +191,7 @@ class Settings:
         self.api = api or ApiSettings()
         self.worker = worker or WorkerSettings()
         self.state = state or StateSettings()
+        self.mcp = mcp or McpSettings()
 
 
 @lru_cache(maxsize=1)
@@ -193,4 +207,5 @@ SECTIONS: tuple[type[BaseSettings], ...] = (
     ApiSettings,
     WorkerSettings,
     StateSettings,
+    McpSettings,
 )

@@ -52,6 +52,10 @@ async def test_turns_appended_through_the_client_form_and_read_back_scoped_to_th
                 "SELECT count(*) FROM consolidation_run WHERE episode_id = $1", lisbon.event_id
             )
             assert runs == 1
+            found = await ana.search("living in Lisbon")
+            assert [h.belief.belief_id for h in found.hits] == [lives[0].belief_id]
+            assert found.hits[0].belief.evidence[0].quote == "I live in Lisbon"
+            assert (await bo.search("Lisbon")).hits == []
 
             with pytest.raises(EngramError) as refused:
                 await bo.belief(lives[0].belief_id)
@@ -74,6 +78,7 @@ async def test_turns_appended_through_the_client_form_and_read_back_scoped_to_th
             """The blocking client: read, delete, wait, read again."""
             with Engram(url, token=ana_token) as engram:
                 before = [b for b in engram.beliefs() if b.relation == "lives_in"]
+                assert [h.belief.object for h in engram.search("Porto").hits] == ["Porto"]
                 engram.wait_formed(engram.delete(before[0].belief_id), timeout_s=60)
                 after = [b.object for b in engram.beliefs() if b.relation == "lives_in"]
                 return [b.object for b in before], after, engram.freshness("garden").project

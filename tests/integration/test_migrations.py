@@ -1,4 +1,5 @@
-"""Migrations apply once, in order, and an applied file that was edited is refused."""
+"""Migrations apply once, in order, and an applied file that was edited is refused; numbers may
+skip (parallel work is numbered ahead) but never go back below what a database has."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from pathlib import Path
 import asyncpg
 import pytest
 
-from projections.migrate import MIGRATIONS_DIR, MigrationError, migrate
+from projections.migrate import MIGRATIONS_DIR, MigrationError, discover, migrate
 from tests.support.services import Services
 
 pytestmark = pytest.mark.integration
@@ -19,7 +20,7 @@ async def test_migrating_twice_applies_nothing_the_second_time(fresh_database: s
     try:
         assert await migrate(conn) == []
         versions = await conn.fetch("SELECT version, checksum FROM schema_migrations ORDER BY 1")
-        assert [r["version"] for r in versions] == list(range(1, len(versions) + 1))
+        assert [r["version"] for r in versions] == [m.version for m in discover()]
         assert await conn.fetchval("SELECT count(*) FROM relation") == 39
     finally:
         await conn.close()
@@ -36,6 +37,23 @@ async def test_an_applied_migration_that_was_edited_is_refused(
     try:
         with pytest.raises(MigrationError, match="was edited after it was applied"):
             await migrate(conn, edited)
+    finally:
+        await conn.close()
+
+
+async def test_a_migration_numbered_below_one_already_applied_is_refused(
+    fresh_database: str, tmp_path: Path
+) -> None:
+    late = tmp_path / "migrations"
+    shutil.copytree(MIGRATIONS_DIR, late)
+    newest = discover()[-1].version
+    conn = await asyncpg.connect(fresh_database)
+    try:
+        (late / f"{newest + 2:04d}_ahead.sql").write_text("SELECT 2;\n")
+        assert [m.name for m in await migrate(conn, late)] == ["ahead"]
+        (late / f"{newest + 1:04d}_late.sql").write_text("SELECT 1;\n")
+        with pytest.raises(MigrationError, match=f"{newest + 1:04d}_late would be applied after"):
+            await migrate(conn, late)
     finally:
         await conn.close()
 

@@ -59,3 +59,9 @@ def test_the_tree_as_committed_keeps_every_contract(tmp_path: Path) -> None:
     tree = _tree_with(tmp_path, "schemas/common.py", "")
     linted = _lint(tree)
     assert linted.returncode == 0, linted.stdout
+
+
+def test_the_mcp_server_and_the_http_api_are_siblings_not_layers(tmp_path: Path) -> None:
+    tree = _tree_with(tmp_path, "engram/mcp_server/server.py", "import engram.api  # noqa")
+    linted = _lint(tree)
+    assert linted.returncode != 0 and "engram.mcp_server" in linted.stdout

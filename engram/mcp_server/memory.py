@@ -1,0 +1,178 @@
+"""What the MCP tools do, for one principal, without MCP: recall, remember, correct.
+
+Each is a thin use of the door every other surface uses — the search projection in the
+principal's generation, the intake that ``POST /v1/remember`` appends through, the corrections
+service behind ``POST /v1/beliefs/{id}/corrections`` — answering with compact models an agent
+can read and cite: a hit is a statement with the exact words it came from, not the whole
+belief record.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+import asyncpg
+from pydantic import BaseModel
+
+from engram.service.corrections import Corrections
+from engram.shared.db import create_pool
+from engram.shared.reading import reading
+from engram.shared.settings import Settings
+from ingest.intake import Intake
+from projections.search import search_beliefs
+from schemas.api import SearchHit
+from schemas.common import Role
+from schemas.corrections import CorrectionKind
+from schemas.episodes import MemoryRemembered, Message
+
+Principal = tuple[str, str]
+REMEMBER_SESSION = "mcp"
+"""The session an agent's explicit memories are filed under."""
+
+
+class Quote(BaseModel):
+    """Words a belief came from, exactly as said: cite these, not the statement."""
+
+    quote: str
+    episode_id: uuid.UUID
+    message_ordinal: int
+    span_start: int
+    span_end: int
+    role: str
+    occurred_at: datetime
+
+
+class Recalled(BaseModel):
+    belief_id: uuid.UUID
+    statement: str
+    relation: str
+    object: str
+    confidence: float
+    corroboration: int
+    scope: str
+    score: float
+    quotes: list[Quote]
+
+
+class Recall(BaseModel):
+    """Best first; pass ``next_cursor`` back as ``cursor`` for more (null on the last page)."""
+
+    hits: list[Recalled]
+    next_cursor: str | None
+
+
+class Appended(BaseModel):
+    """Where the event landed: it applies once the project has formed through ``offset``."""
+
+    event_id: uuid.UUID
+    project: str
+    partition: int
+    offset: int
+
+
+def _recalled(hit: SearchHit) -> Recalled:
+    belief = hit.belief
+    return Recalled(
+        belief_id=belief.belief_id,
+        statement=belief.statement,
+        relation=belief.relation,
+        object=belief.object,
+        confidence=belief.confidence,
+        corroboration=belief.corroboration,
+        scope=belief.scope,
+        score=round(hit.score, 6),
+        quotes=[Quote.model_validate(e.model_dump()) for e in belief.evidence],
+    )
+
+
+@dataclass(frozen=True)
+class AgentMemory:
+    """The doors the tools use, shared by every call of one server process."""
+
+    pool: asyncpg.Pool
+    intake: Intake
+    corrections: Corrections
+
+    async def recall(
+        self,
+        who: Principal,
+        query: str,
+        *,
+        project: str | None,
+        limit: int,
+        cursor: str | None = None,
+    ) -> Recall:
+        tenant, principal = who
+        async with reading(self.pool, principal=who) as conn:
+            found = await search_beliefs(
+                conn,
+                tenant=tenant,
+                principal=principal,
+                query=query,
+                project=project,
+                limit=limit,
+                cursor=cursor,
+            )
+        return Recall(hits=[_recalled(h) for h in found.hits], next_cursor=found.next_cursor)
+
+    async def remember(self, who: Principal, text: str, *, project: str) -> Appended:
+        """The principal's own words as a ``memory.remember`` episode, appended through the
+        intake exactly as ``POST /v1/remember`` appends it."""
+        tenant, principal = who
+        episode = MemoryRemembered(
+            event_id=uuid.uuid4(),
+            tenant=tenant,
+            principal=principal,
+            project=project,
+            session=REMEMBER_SESSION,
+            occurred_at=datetime.now(UTC),
+            message=Message(ordinal=0, role=Role.USER, content=text),
+        )
+        [where] = await self.intake.append([episode])
+        return Appended(
+            event_id=episode.event_id,
+            project=where.project,
+            partition=where.partition,
+            offset=where.offset,
+        )
+
+    async def correct(
+        self,
+        who: Principal,
+        belief_id: uuid.UUID,
+        kind: CorrectionKind,
+        *,
+        replacement: str | None,
+        project: str | None,
+    ) -> Appended:
+        tenant, principal = who
+        position = await self.corrections.correct(
+            tenant=tenant,
+            principal=principal,
+            belief_id=belief_id,
+            kind=kind,
+            replacement=replacement,
+            project=project,
+        )
+        return Appended(
+            event_id=position.event_id,
+            project=position.project,
+            partition=position.partition,
+            offset=position.offset,
+        )
+
+
+@asynccontextmanager
+async def agent_memory(settings: Settings) -> AsyncIterator[AgentMemory]:
+    """One pool and one producer for the life of the server."""
+    pool = await create_pool(settings.database, role="engram-mcp")
+    intake = Intake(settings.kafka)
+    try:
+        yield AgentMemory(pool, intake, Corrections(pool, settings.kafka))
+    finally:
+        await intake.close()
+        await pool.close()

@@ -1,0 +1,171 @@
+"""The MCP server: three tools over :class:`~engram.mcp_server.memory.AgentMemory`, served over
+stdio (one principal, the token given at start) or streamable HTTP (each request's own token).
+
+Every tool call resolves its token again (:mod:`engram.mcp_server.access`), so a revoked or
+expired token stops working at once, as it does for the HTTP API. A refusal — no token, a
+query with nothing to search, a belief that is not this principal's, a correction that cannot
+apply, Kafka out of reach — comes back as a tool error whose text says what to do; nothing is
+appended in any of these.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Awaitable
+from typing import Annotated, TypeVar
+
+import uvicorn
+from aiokafka.errors import KafkaError
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from pydantic import Field
+
+from engram.mcp_server.access import BearerGate, Refused, TokenOf, header_token, principal_of
+from engram.mcp_server.memory import AgentMemory, Appended, Principal, Recall, agent_memory
+from engram.service.corrections import BeliefNotFound, InvalidCorrection
+from engram.shared.settings import Settings
+from ingest.intake import EpisodeTooLarge
+from projections.search import MAX_LIMIT, MAX_QUERY_CHARS, InvalidCursor, UnsearchableQuery
+from schemas.common import IDENTIFIER_PATTERN
+from schemas.corrections import CorrectionKind
+from schemas.episodes import MAX_MESSAGE_CHARS
+
+INSTRUCTIONS = (
+    "Engram is this person's long-term memory. Before answering from assumptions about them, "
+    "`recall` what is believed, and cite the quotes it returns. When they ask you to remember "
+    "something, `remember` it in their own words. When they say a belief is wrong, `correct` it "
+    "by its belief_id. Changes apply once formed (seconds); they are never instant."
+)
+HTTP_PATH = "/mcp"
+T = TypeVar("T")
+
+ProjectName = Annotated[
+    str, Field(min_length=1, max_length=200, pattern=IDENTIFIER_PATTERN, description="A project.")
+]
+REFUSALS = (
+    Refused,
+    UnsearchableQuery,
+    InvalidCursor,
+    BeliefNotFound,
+    InvalidCorrection,
+    EpisodeTooLarge,
+)
+
+
+async def _checked(memory: AgentMemory, token_of: TokenOf, ctx: Context) -> Principal:
+    try:
+        return await principal_of(memory.pool, token_of(ctx))
+    except Refused as refused:
+        raise ToolError(str(refused)) from None
+
+
+def build_server(memory: AgentMemory, token_of: TokenOf) -> MCPServer:
+    """An MCP server whose tools act for the principal of the token ``token_of`` finds."""
+    server = MCPServer("engram", instructions=INSTRUCTIONS, log_level="WARNING")
+
+    async def recall(
+        query: Annotated[
+            str,
+            Field(
+                min_length=1,
+                max_length=MAX_QUERY_CHARS,
+                description='What to look for: words, "a phrase", or, -word.',
+            ),
+        ],
+        ctx: Context,
+        project: Annotated[
+            ProjectName | None, Field(description="Only what applies in this project.")
+        ] = None,
+        limit: Annotated[int, Field(ge=1, le=MAX_LIMIT, description="Most hits.")] = 10,
+        cursor: Annotated[
+            str | None,
+            Field(min_length=1, max_length=200, description="A previous answer's next_cursor."),
+        ] = None,
+    ) -> Recall:
+        """Search what is believed about this person, best first, each belief with the exact
+        words it came from (quotes with their episode and byte span) to cite."""
+        who = await _checked(memory, token_of, ctx)
+        return await _refusing(
+            memory.recall(who, query, project=project, limit=limit, cursor=cursor)
+        )
+
+    async def remember(
+        text: Annotated[
+            str,
+            Field(
+                min_length=1,
+                max_length=MAX_MESSAGE_CHARS,
+                description="The person's own words, e.g. 'I moved to Porto in May.'",
+            ),
+        ],
+        project: ProjectName,
+        ctx: Context,
+    ) -> Appended:
+        """Explicit memory: append what the person asked to be remembered, in their words. It
+        passes the same checks as anything they say, and forms within seconds."""
+        who = await _checked(memory, token_of, ctx)
+        return await _refusing(memory.remember(who, text, project=project))
+
+    async def correct(
+        belief_id: Annotated[uuid.UUID, Field(description="From recall.")],
+        kind: Annotated[
+            CorrectionKind,
+            Field(
+                description="untrue: it never held; changed: it no longer holds (give the "
+                "replacement); not_here: not in this project; unspecified: doubtful."
+            ),
+        ],
+        ctx: Context,
+        replacement: Annotated[
+            str | None,
+            Field(min_length=1, max_length=4096, description="The new value, for 'changed'."),
+        ] = None,
+        project: Annotated[
+            ProjectName | None,
+            Field(description="Where it does not apply (not_here); default: where it was learned."),
+        ] = None,
+    ) -> Appended:
+        """Correct a belief the person says is wrong. The correction is evidence: it survives
+        re-derivation and stops the same claim forming again."""
+        who = await _checked(memory, token_of, ctx)
+        return await _refusing(
+            memory.correct(who, belief_id, kind, replacement=replacement, project=project)
+        )
+
+    server.add_tool(recall)
+    server.add_tool(remember)
+    server.add_tool(correct)
+    return server
+
+
+async def _refusing(call: Awaitable[T]) -> T:
+    """The call's answer; its refusals as tool errors that say what to do."""
+    try:
+        return await call
+    except REFUSALS as refused:
+        raise ToolError(str(refused)) from None
+    except KafkaError as error:
+        raise ToolError(
+            f"the episodic log is unreachable ({type(error).__name__}); nothing was appended; "
+            "retry shortly"
+        ) from None
+
+
+async def serve_stdio(settings: Settings, token: str | None) -> None:
+    """Serve on stdin/stdout for the principal of ``token``; :class:`Refused` at once without a
+    usable one (an MCP client shows the server's exit and its stderr)."""
+    async with agent_memory(settings) as memory:
+        await principal_of(memory.pool, token)
+        await build_server(memory, lambda _ctx: token).run_stdio_async()
+
+
+async def serve_http(settings: Settings, *, host: str, port: int) -> None:
+    """Serve streamable HTTP at ``http://host:port/mcp``; every request needs a principal's
+    bearer token."""
+    async with agent_memory(settings) as memory:
+        server = build_server(memory, header_token)
+        app = BearerGate(
+            server.streamable_http_app(streamable_http_path=HTTP_PATH, host=host), memory.pool
+        )
+        config = uvicorn.Config(app, host=host, port=port, log_level="warning")
+        await uvicorn.Server(config).serve()

@@ -1,0 +1,77 @@
+"""``GET /v1/search``: full-text search over the caller's current beliefs, with evidence.
+
+The tenant and principal come from the token (``Who``), as for every reader; ``project``
+narrows to what applies there, ``generation`` reads another generation. The ranking and the
+cursor are :mod:`projections.search`'s. Every refusal of the query itself is a 422 in the shape
+of FastAPI's own field errors, naming ``q`` (or ``cursor``), so a client handles one format.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Annotated
+
+import asyncpg
+from fastapi import APIRouter, Depends, HTTPException, Query, Request
+
+from engram.shared.reading import reading
+from engram.web.auth import NameQuery, Who
+from projections.search import (
+    MAX_LIMIT,
+    MAX_QUERY_CHARS,
+    InvalidCursor,
+    UnsearchableQuery,
+    search_beliefs,
+)
+from schemas.api import SearchResults
+from schemas.common import IDENTIFIER_PATTERN
+
+router = APIRouter(tags=["read"])
+
+
+async def _principal_reader(
+    request: Request,
+    who: Who,
+    generation: Annotated[
+        str | None, Query(min_length=1, max_length=200, pattern=IDENTIFIER_PATTERN)
+    ] = None,
+) -> AsyncIterator[asyncpg.Connection]:
+    """The principal's generation (the named one, the one promoted for them, else the live
+    one) for the whole request."""
+    async with reading(request.app.state.pool, generation, principal=who) as conn:
+        yield conn
+
+
+def _invalid(field: str, message: str, given: str | None) -> HTTPException:
+    return HTTPException(
+        422, [{"loc": ["query", field], "msg": message, "type": "value_error", "input": given}]
+    )
+
+
+@router.get("/v1/search", response_model=SearchResults)
+async def search(
+    who: Who,
+    db: Annotated[asyncpg.Connection, Depends(_principal_reader)],
+    q: Annotated[str, Query(min_length=1, max_length=MAX_QUERY_CHARS)],
+    project: NameQuery = None,
+    limit: Annotated[int, Query(ge=1, le=MAX_LIMIT)] = 20,
+    cursor: Annotated[str | None, Query(min_length=1, max_length=200)] = None,
+) -> SearchResults:
+    """The caller's current beliefs that match ``q`` (web-search syntax: words, "a phrase",
+    ``or``, ``-word``), best first by relevance * confidence * corroboration * recency, each
+    with its evidence (quote, span, episode) to cite; ``next_cursor`` fetches the next page."""
+    tenant, principal = who
+    try:
+        return await search_beliefs(
+            db,
+            tenant=tenant,
+            principal=principal,
+            query=q,
+            project=project,
+            limit=limit,
+            cursor=cursor,
+        )
+    except UnsearchableQuery as error:
+        raise _invalid("q", str(error), q) from None
+    except InvalidCursor as error:
+        raise _invalid("cursor", str(error), cursor) from None

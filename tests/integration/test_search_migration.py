@@ -1,0 +1,62 @@
+"""Migration 0012 gives every belief table its search column and index — the live one, and a
+generation's built before the migration existed (one built after copies them with LIKE)."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import asyncpg
+import pytest
+
+from engram.shared.generation_schema import create_generation_schema
+from engram.shared.generations import register_generation
+from projections.migrate import MIGRATIONS_DIR, migrate
+from tests.support.isolation import new_prefix
+from tests.support.services import Services
+
+pytestmark = pytest.mark.integration
+
+_HAS_SEARCH = """
+SELECT count(*) FROM information_schema.columns
+WHERE table_schema = $1 AND table_name = 'belief' AND column_name = 'search_vector'
+"""
+
+
+@pytest.fixture
+async def unmigrated(services: Services) -> AsyncIterator[str]:
+    """A new, empty database (no migration applied); dropped afterwards."""
+    name = f"engram_{new_prefix()}"
+    admin = await asyncpg.connect(services.database_url)
+    try:
+        await admin.execute(f'CREATE DATABASE "{name}"')
+        yield services.database_url.rpartition("/")[0] + f"/{name}"
+        await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    finally:
+        await admin.close()
+
+
+async def test_a_generation_built_before_the_migration_gets_the_column_and_index(
+    unmigrated: str, tmp_path: Path
+) -> None:
+    before = tmp_path / "migrations"
+    shutil.copytree(MIGRATIONS_DIR, before)
+    (before / "0012_belief_search.sql").unlink()
+    conn = await asyncpg.connect(unmigrated)
+    try:
+        await migrate(conn, before)
+        generation = await register_generation(conn, policy_version="v", policy_yaml="")
+        await create_generation_schema(conn, generation.schema_name)
+        assert await conn.fetchval(_HAS_SEARCH, generation.schema_name) == 0
+
+        assert [m.name for m in await migrate(conn)] == ["belief_search"]
+        for schema in ("public", generation.schema_name):
+            assert await conn.fetchval(_HAS_SEARCH, schema) == 1, schema
+            assert await conn.fetchval(
+                "SELECT count(*) FROM pg_indexes WHERE schemaname = $1 AND indexname = $2",
+                schema,
+                "belief_search",
+            )
+    finally:
+        await conn.close()
