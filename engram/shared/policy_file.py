@@ -75,6 +75,13 @@ class CapSection(_Section):
     max_entity_name_bytes: int = Field(_DEFAULT.max_entity_name_bytes, ge=1, le=MAX_NAME_BYTES)
 
 
+class ContextSection(_Section):
+    """The model's context window: earlier messages of the session sent beside a message."""
+
+    messages: int = Field(_DEFAULT.context_messages, ge=0, le=64)
+    chars: int = Field(_DEFAULT.context_chars, ge=0, le=64_000)
+
+
 class GateSection(_Section):
     pii_kinds: list[str] = list(_DEFAULT.pii_kinds)
 
@@ -117,6 +124,7 @@ class PolicyDocument(_Section):
     model: ModelSection | None = None
     thresholds: ThresholdSection = ThresholdSection()
     caps: CapSection = CapSection()
+    context: ContextSection = ContextSection()
     gates: GateSection = GateSection()
     admission: AdmissionSection = AdmissionSection()
     relations: RelationSection = RelationSection()
@@ -143,6 +151,7 @@ class PolicyDocument(_Section):
             model=model,
             thresholds=ThresholdSection(**_fields(policy, ThresholdSection)),
             caps=CapSection(**_fields(policy, CapSection)),
+            context=ContextSection(messages=policy.context_messages, chars=policy.context_chars),
             gates=GateSection(pii_kinds=list(policy.pii_kinds)),
             admission=AdmissionSection(unresolvable_terms=list(policy.unresolvable_terms)),
             relations=RelationSection(enabled=list(policy.enabled_relations)),
@@ -159,6 +168,8 @@ class PolicyDocument(_Section):
             unresolvable_terms=tuple(self.admission.unresolvable_terms),
             pii_kinds=tuple(self.gates.pii_kinds),
             enabled_relations=tuple(self.relations.enabled),
+            context_messages=self.context.messages,
+            context_chars=self.context.chars,
             **self.thresholds.model_dump(),
             **self.caps.model_dump(),
         )

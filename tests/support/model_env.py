@@ -18,6 +18,9 @@ def model_worker_env(
         ENGRAM_MODEL_ALLOWLIST=json.dumps([server.origin]),
         ENGRAM_MODEL_TIMEOUT_S="10",
         ENGRAM_WORKER_HTTP_PORT="0",
+        # These workers test the pipeline, not activation: the evidence gate has tests of its
+        # own (tests/integration/test_model_activation.py).
+        ENGRAM_FORMATION_ALLOW_UNEVALUATED_MODEL="true",
     )
     env.update({f"ENGRAM_FORMATION_{key.upper()}": value for key, value in formation.items()})
     return env
