@@ -30,6 +30,11 @@ does is covered by the formation source digest in the policy version."""
 RELATION_NAMES: tuple[str, ...] = tuple(relation.name for relation in RELATIONS)
 """Every relation of the vocabulary, in its order: what a policy enables unless it says less."""
 
+DEFAULT_CONTEXT_MESSAGES = 8
+DEFAULT_CONTEXT_CHARS = 4000
+"""The model's context window unless a policy says otherwise (a policy without a model has
+none)."""
+
 _FLOAT_FIELDS = (
     "inferred_confidence_cap",
     "salience_threshold",
@@ -57,9 +62,9 @@ class FormationPolicy:
     default_confidence: float = 0.5
     explicit_confidence: float = 0.9
     enabled_relations: tuple[str, ...] = RELATION_NAMES
-    context_messages: int = 8
+    context_messages: int = DEFAULT_CONTEXT_MESSAGES
     """How many earlier messages of the session the model sees beside a message (0: none)."""
-    context_chars: int = 4000
+    context_chars: int = DEFAULT_CONTEXT_CHARS
     """The most characters of those earlier messages, whole messages only."""
 
     def __post_init__(self) -> None:

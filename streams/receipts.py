@@ -115,6 +115,11 @@ class ReceiptStore:
             self._pool = await create_pool(self._database, role="engram-receipts")
         return self._pool
 
+    async def close(self) -> None:
+        if self._pool is not None:
+            await self._pool.close()
+            self._pool = None
+
     async def find(self, key: ReceiptKey) -> list[Proposal] | None:
         raw = await (await self._db()).fetchval(_FIND, *key)
         if raw is None:

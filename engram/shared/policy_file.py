@@ -23,7 +23,13 @@ from pydantic_core import ErrorDetails
 
 from formation.admission import MAX_NAME_BYTES
 from formation.pii import PII_KINDS
-from formation.policy import RELATION_NAMES, ExtractorKind, FormationPolicy
+from formation.policy import (
+    DEFAULT_CONTEXT_CHARS,
+    DEFAULT_CONTEXT_MESSAGES,
+    RELATION_NAMES,
+    ExtractorKind,
+    FormationPolicy,
+)
 
 _DEFAULT = FormationPolicy()
 _ORIGIN = re.compile(r"https?://(?:\[[0-9a-f:.]+\]|[a-z0-9.-]+):[0-9]{1,5}")
@@ -78,8 +84,8 @@ class CapSection(_Section):
 class ContextSection(_Section):
     """The model's context window: earlier messages of the session sent beside a message."""
 
-    messages: int = Field(_DEFAULT.context_messages, ge=0, le=64)
-    chars: int = Field(_DEFAULT.context_chars, ge=0, le=64_000)
+    messages: int = Field(DEFAULT_CONTEXT_MESSAGES, ge=0, le=64)
+    chars: int = Field(DEFAULT_CONTEXT_CHARS, ge=0, le=64_000)
 
 
 class GateSection(_Section):
