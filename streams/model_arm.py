@@ -42,10 +42,8 @@ def model_arm(
     async def window_for(place: SessionPlace, message: Message) -> tuple[ContextMessage, ...]:
         if policy.context_messages == 0:
             return ()
-        await store.remember_message(
-            place, ContextMessage(message.role, context_text(message.content))
-        )
-        earlier = await store.earlier_messages(place, policy.context_messages)
+        kept = ContextMessage(message.role, context_text(message.content))
+        earlier = await store.remember_and_read(place, kept, policy.context_messages)
         return context_window(
             earlier, max_messages=policy.context_messages, max_chars=policy.context_chars
         )

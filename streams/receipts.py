@@ -49,13 +49,13 @@ INSERT INTO public.model_attempt (tenant, principal, episode_id, message_ordinal
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19,
         $20)
 """
-_REMEMBER = """
-INSERT INTO public.session_message (tenant, principal, project, session, topic, log_partition,
-                                    log_offset, message_ordinal, role, content)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
-ON CONFLICT DO NOTHING
-"""
-_EARLIER = """
+_REMEMBER_AND_READ = """
+WITH kept AS (
+    INSERT INTO public.session_message (tenant, principal, project, session, topic,
+                                        log_partition, log_offset, message_ordinal, role, content)
+    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $10, $11)
+    ON CONFLICT DO NOTHING
+)
 SELECT role, content FROM public.session_message
 WHERE tenant = $1 AND principal = $2 AND project = $3 AND session = $4 AND topic = $5
   AND log_partition = $6 AND (log_offset, message_ordinal) < ($7, $8)
@@ -157,15 +157,14 @@ class ReceiptStore:
             attempt.proposals,
         )
 
-    async def remember_message(self, place: SessionPlace, message: ContextMessage) -> None:
-        """Keep one (redacted) message of a session at its log position; idempotent."""
-        await (await self._db()).execute(
-            _REMEMBER, *place.key(), message.role.value, message.content
-        )
-
-    async def earlier_messages(self, place: SessionPlace, limit: int) -> list[ContextMessage]:
-        """The session's newest ``limit`` messages before ``place`` in the log, oldest first."""
+    async def remember_and_read(
+        self, place: SessionPlace, message: ContextMessage, limit: int
+    ) -> list[ContextMessage]:
+        """Keep one (redacted) message of a session at its log position (idempotent) and read
+        the session's newest ``limit`` messages strictly before it, oldest first — in one
+        statement, so the window costs one round trip. The read does not see the row being
+        kept, and needs not: it is at ``place``, not before it."""
         rows: Sequence[asyncpg.Record] = await (await self._db()).fetch(
-            _EARLIER, *place.key(), limit
+            _REMEMBER_AND_READ, *place.key(), limit, message.role.value, message.content
         )
         return [ContextMessage(Role(row["role"]), row["content"]) for row in reversed(rows)]

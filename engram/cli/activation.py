@@ -8,7 +8,7 @@ from engram.cli.output import err
 from engram.shared.settings import Settings
 from formation.policy import FormationPolicy
 from streams.model_evidence import ActivationRefused
-from streams.wiring import Activation, PolicyMismatch, activate_model
+from streams.wiring import Activation, PolicyMismatch, activate_model, check_model_identity
 
 
 def activation_or_exit(settings: Settings, policy: FormationPolicy) -> Activation | None:
@@ -18,6 +18,7 @@ def activation_or_exit(settings: Settings, policy: FormationPolicy) -> Activatio
     if not policy.uses_model:
         return None
     try:
+        check_model_identity(policy, settings)
         return activate_model(policy, settings)
     except (ActivationRefused, PolicyMismatch) as error:
         err.print(f"[red]not started:[/red] {error}")
