@@ -9,7 +9,7 @@ every threshold, cap and gate. One artifact serves ``model`` and ``both`` alike.
 
 A worker (or re-derivation) whose policy uses a model refuses to start unless the artifact at
 ``ENGRAM_FORMATION_EVIDENCE_PATH`` matches its fingerprint exactly and passes: coverage of the
-positive cases at least :data:`MIN_COVERAGE`, nothing fabricated in either arm, no policy
+positive cases (at least :data:`MIN_POSITIVE_CASES` of them) at least :data:`MIN_COVERAGE`, nothing fabricated in either arm, no policy
 failure (forbidden, untrusted owner, secret, arm error), and no regression against the
 deterministic arm (neither fewer matched labels nor lower precision). The verdict is recomputed
 from the numbers on every check, so an artifact edited to say ``passed`` still refuses.
@@ -29,6 +29,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from formation.policy import FormationPolicy
 
 MIN_COVERAGE = 0.8
+MIN_POSITIVE_CASES = 20
+"""Coverage over fewer positive cases says too little: a corpus of three easy cases would do."""
 EVIDENCE_FILE = "model-evaluation.json"
 RECORD_COMMAND = "engram eval formation --arm model --record --corpus <labeled corpus>"
 
@@ -116,8 +118,11 @@ def bound_policy(policy: FormationPolicy) -> BoundPolicy:
 def judge(model: ArmScore, deterministic: ArmScore) -> list[str]:
     """Why the model arm may not be activated on these numbers; empty when it may."""
     failures: list[str] = []
-    if model.positive_cases == 0:
-        failures.append("the corpus has no positive case, so coverage cannot be measured")
+    if model.positive_cases < MIN_POSITIVE_CASES:
+        failures.append(
+            f"the corpus has {model.positive_cases} positive cases; coverage needs at least "
+            f"{MIN_POSITIVE_CASES}"
+        )
     elif model.coverage < MIN_COVERAGE:
         failures.append(
             f"coverage {model.coverage:.3f} ({model.covered_cases}/{model.positive_cases} "

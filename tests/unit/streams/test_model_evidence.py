@@ -94,7 +94,7 @@ def test_passing_numbers_pass() -> None:
         (arm(errors=2), arm(), "policy failure"),
         (arm(matched_labels=37), arm(), "regression: the model arm matched 37"),
         (arm(extracted=40), arm(), "regression: the model arm's precision 0.950"),
-        (arm(positive_cases=0, covered_cases=0), arm(), "no positive case"),
+        (arm(positive_cases=19, covered_cases=19), arm(), "19 positive cases; coverage needs"),
     ],
 )
 def test_each_condition_can_fail_on_its_own(
