@@ -30,6 +30,11 @@ does is covered by the formation source digest in the policy version."""
 RELATION_NAMES: tuple[str, ...] = tuple(relation.name for relation in RELATIONS)
 """Every relation of the vocabulary, in its order: what a policy enables unless it says less."""
 
+DEFAULT_CONTEXT_MESSAGES = 8
+DEFAULT_CONTEXT_CHARS = 4000
+"""The model's context window unless a policy says otherwise (a policy without a model has
+none)."""
+
 _FLOAT_FIELDS = (
     "inferred_confidence_cap",
     "salience_threshold",
@@ -57,6 +62,10 @@ class FormationPolicy:
     default_confidence: float = 0.5
     explicit_confidence: float = 0.9
     enabled_relations: tuple[str, ...] = RELATION_NAMES
+    context_messages: int = DEFAULT_CONTEXT_MESSAGES
+    """How many earlier messages of the session the model sees beside a message (0: none)."""
+    context_chars: int = DEFAULT_CONTEXT_CHARS
+    """The most characters of those earlier messages, whole messages only."""
 
     def __post_init__(self) -> None:
         """Put every field in one canonical form, so equal policies have equal versions.
@@ -74,6 +83,9 @@ class FormationPolicy:
         _assign(self, "unresolvable_terms", tuple(sorted(set(self.unresolvable_terms))))
         for name in _FLOAT_FIELDS:
             _assign(self, name, float(getattr(self, name)))
+        if not self.uses_model:  # no model, no context window: it decides nothing
+            _assign(self, "context_messages", 0)
+            _assign(self, "context_chars", 0)
 
     @cached_property
     def version(self) -> str:

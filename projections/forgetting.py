@@ -114,9 +114,15 @@ async def forget_principal(conn: asyncpg.Connection, tenant: str, principal: str
         await conn.execute(
             f"DELETE FROM {table} WHERE tenant = $1 AND principal = $2", tenant, principal
         )
-    # Shared by every generation: the model's answers about the principal's messages, and the
-    # principal's API tokens (a forgotten person's token names them and must stop working).
-    for shared in ("public.model_receipt", "public.api_token"):
+    # Shared by every generation: the model's answers about the principal's messages, the audit
+    # of its calls, the session messages kept as its context, and the principal's API tokens
+    # (a forgotten person's token names them and must stop working).
+    for shared in (
+        "public.model_receipt",
+        "public.model_attempt",
+        "public.session_message",
+        "public.api_token",
+    ):
         await conn.execute(
             f"DELETE FROM {shared} WHERE tenant = $1 AND principal = $2", tenant, principal
         )

@@ -17,12 +17,13 @@ from formation.policy import FormationPolicy
 from formation.proposals import Proposal
 from schemas.claims import ClaimsBatchFormed, SourcePosition
 from schemas.corrections import BeliefCorrected, BeliefDeleted, PrincipalForgotten
-from schemas.episodes import Message, episode_messages
+from schemas.episodes import MemoryRemembered, Message, TurnAppended, episode_messages
 from schemas.log import LogEvent
 
-Owner = tuple[str, str]
-"""(tenant, principal) of the episode a message belongs to."""
-ModelArm = Callable[[Owner, Message], Awaitable[list[Proposal]]]
+Episode = TurnAppended | MemoryRemembered
+ModelArm = Callable[[Episode, SourcePosition, Message], Awaitable[list[Proposal]]]
+"""The model arm asks about one message of an episode at its log position: the episode names
+the owner and session and carries the event time; the position orders the session's context."""
 
 
 class FormationStage:
@@ -42,17 +43,17 @@ class FormationStage:
         if isinstance(episode, BeliefCorrected | BeliefDeleted | PrincipalForgotten):
             return form_correction(episode, self.policy, source=source)
         proposals: dict[int, list[Proposal]] = {}
-        owner = (episode.tenant, episode.principal)
         for message in episode_messages(episode):
-            proposals[message.ordinal] = await self._propose(
-                owner, message, episode.occurred_at.date()
-            )
+            proposals[message.ordinal] = await self._propose(episode, source, message)
         return form_episode(episode, self.policy, proposals, source=source)
 
-    async def _propose(self, owner: Owner, message: Message, occurred_on: date) -> list[Proposal]:
-        """``occurred_on`` is the episode's event-time date: it grounds "last Saturday";
-        ``owner`` keys the model's answers kept as receipts."""
+    async def _propose(
+        self, episode: Episode, source: SourcePosition, message: Message
+    ) -> list[Proposal]:
+        """The episode's event-time date grounds "last Saturday"; the model arm also gets the
+        episode and its position, for the session's context and the answers kept as receipts."""
         kind = self.policy.extractor_kind
+        occurred_on: date = episode.occurred_at.date()
         found = (
             deterministic.propose(
                 message.content, occurred_on=occurred_on, ceiling=self.policy.scan_ceiling
@@ -61,5 +62,5 @@ class FormationStage:
             else []
         )
         if self._model_arm is not None and kind in ("model", "both"):
-            found = merge_proposals(found, await self._model_arm(owner, message))
+            found = merge_proposals(found, await self._model_arm(episode, source, message))
         return found

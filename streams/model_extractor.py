@@ -2,9 +2,12 @@
 
 It calls ``/chat/completions`` on an OpenAI-compatible endpoint with the extraction prompt and
 the message fenced by a random marker, reads at most ``max_response_bytes`` of the response, and
-decodes the reply strictly (:mod:`streams.model_reply`). It does no retries of its own: retrying
-is a backlog decision the worker owns. Every failure is a :class:`ModelExtractionError` with a
-kind, and its message never carries the message text, the reply or the api key.
+decodes the reply strictly (:mod:`streams.model_reply`). One call is one attempt: retrying is
+decided by the caller (:mod:`streams.model_attempts`). Every failure is a
+:class:`ModelExtractionError` with a kind, and its message never carries the message text, the
+reply or the api key. Every attempt, answered or failed, leaves what an audit may keep: the
+SHA-256 of the prompt sent and of the reply received, and the token counts the endpoint reported
+— never the bodies themselves.
 
 Message text leaves the process only for an allow-listed origin: the endpoint is checked
 against ``ENGRAM_MODEL_ALLOWLIST`` when the extractor is built, the HTTP client follows no
@@ -15,9 +18,12 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import json
 import re
 import secrets
 from collections.abc import AsyncIterator, Callable, Sequence
+from dataclasses import dataclass
+from datetime import date
 from typing import Literal
 
 import httpx2
@@ -35,6 +41,7 @@ from formation.policy import FormationPolicy
 from formation.proposals import Proposal
 from formation.vocabulary import RELATIONS, Relation
 from schemas.episodes import Message
+from streams.model_context import ContextMessage, context_digest
 from streams.model_endpoint import (
     ModelConfigurationError,
     ModelEndpointNotAllowed,
@@ -58,13 +65,38 @@ _PROVIDER_CODE = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
 
 
 class ModelExtractionError(Exception):
-    """One failed extraction call. ``kind`` says what failed; the worker decides on retries."""
+    """One failed extraction call. ``kind`` says what failed; the caller decides on retries.
+
+    ``prompt_sha256`` and ``reply_sha256`` are the digests of what was sent and of the body
+    received, when there was one: what the attempt's audit row keeps instead of the content.
+    """
 
     def __init__(self, kind: ErrorKind, detail: str, *, status: int | None = None) -> None:
         super().__init__(f"model extraction failed ({kind}): {detail}")
         self.kind: ErrorKind = kind
         self.detail = detail
         self.status = status
+        self.prompt_sha256: str | None = None
+        self.reply_sha256: str | None = None
+
+
+class TokenUsage(BaseModel):
+    """The ``usage`` field of a chat completion: what the endpoint says the call cost."""
+
+    model_config = ConfigDict(extra="ignore", frozen=True)
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+    total_tokens: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ModelAnswer:
+    """One answered attempt: the proposals, and the content-free facts an audit keeps."""
+
+    proposals: list[Proposal]
+    prompt_sha256: str
+    reply_sha256: str
+    usage: TokenUsage | None
 
 
 class _ReplyMessage(BaseModel):
@@ -83,6 +115,7 @@ class _ChatCompletion(BaseModel):
 
     model_config = ConfigDict(extra="ignore")
     choices: list[_ReplyChoice]
+    usage: TokenUsage | None = None
 
 
 class ModelExtractor:
@@ -142,32 +175,73 @@ class ModelExtractor:
         fixed = f"{self.prompt_digest}\x1f{self._system}"
         return hashlib.sha256(fixed.encode()).hexdigest()
 
-    def input_digest(self, message: Message) -> str:
+    def input_digest(
+        self,
+        message: Message,
+        context: Sequence[ContextMessage] = (),
+        occurred_on: date | None = None,
+    ) -> str:
         """SHA-256 of the exact input the model decides on: the role and the message as it
-        would be sent (redacted). The fence's random marker is not part of it."""
+        would be sent (redacted), the episode date and the context window. The fence's random
+        marker is not part of it."""
         content = redact(message.content, pii_kinds=self._pii_kinds)
-        return hashlib.sha256(f"{message.role.value}\x1f{content}".encode()).hexdigest()
+        day = occurred_on.isoformat() if occurred_on else ""
+        window = context_digest(context) if context else ""
+        key = f"{message.role.value}\x1f{content}\x1f{day}\x1f{window}"
+        return hashlib.sha256(key.encode()).hexdigest()
 
     def __repr__(self) -> str:
         return f"ModelExtractor({self.model_name}@{self.origin}, prompt {self.prompt_digest[:12]})"
 
-    async def propose(self, message: Message) -> list[Proposal]:
-        """The proposals the model makes for ``message``; raises :class:`ModelExtractionError`.
+    async def propose(
+        self,
+        message: Message,
+        context: Sequence[ContextMessage] = (),
+        occurred_on: date | None = None,
+    ) -> list[Proposal]:
+        """The proposals the model makes for ``message``; raises :class:`ModelExtractionError`."""
+        return (await self.answer(message, context, occurred_on)).proposals
+
+    async def answer(
+        self,
+        message: Message,
+        context: Sequence[ContextMessage] = (),
+        occurred_on: date | None = None,
+    ) -> ModelAnswer:
+        """One attempt at ``message``, with the session's earlier messages as ``context`` and
+        the episode's event-time date; raises :class:`ModelExtractionError`.
 
         Secrets and policy PII are redacted before the text leaves the process: they are never
-        sent to a model. A quote the model copies across a redaction cannot be located in the
-        original message, so it is refused, which is what should happen to such a claim.
+        sent to a model (context arrives redacted already). A quote the model copies across a
+        redaction cannot be located in the original message, so it is refused, which is what
+        should happen to such a claim.
         """
         message = message.model_copy(
             update={"content": redact(message.content, pii_kinds=self._pii_kinds)}
         )
-        fence_id = new_fence(message.content, self._token_hex)
+        fenced = "\n".join([message.content, *(m.content for m in context)])
+        fence_id = new_fence(fenced, self._token_hex)
         system: ChatCompletionSystemMessageParam = {"role": "system", "content": self._system}
         user: ChatCompletionUserMessageParam = {
             "role": "user",
-            "content": render_user_message(message, fence_id),
+            "content": render_user_message(
+                message, fence_id, context=context, occurred_on=occurred_on
+            ),
         }
-        text = await self._complete([system, user])
+        sent: list[ChatCompletionMessageParam] = [system, user]
+        prompt_sha256 = _sha256(json.dumps(sent, sort_keys=True).encode())
+        body: bytes | None = None
+        try:
+            body = await self._complete(sent)
+            text, usage = self._reply_text(body)
+            proposals = self._decode(text)
+        except ModelExtractionError as exc:
+            exc.prompt_sha256 = prompt_sha256
+            exc.reply_sha256 = _sha256(body) if body is not None else None
+            raise
+        return ModelAnswer(proposals, prompt_sha256, _sha256(body), usage)
+
+    def _decode(self, text: str) -> list[Proposal]:
         try:
             return decode_envelope(text, extractor=self.extractor)
         except ModelReplyError as exc:
@@ -182,8 +256,8 @@ class ModelExtractor:
     async def __aexit__(self, *_: object) -> None:
         await self.aclose()
 
-    async def _complete(self, messages: list[ChatCompletionMessageParam]) -> str:
-        """The reply's text. The whole call, body included, is bounded by the timeout."""
+    async def _complete(self, messages: list[ChatCompletionMessageParam]) -> bytes:
+        """The response body. The whole call, body included, is bounded by the timeout."""
         try:
             async with asyncio.timeout(self._timeout_s):
                 body = await self._post(messages)
@@ -198,7 +272,7 @@ class ModelExtractor:
             raise self._bad_reply(
                 f"the response body is unreadable ({type(exc).__name__})"
             ) from None
-        return self._reply_text(body)
+        return body
 
     async def _post(self, messages: list[ChatCompletionMessageParam]) -> bytes:
         create = self._client.chat.completions.with_streaming_response.create
@@ -221,7 +295,7 @@ class ModelExtractor:
                 )
         return bytes(body)
 
-    def _reply_text(self, body: bytes) -> str:
+    def _reply_text(self, body: bytes) -> tuple[str, TokenUsage | None]:
         try:
             completion = _ChatCompletion.model_validate_json(body)
         except ValidationError:
@@ -237,7 +311,7 @@ class ModelExtractor:
         if len(content.encode()) > self._max_response_bytes:
             detail = f"{self.origin}: reply exceeds {self._max_response_bytes} bytes"
             raise ModelExtractionError("oversized", detail)
-        return content
+        return content, completion.usage
 
     def _timeout(self) -> ModelExtractionError:
         detail = f"{self.origin}: no complete reply within {self._timeout_s:g}s"
@@ -252,6 +326,10 @@ class ModelExtractor:
         suffix = f" ({code})" if code else ""
         detail = f"{self.origin} answered HTTP {exc.status_code}{suffix}"
         return ModelExtractionError("http_status", detail, status=exc.status_code)
+
+
+def _sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
 
 
 def _provider_code(body: object) -> str | None:

@@ -13,6 +13,7 @@ import hashlib
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from datetime import date
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -21,6 +22,7 @@ import yaml
 
 from formation.vocabulary import Relation
 from schemas.episodes import Message
+from streams.model_context import ContextMessage
 
 SECTIONS: tuple[str, ...] = (
     "task",
@@ -178,16 +180,37 @@ def render_system_prompt(prompt: ExtractionPrompt, relations: Sequence[Relation]
     return "\n\n".join(parts)
 
 
-def render_user_message(message: Message, fence_id: str) -> str:
-    """The user turn: the speaker's role, then the content between two fence markers."""
-    if fence_id.lower() in message.content.lower():
+def render_user_message(
+    message: Message,
+    fence_id: str,
+    *,
+    context: Sequence[ContextMessage] = (),
+    occurred_on: date | None = None,
+) -> str:
+    """The user turn: the episode date, the context block, the speaker's role, then the content
+    between two fence markers.
+
+    The date is the episode's event time (never the clock), so "yesterday" means the same day
+    in every replay. Earlier messages of the session go in a block of their own, before the
+    message and marked as context: the prompt tells the model to quote only the message.
+    """
+    texts = [message.content, *(m.content for m in context)]
+    if any(fence_id.lower() in text.lower() for text in texts):
         raise ValueError("the fence id occurs in the message; choose it with new_fence")
-    return (
-        f"Speaker: {message.role.value}\n"
-        f"<<<MESSAGE {fence_id}>>>\n"
-        f"{message.content}\n"
-        f"<<<END {fence_id}>>>"
-    )
+    lines: list[str] = []
+    if occurred_on is not None:
+        lines.append(f"Episode date: {occurred_on.isoformat()}")
+    if context:
+        lines.append(f"<<<CONTEXT {fence_id}>>>")
+        lines.extend(f"{m.role.value}: {m.content}" for m in context)
+        lines.append(f"<<<END CONTEXT {fence_id}>>>")
+    lines += [
+        f"Speaker: {message.role.value}",
+        f"<<<MESSAGE {fence_id}>>>",
+        message.content,
+        f"<<<END {fence_id}>>>",
+    ]
+    return "\n".join(lines)
 
 
 def new_fence(content: str, token_hex: Callable[[int], str]) -> str:

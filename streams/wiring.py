@@ -3,11 +3,16 @@
 The policy in force is the file ``ENGRAM_FORMATION_POLICY_FILE`` names, or else the defaults
 with the extractor kind and model of the settings. Either way the build's digests go in here,
 at the edge: the formation package's source and, when a model is used, the prompt bytes.
+A policy that uses a model is built only with passing evidence for it
+(:mod:`streams.model_evidence`), or under the explicit, loudly logged override.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass, replace
 from pathlib import Path
+
+import structlog
 
 from engram.shared.policy_file import PolicyDocument, PolicyFileError, parse_policy
 from engram.shared.policy_source import formation_source_digest
@@ -16,7 +21,15 @@ from formation.policy import ExtractorKind, FormationPolicy
 from formation.vocabulary import RELATIONS
 from streams.formation_stage import FormationStage
 from streams.model_endpoint import ModelConfigurationError, endpoint_origin
+from streams.model_evidence import (
+    ActivationRefused,
+    activation_fingerprint,
+    check_activation,
+    default_evidence_path,
+)
 from streams.prompt import load_extraction_prompt
+
+log = structlog.get_logger(__name__)
 
 
 class PolicyMismatch(ValueError):
@@ -65,7 +78,13 @@ def settings_document(settings: Settings) -> PolicyDocument:
             f"extractor {kind} needs ENGRAM_MODEL_ENDPOINT and ENGRAM_MODEL_NAME"
         )
     model = {"name": settings.model.name, "origin": endpoint_origin(settings.model.endpoint)}
-    return PolicyDocument.model_validate({"extractor": {"kind": kind}, "model": model})
+    context = {
+        "messages": settings.model.context_messages,
+        "chars": settings.model.context_chars,
+    }
+    return PolicyDocument.model_validate(
+        {"extractor": {"kind": kind}, "model": model, "context": context}
+    )
 
 
 def effective_policy(settings: Settings, policy_file: Path | None = None) -> FormationPolicy:
@@ -83,24 +102,97 @@ def effective_policy(settings: Settings, policy_file: Path | None = None) -> For
     )
 
 
-def build_stage(settings: Settings, policy: FormationPolicy | None = None) -> FormationStage:
+def model_policy(settings: Settings) -> FormationPolicy:
+    """The policy a ``model`` worker with these settings would form under: the policy file's
+    (whose kind must use a model) or the settings' model, with the kind set to ``model``. What
+    ``engram eval formation --record`` binds its evidence to."""
+    path = settings.formation.policy_file
+    if path:
+        document = load_policy_file(path)
+        if not document.uses_model:
+            raise ModelConfigurationError(f"policy file {path} runs no model to evaluate")
+    else:
+        forced = settings.formation.model_copy(update={"extractor": "model"})
+        document = settings_document(
+            Settings(model=settings.model, formation=forced, database=settings.database)
+        )
+    prompt = load_extraction_prompt(settings.formation.prompt_path)
+    policy = document.policy(source_digest=formation_source_digest(), prompt_digest=prompt.digest)
+    return replace(policy, extractor_kind="model")
+
+
+def evidence_path(settings: Settings) -> Path:
+    return settings.formation.evidence_path or default_evidence_path(settings.state.dir)
+
+
+@dataclass(frozen=True)
+class Activation:
+    """Leave for a model policy to form: passing evidence was found for ``fingerprint``, or the
+    override was set (``overridden``)."""
+
+    fingerprint: str
+    overridden: bool
+
+
+def activate_model(policy: FormationPolicy, settings: Settings) -> Activation:
+    """Check a model policy's evidence (raises :class:`ActivationRefused`), or take the
+    override, which is logged as an error every time. Called with the process's own settings,
+    before a generation's settings move the state directory."""
+    path = evidence_path(settings)
+    fingerprint = activation_fingerprint(policy)
+    if settings.formation.allow_unevaluated_model:
+        log.error(
+            "formation.model_unevaluated",
+            policy=policy.version,
+            model=policy.model_name,
+            evidence=str(path),
+            detail="ENGRAM_FORMATION_ALLOW_UNEVALUATED_MODEL is set: the model arm runs without "
+            "a passing evaluation; unset it for production",
+        )
+        return Activation(fingerprint, overridden=True)
+    evidence = check_activation(policy, path)
+    log.info(
+        "formation.model_activated",
+        policy=policy.version,
+        evidence=str(path),
+        coverage=round(evidence.model.coverage, 4),
+    )
+    return Activation(fingerprint, overridden=False)
+
+
+def build_stage(
+    settings: Settings,
+    policy: FormationPolicy | None = None,
+    activation: Activation | None = None,
+) -> FormationStage:
     """The stage for the policy in force (``policy`` when the caller already resolved it: it
-    hashes the formation source and reads the policy file), with a model arm when it uses one."""
+    hashes the formation source and reads the policy file), with a model arm when it uses one
+    and it is activated: by ``activation`` (from :func:`activate_model`), or else checked
+    here against these settings."""
     policy = policy or effective_policy(settings)
     if not policy.uses_model:
         return FormationStage(policy)
-    # Lazy: the openai client costs ~1 s at import; a deterministic worker never pays it.
-    from streams.model_extractor import build_model_extractor
-    from streams.receipts import ReceiptStore, receipted
-
     check_model_identity(policy, settings)
+    activation = activation or activate_model(policy, settings)
+    if activation.fingerprint != activation_fingerprint(policy):
+        raise ActivationRefused(
+            f"the model arm was activated for another policy than {policy.version}"
+        )
+    # Lazy: the openai client costs ~1 s at import; a deterministic worker never pays it.
+    from streams.model_arm import model_arm
+    from streams.model_attempts import RetrySchedule
+    from streams.model_extractor import build_model_extractor
+    from streams.receipts import ReceiptStore
+
     enabled = set(policy.enabled_relations)
     extractor = build_model_extractor(
         settings,
         pii_kinds=policy.pii_kinds,
         relations=tuple(r for r in RELATIONS if r.name in enabled),
     )
-    return FormationStage(policy, receipted(extractor, ReceiptStore(settings.database)))
+    schedule = RetrySchedule(settings.model.max_attempts, settings.model.retry_after_s)
+    arm = model_arm(extractor, ReceiptStore(settings.database), policy, schedule)
+    return FormationStage(policy, arm)
 
 
 def check_model_identity(policy: FormationPolicy, settings: Settings) -> None:

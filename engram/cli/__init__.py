@@ -10,6 +10,7 @@ from typing import Annotated
 import typer
 import uvicorn
 
+from engram.cli.activation import activation_or_exit
 from engram.cli.agents import mcp
 from engram.cli.beliefs import beliefs_app, refusals_app
 from engram.cli.evaluation.command import eval_app
@@ -135,11 +136,12 @@ def worker(
     """Run the formation agent (faust) and the belief projector until interrupted."""
     configure_logging(loglevel)
     policy = effective_policy(_settings())
+    activation = activation_or_exit(_settings(), policy)
     generation = _live_generation(_settings(), policy)
     settings = generation_settings(_settings(), generation)
     schema = generation.schema_name
     asyncio.run(ensure_topics(settings.kafka))
-    streams = build_app(settings, build_stage(settings, policy), schema=schema)
+    streams = build_app(settings, build_stage(settings, policy, activation), schema=schema)
     if projector:
 
         async def project() -> None:

@@ -23,6 +23,7 @@ import asyncpg
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
+from engram.cli.activation import activation_or_exit
 from engram.cli.output import console, err
 from engram.shared import generations as registry
 from engram.shared.db import create_pool
@@ -65,6 +66,7 @@ def rederive(
     if dry_run:
         _plan(settings, formed_under, tenant, principals)
         return
+    activation = activation_or_exit(settings, formed_under)
     generation = asyncio.run(_prepare(settings, formed_under, tenant, principals))
     run_settings = generation_settings(settings, generation)
     asyncio.run(ensure_topics(run_settings.kafka))
@@ -74,7 +76,7 @@ def rederive(
     )
     streams = build_app(
         run_settings,
-        build_stage(run_settings, formed_under),
+        build_stage(run_settings, formed_under, activation),
         schema=generation.schema_name,
         serves=_serves(generation),
     )

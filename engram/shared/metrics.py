@@ -37,6 +37,19 @@ MODEL_RECEIPTS = Counter(
     ["outcome"],
     registry=REGISTRY,
 )
+MODEL_ATTEMPTS = Counter(
+    "engram_model_attempts",
+    "Model calls, by status (answered or failed) and failure kind (empty when answered).",
+    ["status", "failure"],
+    registry=REGISTRY,
+)
+MODEL_FALLBACKS = Counter(
+    "engram_model_fallbacks",
+    "Messages formed by the deterministic arm alone in both mode after every model attempt "
+    "failed, by the last failure's kind.",
+    ["failure"],
+    registry=REGISTRY,
+)
 CONSUMER_LAG = Gauge(
     "engram_consumer_lag", "Episodes not yet read, per partition.", ["partition"], registry=REGISTRY
 )

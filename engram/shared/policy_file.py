@@ -23,7 +23,13 @@ from pydantic_core import ErrorDetails
 
 from formation.admission import MAX_NAME_BYTES
 from formation.pii import PII_KINDS
-from formation.policy import RELATION_NAMES, ExtractorKind, FormationPolicy
+from formation.policy import (
+    DEFAULT_CONTEXT_CHARS,
+    DEFAULT_CONTEXT_MESSAGES,
+    RELATION_NAMES,
+    ExtractorKind,
+    FormationPolicy,
+)
 
 _DEFAULT = FormationPolicy()
 _ORIGIN = re.compile(r"https?://(?:\[[0-9a-f:.]+\]|[a-z0-9.-]+):[0-9]{1,5}")
@@ -75,6 +81,13 @@ class CapSection(_Section):
     max_entity_name_bytes: int = Field(_DEFAULT.max_entity_name_bytes, ge=1, le=MAX_NAME_BYTES)
 
 
+class ContextSection(_Section):
+    """The model's context window: earlier messages of the session sent beside a message."""
+
+    messages: int = Field(DEFAULT_CONTEXT_MESSAGES, ge=0, le=64)
+    chars: int = Field(DEFAULT_CONTEXT_CHARS, ge=0, le=64_000)
+
+
 class GateSection(_Section):
     pii_kinds: list[str] = list(_DEFAULT.pii_kinds)
 
@@ -117,6 +130,7 @@ class PolicyDocument(_Section):
     model: ModelSection | None = None
     thresholds: ThresholdSection = ThresholdSection()
     caps: CapSection = CapSection()
+    context: ContextSection = ContextSection()
     gates: GateSection = GateSection()
     admission: AdmissionSection = AdmissionSection()
     relations: RelationSection = RelationSection()
@@ -143,6 +157,7 @@ class PolicyDocument(_Section):
             model=model,
             thresholds=ThresholdSection(**_fields(policy, ThresholdSection)),
             caps=CapSection(**_fields(policy, CapSection)),
+            context=ContextSection(messages=policy.context_messages, chars=policy.context_chars),
             gates=GateSection(pii_kinds=list(policy.pii_kinds)),
             admission=AdmissionSection(unresolvable_terms=list(policy.unresolvable_terms)),
             relations=RelationSection(enabled=list(policy.enabled_relations)),
@@ -159,6 +174,8 @@ class PolicyDocument(_Section):
             unresolvable_terms=tuple(self.admission.unresolvable_terms),
             pii_kinds=tuple(self.gates.pii_kinds),
             enabled_relations=tuple(self.relations.enabled),
+            context_messages=self.context.messages,
+            context_chars=self.context.chars,
             **self.thresholds.model_dump(),
             **self.caps.model_dump(),
         )

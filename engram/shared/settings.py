@@ -99,6 +99,21 @@ class ModelSettings(BaseSettings):
     )
     timeout_s: float = Field(30.0, gt=0, description="Per-request timeout in seconds.")
     max_response_bytes: int = Field(1_048_576, description="Largest model reply accepted.")
+    max_attempts: int = Field(
+        3, ge=1, description="Model calls per message before it fails (or falls back in both)."
+    )
+    retry_after_s: float = Field(
+        1.0, ge=0, description="Wait after a failed model call; doubles per attempt."
+    )
+    context_messages: int = Field(
+        8,
+        ge=0,
+        le=64,
+        description="Earlier messages of the session sent as context with a message (0: none).",
+    )
+    context_chars: int = Field(
+        4000, ge=0, le=64_000, description="Most characters of context, whole messages only."
+    )
 
 
 class FormationSettings(BaseSettings):
@@ -114,6 +129,17 @@ class FormationSettings(BaseSettings):
         None,
         description="Formation policy file (YAML); when set it decides the extractor kind, "
         "model identity, thresholds, caps, gates and relations instead of the defaults.",
+    )
+    evidence_path: Path | None = Field(
+        None,
+        description="The model arm's evaluation artifact, written by `engram eval formation "
+        "--arm model --record` and required to start a model or both extractor; unset means "
+        "<state dir>/model-evaluation.json.",
+    )
+    allow_unevaluated_model: bool = Field(
+        False,
+        description="Start a model or both extractor without a passing evaluation artifact "
+        "(logged as an error at every start). For development only.",
     )
     turn_budget_s: float = Field(300.0, gt=0, description="Time budget of one formation attempt.")
     max_attempts: int = Field(6, ge=1, description="Failed attempts before an episode is parked.")

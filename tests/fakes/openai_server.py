@@ -40,6 +40,8 @@ class Reply:
     hang: bool = False
     finish_reason: str = "stop"
     headers: Mapping[str, str] = field(default_factory=dict)
+    usage: Mapping[str, int] | None = None
+    """The completion's ``usage`` field; zeros when not given."""
 
     @classmethod
     def text(cls, content: str, *, delay_s: float = 0.0) -> Reply:
@@ -79,7 +81,13 @@ class RecordedRequest:
 Script = Callable[[Any], Reply | Awaitable[Reply]]
 
 
-def completion(content: str | None, *, model: str, finish_reason: str = "stop") -> dict[str, Any]:
+def completion(
+    content: str | None,
+    *,
+    model: str,
+    finish_reason: str = "stop",
+    usage: Mapping[str, int] | None = None,
+) -> dict[str, Any]:
     """A minimal chat completion carrying ``content`` as the assistant's message."""
     return {
         "id": "chatcmpl-fake",
@@ -93,7 +101,7 @@ def completion(content: str | None, *, model: str, finish_reason: str = "stop") 
                 "finish_reason": finish_reason,
             }
         ],
-        "usage": {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0},
+        "usage": dict(usage or {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0}),
     }
 
 
@@ -178,7 +186,9 @@ class FakeOpenAIServer:
                 headers=dict(reply.headers),
             )
         model = str(body.get("model", "fake")) if isinstance(body, dict) else "fake"
-        payload = completion(reply.content, model=model, finish_reason=reply.finish_reason)
+        payload = completion(
+            reply.content, model=model, finish_reason=reply.finish_reason, usage=reply.usage
+        )
         return web.json_response(payload, headers=dict(reply.headers))
 
     async def _pause(self, seconds: float) -> None:

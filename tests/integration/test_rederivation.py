@@ -423,3 +423,6 @@ async def test_a_second_rederivation_that_changes_only_a_threshold_asks_the_mode
     await rederive_to_head(isolated, env, second, tmp_path / "forgotten.log")
     receipts = await pool.fetch("SELECT DISTINCT principal FROM model_receipt")
     assert [row["principal"] for row in receipts] == ["bob"], "forgetting erased ana's receipts"
+    for table in ("model_attempt", "session_message"):
+        kept = await pool.fetch(f"SELECT DISTINCT principal FROM {table}")
+        assert [row["principal"] for row in kept] == ["bob"], f"forgetting erased ana's {table}"

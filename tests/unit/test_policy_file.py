@@ -15,7 +15,7 @@ from engram.shared.policy_file import (
     policy_document,
     render_policy_yaml,
 )
-from formation.policy import FormationPolicy
+from formation.policy import DEFAULT_CONTEXT_CHARS, DEFAULT_CONTEXT_MESSAGES, FormationPolicy
 
 SOURCE = "s" * 64
 PROMPT = "p" * 64
@@ -143,3 +143,23 @@ def test_a_credential_in_the_model_section_is_refused_without_being_repeated(mod
         parse_policy(b"extractor: {kind: model}\nmodel: " + model, source="bad.yaml")
     assert "model." in str(refused.value)
     assert "hunter2" not in str(refused.value)
+
+
+def test_a_model_policy_file_gets_the_default_context_window_and_may_change_it() -> None:
+    model = "extractor: {kind: model}\nmodel: {name: m, origin: 'http://127.0.0.1:8000'}\n"
+    plain = parse_policy(model.encode(), source="p.yaml").policy(
+        source_digest=None, prompt_digest="d"
+    )
+    assert (plain.context_messages, plain.context_chars) == (
+        DEFAULT_CONTEXT_MESSAGES,
+        DEFAULT_CONTEXT_CHARS,
+    )
+    narrow = parse_policy(
+        (model + "context: {messages: 2, chars: 500}\n").encode(), source="p.yaml"
+    ).policy(source_digest=None, prompt_digest="d")
+    assert (narrow.context_messages, narrow.context_chars) == (2, 500)
+    assert narrow.version != plain.version
+    deterministic = parse_policy(b"", source="p.yaml").policy(
+        source_digest=None, prompt_digest=None
+    )
+    assert (deterministic.context_messages, deterministic.context_chars) == (0, 0)

@@ -3,7 +3,9 @@
 Runs every case of a corpus file or folder through the deterministic arm, the model arm or
 both, prints precision, recall and the safety counts (a rich table, or JSON with ``--json``),
 and exits 1 when any arm formed something fabricated, forbidden, untrusted-owner or secret, or
-failed.
+failed. With ``--record`` it also writes the model arm's evaluation artifact, the evidence a
+``model`` or ``both`` worker needs to start (:mod:`streams.model_evidence`), and exits 1 when
+that evidence does not pass.
 """
 
 from __future__ import annotations
@@ -18,13 +20,19 @@ from rich.console import Console
 from rich.table import Table
 
 from engram.cli.evaluation.corpus import Case, CorpusError, load_corpus
+from engram.cli.evaluation.evidence import evaluate_model, record
 from engram.cli.evaluation.sample import draw, form_file
 from engram.cli.evaluation.scoring import ArmReport, EvaluationReport, evaluate_arm
 from engram.cli.evaluation.sheets import render_beliefs, render_messages
+from engram.shared.policy_file import PolicyFileError
 from engram.shared.settings import load_settings
 from formation.deterministic.arm import deterministic_arm
+from formation.policy import FormationPolicy
 from ingest.jsonl import InvalidEpisodeLine
-from streams.wiring import build_policy, default_policy
+from streams.model_endpoint import ModelConfigurationError
+from streams.model_evidence import Evidence, write_evidence
+from streams.prompt import PromptError
+from streams.wiring import default_policy, evidence_path, model_policy
 
 eval_app = typer.Typer(
     help="Evaluate formation: a labeled corpus, or sheets to label from real turns.",
@@ -43,33 +51,61 @@ class ArmChoice(StrEnum):
     BOTH = "both"
 
 
-async def _model_report(cases: list[Case]) -> ArmReport:
-    # Lazy: the openai client costs ~1 s at import; only the model arm pays it.
-    from streams.model_extractor import build_model_extractor
-
-    settings = load_settings()
-    extractor = build_model_extractor(settings)
-    policy = build_policy(
-        settings,
-        prompt_digest=extractor.prompt_digest,
-        model_identity=extractor.identity,
-        extractor_kind="model",
-    )
+def _model_policy() -> FormationPolicy:
+    """The policy a model worker with these settings runs, or exit 2 saying what is wrong."""
     try:
-        return await evaluate_arm("model", cases, extractor.propose, policy)
-    finally:
-        await extractor.aclose()
+        return model_policy(load_settings())
+    except (ModelConfigurationError, PolicyFileError, PromptError) as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from exc
 
 
-async def run_evaluation(cases: list[Case], arm: ArmChoice) -> EvaluationReport:
+async def run_evaluation(
+    cases: list[Case], arm: ArmChoice, policy: FormationPolicy | None = None
+) -> EvaluationReport:
+    """``policy`` is the model policy, required when a model arm runs."""
     reports: list[ArmReport] = []
     if arm in (ArmChoice.DETERMINISTIC, ArmChoice.BOTH):
         reports.append(
             await evaluate_arm("deterministic", cases, deterministic_arm, default_policy())
         )
     if arm in (ArmChoice.MODEL, ArmChoice.BOTH):
-        reports.append(await _model_report(cases))
+        if policy is None:
+            raise ValueError("the model arm needs the model policy")
+        reports.append(await evaluate_model(load_settings(), policy, cases))
     return EvaluationReport(arms=reports)
+
+
+def _record(cases: list[Case], output: Path | None, as_json: bool) -> None:
+    """Evaluate both arms under the model policy, write the evidence, say whether it passes."""
+    settings = load_settings()
+    policy = _model_policy()
+    evidence, reports = asyncio.run(record(settings, policy, cases))
+    path = output or evidence_path(settings)
+    write_evidence(evidence, path)
+    report = EvaluationReport(arms=reports)
+    if as_json:
+        body = {**report.to_dict(), "evidence": evidence.model_dump(mode="json")}
+        typer.echo(json.dumps({**body, "evidence_path": str(path)}, indent=2, sort_keys=True))
+    else:
+        render(report, Console())
+        _render_evidence(evidence, path, Console())
+    if not evidence.passed:
+        raise typer.Exit(1)
+
+
+def _render_evidence(evidence: Evidence, path: Path, console: Console) -> None:
+    model = evidence.model
+    console.print(
+        f"evidence for policy {evidence.policy.fingerprint} (model {evidence.policy.model_name} "
+        f"at {evidence.policy.model_origin}) written to {path}: coverage {model.coverage:.3f} "
+        f"({model.covered_cases}/{model.positive_cases}), fabricated {model.fabricated}"
+    )
+    if evidence.passed:
+        console.print("[green]passes: a model or both worker with this policy may start[/green]")
+        return
+    for failure in evidence.failures:
+        console.print(f"[red]fails:[/red] {failure}")
 
 
 _ROWS = (
@@ -118,6 +154,14 @@ def formation(
     corpus: Path = typer.Option(..., "--corpus", help="A corpus YAML file or a folder of them."),
     arm: ArmChoice = typer.Option(ArmChoice.DETERMINISTIC, "--arm", help="Which arm(s) to run."),
     as_json: bool = typer.Option(False, "--json", help="Print the report as JSON."),
+    record_evidence: bool = typer.Option(
+        False,
+        "--record",
+        help="With --arm model: write the evaluation artifact a model or both worker needs.",
+    ),
+    output: Path | None = typer.Option(
+        None, "--output", help="Where --record writes (default ENGRAM_FORMATION_EVIDENCE_PATH)."
+    ),
 ) -> None:
     """Score the extractor arm(s) on a labeled corpus; exit 1 when anything unsafe formed."""
     try:
@@ -125,7 +169,14 @@ def formation(
     except CorpusError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from exc
-    report = asyncio.run(run_evaluation(cases, arm))
+    if record_evidence:
+        if arm is not ArmChoice.MODEL:
+            typer.echo("error: --record evaluates the model arm: use --arm model", err=True)
+            raise typer.Exit(2)
+        _record(cases, output, as_json)
+        return
+    policy = _model_policy() if arm is not ArmChoice.DETERMINISTIC else None
+    report = asyncio.run(run_evaluation(cases, arm, policy))
     if as_json:
         typer.echo(json.dumps(report.to_dict(), indent=2, sort_keys=True))
     else:

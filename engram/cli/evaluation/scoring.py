@@ -37,6 +37,8 @@ from schemas.common import Role
 from schemas.episodes import Message, TurnAppended
 
 Arm = Callable[[Message], Awaitable[list[Proposal]]]
+EpisodeArm = Callable[[TurnAppended, Message], Awaitable[list[Proposal]]]
+"""An arm that also reads the episode: the model arm's context window and event-time date."""
 
 EVAL_NAMESPACE = uuid.UUID("0b7e4a8e-5f0c-4c55-8f55-2d3c1f6a9e10")
 EVAL_EPOCH = datetime(2024, 1, 1, tzinfo=UTC)
@@ -176,10 +178,10 @@ def score_case(case: Case, episode: TurnAppended, candidates: Sequence[Candidate
     return result
 
 
-async def run_case(case: Case, arm: Arm, policy: FormationPolicy, offset: int) -> CaseResult:
+async def run_case(case: Case, arm: EpisodeArm, policy: FormationPolicy, offset: int) -> CaseResult:
     episode = episode_for(case)
     try:
-        proposals = {m.ordinal: await arm(m) for m in episode.messages}
+        proposals = {m.ordinal: await arm(episode, m) for m in episode.messages}
     except Exception as exc:  # an arm's failure is a result to report, not a crash
         return CaseResult(case_id=case.id, expected=len(case.expect), error=repr(exc))
     batch = form_episode(
@@ -226,6 +228,15 @@ class ArmReport:
         return self.matched_labels / self.expected if self.expected else 1.0
 
     @property
+    def positive_cases(self) -> int:
+        return sum(r.expected > 0 for r in self.results)
+
+    @property
+    def covered_cases(self) -> int:
+        """Positive cases whose every expected claim formed."""
+        return sum(r.expected > 0 and r.matched_labels == r.expected for r in self.results)
+
+    @property
     def errors(self) -> int:
         return sum(r.error is not None for r in self.results)
 
@@ -257,6 +268,8 @@ class ArmReport:
             "untrusted_owner": self.total("untrusted_owner"),
             "secrets": self.total("secrets"),
             "errors": self.errors,
+            "positive_cases": self.positive_cases,
+            "covered_cases": self.covered_cases,
             "formation_counts": self.counts(),
             "diffs": [_diff(r) for r in self.results if not r.clean],
         }
@@ -285,6 +298,17 @@ class EvaluationReport:
 
 async def evaluate_arm(
     name: str, cases: Sequence[Case], arm: Arm, policy: FormationPolicy
+) -> ArmReport:
+    """Run every case through one arm of messages alone, in order."""
+
+    async def by_message(episode: TurnAppended, message: Message) -> list[Proposal]:
+        return await arm(message)
+
+    return await evaluate_episode_arm(name, cases, by_message, policy)
+
+
+async def evaluate_episode_arm(
+    name: str, cases: Sequence[Case], arm: EpisodeArm, policy: FormationPolicy
 ) -> ArmReport:
     """Run every case through one arm, in order, each at its own log offset."""
     results = [await run_case(case, arm, policy, offset) for offset, case in enumerate(cases)]

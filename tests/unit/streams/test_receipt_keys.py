@@ -3,12 +3,15 @@ the random fence is not part of the key, the role and what the policy redacts ar
 
 from __future__ import annotations
 
+from datetime import date
 from typing import Any
 
 from pydantic import SecretStr
 
 from formation.vocabulary import RELATIONS
+from schemas.common import Role
 from schemas.episodes import Message
+from streams.model_context import ContextMessage
 from streams.model_extractor import ModelExtractor
 from streams.prompt import load_extraction_prompt
 
@@ -62,3 +65,16 @@ def test_the_key_covers_the_redacted_text_that_is_sent_not_the_secret() -> None:
 def test_offering_other_relations_is_another_request() -> None:
     fewer = extractor(relations=tuple(r for r in RELATIONS if r.name != "works_at"))
     assert fewer.request_digest != extractor().request_digest
+
+
+def test_another_episode_date_or_context_is_another_input() -> None:
+    arm = extractor()
+    text = message("Yes, that one.")
+    context = [ContextMessage(Role.ASSISTANT, "Was it the red bike?")]
+    base = arm.input_digest(text, context, date(2025, 1, 2))
+    assert base == arm.input_digest(text, list(context), date(2025, 1, 2))
+    assert base != arm.input_digest(text, context, date(2025, 1, 3))
+    assert base != arm.input_digest(text, (), date(2025, 1, 2))
+    assert base != arm.input_digest(
+        text, [ContextMessage(Role.ASSISTANT, "Was it the blue bike?")], date(2025, 1, 2)
+    )

@@ -21,7 +21,9 @@ def settings(
 ) -> Settings:
     return Settings(
         model=ModelSettings(endpoint=ENDPOINT, name=name, allowlist=["http://127.0.0.1:8000"]),
-        formation=FormationSettings(extractor=extractor, **formation),  # type: ignore[arg-type]
+        formation=FormationSettings(  # type: ignore[arg-type]
+            extractor=extractor, allow_unevaluated_model=True, **formation
+        ),
     )
 
 

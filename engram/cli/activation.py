@@ -1,0 +1,25 @@
+"""Refusing to start a model policy without its evidence, as a command line says it."""
+
+from __future__ import annotations
+
+import typer
+
+from engram.cli.output import err
+from engram.shared.settings import Settings
+from formation.policy import FormationPolicy
+from streams.model_evidence import ActivationRefused
+from streams.wiring import Activation, PolicyMismatch, activate_model, check_model_identity
+
+
+def activation_or_exit(settings: Settings, policy: FormationPolicy) -> Activation | None:
+    """A model policy's activation, or exit 2 saying what to run; None without a model.
+
+    Checked with the process's own settings, before anything is created for a generation."""
+    if not policy.uses_model:
+        return None
+    try:
+        check_model_identity(policy, settings)
+        return activate_model(policy, settings)
+    except (ActivationRefused, PolicyMismatch) as error:
+        err.print(f"[red]not started:[/red] {error}")
+        raise typer.Exit(2) from None

@@ -1,0 +1,120 @@
+"""Asking the model with bounded retries, and keeping a content-free record of every attempt.
+
+One message gets at most ``max_attempts`` calls, waiting ``retry_after_s`` after the first
+failure and doubling. A failure that another call cannot mend (the endpoint refused the request:
+a 4xx other than 408 and 429) is not retried. Each attempt — answered or failed — is handed to
+``record`` as an :class:`Attempt`: prompt and reply SHA-256, latency, token counts, status and
+number, never the prompt or reply bodies. When every attempt failed, the last error is raised
+with the number of attempts made; the caller decides between falling back and failing the
+episode.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Literal
+
+from streams.model_extractor import ModelAnswer, ModelExtractionError
+
+AttemptStatus = Literal["answered", "failed", "fallback"]
+
+_RETRYABLE_STATUSES = frozenset({408, 429})
+
+
+@dataclass(frozen=True, slots=True)
+class Attempt:
+    """One model call as the audit keeps it, or (status ``fallback``) the decision to form
+    without the model after ``number`` failed calls."""
+
+    number: int
+    status: AttemptStatus
+    failure: str | None = None
+    http_status: int | None = None
+    prompt_sha256: str | None = None
+    reply_sha256: str | None = None
+    latency_s: float | None = None
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+    total_tokens: int | None = None
+    proposals: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class RetrySchedule:
+    max_attempts: int
+    retry_after_s: float
+
+    def wait_after(self, failed: int) -> float:
+        return float(self.retry_after_s * 2 ** max(failed - 1, 0))
+
+
+class AttemptsExhausted(Exception):
+    """Every attempt at one message failed; ``error`` is the last one."""
+
+    def __init__(self, error: ModelExtractionError, attempts: int) -> None:
+        super().__init__(f"{error} (after {attempts} attempt{'s' if attempts != 1 else ''})")
+        self.error = error
+        self.attempts = attempts
+        self.kind = error.kind
+
+
+def retryable(error: ModelExtractionError) -> bool:
+    """Whether another call might succeed: not when the endpoint refused the request itself."""
+    if error.kind != "http_status" or error.status is None:
+        return True
+    return error.status >= 500 or error.status in _RETRYABLE_STATUSES
+
+
+def answered(number: int, answer: ModelAnswer, latency_s: float) -> Attempt:
+    usage = answer.usage
+    return Attempt(
+        number=number,
+        status="answered",
+        prompt_sha256=answer.prompt_sha256,
+        reply_sha256=answer.reply_sha256,
+        latency_s=latency_s,
+        prompt_tokens=usage.prompt_tokens if usage else None,
+        completion_tokens=usage.completion_tokens if usage else None,
+        total_tokens=usage.total_tokens if usage else None,
+        proposals=len(answer.proposals),
+    )
+
+
+def failed(number: int, error: ModelExtractionError, latency_s: float) -> Attempt:
+    return Attempt(
+        number=number,
+        status="failed",
+        failure=error.kind,
+        http_status=error.status,
+        prompt_sha256=error.prompt_sha256,
+        reply_sha256=error.reply_sha256,
+        latency_s=latency_s,
+    )
+
+
+async def ask_with_retries(
+    ask: Callable[[], Awaitable[ModelAnswer]],
+    *,
+    schedule: RetrySchedule,
+    record: Callable[[Attempt], Awaitable[None]],
+    sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+) -> ModelAnswer:
+    """The first answer among ``schedule.max_attempts`` calls of ``ask``; raises
+    :class:`AttemptsExhausted` when none answered. Cancellation is never recorded or retried."""
+    number = 0
+    while True:
+        number += 1
+        started = time.perf_counter()
+        try:
+            answer = await ask()
+        except ModelExtractionError as error:
+            await record(failed(number, error, time.perf_counter() - started))
+            if number >= schedule.max_attempts or not retryable(error):
+                raise AttemptsExhausted(error, number) from None
+            await sleep(schedule.wait_after(number))
+            continue
+        await record(answered(number, answer, time.perf_counter() - started))
+        return answer
