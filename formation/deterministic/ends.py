@@ -63,6 +63,9 @@ _SPEAKER_OBJECTS = frozenset({"manages", "works_with", "knows", "related_to"})
 _WORD = re.compile(r"[\w'\u2019-]+")
 _DASH_TAIL = re.compile(r"\s*[-\u2013\u2014]+\s+|\s+[-\u2013\u2014]+\s*")
 """A dash with a space on one side ends a phrase ("kids' books- classics"); "e-bike" keeps it."""
+_RELATIVE_TAIL = re.compile(r"(?<=\w)\s+(?:that|which|who|whom)\s+\w.*$", re.IGNORECASE)
+"""A relative clause describes the end, it is not part of it: "a collection of books that take
+me there" owns "collection of books"."""
 _QUANTITY = re.compile(
     r"^(?:lots of|a lot of|loads of|plenty of|a bunch of|a few|a couple of|some|many|two|three"
     r"|several)\s+(?=\S)",
@@ -160,7 +163,7 @@ def clean_object(finding: Finding) -> Finding | None:
 def _tidy(relation: str, obj: str) -> str | None:
     """Cut a dash tail, a quantity before a possession, a pointing "this"; ``None`` when only
     the pointing is left ("this one")."""
-    obj = _DASH_TAIL.split(obj, maxsplit=1)[0]
+    obj = _RELATIVE_TAIL.sub("", _DASH_TAIL.split(obj, maxsplit=1)[0])
     if relation == "owns":
         obj = _NEW.sub("", _QUANTITY.sub("", obj))
     if relation in _TASTE_RELATIONS:

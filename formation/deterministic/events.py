@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from datetime import date
 
-from formation.deterministic import activities, belongings
+from formation.deterministic import activities, belongings, pursuits
 from formation.deterministic.dates import ground
 from formation.deterministic.ends import words
 from formation.deterministic.findings import Finding
@@ -99,7 +99,7 @@ def propose_events(text: str, occurred_on: date | None) -> list[Finding]:
             *_graduated(stripped, occurred_on, when_from=text),
         ]
     own = (_event, _created, _graduated, _my_trip, _on_a_trip)
-    for propose in (*own, *activities.PROPOSERS, *belongings.PROPOSERS):
+    for propose in (*own, *activities.PROPOSERS, *belongings.PROPOSERS, *pursuits.PROPOSERS):
         findings += propose(text, occurred_on)
     return findings
 

@@ -12,9 +12,14 @@ from __future__ import annotations
 
 import re
 
+_ELISIONS = r"(?:cause|cos|coz|em|til|till|bout|round|n|tis|twas|s|\d+s?)\b"
 _DOUBLE = re.compile(r"\"[^\"\n]*\"?|\u201c[^\u201d\n]*\u201d?")
 _CURLY_SINGLE = re.compile(r"\u2018[^\u2019\n]*(?:\u2019(?!\w)|$)")
-_STRAIGHT_SINGLE = re.compile(r"(?:(?<=^)|(?<=[\s:(]))'(?=\w)[^\n]*?(?:(?<=[\w.!?,])'(?!\w)|$)")
+_STRAIGHT_SINGLE = re.compile(
+    r"(?:(?<=^)|(?<=[\s:(]))'(?=\w)(?!" + _ELISIONS + r")[^\n]*?(?:(?<=[\w.!?,])'(?!\w)|$)",
+    re.IGNORECASE,
+)
+"""A straight single quote opens a quotation unless it elides a word ("'cause", "'em", "'90s")."""
 _REPORTING_COLON = re.compile(
     r"\b(?:said|says|say|wrote|writes|read|reads|replied|replies|texted|messaged|emailed"
     r"|posted|asked|goes|went|told (?:me|us|him|her|them)"

@@ -1,0 +1,141 @@
+"""What people pursue, told in passing: passions, groups they belong to, plans, outings.
+
+Real conversation states these inside longer sentences, rarely as "I <verb> <object>" at the
+start of a clause: "… 'cause I'm passionate about pottery", "I read it to my writers group",
+"still looking for a place to open my bakery", "went kayaking". Each pattern here is anchored on
+the speaker's own words ("I'm", "my") and a closed set of heads, so it can search the whole
+clause without reading someone else's plans or groups as the speaker's:
+
+* a passion or a long interest → ``interested_in`` ("I'm passionate about pottery", "my passion
+  for dance", "(I've) always been interested in astronomy");
+* "my <kind> club/group/team/choir/band" → ``member_of`` ("my book club"), only with a kind
+  word before the head ("my group" names nothing);
+* a plan of the speaker's own → ``intends_to`` with the verb phrase as told: opening or starting
+  a business of their own, adopting, a trip being planned to a named place. Plans are durable
+  enough to remember (they shape what an agent should ask next) and the vocabulary has the
+  relation; a wish ("I'd love to …") stays silent (:mod:`.mood`);
+* "went hiking / went horseback riding" → ``participated_in`` the outing, past tense.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import date
+
+from formation.deterministic.ends import words
+from formation.deterministic.findings import WEAK_CONFIDENCE, Finding
+from formation.deterministic.nouns import ABSTRACT_NOUNS, HOBBY_GERUNDS, closed
+from formation.deterministic.phrases import ADVERBS, CLAUSE_TAIL, TIME_TAIL
+from formation.deterministic.terms import cut_phrase, strip_determiners
+
+_UNTIL = (
+    r"(?=\s*(?:[,.;:!?)]|$)|\s+(?:and|but|so|because|'cause|cause|since|as|with|in|at|for|these"
+    r"|this|that|now|lately|too|ever|again|which|who|when|ever since|all|from)\b)"
+)
+_NOUNS = r"[\w-]+(?:\s+[\w-]+){0,3}?" + _UNTIL
+"""At most four words that end where the clause goes on: "sailing never faded" is no end."""
+_PASSIONATE = re.compile(
+    r"\bI(?:'m| am)\s+(?:so\s+|really\s+|very\s+|truly\s+|super\s+|just\s+)?"
+    r"(?:passionate|enthusiastic)\s+about\s+(?P<obj>" + _NOUNS + r")"
+    r"|\b[Mm]y\s+(?:real\s+|true\s+|big\s+|biggest\s+|deep\s+)?(?:passion|love)\s+for\s+"
+    r"(?P<for>" + _NOUNS + r")"
+    r"|(?:^|\bI(?:'ve| have)\s+)(?:[Aa]lways|[Ll]ong)\s+been\s+(?:really\s+|very\s+|so\s+)?"
+    r"(?:interested|fascinated)\s+(?:in|by)\s+(?P<always>" + _NOUNS + r")"
+)
+_GROUP = re.compile(
+    r"\b[Mm]y\s+(?P<kind>(?:[\w'-]+\s+){0,1}[\w'-]+)\s+"
+    r"(?P<head>club|group|team|choir|band|league|troupe|crew|society|circle|guild)\b"
+    r"(?!\s+(?:of|from|at|in|chat)\b)"
+)
+_NOT_KINDS = closed(
+    """
+    new old own favorite favourite whole little big small first last best main usual regular
+    friend friends family support study work other local school kids kid
+    """
+)
+_VENTURES = closed(
+    """
+    business studio shop store bakery cafe company restaurant podcast blog channel nonprofit
+    charity gallery salon gym clinic practice agency brand label school daycare
+    """
+)
+_VENTURE = r"(?:[\w-]+\s+){0,2}?(?:" + "|".join(sorted(_VENTURES)) + r")"
+_OWN_VENTURE = re.compile(
+    r"\bI(?:'m| am)\s+" + ADVERBS + r"(?:starting|opening|launching)\s+(?:up\s+)?"
+    r"(?:my\s+own\s+|my\s+|a\s+|an\s+)(?P<obj>" + _VENTURE + r")\b"
+    r"|\bto\s+(?:open|start|launch)\s+my\s+(?:own\s+)?(?P<mine>" + _VENTURE + r")\b"
+)
+"""The speaker's own venture under way or planned: "I'm opening a bakery", "a place to open my
+studio". Someone else's ("to open their shop") is not the speaker's plan."""
+_ADOPTION = re.compile(
+    r"\b(?:[Rr]esearching|[Ll]ooking into|started|starting|begun|began)\s+(?:the\s+)?"
+    r"adoption\b"
+    r"|\bI(?:'m| am)\s+" + ADVERBS + r"(?:planning|hoping|going|trying)\s+to\s+adopt\b"
+)
+_PLANNED_TRIP = re.compile(
+    r"(?:^|\bI(?:'m| am)\s+)[Pp]lanning\s+(?:a|an|my|our)\s+"
+    r"(?P<kind>(?:[\w-]+\s+)?(?:trip|vacation|holiday|visit))\s+to\s+"
+    r"(?P<place>(?:the\s+)?[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*){0,3})"
+)
+_WENT_OUT = re.compile(
+    r"(?:^|\bI\s+)" + ADVERBS + r"[Ww]ent\s+(?P<what>(?:horseback\s+)?riding|[a-z]+ing)\b"
+)
+_ADVERB_WORDS = closed("never always still really just also only even ever")
+_OUTINGS = HOBBY_GERUNDS | closed("riding sailing paddleboarding snorkeling scuba diving")
+
+
+def _phrase(raw: str) -> str | None:
+    """A short noun phrase cut before a clause or time tail, or nothing."""
+    text = strip_determiners(CLAUSE_TAIL.sub("", cut_phrase(TIME_TAIL.sub("", raw))))
+    found = words(text)
+    if not found or len(found) > 4 or found[-1] in ABSTRACT_NOUNS:
+        return None
+    if {"a", "an", "the"} & set(found):  # "creating a safe" was cut mid-phrase at a comma
+        return None
+    if any(w in _ADVERB_WORDS or w.endswith("ed") for w in found[1:]):
+        return None  # "sailing never faded": the clause went on with a verb
+    return text
+
+
+def _passion(text: str, occurred_on: date | None) -> list[Finding]:
+    match = _PASSIONATE.search(text)
+    if match is None:
+        return []
+    what = _phrase(match.group("obj") or match.group("for") or match.group("always"))
+    return [Finding("I", "interested_in", what.lower())] if what else []
+
+
+def _groups(text: str, occurred_on: date | None) -> list[Finding]:
+    findings: list[Finding] = []
+    for match in _GROUP.finditer(text):
+        kind = words(match.group("kind"))
+        if not kind or set(kind) & _NOT_KINDS or not all(w.isalpha() for w in kind):
+            continue
+        findings.append(Finding("I", "member_of", f"{match.group('kind')} {match.group('head')}"))
+    return findings
+
+
+def _plans(text: str, occurred_on: date | None) -> list[Finding]:
+    findings: list[Finding] = []
+    venture = _OWN_VENTURE.search(text)
+    if venture is not None and (kept := _phrase(venture.group("obj") or venture.group("mine"))):
+        findings.append(Finding("I", "intends_to", f"open a {kept}", confidence=WEAK_CONFIDENCE))
+    if _ADOPTION.search(text):
+        findings.append(Finding("I", "intends_to", "adopt", confidence=WEAK_CONFIDENCE))
+    trip = _PLANNED_TRIP.search(text)
+    if trip is not None:
+        place = strip_determiners(trip.group("place"))
+        findings.append(
+            Finding("I", "intends_to", f"take a trip to {place}", confidence=WEAK_CONFIDENCE)
+        )
+    return findings
+
+
+def _went_out(text: str, occurred_on: date | None) -> list[Finding]:
+    match = _WENT_OUT.search(text)
+    if match is None or match.group("what").split()[-1].lower() not in _OUTINGS:
+        return []
+    return [Finding("I", "participated_in", match.group("what").lower(), tense="past")]
+
+
+PROPOSERS = (_passion, _groups, _plans, _went_out)

@@ -1,0 +1,58 @@
+"""Passions, groups, plans and outings told in passing: the speaker's own, and only theirs."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.unit.formation.formed import formed
+
+
+@pytest.mark.parametrize(
+    ("content", "claim"),
+    [
+        ("Sorry, I'm late 'cause I'm passionate about birding.", ("interested_in", "birding")),
+        ("Still following my passion for glassblowing.", ("interested_in", "glassblowing")),
+        ("Always been fascinated by tide pools.", ("interested_in", "tide pools")),
+        ("I showed it to my quilting circle.", ("member_of", "quilting circle")),
+        ("I'm opening a bike shop.", ("intends_to", "open a bike shop")),
+        ("I need a spot to open my own tea room cafe.", ("intends_to", "open a tea room cafe")),
+        ("Researching adoption agencies lately.", ("intends_to", "adopt")),
+        ("I'm planning a trip to Oaxaca next month.", ("intends_to", "take a trip to Oaxaca")),
+    ],
+)
+def test_the_speakers_own_pursuits_form_from_inside_a_longer_clause(
+    content: str, claim: tuple[str, str]
+) -> None:
+    assert ("speaker", *claim) in formed(content)
+
+
+def test_an_outing_told_with_went_is_a_past_participation() -> None:
+    assert ("speaker", "participated_in", "snorkeling") in formed("I went snorkeling on Friday.")
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        "My neighbour is opening a bike shop.",
+        "I'd love to open a bike shop someday.",
+        "My friend group is the best.",
+        "My passion for sailing never faded.",
+        "Now I'm passionate about making a calm, open space.",
+        "Her sister went snorkeling.",
+        "We're planning a trip to Oaxaca.",
+    ],
+)
+def test_someone_elses_plans_wishes_and_cut_phrases_form_no_pursuit(content: str) -> None:
+    pursuits = {"interested_in", "member_of", "intends_to", "participated_in"}
+    assert not {c for c in formed(content) if c[1] in pursuits}
+
+
+def test_an_elided_cause_is_not_a_quotation() -> None:
+    """ "'cause" opens no quote, so the clause after it is still the speaker's."""
+    assert ("speaker", "interested_in", "knitting") in formed(
+        "I'm selling scarves 'cause I'm passionate about knitting."
+    )
+
+
+def test_a_relative_clause_describes_a_possession_without_becoming_part_of_it() -> None:
+    assert ("speaker", "owns", "canoe") in formed("I have a canoe that my aunt built.")
