@@ -81,12 +81,14 @@ def propose_events(text: str, occurred_on: date | None) -> list[Finding]:
     """Every event, activity, job change and new possession the clause states.
 
     A leading time phrase ("Last week, I went to …") is set aside for matching; the date is
-    still grounded from the whole clause.
+    still grounded from the whole clause. Pursuits (:mod:`.pursuits`) search the whole clause
+    for the speaker's own words, so they run whatever the clause opens with.
     """
-    findings: list[Finding] = []
+    findings = [f for propose in pursuits.PROPOSERS for f in propose(text, occurred_on)]
     if _DROPPED_I.match(text):
         told = "I " + text[0].lower() + text[1:]
         return [
+            *findings,
             *_event(told, occurred_on, when_from=text),
             *_created(told, occurred_on, when_from=text),
             *_graduated(told, occurred_on, when_from=text),
@@ -94,12 +96,13 @@ def propose_events(text: str, occurred_on: date | None) -> list[Finding]:
     if _LEAD_TIME.match(text):
         stripped = _LEAD_TIME.sub("", text)
         return [
+            *findings,
             *_event(stripped, occurred_on, when_from=text),
             *_created(stripped, occurred_on, when_from=text),
             *_graduated(stripped, occurred_on, when_from=text),
         ]
     own = (_event, _created, _graduated, _my_trip, _on_a_trip)
-    for propose in (*own, *activities.PROPOSERS, *belongings.PROPOSERS, *pursuits.PROPOSERS):
+    for propose in (*own, *activities.PROPOSERS, *belongings.PROPOSERS):
         findings += propose(text, occurred_on)
     return findings
 

@@ -122,6 +122,7 @@ HOBBY_GERUNDS: frozenset[str] = closed(
     climbing bouldering rowing kayaking surfing skating skiing snowboarding fishing camping
     knitting crocheting sewing quilting baking cooking gardening volunteering dancing singing
     meditating woodworking sculpting photographing gaming birdwatching skateboarding
+    blogging vlogging podcasting
     """
 )
 """Hobbies told as "I've been …ing": a closed list, because "I've been thinking" is none."""

@@ -24,13 +24,21 @@ from datetime import date
 
 from formation.deterministic.ends import words
 from formation.deterministic.findings import WEAK_CONFIDENCE, Finding
-from formation.deterministic.nouns import ABSTRACT_NOUNS, HOBBY_GERUNDS, closed
+from formation.deterministic.nouns import (
+    ABSTRACT_NOUNS,
+    EVENT_HEADS,
+    HOBBY_GERUNDS,
+    PLACEHOLDERS,
+    VAGUE_EVENTS,
+    closed,
+)
 from formation.deterministic.phrases import ADVERBS, CLAUSE_TAIL, TIME_TAIL
 from formation.deterministic.terms import cut_phrase, strip_determiners
 
 _UNTIL = (
     r"(?=\s*(?:[,.;:!?)]|$)|\s+(?:and|but|so|because|'cause|cause|since|as|with|in|at|for|these"
-    r"|this|that|now|lately|too|ever|again|which|who|when|ever since|all|from)\b)"
+    r"|this|that|now|lately|too|ever|again|which|who|when|ever since|all|from|is|was|are|has"
+    r"|have|brings|makes|keeps|helps|gives|never|always|still)\b)"
 )
 _NOUNS = r"[\w-]+(?:\s+[\w-]+){0,3}?" + _UNTIL
 """At most four words that end where the clause goes on: "sailing never faded" is no end."""
@@ -71,6 +79,8 @@ _ADOPTION = re.compile(
     r"\b(?:[Rr]esearching|[Ll]ooking into|started|starting|begun|began)\s+(?:the\s+)?"
     r"adoption\b"
     r"|\bI(?:'m| am)\s+" + ADVERBS + r"(?:planning|hoping|going|trying)\s+to\s+adopt\b"
+    r"|\badoption\s+agenc(?:y|ies)\s+I(?:'m| am|'ve been| have been)\s+(?:looking into|researching"
+    r"|considering|contacting)\b"
 )
 _PLANNED_TRIP = re.compile(
     r"(?:^|\bI(?:'m| am)\s+)[Pp]lanning\s+(?:a|an|my|our)\s+"
@@ -80,6 +90,30 @@ _PLANNED_TRIP = re.compile(
 _WENT_OUT = re.compile(
     r"(?:^|\bI\s+)" + ADVERBS + r"[Ww]ent\s+(?P<what>(?:horseback\s+)?riding|[a-z]+ing)\b"
 )
+_GOING_TO_EVENT = re.compile(
+    r"\bI(?:'m| am)\s+"
+    + ADVERBS
+    + r"(?:going|heading)\s+to\s+(?:a|an|the|my)\s+(?P<event>[^,.;!?]+)"
+)
+"""A coming event of the speaker's: "I'm going to a film festival this month"."""
+_FAVE = re.compile(
+    r"^(?P<what>[A-Z][a-z]+ing(?:\s+[a-z]+)?)\s+(?:is|are)\s+(?:one of\s+)?my\s+(?:absolute\s+)?"
+    r"(?:faves?|favou?rites?|favou?rite\s+things?)\b"
+)
+""""Drawing birds is one of my faves": a preference told with the activity first."""
+_LOOKING_INTO = re.compile(
+    r"\bI(?:'ve| have)\s+been\s+" + ADVERBS + r"(?:looking into|reading up on|reading about"
+    r"|learning about|getting into)\s+(?P<obj>" + _NOUNS + r")"
+)
+""""I've been looking into local history": an interest the speaker is pursuing."""
+_HAD_EVENT = re.compile(
+    r"(?:^|\bI\s+)" + ADVERBS + r"(?:had|threw|hosted)\s+(?:a|an)\s+(?P<event>[^,.;!?]+)"
+)
+_DECIDED = re.compile(
+    r"\bI(?:'ve| have)?\s+" + ADVERBS + r"decided\s+to\s+(?!not\b)(?P<what>[^,.;!?]+)"
+)
+""""I decided to run for the council": the speaker's own decision (``committed_to``)."""
+_DASH = re.compile(r"\s+[-\u2013\u2014]+\s+")
 _ADVERB_WORDS = closed("never always still really just also only even ever")
 _OUTINGS = HOBBY_GERUNDS | closed("riding sailing paddleboarding snorkeling scuba diving")
 
@@ -88,7 +122,9 @@ def _phrase(raw: str) -> str | None:
     """A short noun phrase cut before a clause or time tail, or nothing."""
     text = strip_determiners(CLAUSE_TAIL.sub("", cut_phrase(TIME_TAIL.sub("", raw))))
     found = words(text)
-    if not found or len(found) > 4 or found[-1] in ABSTRACT_NOUNS:
+    if len(found) > 1 and found[-1] in {"stuff", "things"}:  # "fantasy stuff" is fantasy
+        text, found = " ".join(text.split()[:-1]), found[:-1]
+    if not found or len(found) > 4 or found[-1] in ABSTRACT_NOUNS or "sure" in found:
         return None
     if {"a", "an", "the"} & set(found):  # "creating a safe" was cut mid-phrase at a comma
         return None
@@ -138,4 +174,59 @@ def _went_out(text: str, occurred_on: date | None) -> list[Finding]:
     return [Finding("I", "participated_in", match.group("what").lower(), tense="past")]
 
 
-PROPOSERS = (_passion, _groups, _plans, _went_out)
+def _events_ahead(text: str, occurred_on: date | None) -> list[Finding]:
+    match = _GOING_TO_EVENT.search(text)
+    if match is None:
+        return []
+    event = _phrase(match.group("event"))
+    if not event or not _named_event(event):
+        return []
+    return [Finding("I", "intends_to", f"attend {event}", confidence=WEAK_CONFIDENCE)]
+
+
+def _named_event(event: str) -> bool:
+    found = words(event)
+    return found[-1] in EVENT_HEADS and not (len(found) == 1 and found[0] in VAGUE_EVENTS)
+
+
+def _faves(text: str, occurred_on: date | None) -> list[Finding]:
+    match = _FAVE.match(text)
+    return [Finding("I", "prefers", match.group("what").lower())] if match else []
+
+
+def _pursued(text: str, occurred_on: date | None) -> list[Finding]:
+    match = _LOOKING_INTO.search(text)
+    what = _phrase(match.group("obj")) if match else None
+    return [Finding("I", "interested_in", what)] if what else []
+
+
+def _had_event(text: str, occurred_on: date | None) -> list[Finding]:
+    """ "I just had a picnic with the kids": an event the speaker took part in."""
+    match = _HAD_EVENT.search(text)
+    event = _phrase(match.group("event")) if match else None
+    if not event or not _named_event(event):
+        return []
+    return [Finding("I", "participated_in", event, tense="past")]
+
+
+def _decided(text: str, occurred_on: date | None) -> list[Finding]:
+    match = _DECIDED.search(text)
+    if match is None:
+        return []
+    what = _DASH.split(TIME_TAIL.sub("", match.group("what")), maxsplit=1)[0].strip()
+    if not what or len(words(what)) > 6 or set(words(what)) & PLACEHOLDERS:
+        return []  # "decided to include this": what "this" is lives in another message
+    return [Finding("I", "committed_to", what)]
+
+
+PROPOSERS = (
+    _passion,
+    _groups,
+    _plans,
+    _went_out,
+    _events_ahead,
+    _faves,
+    _pursued,
+    _had_event,
+    _decided,
+)

@@ -13,6 +13,7 @@ from tests.unit.formation.formed import formed
         ("Sorry, I'm late 'cause I'm passionate about birding.", ("interested_in", "birding")),
         ("Still following my passion for glassblowing.", ("interested_in", "glassblowing")),
         ("Always been fascinated by tide pools.", ("interested_in", "tide pools")),
+        ("My passion for sailing never faded.", ("interested_in", "sailing")),
         ("I showed it to my quilting circle.", ("member_of", "quilting circle")),
         ("I'm opening a bike shop.", ("intends_to", "open a bike shop")),
         ("I need a spot to open my own tea room cafe.", ("intends_to", "open a tea room cafe")),
@@ -36,7 +37,6 @@ def test_an_outing_told_with_went_is_a_past_participation() -> None:
         "My neighbour is opening a bike shop.",
         "I'd love to open a bike shop someday.",
         "My friend group is the best.",
-        "My passion for sailing never faded.",
         "Now I'm passionate about making a calm, open space.",
         "Her sister went snorkeling.",
         "We're planning a trip to Oaxaca.",
@@ -56,3 +56,34 @@ def test_an_elided_cause_is_not_a_quotation() -> None:
 
 def test_a_relative_clause_describes_a_possession_without_becoming_part_of_it() -> None:
     assert ("speaker", "owns", "canoe") in formed("I have a canoe that my aunt built.")
+
+
+@pytest.mark.parametrize(
+    ("content", "claim"),
+    [
+        ("I'm going to a jazz festival next week.", ("intends_to", "attend jazz festival")),
+        ("Baking bread is one of my faves.", ("prefers", "baking bread")),
+        ("I've been looking into marine biology.", ("interested_in", "marine biology")),
+        ("I had a potluck with my coworkers.", ("participated_in", "potluck")),
+        ("I decided to learn the cello.", ("committed_to", "learn the cello")),
+    ],
+)
+def test_coming_events_faves_interests_and_decisions_form(
+    content: str, claim: tuple[str, str]
+) -> None:
+    assert ("speaker", *claim) in formed(content)
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        "I'm going to the dentist.",
+        "I had a good day.",
+        "I decided to do it anyway.",
+        "He decided to learn the cello.",
+        "I'm really passionate about making sure kids are safe.",
+    ],
+)
+def test_places_feelings_pointing_and_other_people_form_no_plan_or_event(content: str) -> None:
+    kinds = {"intends_to", "participated_in", "committed_to", "interested_in"}
+    assert not {c for c in formed(content) if c[1] in kinds}
