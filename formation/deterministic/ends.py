@@ -40,6 +40,7 @@ _FUNCTION_EDGE = frozenset(
         "a", "an", "the", "my", "our", "your", "his", "her", "their", "its", "to", "of", "and",
         "or", "with", "for", "in", "on", "at", "into", "from", "by", "about", "as", "up", "so",
         "than", "that", "this", "what", "how", "some", "any", "all", "few", "out", "off",
+        "both", "either", "neither",
     }
 )  # fmt: skip
 _CLAUSE_WORDS = frozenset(
@@ -49,7 +50,7 @@ _CLAUSE_WORDS = frozenset(
         "been", "has", "have", "had", "do", "does", "did", "can", "could", "will", "would",
         "should", "got", "gets", "reminds", "makes", "takes", "looks", "feels", "that's",
         "there", "here", "what", "how", "who", "which", "when", "where", "why", "because",
-        "everywhere", "somewhere", "anywhere", "together", "each", "other",
+        "everywhere", "somewhere", "anywhere", "together", "each", "other", "like", "even",
     }
 )  # fmt: skip
 _TASTE_RELATIONS = frozenset({"prefers", "dislikes", "interested_in", "learning", "uses"})
@@ -60,6 +61,12 @@ _LEADING_VERBS = closed(
 _DEICTIC = closed("this that these those")
 _PREPOSITIONS = closed("in into with by on at up to about")
 _SPEAKER_OBJECTS = frozenset({"manages", "works_with", "knows", "related_to"})
+_GERUND = re.compile(r"[a-z-]+ing", re.IGNORECASE)
+_ING_NOUNS = closed(
+    "building wedding meeting painting drawing ceiling evening morning offering setting listing"
+    " wiring landing clothing housing training funding thing king string spring ring"
+)
+"""Words ending in -ing that name a thing with a status ("the building", "the training")."""
 _WORD = re.compile(r"[\w'\u2019-]+")
 _DASH_TAIL = re.compile(r"\s*[-\u2013\u2014]+\s+|\s+[-\u2013\u2014]+\s*")
 """A dash with a space on one side ends a phrase ("kids' books- classics"); "e-bike" keeps it."""
@@ -122,6 +129,8 @@ def judge(finding: Finding) -> Finding | Abstain:
         return finding if _verb_phrase_ok(obj) else Abstain("a verb phrase that trails off")
     if not _subject_ok(finding.subject):
         return Abstain("the subject is not a noun phrase")
+    if finding.relation == "has_status" and _activity_subject(finding.subject):
+        return Abstain("an activity is not a task with a status")  # "finished rereading"
     if finding.relation in CLOSED_OBJECT_RELATIONS:
         return finding
     tidied = _tidy(finding.relation, obj)
@@ -191,6 +200,12 @@ def _abstract(obj: str) -> bool:
     )
     deictic = bool(_DEICTIC & set(found))
     return short_abstract or leading or deictic or "or" in found
+
+
+def _activity_subject(subject: str) -> bool:
+    """ "rereading", "re-watching the series": a gerund opens the subject, no article."""
+    first = subject.strip().split(" ", 1)[0].lower()
+    return bool(_GERUND.fullmatch(first)) and first not in _ING_NOUNS
 
 
 def _subject_ok(subject: str) -> bool:

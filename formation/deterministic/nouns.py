@@ -28,7 +28,7 @@ OWNABLE_HEADS: frozenset[str] = closed(
     stove grill oven fridge freezer blender mixer juicer kettle espresso machine
     sofa couch bed desk chair table bookshelf bookcase lamp rug mirror wardrobe dresser
     tent backpack sleeping-bag telescope microscope sewing-machine loom kiln easel
-    book books cookbook novel novels collection library records vinyl comics shoes boots sneakers
+    book books cookbook novel novels library records vinyl comics shoes boots sneakers
     jacket coat dress suit ring necklace bracelet earrings
     tools toolbox saw drill lathe 3d
     plant plants tree trees aquarium terrarium

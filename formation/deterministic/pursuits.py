@@ -58,7 +58,8 @@ _GROUP = re.compile(
 _NOT_KINDS = closed(
     """
     new old own favorite favourite whole little big small first last best main usual regular
-    friend friends family support study work other local school kids kid
+    friend friends family support study work other local school kids kid normal inner close
+    social immediate
     """
 )
 _VENTURES = closed(
