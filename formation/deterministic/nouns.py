@@ -76,7 +76,7 @@ EVENT_HEADS: frozenset[str] = closed(
     wedding funeral reunion ceremony graduation party celebration barbecue bbq picnic potluck
     meetup slam reading signing screening premiere tour trip vacation holiday cruise
     event events service mass hackathon jam audition interview open-mic
-    group
+    group program programme meeting
     """
 )
 """Nouns that name an event a person takes part in ("a charity race", "a poetry reading")."""
@@ -112,7 +112,8 @@ PET_HEADS: frozenset[str] = closed(
 PET_HEADS = PET_HEADS | {"guinea pig"}
 
 VAGUE_EVENTS: frozenset[str] = closed(
-    "event events tour trip show game games class session party group service meet"
+    "event events tour trip show game games class session party group service meet program"
+    " programme meeting"
 )
 """Event nouns too vague alone ("went to an event"): they form only with a qualifier."""
 

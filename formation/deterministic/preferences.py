@@ -38,6 +38,7 @@ def _objects(rest: str, lemma: str = "prefer") -> list[str]:
         rest,
         flags=re.IGNORECASE,
     )
+    rest = re.sub(r"^all\s+(?=[a-z]+s\b)", "", rest)  # "all dances" are dances
     if not rest or _PRONOUN_OBJECT.match(rest):
         return []
     head, _, _ = rest.partition(" ")

@@ -98,10 +98,12 @@ _GOING_TO_EVENT = re.compile(
 )
 """A coming event of the speaker's: "I'm going to a film festival this month"."""
 _FAVE = re.compile(
-    r"^(?P<what>[A-Z][a-z]+ing(?:\s+[a-z]+)?)\s+(?:is|are)\s+(?:one of\s+)?my\s+(?:absolute\s+)?"
-    r"(?:faves?|favou?rites?|favou?rite\s+things?)\b"
+    r"^(?P<what>[A-Z][\w-]*(?:,?\s+[a-z][\w-]*){0,5}?)\s+(?:is|are)\s+(?:one of\s+)?my\s+"
+    r"(?:absolute\s+|all-time\s+)?(?:faves?|favou?rites?|favou?rite\s+things?|top\s+pick"
+    r"|thing|jam)\b"
 )
-""""Drawing birds is one of my faves": a preference told with the activity first."""
+""""Drawing birds is one of my faves", "Contemporary is my top pick", "Board games are my
+thing": a preference told with the thing first (the gate drops "This is my fave")."""
 _LOOKING_INTO = re.compile(
     r"\bI(?:'ve| have)\s+been\s+" + ADVERBS + r"(?:looking into|reading up on|reading about"
     r"|learning about|getting into)\s+(?P<obj>" + _NOUNS + r")"
@@ -110,6 +112,16 @@ _LOOKING_INTO = re.compile(
 _HAD_EVENT = re.compile(
     r"(?:^|\bI\s+)" + ADVERBS + r"(?:had|threw|hosted)\s+(?:a|an)\s+(?P<event>[^,.;!?]+)"
 )
+_COMING_UP = re.compile(
+    r"\bI\s+(?:have|'ve got|have got)\s+(?:a|an|my)\s+(?P<event>[\w-]+(?:\s+[\w-]+){0,2}?)\s+"
+    r"coming up\b"
+)
+""""I have a community meeting coming up": an event ahead of the speaker."""
+_LOST_JOB_AT = re.compile(
+    r"(?:^|\bI\s+)" + ADVERBS + r"(?:lost|quit|left)\s+my\s+(?:job|position)\s+at\s+"
+    r"(?P<org>[^,.;!?]+)"
+)
+""""I lost my job at the print shop": no longer works there."""
 _DECIDED = re.compile(
     r"\bI(?:'ve| have)?\s+" + ADVERBS + r"decided\s+to\s+(?!not\b)(?P<what>[^,.;!?]+)"
 )
@@ -127,7 +139,7 @@ def _phrase(raw: str) -> str | None:
         text, found = " ".join(text.split()[:-1]), found[:-1]
     if not found or len(found) > 4 or found[-1] in ABSTRACT_NOUNS or "sure" in found:
         return None
-    if {"a", "an", "the"} & set(found):  # "creating a safe" was cut mid-phrase at a comma
+    if {"a", "an"} & set(found) or "the" in found[1:]:  # "creating a safe" was cut at a comma
         return None
     if any(w in _ADVERB_WORDS or w.endswith("ed") for w in found[1:]):
         return None  # "sailing never faded": the clause went on with a verb
@@ -176,7 +188,7 @@ def _went_out(text: str, occurred_on: date | None) -> list[Finding]:
 
 
 def _events_ahead(text: str, occurred_on: date | None) -> list[Finding]:
-    match = _GOING_TO_EVENT.search(text)
+    match = _GOING_TO_EVENT.search(text) or _COMING_UP.search(text)
     if match is None:
         return []
     event = _phrase(match.group("event"))
@@ -192,7 +204,10 @@ def _named_event(event: str) -> bool:
 
 def _faves(text: str, occurred_on: date | None) -> list[Finding]:
     match = _FAVE.match(text)
-    return [Finding("I", "prefers", match.group("what").lower())] if match else []
+    if match is None:
+        return []
+    items = re.split(r",\s*(?:and\s+)?|\s+and\s+", match.group("what"))
+    return [Finding("I", "prefers", item.strip().lower()) for item in items if item.strip()]
 
 
 def _pursued(text: str, occurred_on: date | None) -> list[Finding]:
@@ -208,6 +223,14 @@ def _had_event(text: str, occurred_on: date | None) -> list[Finding]:
     if not event or not _named_event(event):
         return []
     return [Finding("I", "participated_in", event, tense="past")]
+
+
+def _lost_job_at(text: str, occurred_on: date | None) -> list[Finding]:
+    match = _LOST_JOB_AT.search(text)
+    org = _phrase(match.group("org")) if match else None
+    if not org:
+        return []
+    return [Finding("I", "works_at", org, polarity="retract", tense="present")]
 
 
 def _decided(text: str, occurred_on: date | None) -> list[Finding]:
@@ -230,4 +253,5 @@ PROPOSERS = (
     _pursued,
     _had_event,
     _decided,
+    _lost_job_at,
 )

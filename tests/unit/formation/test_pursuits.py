@@ -87,3 +87,30 @@ def test_coming_events_faves_interests_and_decisions_form(
 def test_places_feelings_pointing_and_other_people_form_no_plan_or_event(content: str) -> None:
     kinds = {"intends_to", "participated_in", "committed_to", "interested_in"}
     assert not {c for c in formed(content) if c[1] in kinds}
+
+
+def test_a_lost_job_at_an_employer_retracts_working_there() -> None:
+    assert ("speaker", "no longer works_at", "bottling plant") in formed(
+        "I lost my job at the bottling plant."
+    )
+
+
+@pytest.mark.parametrize(
+    ("content", "claims"),
+    [
+        ("Salsa is my top pick.", {("speaker", "prefers", "salsa")}),
+        (
+            "Puzzles and card games are my thing.",
+            {("speaker", "prefers", "puzzles"), ("speaker", "prefers", "card games")},
+        ),
+    ],
+)
+def test_a_thing_named_first_as_my_pick_is_a_preference(
+    content: str, claims: set[tuple[str, str, str]]
+) -> None:
+    assert claims <= formed(content)
+
+
+def test_a_named_event_coming_up_is_a_plan_and_a_bare_one_is_not() -> None:
+    assert ("speaker", "intends_to", "attend book fair") in formed("I have a book fair coming up.")
+    assert not {c for c in formed("I have a meeting coming up.") if c[1] == "intends_to"}
