@@ -40,7 +40,7 @@ _FUNCTION_EDGE = frozenset(
         "a", "an", "the", "my", "our", "your", "his", "her", "their", "its", "to", "of", "and",
         "or", "with", "for", "in", "on", "at", "into", "from", "by", "about", "as", "up", "so",
         "than", "that", "this", "what", "how", "some", "any", "all", "few", "out", "off",
-        "both", "either", "neither",
+        "both", "either", "neither", "but", "nor",
     }
 )  # fmt: skip
 _CLAUSE_WORDS = frozenset(

@@ -49,6 +49,8 @@ _PASSIONATE = re.compile(
     r"(?P<for>" + _NOUNS + r")"
     r"|(?:^|\bI(?:'ve| have)\s+)(?:[Aa]lways|[Ll]ong)\s+been\s+(?:really\s+|very\s+|so\s+)?"
     r"(?:interested|fascinated)\s+(?:in|by)\s+(?P<always>" + _NOUNS + r")"
+    r"|\bI(?:'m| am|'ve always been| have always been)\s+(?:really\s+|so\s+|just\s+)?drawn\s+to\s+"
+    r"(?P<drawn>" + _NOUNS + r")"
 )
 _GROUP = re.compile(
     r"\b[Mm]y\s+(?P<kind>(?:[\w'-]+\s+){0,1}[\w'-]+)\s+"
@@ -113,10 +115,23 @@ _HAD_EVENT = re.compile(
     r"(?:^|\bI\s+)" + ADVERBS + r"(?:had|threw|hosted)\s+(?:a|an)\s+(?P<event>[^,.;!?]+)"
 )
 _COMING_UP = re.compile(
-    r"\bI\s+(?:have|'ve got|have got)\s+(?:a|an|my)\s+(?P<event>[\w-]+(?:\s+[\w-]+){0,2}?)\s+"
-    r"coming up\b"
+    r"\bI\s*(?:have|'ve got|have got)\s+(?:a|an|my)\s+(?P<event>[\w-]+(?:\s+[\w-]+){0,2}?)\s+"
+    r"(?:coming up|next (?:week|month|weekend|year)|this (?:weekend|month)|tomorrow)\b"
 )
 """"I have a community meeting coming up": an event ahead of the speaker."""
+_INSTRUMENT = re.compile(
+    r"\bI\s+(?:also\s+|still\s+|now\s+)?play\s+(?:the\s+)?(?P<instrument>piano|guitar|violin|cello"
+    r"|drums|clarinet|flute|saxophone|sax|trumpet|ukulele|bass|harp|banjo|trombone|oboe|viola"
+    r"|harmonica|accordion|keyboards?)\b"
+)
+""""I play clarinet": a skill and a pastime at once, either way a durable fact."""
+_EVALUATIVE = re.compile(
+    r"^(?:(?:amazing|awesome|great|wonderful|lovely|beautiful|emotional|incredible|fantastic"
+    r"|fun|nice|cool|huge|big|little|small|special|memorable|exciting|crazy|wild)"
+    r"(?:\s+and\s+|,\s*|\s+))+",
+    re.IGNORECASE,
+)
+""""an amazing and emotional wedding ceremony" is a wedding ceremony."""
 _LOST_JOB_AT = re.compile(
     r"(?:^|\bI\s+)" + ADVERBS + r"(?:lost|quit|left)\s+my\s+(?:job|position)\s+at\s+"
     r"(?P<org>[^,.;!?]+)"
@@ -150,7 +165,8 @@ def _passion(text: str, occurred_on: date | None) -> list[Finding]:
     match = _PASSIONATE.search(text)
     if match is None:
         return []
-    what = _phrase(match.group("obj") or match.group("for") or match.group("always"))
+    named = match.group("obj") or match.group("for") or match.group("always")
+    what = _phrase(named or match.group("drawn"))
     return [Finding("I", "interested_in", what.lower())] if what else []
 
 
@@ -191,7 +207,7 @@ def _events_ahead(text: str, occurred_on: date | None) -> list[Finding]:
     match = _GOING_TO_EVENT.search(text) or _COMING_UP.search(text)
     if match is None:
         return []
-    event = _phrase(match.group("event"))
+    event = _phrase(_EVALUATIVE.sub("", match.group("event")))
     if not event or not _named_event(event):
         return []
     return [Finding("I", "intends_to", f"attend {event}", confidence=WEAK_CONFIDENCE)]
@@ -206,6 +222,8 @@ def _faves(text: str, occurred_on: date | None) -> list[Finding]:
     match = _FAVE.match(text)
     if match is None:
         return []
+    if match.group("what").split()[0] in {"I", "I'm", "I've"}:
+        return []  # "I love X, but Y is my top pick": Y is not the first word of the clause
     items = re.split(r",\s*(?:and\s+)?|\s+and\s+", match.group("what"))
     return [Finding("I", "prefers", item.strip().lower()) for item in items if item.strip()]
 
@@ -216,12 +234,19 @@ def _pursued(text: str, occurred_on: date | None) -> list[Finding]:
     return [Finding("I", "interested_in", what)] if what else []
 
 
+def _instrument(text: str, occurred_on: date | None) -> list[Finding]:
+    match = _INSTRUMENT.search(text)
+    if match is None:
+        return []
+    return [Finding("I", "participated_in", f"playing the {match.group('instrument').lower()}")]
+
+
 def _had_event(text: str, occurred_on: date | None) -> list[Finding]:
     """ "I just had a picnic with the kids": an event the speaker took part in."""
     match = _HAD_EVENT.search(text)
-    event = _phrase(match.group("event")) if match else None
-    if not event or not _named_event(event):
-        return []
+    event = _phrase(_EVALUATIVE.sub("", match.group("event"))) if match else None
+    if not event or not _named_event(event) or set(words(event)) & ABSTRACT_NOUNS:
+        return []  # "had an incredible time meeting …" is a feeling, not a meeting
     return [Finding("I", "participated_in", event, tense="past")]
 
 
@@ -254,4 +279,5 @@ PROPOSERS = (
     _had_event,
     _decided,
     _lost_job_at,
+    _instrument,
 )
