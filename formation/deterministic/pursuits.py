@@ -36,7 +36,7 @@ from formation.deterministic.phrases import ADVERBS, CLAUSE_TAIL, TIME_TAIL
 from formation.deterministic.terms import cut_phrase, strip_determiners
 
 _UNTIL = (
-    r"(?=\s*(?:[,.;:!?)]|$)|\s+(?:and|but|so|because|'cause|cause|since|as|with|in|at|for|these"
+    r"(?=\s*(?:[,.;:!?)]|$)|\s+(?:and|or|but|so|because|'cause|cause|since|as|with|in|at|for|these"
     r"|this|that|now|lately|too|ever|again|which|who|when|ever since|all|from|is|was|are|has"
     r"|have|brings|makes|keeps|helps|gives|never|always|still)\b)"
 )
@@ -45,6 +45,7 @@ _NOUNS = r"[\w-]+(?:\s+[\w-]+){0,3}?" + _UNTIL
 _PASSIONATE = re.compile(
     r"\bI(?:'m| am)\s+(?:so\s+|really\s+|very\s+|truly\s+|super\s+|just\s+)?"
     r"(?:passionate|enthusiastic)\s+about\s+(?P<obj>" + _NOUNS + r")"
+    r"|\bI(?:'m| am)\s+(?:so\s+|really\s+|very\s+)?(?:keen on|into)\s+(?P<keen>" + _NOUNS + r")"
     r"|\b[Mm]y\s+(?:real\s+|true\s+|big\s+|biggest\s+|deep\s+)?(?:passion|love)\s+for\s+"
     r"(?P<for>" + _NOUNS + r")"
     r"|(?:^|\bI(?:'ve| have)\s+)(?:[Aa]lways|[Ll]ong)\s+been\s+(?:really\s+|very\s+|so\s+)?"
@@ -166,7 +167,7 @@ def _passion(text: str, occurred_on: date | None) -> list[Finding]:
     if match is None:
         return []
     named = match.group("obj") or match.group("for") or match.group("always")
-    what = _phrase(named or match.group("drawn"))
+    what = _phrase(named or match.group("drawn") or match.group("keen"))
     return [Finding("I", "interested_in", what.lower())] if what else []
 
 
