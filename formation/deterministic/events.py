@@ -135,13 +135,28 @@ def _event(text: str, occurred_on: date | None, when_from: str | None = None) ->
 def _dated(event: Finding, text: str, occurred_on: date | None) -> list[Finding]:
     """The event, and its date when the words ground one in the episode's date.
 
-    ``occurred_on`` is single-valued per subject and entities merge by name, so a one-word
-    event ("hike", "graduation") gets no date claim: every hike would share one date.
+    Entities merge by name and ``occurred_on`` is single-valued per subject, so a dated event
+    is named with its date ("pride parade (2023-08-11)"): two parades on two days are two
+    events with a date each, instead of one entity whose later date supersedes the earlier.
+    The same event told twice with the same date is still one entity; an undated one keeps
+    its bare name.
     """
     when = ground(text, occurred_on)
-    if when is None or len(words(event.object)) < 2:
-        return [event]  # "hike occurred_on 2023" would merge every hike: only named events
-    return [event, Finding(event.object, "occurred_on", when, tense="past")]
+    if when is None:
+        return [event]
+    named = f"{event.object} ({when})"
+    return [
+        Finding(
+            event.subject,
+            event.relation,
+            named,
+            event.facet,
+            event.confidence,
+            event.polarity,
+            event.tense,
+        ),
+        Finding(named, "occurred_on", when, tense="past"),
+    ]
 
 
 def _created(text: str, occurred_on: date | None, when_from: str | None = None) -> list[Finding]:
