@@ -61,6 +61,7 @@ _LEADING_VERBS = closed(
 _DEICTIC = closed("this that these those")
 _PREPOSITIONS = closed("in into with by on at up to about")
 _SPEAKER_OBJECTS = frozenset({"manages", "works_with", "knows", "related_to"})
+_DATE_SUFFIX = re.compile(r" \(\d{4}(?:-W\d{2}|-\d{2}(?:-\d{2})?)?\)$")
 _GERUND = re.compile(r"[a-z-]+ing", re.IGNORECASE)
 _ING_NOUNS = closed(
     "building wedding meeting painting drawing ceiling evening morning offering setting listing"
@@ -127,7 +128,7 @@ def judge(finding: Finding) -> Finding | Abstain:
         return finding if ok else Abstain("the speaker as the object of a non-social relation")
     if finding.relation in VERB_PHRASE_RELATIONS:
         return finding if _verb_phrase_ok(obj) else Abstain("a verb phrase that trails off")
-    if not _subject_ok(finding.subject):
+    if not _subject_ok(_split_date(finding.subject)[0]):
         return Abstain("the subject is not a noun phrase")
     if finding.relation == "has_status" and _activity_subject(finding.subject):
         return Abstain("an activity is not a task with a status")  # "finished rereading"
@@ -139,7 +140,15 @@ def judge(finding: Finding) -> Finding | Abstain:
     return _judge_object(finding, tidied)
 
 
-def _judge_object(finding: Finding, obj: str) -> Finding | Abstain:
+def _split_date(name: str) -> tuple[str, str]:
+    """A dated event's name and its date suffix ("pride parade", " (2023-08-11)"): the gate
+    judges the name; the date only tells two events of one name apart."""
+    match = _DATE_SUFFIX.search(name)
+    return (name[: match.start()], match.group()) if match else (name, "")
+
+
+def _judge_object(finding: Finding, named: str) -> Finding | Abstain:
+    obj, dated = _split_date(named)
     if obj.endswith(("'s", "\u2019s")) and obj[:1].isupper():
         obj = obj[:-2]
     if is_project_term(obj) or not well_formed(obj):
@@ -155,7 +164,7 @@ def _judge_object(finding: Finding, obj: str) -> Finding | Abstain:
     return Finding(
         finding.subject,
         finding.relation,
-        obj,
+        obj + dated,
         facet,
         finding.confidence,
         finding.polarity,

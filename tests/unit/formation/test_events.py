@@ -256,3 +256,9 @@ def test_two_events_of_one_name_on_two_days_are_two_events_each_with_its_date() 
 
 def test_an_undated_event_keeps_its_bare_name() -> None:
     assert formed("I attended a poetry slam.") == {("speaker", "participated_in", "poetry slam")}
+
+
+def test_the_date_in_an_events_name_does_not_count_against_the_gates_word_limit() -> None:
+    assert ("speaker", "participated_in", "book fair at the town hall (2024-05-04)") in formed(
+        "I went to a book fair at the town hall last Saturday."
+    )
