@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from datetime import date
 
-from formation.deterministic import activities, belongings, pursuits
+from formation.deterministic import activities, belongings, plans, pursuits
 from formation.deterministic.dates import ground
 from formation.deterministic.ends import words
 from formation.deterministic.findings import Finding
@@ -81,10 +81,11 @@ def propose_events(text: str, occurred_on: date | None) -> list[Finding]:
     """Every event, activity, job change and new possession the clause states.
 
     A leading time phrase ("Last week, I went to …") is set aside for matching; the date is
-    still grounded from the whole clause. Pursuits (:mod:`.pursuits`) search the whole clause
-    for the speaker's own words, so they run whatever the clause opens with.
+    still grounded from the whole clause. Pursuits and plans (:mod:`.pursuits`, :mod:`.plans`)
+    search the whole clause for the speaker's own words, so they run whatever it opens with.
     """
-    findings = [f for propose in pursuits.PROPOSERS for f in propose(text, occurred_on)]
+    told_anywhere = (*pursuits.PROPOSERS, *plans.PROPOSERS)
+    findings = [f for propose in told_anywhere for f in propose(text, occurred_on)]
     if _DROPPED_I.match(text):
         told = "I " + text[0].lower() + text[1:]
         return [

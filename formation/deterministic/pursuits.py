@@ -1,20 +1,21 @@
-"""What people pursue, told in passing: passions, groups they belong to, plans, outings.
+"""What people pursue, told in passing: passions, groups, outings, events had, faves, jobs lost.
 
 Real conversation states these inside longer sentences, rarely as "I <verb> <object>" at the
 start of a clause: "… 'cause I'm passionate about pottery", "I read it to my writers group",
-"still looking for a place to open my bakery", "went kayaking". Each pattern here is anchored on
-the speaker's own words ("I'm", "my") and a closed set of heads, so it can search the whole
-clause without reading someone else's plans or groups as the speaker's:
+"went kayaking". Each pattern here is anchored on the speaker's own words ("I'm", "my") and a
+closed set of heads, so it can search the whole clause without reading someone else's groups
+or passions as the speaker's:
 
 * a passion or a long interest → ``interested_in`` ("I'm passionate about pottery", "my passion
-  for dance", "(I've) always been interested in astronomy");
+  for dance", "always been interested in astronomy", "drawn to", "keen on", "into"), and an
+  interest pursued ("I've been looking into local history");
 * "my <kind> club/group/team/choir/band" → ``member_of`` ("my book club"), only with a kind
-  word before the head ("my group" names nothing);
-* a plan of the speaker's own → ``intends_to`` with the verb phrase as told: opening or starting
-  a business of their own, adopting, a trip being planned to a named place. Plans are durable
-  enough to remember (they shape what an agent should ask next) and the vocabulary has the
-  relation; a wish ("I'd love to …") stays silent (:mod:`.mood`);
-* "went hiking / went horseback riding" → ``participated_in`` the outing, past tense.
+  word before the head ("my group", "my usual circle" name nothing);
+* outings ("went kayaking"), events had ("had a picnic") and instruments played →
+  ``participated_in``; a thing named first as "my top pick / my thing" → ``prefers``; "lost my
+  job at X" → ``works_at`` X, retracted.
+
+Plans and the speaker's own decisions are in :mod:`.plans`, which shares :func:`short_phrase`.
 """
 
 from __future__ import annotations
@@ -23,12 +24,11 @@ import re
 from datetime import date
 
 from formation.deterministic.ends import words
-from formation.deterministic.findings import WEAK_CONFIDENCE, Finding
+from formation.deterministic.findings import Finding
 from formation.deterministic.nouns import (
     ABSTRACT_NOUNS,
     EVENT_HEADS,
     HOBBY_GERUNDS,
-    PLACEHOLDERS,
     VAGUE_EVENTS,
     closed,
 )
@@ -65,41 +65,9 @@ _NOT_KINDS = closed(
     social immediate
     """
 )
-_VENTURES = closed(
-    """
-    business studio shop store bakery cafe company restaurant podcast blog channel nonprofit
-    charity gallery salon gym clinic practice agency brand label school daycare
-    """
-)
-_VENTURE = r"(?:[\w-]+\s+){0,2}?(?:" + "|".join(sorted(_VENTURES)) + r")"
-_OWN_VENTURE = re.compile(
-    r"\bI(?:'m| am)\s+" + ADVERBS + r"(?:starting|opening|launching)\s+(?:up\s+)?"
-    r"(?:my\s+own\s+|my\s+|a\s+|an\s+)(?P<obj>" + _VENTURE + r")\b"
-    r"|\bto\s+(?:open|start|launch)\s+my\s+(?:own\s+)?(?P<mine>" + _VENTURE + r")\b"
-)
-"""The speaker's own venture under way or planned: "I'm opening a bakery", "a place to open my
-studio". Someone else's ("to open their shop") is not the speaker's plan."""
-_ADOPTION = re.compile(
-    r"\b(?:[Rr]esearching|[Ll]ooking into|started|starting|begun|began)\s+(?:the\s+)?"
-    r"adoption\b"
-    r"|\bI(?:'m| am)\s+" + ADVERBS + r"(?:planning|hoping|going|trying)\s+to\s+adopt\b"
-    r"|\badoption\s+agenc(?:y|ies)\s+I(?:'m| am|'ve been| have been)\s+(?:looking into|researching"
-    r"|considering|contacting)\b"
-)
-_PLANNED_TRIP = re.compile(
-    r"(?:^|\bI(?:'m| am)\s+)[Pp]lanning\s+(?:a|an|my|our)\s+"
-    r"(?P<kind>(?:[\w-]+\s+)?(?:trip|vacation|holiday|visit))\s+to\s+"
-    r"(?P<place>(?:the\s+)?[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*){0,3})"
-)
 _WENT_OUT = re.compile(
     r"(?:^|\bI\s+)" + ADVERBS + r"[Ww]ent\s+(?P<what>(?:horseback\s+)?riding|[a-z]+ing)\b"
 )
-_GOING_TO_EVENT = re.compile(
-    r"\bI(?:'m| am)\s+"
-    + ADVERBS
-    + r"(?:going|heading)\s+to\s+(?:a|an|the|my)\s+(?P<event>[^,.;!?]+)"
-)
-"""A coming event of the speaker's: "I'm going to a film festival this month"."""
 _FAVE = re.compile(
     r"^(?P<what>[A-Z][\w-]*(?:,?\s+[a-z][\w-]*){0,5}?)\s+(?:is|are)\s+(?:one of\s+)?my\s+"
     r"(?:absolute\s+|all-time\s+)?(?:faves?|favou?rites?|favou?rite\s+things?|top\s+pick"
@@ -115,18 +83,13 @@ _LOOKING_INTO = re.compile(
 _HAD_EVENT = re.compile(
     r"(?:^|\bI\s+)" + ADVERBS + r"(?:had|threw|hosted)\s+(?:a|an)\s+(?P<event>[^,.;!?]+)"
 )
-_COMING_UP = re.compile(
-    r"\bI\s*(?:have|'ve got|have got)\s+(?:a|an|my)\s+(?P<event>[\w-]+(?:\s+[\w-]+){0,2}?)\s+"
-    r"(?:coming up|next (?:week|month|weekend|year)|this (?:weekend|month)|tomorrow)\b"
-)
-""""I have a community meeting coming up": an event ahead of the speaker."""
 _INSTRUMENT = re.compile(
     r"\bI\s+(?:also\s+|still\s+|now\s+)?play\s+(?:the\s+)?(?P<instrument>piano|guitar|violin|cello"
     r"|drums|clarinet|flute|saxophone|sax|trumpet|ukulele|bass|harp|banjo|trombone|oboe|viola"
     r"|harmonica|accordion|keyboards?)\b"
 )
 """"I play clarinet": a skill and a pastime at once, either way a durable fact."""
-_EVALUATIVE = re.compile(
+EVALUATIVE = re.compile(
     r"^(?:(?:amazing|awesome|great|wonderful|lovely|beautiful|emotional|incredible|fantastic"
     r"|fun|nice|cool|huge|big|little|small|special|memorable|exciting|crazy|wild)"
     r"(?:\s+and\s+|,\s*|\s+))+",
@@ -138,16 +101,11 @@ _LOST_JOB_AT = re.compile(
     r"(?P<org>[^,.;!?]+)"
 )
 """"I lost my job at the print shop": no longer works there."""
-_DECIDED = re.compile(
-    r"\bI(?:'ve| have)?\s+" + ADVERBS + r"decided\s+to\s+(?!not\b)(?P<what>[^,.;!?]+)"
-)
-""""I decided to run for the council": the speaker's own decision (``committed_to``)."""
-_DASH = re.compile(r"\s+[-\u2013\u2014]+\s+")
 _ADVERB_WORDS = closed("never always still really just also only even ever")
 _OUTINGS = HOBBY_GERUNDS | closed("riding sailing paddleboarding snorkeling scuba diving")
 
 
-def _phrase(raw: str) -> str | None:
+def short_phrase(raw: str) -> str | None:
     """A short noun phrase cut before a clause or time tail, or nothing."""
     text = strip_determiners(CLAUSE_TAIL.sub("", cut_phrase(TIME_TAIL.sub("", raw))))
     found = words(text)
@@ -167,7 +125,7 @@ def _passion(text: str, occurred_on: date | None) -> list[Finding]:
     if match is None:
         return []
     named = match.group("obj") or match.group("for") or match.group("always")
-    what = _phrase(named or match.group("drawn") or match.group("keen"))
+    what = short_phrase(named or match.group("drawn") or match.group("keen"))
     return [Finding("I", "interested_in", what.lower())] if what else []
 
 
@@ -181,22 +139,6 @@ def _groups(text: str, occurred_on: date | None) -> list[Finding]:
     return findings
 
 
-def _plans(text: str, occurred_on: date | None) -> list[Finding]:
-    findings: list[Finding] = []
-    venture = _OWN_VENTURE.search(text)
-    if venture is not None and (kept := _phrase(venture.group("obj") or venture.group("mine"))):
-        findings.append(Finding("I", "intends_to", f"open a {kept}", confidence=WEAK_CONFIDENCE))
-    if _ADOPTION.search(text):
-        findings.append(Finding("I", "intends_to", "adopt", confidence=WEAK_CONFIDENCE))
-    trip = _PLANNED_TRIP.search(text)
-    if trip is not None:
-        place = strip_determiners(trip.group("place"))
-        findings.append(
-            Finding("I", "intends_to", f"take a trip to {place}", confidence=WEAK_CONFIDENCE)
-        )
-    return findings
-
-
 def _went_out(text: str, occurred_on: date | None) -> list[Finding]:
     match = _WENT_OUT.search(text)
     if match is None or match.group("what").split()[-1].lower() not in _OUTINGS:
@@ -204,17 +146,7 @@ def _went_out(text: str, occurred_on: date | None) -> list[Finding]:
     return [Finding("I", "participated_in", match.group("what").lower(), tense="past")]
 
 
-def _events_ahead(text: str, occurred_on: date | None) -> list[Finding]:
-    match = _GOING_TO_EVENT.search(text) or _COMING_UP.search(text)
-    if match is None:
-        return []
-    event = _phrase(_EVALUATIVE.sub("", match.group("event")))
-    if not event or not _named_event(event):
-        return []
-    return [Finding("I", "intends_to", f"attend {event}", confidence=WEAK_CONFIDENCE)]
-
-
-def _named_event(event: str) -> bool:
+def named_event(event: str) -> bool:
     found = words(event)
     return found[-1] in EVENT_HEADS and not (len(found) == 1 and found[0] in VAGUE_EVENTS)
 
@@ -231,7 +163,7 @@ def _faves(text: str, occurred_on: date | None) -> list[Finding]:
 
 def _pursued(text: str, occurred_on: date | None) -> list[Finding]:
     match = _LOOKING_INTO.search(text)
-    what = _phrase(match.group("obj")) if match else None
+    what = short_phrase(match.group("obj")) if match else None
     return [Finding("I", "interested_in", what)] if what else []
 
 
@@ -245,40 +177,27 @@ def _instrument(text: str, occurred_on: date | None) -> list[Finding]:
 def _had_event(text: str, occurred_on: date | None) -> list[Finding]:
     """ "I just had a picnic with the kids": an event the speaker took part in."""
     match = _HAD_EVENT.search(text)
-    event = _phrase(_EVALUATIVE.sub("", match.group("event"))) if match else None
-    if not event or not _named_event(event) or set(words(event)) & ABSTRACT_NOUNS:
+    event = short_phrase(EVALUATIVE.sub("", match.group("event"))) if match else None
+    if not event or not named_event(event) or set(words(event)) & ABSTRACT_NOUNS:
         return []  # "had an incredible time meeting …" is a feeling, not a meeting
     return [Finding("I", "participated_in", event, tense="past")]
 
 
 def _lost_job_at(text: str, occurred_on: date | None) -> list[Finding]:
     match = _LOST_JOB_AT.search(text)
-    org = _phrase(match.group("org")) if match else None
+    org = short_phrase(match.group("org")) if match else None
     if not org:
         return []
     return [Finding("I", "works_at", org, polarity="retract", tense="present")]
 
 
-def _decided(text: str, occurred_on: date | None) -> list[Finding]:
-    match = _DECIDED.search(text)
-    if match is None:
-        return []
-    what = _DASH.split(TIME_TAIL.sub("", match.group("what")), maxsplit=1)[0].strip()
-    if not what or len(words(what)) > 6 or set(words(what)) & PLACEHOLDERS:
-        return []  # "decided to include this": what "this" is lives in another message
-    return [Finding("I", "committed_to", what)]
-
-
 PROPOSERS = (
     _passion,
     _groups,
-    _plans,
     _went_out,
-    _events_ahead,
     _faves,
     _pursued,
     _had_event,
-    _decided,
     _lost_job_at,
     _instrument,
 )

@@ -1,4 +1,4 @@
-"""Passions, groups, plans and outings told in passing: the speaker's own, and only theirs."""
+"""Passions, groups, outings, faves and jobs told in passing: the speaker's own, and only theirs."""
 
 from __future__ import annotations
 
@@ -15,10 +15,6 @@ from tests.unit.formation.formed import formed
         ("Always been fascinated by tide pools.", ("interested_in", "tide pools")),
         ("My passion for sailing never faded.", ("interested_in", "sailing")),
         ("I showed it to my quilting circle.", ("member_of", "quilting circle")),
-        ("I'm opening a bike shop.", ("intends_to", "open a bike shop")),
-        ("I need a spot to open my own tea room cafe.", ("intends_to", "open a tea room cafe")),
-        ("Researching adoption agencies lately.", ("intends_to", "adopt")),
-        ("I'm planning a trip to Oaxaca next month.", ("intends_to", "take a trip to Oaxaca")),
     ],
 )
 def test_the_speakers_own_pursuits_form_from_inside_a_longer_clause(
@@ -61,11 +57,9 @@ def test_a_relative_clause_describes_a_possession_without_becoming_part_of_it() 
 @pytest.mark.parametrize(
     ("content", "claim"),
     [
-        ("I'm going to a jazz festival next week.", ("intends_to", "attend jazz festival")),
         ("Baking bread is one of my faves.", ("prefers", "baking bread")),
         ("I've been looking into marine biology.", ("interested_in", "marine biology")),
         ("I had a potluck with my coworkers.", ("participated_in", "potluck")),
-        ("I decided to learn the cello.", ("committed_to", "learn the cello")),
     ],
 )
 def test_coming_events_faves_interests_and_decisions_form(
@@ -109,8 +103,3 @@ def test_a_thing_named_first_as_my_pick_is_a_preference(
     content: str, claims: set[tuple[str, str, str]]
 ) -> None:
     assert claims <= formed(content)
-
-
-def test_a_named_event_coming_up_is_a_plan_and_a_bare_one_is_not() -> None:
-    assert ("speaker", "intends_to", "attend book fair") in formed("I have a book fair coming up.")
-    assert not {c for c in formed("I have a meeting coming up.") if c[1] == "intends_to"}
