@@ -55,7 +55,8 @@ _OFF_TO = re.compile(
     r"(?:\s+(?:class|practice|lesson|session|training))?\b"
 )
 _VOLUNTEER = re.compile(
-    r"^I(?:'m| am)?\s+" + ADVERBS + r"(?:still\s+|carrying on\s+)?volunteer(?:ing|s)?"
+    r"^I(?:'m| am|'ve been| have been)?\s+" + ADVERBS + r"(?:still\s+|carrying on\s+|busy\s+)?"
+    r"volunteer(?:ing|s)?"
     r"(?:\s+as\s+(?:a|an)\s+[\w-]+)?\s+(?P<prep>at|for|with)\s+(?P<org>.+)$"
 )
 _PASSION = re.compile(

@@ -20,14 +20,16 @@ _TAIL = re.compile(
 )
 _SUBJECT = r"(?P<subject>[Ww]e|[Tt]he team|[Oo]ur team)(?:'ve|'ll|'re|'d)?"
 _WORK_VERBS = (
-    r"(?=(?:use|deploy|ship|release|migrate|move|switch|adopt|run|build|launch|freeze|drop"
+    r"(?=(?:squash|rebase|lint|commit|tag|format|back up|encrypt|sign|log|use|deploy|ship|release|migrate|move|switch|adopt|run|build|launch|freeze|drop"
     r"|replace|upgrade|downgrade|add|remove|store|host|publish|merge|rename|split|stop|start"
     r"|require|enforce|standardi[sz]e|support|deprecate|archive|rewrite|refactor|document"
     r"|test|review|keep using|go with|stick with|pin|block|allow|cut|rotate|roll out"
     r"|rollback|roll back|retire|sunset|benchmark|track)\b)"
 )
 """A "we will …" is a project commitment only when it commits the project's work: "we'll keep
-going" and "we'll let you know" are pleasantries, not decisions."""
+going" and "we'll let you know" are pleasantries, not decisions. The same holds for "we always
+…" and "we never …": "we always look forward to the holidays" is a household's habit, not a
+rule of the project."""
 _SHAPES: tuple[tuple[str, str, bool], ...] = (
     # (pattern after the subject, relation, whether the object is a verb phrase)
     (
@@ -52,9 +54,14 @@ _SHAPES: tuple[tuple[str, str, bool], ...] = (
         "committed_to",
         True,
     ),
-    (r"(?:always|must always)\s+(?P<obj>.+)$", "requires", True),
+    (r"(?:must always\s+|always\s+" + _WORK_VERBS + r")(?P<obj>.+)$", "requires", True),
     (r"(?:must|have to)\s+(?!not\b)(?P<obj>.+)$", "requires", True),
-    (r"(?:never|must never|must not|mustn't|should never)\s+(?P<obj>.+)$", "prohibits", True),
+    (
+        r"(?:(?:must never|must not|mustn't|should never)\s+|never\s+" + _WORK_VERBS + r")"
+        r"(?P<obj>.+)$",
+        "prohibits",
+        True,
+    ),
     (r"(?:plan|are planning|intend)\s+to\s+(?P<obj>.+)$", "intends_to", True),
 )
 _COMPILED = tuple(

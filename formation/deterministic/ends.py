@@ -40,6 +40,7 @@ _FUNCTION_EDGE = frozenset(
         "a", "an", "the", "my", "our", "your", "his", "her", "their", "its", "to", "of", "and",
         "or", "with", "for", "in", "on", "at", "into", "from", "by", "about", "as", "up", "so",
         "than", "that", "this", "what", "how", "some", "any", "all", "few", "out", "off",
+        "both", "either", "neither", "but", "nor",
     }
 )  # fmt: skip
 _CLAUSE_WORDS = frozenset(
@@ -49,7 +50,7 @@ _CLAUSE_WORDS = frozenset(
         "been", "has", "have", "had", "do", "does", "did", "can", "could", "will", "would",
         "should", "got", "gets", "reminds", "makes", "takes", "looks", "feels", "that's",
         "there", "here", "what", "how", "who", "which", "when", "where", "why", "because",
-        "everywhere", "somewhere", "anywhere", "together", "each", "other",
+        "everywhere", "somewhere", "anywhere", "together", "each", "other", "like", "even",
     }
 )  # fmt: skip
 _TASTE_RELATIONS = frozenset({"prefers", "dislikes", "interested_in", "learning", "uses"})
@@ -60,9 +61,19 @@ _LEADING_VERBS = closed(
 _DEICTIC = closed("this that these those")
 _PREPOSITIONS = closed("in into with by on at up to about")
 _SPEAKER_OBJECTS = frozenset({"manages", "works_with", "knows", "related_to"})
+_DATE_SUFFIX = re.compile(r" \(\d{4}(?:-W\d{2}|-\d{2}(?:-\d{2})?)?\)$")
+_GERUND = re.compile(r"[a-z-]+ing", re.IGNORECASE)
+_ING_NOUNS = closed(
+    "building wedding meeting painting drawing ceiling evening morning offering setting listing"
+    " wiring landing clothing housing training funding thing king string spring ring"
+)
+"""Words ending in -ing that name a thing with a status ("the building", "the training")."""
 _WORD = re.compile(r"[\w'\u2019-]+")
 _DASH_TAIL = re.compile(r"\s*[-\u2013\u2014]+\s+|\s+[-\u2013\u2014]+\s*")
 """A dash with a space on one side ends a phrase ("kids' books- classics"); "e-bike" keeps it."""
+_RELATIVE_TAIL = re.compile(r"(?<=\w)\s+(?:that|which|who|whom)\s+\w.*$", re.IGNORECASE)
+"""A relative clause describes the end, it is not part of it: "a collection of books that take
+me there" owns "collection of books"."""
 _QUANTITY = re.compile(
     r"^(?:lots of|a lot of|loads of|plenty of|a bunch of|a few|a couple of|some|many|two|three"
     r"|several)\s+(?=\S)",
@@ -117,8 +128,10 @@ def judge(finding: Finding) -> Finding | Abstain:
         return finding if ok else Abstain("the speaker as the object of a non-social relation")
     if finding.relation in VERB_PHRASE_RELATIONS:
         return finding if _verb_phrase_ok(obj) else Abstain("a verb phrase that trails off")
-    if not _subject_ok(finding.subject):
+    if not _subject_ok(_split_date(finding.subject)[0]):
         return Abstain("the subject is not a noun phrase")
+    if finding.relation == "has_status" and _activity_subject(finding.subject):
+        return Abstain("an activity is not a task with a status")  # "finished rereading"
     if finding.relation in CLOSED_OBJECT_RELATIONS:
         return finding
     tidied = _tidy(finding.relation, obj)
@@ -127,7 +140,15 @@ def judge(finding: Finding) -> Finding | Abstain:
     return _judge_object(finding, tidied)
 
 
-def _judge_object(finding: Finding, obj: str) -> Finding | Abstain:
+def _split_date(name: str) -> tuple[str, str]:
+    """A dated event's name and its date suffix ("pride parade", " (2023-08-11)"): the gate
+    judges the name; the date only tells two events of one name apart."""
+    match = _DATE_SUFFIX.search(name)
+    return (name[: match.start()], match.group()) if match else (name, "")
+
+
+def _judge_object(finding: Finding, named: str) -> Finding | Abstain:
+    obj, dated = _split_date(named)
     if obj.endswith(("'s", "\u2019s")) and obj[:1].isupper():
         obj = obj[:-2]
     if is_project_term(obj) or not well_formed(obj):
@@ -143,7 +164,7 @@ def _judge_object(finding: Finding, obj: str) -> Finding | Abstain:
     return Finding(
         finding.subject,
         finding.relation,
-        obj,
+        obj + dated,
         facet,
         finding.confidence,
         finding.polarity,
@@ -160,7 +181,7 @@ def clean_object(finding: Finding) -> Finding | None:
 def _tidy(relation: str, obj: str) -> str | None:
     """Cut a dash tail, a quantity before a possession, a pointing "this"; ``None`` when only
     the pointing is left ("this one")."""
-    obj = _DASH_TAIL.split(obj, maxsplit=1)[0]
+    obj = _RELATIVE_TAIL.sub("", _DASH_TAIL.split(obj, maxsplit=1)[0])
     if relation == "owns":
         obj = _NEW.sub("", _QUANTITY.sub("", obj))
     if relation in _TASTE_RELATIONS:
@@ -188,6 +209,12 @@ def _abstract(obj: str) -> bool:
     )
     deictic = bool(_DEICTIC & set(found))
     return short_abstract or leading or deictic or "or" in found
+
+
+def _activity_subject(subject: str) -> bool:
+    """ "rereading", "re-watching the series": a gerund opens the subject, no article."""
+    first = subject.strip().split(" ", 1)[0].lower()
+    return bool(_GERUND.fullmatch(first)) and first not in _ING_NOUNS
 
 
 def _subject_ok(subject: str) -> bool:

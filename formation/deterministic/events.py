@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from datetime import date
 
-from formation.deterministic import activities, belongings
+from formation.deterministic import activities, belongings, plans, pursuits
 from formation.deterministic.dates import ground
 from formation.deterministic.ends import words
 from formation.deterministic.findings import Finding
@@ -81,12 +81,15 @@ def propose_events(text: str, occurred_on: date | None) -> list[Finding]:
     """Every event, activity, job change and new possession the clause states.
 
     A leading time phrase ("Last week, I went to …") is set aside for matching; the date is
-    still grounded from the whole clause.
+    still grounded from the whole clause. Pursuits and plans (:mod:`.pursuits`, :mod:`.plans`)
+    search the whole clause for the speaker's own words, so they run whatever it opens with.
     """
-    findings: list[Finding] = []
+    told_anywhere = (*pursuits.PROPOSERS, *plans.PROPOSERS)
+    findings = [f for propose in told_anywhere for f in propose(text, occurred_on)]
     if _DROPPED_I.match(text):
         told = "I " + text[0].lower() + text[1:]
         return [
+            *findings,
             *_event(told, occurred_on, when_from=text),
             *_created(told, occurred_on, when_from=text),
             *_graduated(told, occurred_on, when_from=text),
@@ -94,6 +97,7 @@ def propose_events(text: str, occurred_on: date | None) -> list[Finding]:
     if _LEAD_TIME.match(text):
         stripped = _LEAD_TIME.sub("", text)
         return [
+            *findings,
             *_event(stripped, occurred_on, when_from=text),
             *_created(stripped, occurred_on, when_from=text),
             *_graduated(stripped, occurred_on, when_from=text),
@@ -132,13 +136,28 @@ def _event(text: str, occurred_on: date | None, when_from: str | None = None) ->
 def _dated(event: Finding, text: str, occurred_on: date | None) -> list[Finding]:
     """The event, and its date when the words ground one in the episode's date.
 
-    ``occurred_on`` is single-valued per subject and entities merge by name, so a one-word
-    event ("hike", "graduation") gets no date claim: every hike would share one date.
+    Entities merge by name and ``occurred_on`` is single-valued per subject, so a dated event
+    is named with its date ("pride parade (2023-08-11)"): two parades on two days are two
+    events with a date each, instead of one entity whose later date supersedes the earlier.
+    The same event told twice with the same date is still one entity; an undated one keeps
+    its bare name.
     """
     when = ground(text, occurred_on)
-    if when is None or len(words(event.object)) < 2:
-        return [event]  # "hike occurred_on 2023" would merge every hike: only named events
-    return [event, Finding(event.object, "occurred_on", when, tense="past")]
+    if when is None:
+        return [event]
+    named = f"{event.object} ({when})"
+    return [
+        Finding(
+            event.subject,
+            event.relation,
+            named,
+            event.facet,
+            event.confidence,
+            event.polarity,
+            event.tense,
+        ),
+        Finding(named, "occurred_on", when, tense="past"),
+    ]
 
 
 def _created(text: str, occurred_on: date | None, when_from: str | None = None) -> list[Finding]:

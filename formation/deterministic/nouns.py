@@ -28,7 +28,7 @@ OWNABLE_HEADS: frozenset[str] = closed(
     stove grill oven fridge freezer blender mixer juicer kettle espresso machine
     sofa couch bed desk chair table bookshelf bookcase lamp rug mirror wardrobe dresser
     tent backpack sleeping-bag telescope microscope sewing-machine loom kiln easel
-    book books cookbook novel novels collection library records vinyl comics shoes boots sneakers
+    book books cookbook novel novels library records vinyl comics shoes boots sneakers
     jacket coat dress suit ring necklace bracelet earrings
     tools toolbox saw drill lathe 3d
     plant plants tree trees aquarium terrarium
@@ -76,7 +76,7 @@ EVENT_HEADS: frozenset[str] = closed(
     wedding funeral reunion ceremony graduation party celebration barbecue bbq picnic potluck
     meetup slam reading signing screening premiere tour trip vacation holiday cruise
     event events service mass hackathon jam audition interview open-mic
-    group
+    group program programme meeting
     """
 )
 """Nouns that name an event a person takes part in ("a charity race", "a poetry reading")."""
@@ -112,7 +112,8 @@ PET_HEADS: frozenset[str] = closed(
 PET_HEADS = PET_HEADS | {"guinea pig"}
 
 VAGUE_EVENTS: frozenset[str] = closed(
-    "event events tour trip show game games class session party group service meet"
+    "event events tour trip show game games class session party group service meet program"
+    " programme meeting"
 )
 """Event nouns too vague alone ("went to an event"): they form only with a qualifier."""
 
@@ -122,6 +123,7 @@ HOBBY_GERUNDS: frozenset[str] = closed(
     climbing bouldering rowing kayaking surfing skating skiing snowboarding fishing camping
     knitting crocheting sewing quilting baking cooking gardening volunteering dancing singing
     meditating woodworking sculpting photographing gaming birdwatching skateboarding
+    blogging vlogging podcasting
     """
 )
 """Hobbies told as "I've been …ing": a closed list, because "I've been thinking" is none."""

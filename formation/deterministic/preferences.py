@@ -22,19 +22,32 @@ _COMPARING = frozenset({"prefer", "rather"})
 _COMPARISON = re.compile(r"\s+(?:to|over|than|rather than|instead of|vs\.?|versus)\s+.*$", re.I)
 
 
+_SPECIFIC = re.compile(r"^(?:the|my|our|his|her|their|its)\s+", re.IGNORECASE)
+""""I love the energy of this city", "I love my new job": a specific thing in view, not a taste."""
+_POSSESSIVE = re.compile(r"\b(?:my|our|your|his|her|their)\b", re.IGNORECASE)
+""""seeing my teammates succeed", "focus on my body": a moment of someone's life, not a taste."""
+_PREPOSITION_ITEM = re.compile(r"\s(?:about|of|with|on|for|from|in|like)\s", re.IGNORECASE)
+
+
 def _objects(rest: str, lemma: str = "prefer") -> list[str]:
+    if lemma not in _COMPARING and (_SPECIFIC.match(rest) or rest.lower().startswith("to ")):
+        return []  # "I like to collect jerseys" is a verb phrase, not a thing preferred
     rest = re.sub(
         r"^(?:to|using|working with|having|have|get|use|be given|receive)\s+",
         "",
         rest,
         flags=re.IGNORECASE,
     )
+    rest = re.sub(r"^all\s+(?=[a-z]+s\b)", "", rest)  # "all dances" are dances
     if not rest or _PRONOUN_OBJECT.match(rest):
         return []
     head, _, _ = rest.partition(" ")
     if lemma in _COMPARING:
         rest = head + _COMPARISON.sub("", rest[len(head) :])
-    return object_list(rest)
+    items = [item for item in object_list(rest) if not _POSSESSIVE.search(item)]
+    if len(items) > 1 and _PREPOSITION_ITEM.search(f" {items[0]} "):
+        return items[:1]  # "books about design and mindset": the "and" is inside the phrase
+    return items
 
 
 def preference(subject: str, relation: str, obj: str, confidence: float) -> Finding:

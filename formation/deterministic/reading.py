@@ -45,6 +45,7 @@ _CONTINUATION = re.compile(
     r"(?P<verb>[a-z]+)\b"
 )
 _CURRENT = frozenset({"present"})
+_DROPPED_SUBJECT = re.compile(r"^(?:(?:Just|Recently|Finally)\s+)?(?P<verb>Been|started|Started)\b")
 _TELLING = re.compile(
     r"\b(?:let you know|let ya know|tell you|tell ya|guess what[?!,]*|good news[:!,]*"
     r"|big news[:!,]*)\s+(?:that\s+)?"
@@ -68,7 +69,7 @@ def read_clause(clause: Clause, *, occurred_on: date | None = None) -> list[Read
     mood = clause_mood(text, question=clause.question)
     if mood.silent:
         return []
-    text = CONDITIONAL_PREFIX.sub("", HEDGE_PREFIX.sub("", _after_telling(text)))
+    text = CONDITIONAL_PREFIX.sub("", HEDGE_PREFIX.sub("", _with_subject(_after_telling(text))))
     readings = [_settle(f, mood, negated=False, tense="present") for f in propose_status(text)]
     decisions = propose_decision(text)
     readings += [_settle(f, mood, negated=False, tense="present") for f in decisions]
@@ -89,6 +90,15 @@ def _after_telling(text: str) -> str:
     """ "…wanted to let you know I joined a club": the claim starts after the telling."""
     match = _TELLING.search(text)
     return text[match.end() :] if match else text
+
+
+def _with_subject(text: str) -> str:
+    """ "Been busy volunteering …", "Just started doing yoga": the dropped "I" put back."""
+    match = _DROPPED_SUBJECT.match(text)
+    if match is None:
+        return text
+    verb = "I've been" if match.group("verb") == "Been" else "I started"
+    return f"{verb}{text[match.end() :]}"
 
 
 def propose_status(text: str) -> list[Finding]:

@@ -12,9 +12,13 @@ from __future__ import annotations
 
 import re
 
+_ELISIONS = r"(?:cause|cos|coz|em|til|till|bout|round|n|tis|twas|s|\d+s?)\b"
 _DOUBLE = re.compile(r"\"[^\"\n]*\"?|\u201c[^\u201d\n]*\u201d?")
 _CURLY_SINGLE = re.compile(r"\u2018[^\u2019\n]*(?:\u2019(?!\w)|$)")
 _STRAIGHT_SINGLE = re.compile(r"(?:(?<=^)|(?<=[\s:(]))'(?=\w)[^\n]*?(?:(?<=[\w.!?,])'(?!\w)|$)")
+_ELIDED = re.compile(r"'" + _ELISIONS, re.IGNORECASE)
+"""An unclosed straight quote that elides a word ("'cause", "'em", "'90s") opens no quotation;
+a closed one is a quotation whatever its first word ("'til next time, I live in Lyon'")."""
 _REPORTING_COLON = re.compile(
     r"\b(?:said|says|say|wrote|writes|read|reads|replied|replies|texted|messaged|emailed"
     r"|posted|asked|goes|went|told (?:me|us|him|her|them)"
@@ -33,8 +37,9 @@ def speech_regions(content: str) -> list[tuple[int, int]]:
     regions: list[tuple[int, int]] = []
     for pattern in (_DOUBLE, _CURLY_SINGLE, _STRAIGHT_SINGLE):
         for match in pattern.finditer(content):
-            if _is_speech(match.group()):
-                regions.append((match.start(), match.end()))
+            if _elided(match.group()) or not _is_speech(match.group()):
+                continue
+            regions.append((match.start(), match.end()))
     for match in _REPORTING_COLON.finditer(content):
         end = _PARAGRAPH_END.search(content, match.end())
         regions.append((match.end(), end.start() if end else len(content)))
@@ -43,6 +48,11 @@ def speech_regions(content: str) -> list[tuple[int, int]]:
 
 def touches_speech(regions: list[tuple[int, int]], start: int, end: int) -> bool:
     return any(r_start < end and start < r_end for r_start, r_end in regions)
+
+
+def _elided(quoted: str) -> bool:
+    closed = len(quoted) > 1 and quoted.endswith("'")
+    return not closed and bool(_ELIDED.match(quoted))
 
 
 def _is_speech(quoted: str) -> bool:

@@ -3,7 +3,7 @@
 Two parts, scored apart: the rule corpus (formation.yaml and redteam.yaml), which grows with
 every pattern, and the frozen split (frozen/), written before the issue 12 tuning and never
 tuned on. The floors are the measured values less a small margin (docs/formation-quality.md
-records them): rule corpus precision 1.000, recall 0.981; frozen precision 0.864, recall 0.905
+records them): rule corpus precision 1.000, recall 0.984; frozen precision 0.864, recall 0.905
 (of the frozen split's three unlabeled claims, two are true events its labels did not foresee;
 the split is not edited to credit them).
 """
@@ -23,7 +23,7 @@ CORPUS = Path(__file__).resolve().parents[2] / "corpus"
 RULE_FILES = ("formation.yaml", "redteam.yaml")
 FROZEN = CORPUS / "frozen"
 PRECISION_FLOOR = 0.99
-RECALL_FLOOR = 0.97
+RECALL_FLOOR = 0.98
 FROZEN_PRECISION_FLOOR = 0.85
 FROZEN_RECALL_FLOOR = 0.88
 

@@ -12,15 +12,15 @@ from tests.unit.formation.formed import EPISODE_DAY, formed
 
 def test_a_past_event_forms_as_participation_with_its_grounded_date() -> None:
     assert formed("I ran a trail race last Saturday and loved it.") == {
-        ("speaker", "participated_in", "trail race"),
-        ("trail race", "occurred_on", "2024-05-04"),
+        ("speaker", "participated_in", "trail race (2024-05-04)"),
+        ("trail race (2024-05-04)", "occurred_on", "2024-05-04"),
     }
 
 
 def test_a_leading_time_phrase_still_grounds_the_event() -> None:
     assert formed("Yesterday I went to a pottery class.") == {
-        ("speaker", "participated_in", "pottery class"),
-        ("pottery class", "occurred_on", "2024-05-07"),
+        ("speaker", "participated_in", "pottery class (2024-05-07)"),
+        ("pottery class (2024-05-07)", "occurred_on", "2024-05-07"),
     }
 
 
@@ -96,7 +96,7 @@ def test_giving_a_talk_is_an_event_not_parting_with_something() -> None:
         ("My cat Luna sleeps all day.", ("speaker", "owns", "cat")),
         ("My new hatchback is great.", ("speaker", "owns", "hatchback")),
         ("I finished my first screenplay.", ("speaker", "created", "first screenplay")),
-        ("I graduated last month!", ("speaker", "participated_in", "graduation")),
+        ("I graduated last month!", ("speaker", "participated_in", "graduation (2024-04)")),
         ("I can't find time for my pottery hobby.", ("speaker", "interested_in", "pottery")),
         ("My neighbour named Ruth waved.", ("speaker", "related_to", "Ruth")),
     ],
@@ -150,7 +150,7 @@ def test_subjectless_and_told_as_news_facts_still_form(
         ("I'm passionate about urban gardening.", ("speaker", "interested_in", "urban gardening")),
         (
             "That photo is from my trip to the Dolomites last year.",
-            ("speaker", "participated_in", "trip to Dolomites"),
+            ("speaker", "participated_in", "trip to Dolomites (2023)"),
         ),
         ("I've got lots of vinyl records- jazz mostly.", ("speaker", "owns", "vinyl records")),
         ("Just wanted to tell ya I joined a quiz team.", ("speaker", "member_of", "quiz team")),
@@ -188,13 +188,16 @@ def test_off_to_an_activity_from_the_closed_list_is_participation() -> None:
     assert formed("I'm off to do some shopping!") == set()
 
 
-def test_an_outing_in_a_photo_forms_only_with_a_date_and_a_one_word_event_gets_no_date() -> None:
+def test_an_outing_in_a_photo_forms_only_with_a_date() -> None:
     assert formed("I filmed this clip on a bike ride last summer.") == {
-        ("speaker", "participated_in", "bike ride"),
-        ("bike ride", "occurred_on", "2023"),
+        ("speaker", "participated_in", "bike ride (2023)"),
+        ("bike ride (2023)", "occurred_on", "2023"),
     }
     assert formed("I filmed this clip on a hike.") == set()
-    assert formed("I was at a gig last night.") == {("speaker", "participated_in", "gig")}
+    assert formed("I was at a gig last night.") == {
+        ("speaker", "participated_in", "gig (2024-05-07)"),
+        ("gig (2024-05-07)", "occurred_on", "2024-05-07"),
+    }
 
 
 @pytest.mark.parametrize(
@@ -220,8 +223,8 @@ def test_a_new_possession_is_the_same_possession() -> None:
 
 def test_we_at_an_event_means_the_speaker_took_part() -> None:
     assert formed("We went to a lantern festival last weekend.") == {
-        ("speaker", "participated_in", "lantern festival"),
-        ("lantern festival", "occurred_on", "2024-W18"),
+        ("speaker", "participated_in", "lantern festival (2024-W18)"),
+        ("lantern festival (2024-W18)", "occurred_on", "2024-W18"),
     }
     assert formed("We had a great time at the county fair.") == {
         ("speaker", "participated_in", "county fair")
@@ -230,13 +233,32 @@ def test_we_at_an_event_means_the_speaker_took_part() -> None:
 
 def test_a_sentence_that_dropped_its_i_still_tells_an_event() -> None:
     assert formed("Went to a jazz gig last night.") == {
-        ("speaker", "participated_in", "jazz gig"),
-        ("jazz gig", "occurred_on", "2024-05-07"),
+        ("speaker", "participated_in", "jazz gig (2024-05-07)"),
+        ("jazz gig (2024-05-07)", "occurred_on", "2024-05-07"),
     }
     assert formed("I was beat, went to a gig anyway.") == set()
 
 
 def test_a_trip_keeps_its_destination_even_after_a_time_phrase() -> None:
-    assert ("speaker", "participated_in", "trip to Porto") in formed(
+    assert ("speaker", "participated_in", "trip to Porto (2024-04)") in formed(
         "Took a quick trip last month to Porto for the food."
+    )
+
+
+def test_two_events_of_one_name_on_two_days_are_two_events_each_with_its_date() -> None:
+    """Entities merge by name: the date in the name keeps the second parade from superseding
+    the first one's date."""
+    first = formed("I went to a pride parade last Saturday.")
+    second = formed("I went to a pride parade yesterday.")
+    assert ("pride parade (2024-05-04)", "occurred_on", "2024-05-04") in first
+    assert ("pride parade (2024-05-07)", "occurred_on", "2024-05-07") in second
+
+
+def test_an_undated_event_keeps_its_bare_name() -> None:
+    assert formed("I attended a poetry slam.") == {("speaker", "participated_in", "poetry slam")}
+
+
+def test_the_date_in_an_events_name_does_not_count_against_the_gates_word_limit() -> None:
+    assert ("speaker", "participated_in", "book fair at the town hall (2024-05-04)") in formed(
+        "I went to a book fair at the town hall last Saturday."
     )

@@ -87,7 +87,7 @@ def test_the_recall_sheet_lists_user_messages_with_what_formed(tmp_path: Path) -
         "durable_facts": None,
         "caught": None,
     }
-    assert "speaker participated in charity race" in rows[1]["formed"]
+    assert "speaker participated in charity race (2024-05-04)" in rows[1]["formed"]
 
 
 def test_an_unreadable_input_exits_2(tmp_path: Path) -> None:

@@ -44,3 +44,8 @@ def test_a_reporting_colon_reaches_only_to_the_end_of_its_paragraph() -> None:
 def test_a_short_quoted_title_is_not_speech() -> None:
     assert speech_regions('I joined a club called "Night Owls".') == []
     assert formed('I joined a club called "Night Owls".') == {("speaker", "member_of", "club")}
+
+
+def test_an_unclosed_elided_word_opens_no_quotation_but_a_closed_quote_is_still_speech() -> None:
+    assert not speech_regions("I'm selling scarves 'cause I love knitting.")
+    assert speech_regions("Her card read 'til next time, I live in Lyon now' and I smiled.")

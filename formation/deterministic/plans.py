@@ -1,0 +1,109 @@
+"""The speaker's own plans and decisions: ``intends_to`` and ``committed_to``.
+
+Plans are durable enough to remember (they shape what an agent should ask next) and the
+vocabulary has the relation ("something the subject plans to do"), so they form — weakly, and
+only when concrete and the speaker's own: opening or starting a venture of their own ("I'm
+opening a bakery", "a place to open my studio"), adoption ("researching adoption agencies"), a
+trip planned to a named place, a named event ahead ("I'm going to a film festival", "I have a
+council meeting coming up"). A wish ("I'd love to …") or a hedge stays silent (:mod:`.mood`);
+someone else's plan ("my cousin is opening a bakery") names no "I". "I decided to …" is the
+speaker's decision (``committed_to``), unless it points at something told elsewhere ("decided to
+include this").
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import date
+
+from formation.deterministic.ends import words
+from formation.deterministic.findings import WEAK_CONFIDENCE, Finding
+from formation.deterministic.nouns import PLACEHOLDERS, closed
+from formation.deterministic.phrases import ADVERBS, TIME_TAIL
+from formation.deterministic.pursuits import EVALUATIVE, named_event, short_phrase
+from formation.deterministic.terms import strip_determiners
+
+_VENTURES = closed(
+    """
+    business studio shop store bakery cafe company restaurant podcast blog channel nonprofit
+    charity gallery salon gym clinic practice agency brand label school daycare
+    """
+)
+_VENTURE = r"(?:[\w-]+\s+){0,2}?(?:" + "|".join(sorted(_VENTURES)) + r")"
+_OWN_VENTURE = re.compile(
+    r"\bI(?:'m| am)\s+" + ADVERBS + r"(?:starting|opening|launching)\s+(?:up\s+)?"
+    r"(?:my\s+own\s+|my\s+|a\s+|an\s+)(?P<obj>" + _VENTURE + r")\b"
+    r"|\bto\s+(?:open|start|launch)\s+my\s+(?:own\s+)?(?P<mine>" + _VENTURE + r")\b"
+)
+"""The speaker's own venture under way or planned: "I'm opening a bakery", "a place to open my
+studio". Someone else's ("to open their shop") is not the speaker's plan."""
+_ADOPTION = re.compile(
+    r"\b(?:[Rr]esearching|[Ll]ooking into|started|starting|begun|began)\s+(?:the\s+)?"
+    r"adoption\b"
+    r"|\bI(?:'m| am)\s+" + ADVERBS + r"(?:planning|hoping|going|trying)\s+to\s+adopt\b"
+    r"|\badoption\s+agenc(?:y|ies)\s+I(?:'m| am|'ve been| have been)\s+(?:looking into|researching"
+    r"|considering|contacting)\b"
+)
+_PLANNED_TRIP = re.compile(
+    r"(?:^|\bI(?:'m| am)\s+)[Pp]lanning\s+(?:a|an|my|our)\s+"
+    r"(?P<kind>(?:[\w-]+\s+)?(?:trip|vacation|holiday|visit))\s+to\s+"
+    r"(?P<place>(?:the\s+)?[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*){0,3})"
+)
+_GOING_TO_EVENT = re.compile(
+    r"\bI(?:'m| am)\s+"
+    + ADVERBS
+    + r"(?:going|heading)\s+to\s+(?:a|an|the|my)\s+(?P<event>[^,.;!?]+)"
+)
+"""A coming event of the speaker's: "I'm going to a film festival this month"."""
+_COMING_UP = re.compile(
+    r"\bI\s*(?:have|'ve got|have got)\s+(?:a|an|my)\s+(?P<event>[\w-]+(?:\s+[\w-]+){0,2}?)\s+"
+    r"(?:coming up|next (?:week|month|weekend|year)|this (?:weekend|month)|tomorrow)\b"
+)
+""""I have a community meeting coming up": an event ahead of the speaker."""
+_DECIDED = re.compile(
+    r"\bI(?:'ve| have)?\s+" + ADVERBS + r"decided\s+to\s+(?!not\b)(?P<what>[^,.;!?]+)"
+)
+""""I decided to run for the council": the speaker's own decision (``committed_to``)."""
+_DASH = re.compile(r"\s+[-\u2013\u2014]+\s+")
+_DASH = re.compile(r"\s+[-\u2013\u2014]+\s+")
+
+
+def _plans(text: str, occurred_on: date | None) -> list[Finding]:
+    findings: list[Finding] = []
+    venture = _OWN_VENTURE.search(text)
+    if venture is not None and (
+        kept := short_phrase(venture.group("obj") or venture.group("mine"))
+    ):
+        findings.append(Finding("I", "intends_to", f"open a {kept}", confidence=WEAK_CONFIDENCE))
+    if _ADOPTION.search(text):
+        findings.append(Finding("I", "intends_to", "adopt", confidence=WEAK_CONFIDENCE))
+    trip = _PLANNED_TRIP.search(text)
+    if trip is not None:
+        place = strip_determiners(trip.group("place"))
+        findings.append(
+            Finding("I", "intends_to", f"take a trip to {place}", confidence=WEAK_CONFIDENCE)
+        )
+    return findings
+
+
+def _events_ahead(text: str, occurred_on: date | None) -> list[Finding]:
+    match = _GOING_TO_EVENT.search(text) or _COMING_UP.search(text)
+    if match is None:
+        return []
+    event = short_phrase(EVALUATIVE.sub("", match.group("event")))
+    if not event or not named_event(event):
+        return []
+    return [Finding("I", "intends_to", f"attend {event}", confidence=WEAK_CONFIDENCE)]
+
+
+def _decided(text: str, occurred_on: date | None) -> list[Finding]:
+    match = _DECIDED.search(text)
+    if match is None:
+        return []
+    what = _DASH.split(TIME_TAIL.sub("", match.group("what")), maxsplit=1)[0].strip()
+    if not what or len(words(what)) > 6 or set(words(what)) & PLACEHOLDERS:
+        return []  # "decided to include this": what "this" is lives in another message
+    return [Finding("I", "committed_to", what)]
+
+
+PROPOSERS = (_plans, _events_ahead, _decided)
