@@ -20,17 +20,21 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from formation.beliefs import BeliefState, Changes
+from formation.corrections import candidate_content, candidate_hash, form_correction
 from formation.ordering import (
     PrincipalKey,
     canonical,
     chunk_order,
+    deleted_hashes,
     order_key,
     principal_of,
     principals_to_rewind,
     redact,
 )
+from formation.policy import FormationPolicy
 from formation.resolution import resolve_chunk
-from schemas.claims import ClaimsBatchFormed
+from schemas.claims import ClaimsBatchFormed, SourcePosition
+from schemas.corrections import BeliefCorrected, BeliefDeleted, CorrectionKind
 from tests.support.episodes import turn
 from tests.support.projecting import batch_of, claim
 
@@ -63,10 +67,11 @@ class _Projector:
             if p.kept
         }
         rewind = principals_to_rewind(todo, last)
-        kept = [b for who in sorted(rewind) for b in self.principals[who].kept.values()]
+        kept = [b for who in sorted(rewind) for b in self._of(who).kept.values()]
         for who in rewind:
             self.principals[who] = _Principal()
-        ordered = chunk_order(todo, rewind, kept, ())
+        tombstones = [t for p in self.principals.values() for t in p.state.tombstones]
+        ordered = chunk_order(todo, rewind, kept, tombstones)
         for who in {principal_of(b) for b in ordered}:
             mine = [b for b in ordered if principal_of(b) == who]
             entry = self.principals.setdefault(who, _Principal())
@@ -75,6 +80,9 @@ class _Projector:
             entry.kept.update(
                 (b.batch_id, b) for b, o in zip(mine, outcomes, strict=True) if not o.skipped
             )
+
+    def _of(self, who: PrincipalKey) -> _Principal:
+        return self.principals.setdefault(who, _Principal())
 
     def content(self) -> dict[PrincipalKey, tuple[object, ...]]:
         return {who: _content(p.state, p.rows) for who, p in self.principals.items()}
@@ -95,7 +103,8 @@ def _content(state: BeliefState, rows: Sequence[Changes]) -> tuple[object, ...]:
 def _in_one_pass(batches: Sequence[ClaimsBatchFormed]) -> dict[PrincipalKey, tuple[object, ...]]:
     result = {}
     for who in {principal_of(b) for b in batches}:
-        mine = redact(canonical(b for b in batches if principal_of(b) == who), set())
+        mine = canonical(b for b in batches if principal_of(b) == who)
+        mine = redact(mine, deleted_hashes(mine))
         state = BeliefState()
         changes, _ = resolve_chunk(state, mine)
         result[who] = _content(state, [changes])
@@ -119,6 +128,36 @@ def _episode(draw: st.DrawFn, principal: str, project: str, n: int) -> ClaimsBat
     return batch_of(episode, *claims, offset=n)
 
 
+def _correction(principal: str, project: str, n: int, minute: int, kind: str) -> ClaimsBatchFormed:
+    """A deletion of "uses Vim", or an "untrue" correction of "lives in Cork", at ``minute``."""
+    obj, relation, quote = (
+        ("Vim", "uses", "I use Vim") if kind == "delete" else ("Cork", "lives_in", "I live in Cork")
+    )
+    [c] = batch_of(turn(T, principal, project, quote), claim("I", relation, obj, quote)).candidates
+    common = {
+        "event_id": uuid.uuid5(uuid.NAMESPACE_URL, f"{principal}/{project}/{n}/{kind}"),
+        "tenant": T,
+        "principal": principal,
+        "project": project,
+        "session": "corrections",
+        "occurred_at": turn(T, principal, project, "x", seq=minute).occurred_at,
+        "belief_id": uuid.UUID(int=n),
+        "content_hash": candidate_hash(c),
+    }
+    event: BeliefDeleted | BeliefCorrected = (
+        BeliefDeleted(**common)
+        if kind == "delete"
+        else BeliefCorrected(
+            **common,
+            kind=CorrectionKind.UNTRUE,
+            content=candidate_content(c),
+            statement=c.statement,
+        )
+    )
+    source = SourcePosition(topic="episodes", partition=0, offset=n)
+    return form_correction(event, FormationPolicy(), source=source)
+
+
 @st.composite
 def _arrivals(draw: st.DrawFn) -> tuple[list[ClaimsBatchFormed], list[list[ClaimsBatchFormed]]]:
     """Per-project sequences for two principals who each speak in two or three projects,
@@ -127,9 +166,13 @@ def _arrivals(draw: st.DrawFn) -> tuple[list[ClaimsBatchFormed], list[list[Claim
     for principal in ("ana", "bo"):
         for project in draw(st.sampled_from([("p1", "p2"), ("p1", "p2", "p3")])):
             size = draw(st.integers(0, 4))
-            sequences.append(
-                [draw(_episode(principal, project, n)) for n in range(size)]  # log order
-            )
+            sequence = [draw(_episode(principal, project, n)) for n in range(size)]  # log order
+            kind = draw(st.sampled_from(["none", "none", "delete", "untrue"]))
+            if kind != "none":
+                at = draw(st.integers(0, len(sequence)))
+                minute = draw(st.integers(0, 6))
+                sequence.insert(at, _correction(principal, project, 100 + at, minute, kind))
+            sequences.append(sequence)
     everything = [b for s in sequences for b in s]
     heads = [0] * len(sequences)
     merged: list[ClaimsBatchFormed] = []
