@@ -142,16 +142,21 @@ async def test_unspecified_flags_and_down_weights_but_never_retires(memory: Memo
 
 
 async def _texts_containing(pool: asyncpg.Pool, word: str) -> list[str]:
-    """Every (table.column) in the schema whose text or JSON holds ``word``."""
+    """Every (table.column) in the schema whose text, JSON or bytes (the kept claims batches)
+    hold ``word``."""
     columns = await pool.fetch(
-        "SELECT table_name, column_name FROM information_schema.columns "
-        "WHERE table_schema = 'public' AND data_type IN ('text', 'jsonb', 'ARRAY', 'character varying')"
+        "SELECT table_name, column_name, data_type FROM information_schema.columns "
+        "WHERE table_schema = 'public' "
+        "AND data_type IN ('text', 'jsonb', 'ARRAY', 'character varying', 'bytea')"
     )
     found = []
     for column in columns:
         table, name = column["table_name"], column["column_name"]
+        text = (
+            f"encode(\"{name}\", 'escape')" if column["data_type"] == "bytea" else f'"{name}"::text'
+        )
         hits = await pool.fetchval(
-            f'SELECT count(*) FROM "{table}" WHERE position($1 in lower("{name}"::text)) > 0',
+            f'SELECT count(*) FROM "{table}" WHERE position($1 in lower({text})) > 0',
             word.lower(),
         )
         if hits:
