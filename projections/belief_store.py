@@ -24,6 +24,7 @@ from formation.beliefs import (
     BeliefRow,
     Changes,
     EntityRow,
+    EpisodeFormed,
     EvidenceRow,
     PrincipalTombstoneRow,
     RefusalRow,
@@ -115,8 +116,10 @@ async def resolve_in_canonical_order(
     changes, outcomes = resolve_chunk(state, ordered)
     new = batch_ids(todo)
     changes.memory_events = [e for e in changes.memory_events if e.run_id in new]
-    positions = {(b.source.topic, b.source.partition, b.source.offset) for b in fresh}
-    changes.formed = [f for f in changes.formed if (f.topic, f.partition, f.offset) in positions]
+    # Every fresh record's episode is formed now — a copy already applied (redelivered, or
+    # appended twice) included — and no kept batch's episode needs marking again.
+    positions = {(b.source.topic, b.source.partition, b.source.offset): b.source for b in fresh}
+    changes.formed = [EpisodeFormed(s.topic, s.partition, s.offset) for s in positions.values()]
     await keep_batches(conn, [b for b, o in zip(ordered, outcomes, strict=True) if not o.skipped])
     return changes, _outcomes_of(fresh, ordered, outcomes)
 

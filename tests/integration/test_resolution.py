@@ -98,7 +98,8 @@ async def test_a_newer_lower_authority_value_conflicts_both_stay_live_linked_and
     cet, utc = sorted(beliefs, key=lambda b: b.object)
     assert cet.conflicts_with == [utc.belief_id] and utc.conflicts_with == [cet.belief_id]
     assert cet.flagged_for_review and utc.flagged_for_review
-    assert cet.status == utc.status == "active"
+    # Both live; what the user only affirmed is weaker evidence, provisional until corroborated.
+    assert (cet.status, utc.status) == ("active", "provisional")
 
 
 async def test_the_users_newer_word_supersedes_an_affirmed_value(
