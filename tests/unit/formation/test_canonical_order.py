@@ -33,7 +33,7 @@ from formation.ordering import (
 )
 from formation.policy import FormationPolicy
 from formation.resolution import resolve_chunk
-from schemas.claims import ClaimsBatchFormed, SourcePosition
+from schemas.claims import ClaimsBatchFormed, SourcePosition, decode_claims_batch
 from schemas.corrections import BeliefCorrected, BeliefDeleted, CorrectionKind
 from tests.support.episodes import turn
 from tests.support.projecting import batch_of, claim
@@ -239,3 +239,24 @@ class TestALateEarlierBatchRewindsOnlyItsPrincipal:
             claim("I", "lives_in", "Oslo", "I live in Oslo"),
         )
         assert canonical([b, a]) == [a, b] == canonical([a, b])
+
+
+class TestARedactedBatchIsKeptWithoutTheDeletedWords:
+    def test_it_round_trips_through_the_wire_format_without_them(self) -> None:
+        text = "I live in Cork. I use Vim."
+        said = batch_of(
+            turn(T, "ana", "p1", text, seq=1),
+            claim("I", "lives_in", "Cork", "I live in Cork"),
+            claim("I", "uses", "Vim", "I use Vim"),
+        )
+        deletion = _correction("ana", "p1", 7, 3, "delete")
+        untrue = _correction("ana", "p1", 8, 4, "untrue")
+        kept = redact(
+            [said, untrue, deletion], deleted_hashes([deletion]) | {untrue.correction.content_hash}
+        )  # type: ignore[union-attr]
+        for batch in kept:
+            raw = batch.model_dump_json()
+            assert decode_claims_batch(raw) == batch
+            assert "Vim" not in raw and "Cork" not in raw.replace("lives_in", "")
+        assert [c.relation for c in kept[0].candidates] == []
+        assert {r.reason.value for r in kept[0].refusals} == {"tombstoned"}
