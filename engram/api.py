@@ -191,11 +191,27 @@ async def beliefs(
     all: bool = False,
     as_of: datetime | None = None,
     project: NameQuery = None,
+    min_confidence: Annotated[
+        float | None,
+        Query(
+            ge=0.0,
+            le=1.0,
+            description="Only beliefs whose effective confidence (decayed to now, or to as_of) "
+            "is at least this.",
+        ),
+    ] = None,
 ) -> list[BeliefView]:
-    """Current beliefs (or all, or as of a time); with ``project``, what applies there."""
+    """Current beliefs (or all, or as of a time); with ``project``, what applies there; with
+    ``min_confidence``, only those still that confident after read-time decay."""
     tenant, principal = who
     return await list_beliefs(
-        db, tenant=tenant, principal=principal, include_all=all, as_of=as_of, project=project
+        db,
+        tenant=tenant,
+        principal=principal,
+        include_all=all,
+        as_of=as_of,
+        project=project,
+        min_confidence=min_confidence,
     )
 
 

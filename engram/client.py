@@ -259,8 +259,11 @@ class AsyncEngram:
         all: bool = False,
         as_of: datetime | None = None,
         project: str | None = None,
+        min_confidence: float | None = None,
     ) -> list[BeliefView]:
-        params = {**self._r.who(principal), **_query(all=all, as_of=as_of, project=project)}
+        """``min_confidence`` filters on the confidence decayed to the time of reading."""
+        query = _query(all=all, as_of=as_of, project=project, min_confidence=min_confidence)
+        params = {**self._r.who(principal), **query}
         return _decode(_BELIEFS, await self._send("GET", "/v1/beliefs", params=params))
 
     async def belief(self, belief_id: uuid.UUID, *, principal: str | None = None) -> BeliefDetail:

@@ -212,7 +212,12 @@ def _gate(
 def _confidence(
     admitted: Admitted, message: Message, explicit: bool, policy: FormationPolicy
 ) -> float:
-    """User-authored explicit memory keeps its own path; everything else is capped."""
+    """Confidence from the strength of the evidence (seed 000). An explicit memory the owner
+    wrote keeps its own path. Otherwise every automatic belief stays within
+    ``inferred_confidence_cap``: a plain first-person statement by the principal reaches
+    ``first_person_confidence``; a hedged reading keeps the lower value its extractor gave; what
+    the principal only affirmed, or what came from others' words, stays within
+    ``second_hand_confidence_cap``. Corroboration raises it later, in resolution."""
     reported = admitted.proposal.confidence
     if reported is None or not math.isfinite(reported):
         value = policy.default_confidence
@@ -220,7 +225,22 @@ def _confidence(
         value = min(max(reported, 0.0), 1.0)
     if explicit and message.effective_trust is Trust.OWNER:
         return round(max(value, policy.explicit_confidence), 4)
-    return round(min(value, policy.inferred_confidence_cap), 4)
+    cap = policy.inferred_confidence_cap
+    if _authority(message) is not Authority.USER:
+        cap = min(cap, policy.second_hand_confidence_cap)
+    elif _first_person(admitted) and value >= policy.default_confidence:
+        value = max(value, policy.first_person_confidence)
+    return round(min(value, cap), 4)
+
+
+def _first_person(admitted: Admitted) -> bool:
+    """The principal stating something of themselves, now: "I live in Porto"."""
+    proposal = admitted.proposal
+    return (
+        admitted.subject.kind is EndKind.SPEAKER
+        and proposal.tense in (None, Tense.PRESENT.value)
+        and proposal.polarity != Polarity.RETRACT.value
+    )
 
 
 def _candidate(
@@ -371,4 +391,5 @@ def form_episode(
         candidates=outcome.candidates,
         refusals=outcome.refusals,
         counts=counts,
+        activation_corroborations=policy.activation_corroborations,
     )

@@ -40,7 +40,23 @@ _FLOAT_FIELDS = (
     "salience_threshold",
     "default_confidence",
     "explicit_confidence",
+    "first_person_confidence",
+    "second_hand_confidence_cap",
+    "confidence_floor",
 )
+
+DEFAULT_HALF_LIVES_DAYS: tuple[tuple[str, float], ...] = (
+    ("fact", 365.0),
+    ("preference", 180.0),
+    ("procedure_pointer", 90.0),
+    ("relationship", 730.0),
+    ("user_model_attr", 365.0),
+)
+"""How long a belief of each type keeps half its confidence without being reinforced: a
+preference drifts sooner than a relationship."""
+
+DEFAULT_TRANSIENT_DAYS: tuple[tuple[str, float], ...] = (("blocked_by", 14.0), ("has_status", 14.0))
+"""Relations that state a passing state: unreinforced for this long, they have expired."""
 
 
 @dataclass(frozen=True)
@@ -56,7 +72,9 @@ class FormationPolicy:
     max_committed_per_consolidation: int = 12
     scan_ceiling: int = 256
     inferred_confidence_cap: float = 0.55
-    salience_threshold: float = 0.3
+    salience_threshold: float = 0.45
+    """Below this a new belief is ``provisional`` (weak evidence: a hedged pattern, something
+    only affirmed or inferred) until corroborated; an explicit memory never is."""
     max_entity_name_bytes: int = 4096
     pii_kinds: tuple[str, ...] = ("iban", "national_id", "passport", "payment_card")
     default_confidence: float = 0.5
@@ -66,6 +84,21 @@ class FormationPolicy:
     """How many earlier messages of the session the model sees beside a message (0: none)."""
     context_chars: int = DEFAULT_CONTEXT_CHARS
     """The most characters of those earlier messages, whole messages only."""
+    first_person_confidence: float = 0.55
+    """A plain first-person statement by the principal (no cue, present tense): the strongest
+    automatic evidence, still within ``inferred_confidence_cap``."""
+    second_hand_confidence_cap: float = 0.4
+    """What the principal only affirmed, or what was inferred from others' words."""
+    activation_corroborations: int = 2
+    """Independent corroborations (evidence from other messages) that make a provisional
+    belief ``active``."""
+    half_lives_days: tuple[tuple[str, float], ...] = DEFAULT_HALF_LIVES_DAYS
+    """(belief type, days): read-time decay from the last reinforcement."""
+    confidence_floor: float = 0.1
+    """Decay stops here: a reader asking for more than the floor no longer sees a belief that
+    has decayed to it."""
+    transient_days: tuple[tuple[str, float], ...] = DEFAULT_TRANSIENT_DAYS
+    """(relation, days): a transient state expires this long after its last reinforcement."""
 
     def __post_init__(self) -> None:
         """Put every field in one canonical form, so equal policies have equal versions.
@@ -86,6 +119,9 @@ class FormationPolicy:
         if not self.uses_model:  # no model, no context window: it decides nothing
             _assign(self, "context_messages", 0)
             _assign(self, "context_chars", 0)
+        for name in ("half_lives_days", "transient_days"):
+            pairs = {str(k): float(v) for k, v in getattr(self, name)}
+            _assign(self, name, tuple(sorted(pairs.items())))
 
     @cached_property
     def version(self) -> str:

@@ -3,7 +3,8 @@
 For each batch, in log order: skip it if its run exists (a redelivered batch is a no-op), else
 decide each candidate (:func:`.resolve.resolve`) against the state the earlier candidates and
 batches left, and turn the decision into rows — a new belief with its entities and evidence, a
-reinforcement (corroboration, confidence, provisional → active, promotion to user scope), a
+reinforcement (corroboration, confidence, provisional → active after the policy's number of
+independent corroborations, promotion to user scope), a
 supersession, a conflict link, a refusal. The store writes the result with one statement per
 table and decides nothing. Every value comes from the batches and the loaded rows (event time,
 never the clock), so a replay produces the same rows whatever the chunk boundaries.
@@ -353,7 +354,12 @@ class _BatchWriter:
         if decision.promote_to_user_scope:
             belief.scope = "user"
             self.outcome.promoted.append(belief.belief_id)
-        if belief.status == "provisional":
+        if (
+            belief.status == "provisional"
+            and belief.corroboration - 1 >= self._batch.activation_corroborations
+        ):
+            # Enough independent evidence (each from another message: one message's repeats
+            # are one candidate) for weak evidence to count as established.
             belief.status = "active"
         self._changes.belief_changed(belief)
         self._evidence(decision.candidate, belief.belief_id)

@@ -11,6 +11,7 @@ batch redelivered at another offset a no-op as well.
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -23,6 +24,7 @@ from formation.beliefs import (
     BeliefRow,
     Changes,
     EntityRow,
+    EpisodeFormed,
     EvidenceRow,
     PrincipalTombstoneRow,
     RefusalRow,
@@ -30,8 +32,10 @@ from formation.beliefs import (
     RunRow,
     TombstoneRow,
 )
+from formation.ordering import batch_ids, chunk_order, principal_of, principals_to_rewind
 from formation.resolution import BatchOutcome, resolve_chunk
 from projections.belief_state import load_state
+from projections.claims_history import empty_principals, keep_batches, kept_batches, last_applied
 from projections.forgetting import delete_content, forget_principal
 from projections.rows import columns_of, copy_rows, update_rows
 from schemas.claims import ClaimsBatchFormed
@@ -71,7 +75,7 @@ async def project_records(
         )
         stale = [next_offset is not None and r.offset < next_offset for r in records]
         fresh = [r.batch for r, old in zip(records, stale, strict=True) if not old]
-        changes, resolved = resolve_chunk(await load_state(conn, fresh), fresh)
+        changes, resolved = await resolve_in_canonical_order(conn, fresh)
         await write_changes(conn, changes)
         if next_offset is None or read_through + 1 > next_offset:
             await conn.execute(
@@ -85,6 +89,52 @@ async def project_records(
             )
     outcomes = iter(resolved)
     return [BatchOutcome(skipped=True) if old else next(outcomes) for old in stale]
+
+
+async def resolve_in_canonical_order(
+    conn: asyncpg.Connection, fresh: Sequence[ClaimsBatchFormed]
+) -> tuple[Changes, list[BatchOutcome]]:
+    """Resolve ``fresh`` as if every principal's batches had arrived in canonical order
+    (:mod:`formation.ordering`): each principal's new batches sorted, and a principal with a
+    batch that belongs before one already applied (or a deletion) resolved again from all its
+    kept batches, after its projected rows are emptied. The changes carry memory events for the
+    new batches only; the outcomes follow ``fresh``."""
+    applied = {
+        row["run_id"]
+        for row in await conn.fetch(
+            "SELECT run_id FROM consolidation_run WHERE run_id = ANY($1::uuid[])",
+            [b.batch_id for b in fresh],
+        )
+    }
+    todo = list({b.batch_id: b for b in fresh if b.batch_id not in applied}.values())
+    rewind = principals_to_rewind(todo, await last_applied(conn, {principal_of(b) for b in todo}))
+    kept = await kept_batches(conn, rewind)
+    await empty_principals(conn, rewind)
+    unredacted = chunk_order(todo, rewind, kept, ())
+    state = await load_state(conn, unredacted)
+    ordered = chunk_order(todo, rewind, kept, state.tombstones)
+    changes, outcomes = resolve_chunk(state, ordered)
+    new = batch_ids(todo)
+    changes.memory_events = [e for e in changes.memory_events if e.run_id in new]
+    # Every fresh record's episode is formed now — a copy already applied (redelivered, or
+    # appended twice) included — and no kept batch's episode needs marking again.
+    positions = {(b.source.topic, b.source.partition, b.source.offset): b.source for b in fresh}
+    changes.formed = [EpisodeFormed(s.topic, s.partition, s.offset) for s in positions.values()]
+    await keep_batches(conn, [b for b, o in zip(ordered, outcomes, strict=True) if not o.skipped])
+    return changes, _outcomes_of(fresh, ordered, outcomes)
+
+
+def _outcomes_of(
+    fresh: Sequence[ClaimsBatchFormed],
+    ordered: Sequence[ClaimsBatchFormed],
+    outcomes: Sequence[BatchOutcome],
+) -> list[BatchOutcome]:
+    """The outcome of each fresh batch, in ``fresh``'s order; a second copy is skipped."""
+    by_id: dict[uuid.UUID, BatchOutcome] = {}
+    for batch, outcome in zip(ordered, outcomes, strict=True):
+        if not outcome.skipped:
+            by_id.setdefault(batch.batch_id, outcome)
+    return [by_id.pop(b.batch_id, BatchOutcome(skipped=True)) for b in fresh]
 
 
 async def stored_offsets(pool: asyncpg.Pool, topic: str) -> dict[int, int]:

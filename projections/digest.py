@@ -25,6 +25,7 @@ PROJECTED_TABLES: tuple[tuple[str, str], ...] = (
 PROJECTION_STATE: tuple[str, ...] = (
     *(table for table, _ in PROJECTED_TABLES),
     "principal_tombstone",
+    "claims_history",
     "memory_event_outbox",
     "projector_offset",
 )

@@ -26,6 +26,7 @@ _PROJECTED_BY_PRINCIPAL = (
     "consolidation_run",
     "entity",
     "memory_event_outbox",
+    "claims_history",
 )
 """Every table with a tenant and principal column, children before the rows they reference."""
 

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 import asyncpg
 import orjson
 
+from formation.decay import Decay
+from projections.decay_in_force import decay_in_force
 from schemas.api import BeliefDetail, BeliefView, CorrectionView, EvidenceView, RefusalView
 from schemas.corrections import ContentKey
 
@@ -21,6 +23,7 @@ __all__ = [
     "EvidenceView",
     "RefusalView",
     "belief_content",
+    "belief_view",
     "get_belief",
     "list_beliefs",
     "list_refusals",
@@ -66,9 +69,17 @@ def _subject(row: asyncpg.Record) -> str:
             return str(row["subject_name"])
 
 
-def _view(row: asyncpg.Record) -> BeliefView:
+def belief_view(row: asyncpg.Record, decay: Decay, now: datetime) -> BeliefView:
     evidence: list[dict[str, Any]] = orjson.loads(row["evidence_json"])
     subject = _subject(row)
+    confidence = round(float(row["confidence"]), 4)
+    effective = decay.effective(
+        confidence,
+        belief_type=row["belief_type"],
+        relation=row["relation"],
+        last_reinforced_at=row["last_reinforced_at"],
+        now=now,
+    )
     return BeliefView(
         belief_id=row["belief_id"],
         statement=row["statement"],
@@ -83,7 +94,9 @@ def _view(row: asyncpg.Record) -> BeliefView:
         origin_scopes=list(row["origin_scopes"]),
         portability=row["portability"],
         sensitivity=list(row["sensitivity"]),
-        confidence=round(float(row["confidence"]), 4),
+        confidence=confidence,
+        effective_confidence=effective,
+        last_reinforced_at=row["last_reinforced_at"],
         status=row["status"],
         corroboration=row["corroboration"],
         valid_from=row["valid_from"],
@@ -116,10 +129,13 @@ async def list_beliefs(
     include_all: bool = False,
     as_of: datetime | None = None,
     project: str | None = None,
+    min_confidence: float | None = None,
+    now: datetime | None = None,
 ) -> list[BeliefView]:
     """Current beliefs; or every belief with its status (``include_all``); or what was
     believed at ``as_of`` (valid and known at that time); with ``project``, only what applies
-    in that project."""
+    in that project; with ``min_confidence``, only those whose confidence, decayed to ``now``
+    (or ``as_of``; default: the clock), is at least that."""
     args: list[object] = [tenant, principal]
     if as_of is not None:
         args.append(as_of)
@@ -130,7 +146,11 @@ async def list_beliefs(
         args.append(f"project:{project}")
         condition = f"({condition}) AND " + IN_PROJECT.format(scope=f"${len(args)}")
     rows = await conn.fetch(_SELECT.format(condition=condition), *args)
-    return [_view(row) for row in rows]
+    decay, moment = await decay_in_force(conn), now or as_of or datetime.now(UTC)
+    views = [belief_view(row, decay, moment) for row in rows]
+    if min_confidence is None:
+        return views
+    return [v for v in views if v.effective_confidence >= min_confidence]
 
 
 async def get_belief(
@@ -142,7 +162,8 @@ async def get_belief(
     )
     if not rows:
         return None
-    belief = _view(rows[0])
+    decay, now = await decay_in_force(conn), datetime.now(UTC)
+    belief = belief_view(rows[0], decay, now)
     linked = await conn.fetch(
         _SELECT.format(
             condition="b.belief_id <> $3 AND (b.content_hash = $4 OR b.belief_id = ANY($5::uuid[]) "
@@ -164,7 +185,7 @@ async def get_belief(
     )
     return BeliefDetail(
         belief=belief,
-        history=[_view(row) for row in linked],
+        history=[belief_view(row, decay, now) for row in linked],
         corrections=[CorrectionView.model_validate(dict(row)) for row in corrections],
     )
 

@@ -32,12 +32,13 @@ import base64
 import binascii
 import uuid
 from dataclasses import dataclass
+from datetime import UTC, datetime
 
 import asyncpg
 import orjson
 
-from projections.queries import IN_PROJECT
-from projections.queries import _view as belief_view
+from projections.decay_in_force import decay_in_force
+from projections.queries import IN_PROJECT, belief_view
 from schemas.api import SearchHit, SearchResults
 
 RECENCY_HALF_LIFE_DAYS = 90.0
@@ -183,8 +184,11 @@ async def search_beliefs(
         raise UnsearchableQuery(
             "q has no words to search for (only stop words or punctuation); use content words"
         )
+    decay, now = await decay_in_force(conn), datetime.now(UTC)
     hits = [
-        SearchHit(score=row["score"], relevance=row["relevance"], belief=belief_view(row))
+        SearchHit(
+            score=row["score"], relevance=row["relevance"], belief=belief_view(row, decay, now)
+        )
         for row in rows[:limit]
     ]
     more = len(rows) > limit

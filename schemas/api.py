@@ -115,7 +115,13 @@ class BeliefView(BaseModel):
     origin_scopes: list[str]
     portability: str
     sensitivity: list[str]
-    confidence: float
+    confidence: float = Field(description="As the evidence earned it, stored.")
+    effective_confidence: float = Field(
+        description="The stored confidence decayed to the time of reading (or to as_of) by the "
+        "half-life of the belief's type since its last reinforcement, not below the policy's "
+        "floor; 0 for a transient state past its expiry. What min_confidence filters on."
+    )
+    last_reinforced_at: datetime
     status: str
     corroboration: int
     valid_from: datetime

@@ -155,6 +155,12 @@ class ClaimsBatchFormed(ContractModel):
     candidates: list[Candidate]
     refusals: list[Refusal]
     counts: FormationCounts
+    activation_corroborations: int = Field(
+        default=1,
+        ge=1,
+        description="Independent corroborations that make a provisional belief active, from "
+        "the policy the batch was formed under (1, the rule before it was a policy setting).",
+    )
     correction: Annotated[Correction, Field(discriminator="type")] | None = Field(
         default=None,
         description="For a correction, deletion or forgetting: the event itself; a 'changed' "

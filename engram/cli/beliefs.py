@@ -45,13 +45,28 @@ def beliefs_list(
     all_: Annotated[bool, typer.Option("--all", help="Include superseded and retired.")] = False,
     as_of: Annotated[datetime | None, typer.Option(help="What was believed at this time.")] = None,
     project: Annotated[str | None, typer.Option(help="Only what applies in this project.")] = None,
+    min_confidence: Annotated[
+        float | None,
+        typer.Option(
+            "--min-confidence",
+            min=0.0,
+            max=1.0,
+            help="Only beliefs whose confidence, decayed to now (or --as-of), is at least this.",
+        ),
+    ] = None,
     json: Json = False,
     generation: GenerationOption = None,
 ) -> None:
     """List beliefs with their evidence (current by default)."""
     rows = query(
         lambda conn: list_beliefs(
-            conn, tenant=tenant, principal=principal, include_all=all_, as_of=as_of, project=project
+            conn,
+            tenant=tenant,
+            principal=principal,
+            include_all=all_,
+            as_of=as_of,
+            project=project,
+            min_confidence=min_confidence,
         ),
         generation,
         principal=(tenant, principal),

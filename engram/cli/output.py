@@ -83,5 +83,6 @@ BELIEF_COLUMNS: Columns = {
     "statement": field("statement"),
     "status": field("status"),
     "confidence": field("confidence"),
+    "now": field("effective_confidence"),
     "evidence": quotes,
 }

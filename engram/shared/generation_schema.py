@@ -26,6 +26,7 @@ GENERATION_TABLES: tuple[str, ...] = (
     "projector_offset",
     "formation_backlog",
     "formation_audit",
+    "claims_history",
 )
 """Everything formation and projection write; ``relation`` (the vocabulary) and the registry
 stay shared."""

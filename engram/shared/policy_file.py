@@ -30,6 +30,7 @@ from formation.policy import (
     ExtractorKind,
     FormationPolicy,
 )
+from formation.vocabulary import BeliefType
 
 _DEFAULT = FormationPolicy()
 _ORIGIN = re.compile(r"https?://(?:\[[0-9a-f:.]+\]|[a-z0-9.-]+):[0-9]{1,5}")
@@ -73,6 +74,29 @@ class ThresholdSection(_Section):
     salience_threshold: Fraction = _DEFAULT.salience_threshold
     default_confidence: Fraction = _DEFAULT.default_confidence
     explicit_confidence: Fraction = _DEFAULT.explicit_confidence
+
+
+class ConfidenceSection(_Section):
+    """How strong evidence must be, and how fast unreinforced beliefs fade at read time."""
+
+    first_person_confidence: Fraction = _DEFAULT.first_person_confidence
+    second_hand_confidence_cap: Fraction = _DEFAULT.second_hand_confidence_cap
+    activation_corroborations: int = Field(_DEFAULT.activation_corroborations, ge=1)
+    confidence_floor: Fraction = _DEFAULT.confidence_floor
+    half_lives_days: dict[str, Annotated[float, Field(gt=0)]] = dict(_DEFAULT.half_lives_days)
+    transient_days: dict[str, Annotated[float, Field(gt=0)]] = dict(_DEFAULT.transient_days)
+
+    @field_validator("half_lives_days")
+    @classmethod
+    def _known_types(cls, days: dict[str, float]) -> dict[str, float]:
+        _refuse_unknown(list(days), frozenset(t.value for t in BeliefType), "not a belief type")
+        return days
+
+    @field_validator("transient_days")
+    @classmethod
+    def _known_relations(cls, days: dict[str, float]) -> dict[str, float]:
+        _refuse_unknown(list(days), frozenset(RELATION_NAMES), "not in the vocabulary")
+        return days
 
 
 class CapSection(_Section):
@@ -129,6 +153,7 @@ class PolicyDocument(_Section):
     extractor: ExtractorSection = ExtractorSection()
     model: ModelSection | None = None
     thresholds: ThresholdSection = ThresholdSection()
+    confidence: ConfidenceSection = ConfidenceSection()
     caps: CapSection = CapSection()
     context: ContextSection = ContextSection()
     gates: GateSection = GateSection()
@@ -156,6 +181,14 @@ class PolicyDocument(_Section):
             extractor=ExtractorSection(kind=policy.extractor_kind),
             model=model,
             thresholds=ThresholdSection(**_fields(policy, ThresholdSection)),
+            confidence=ConfidenceSection(
+                first_person_confidence=policy.first_person_confidence,
+                second_hand_confidence_cap=policy.second_hand_confidence_cap,
+                activation_corroborations=policy.activation_corroborations,
+                confidence_floor=policy.confidence_floor,
+                half_lives_days=dict(policy.half_lives_days),
+                transient_days=dict(policy.transient_days),
+            ),
             caps=CapSection(**_fields(policy, CapSection)),
             context=ContextSection(messages=policy.context_messages, chars=policy.context_chars),
             gates=GateSection(pii_kinds=list(policy.pii_kinds)),
@@ -177,6 +210,12 @@ class PolicyDocument(_Section):
             context_messages=self.context.messages,
             context_chars=self.context.chars,
             **self.thresholds.model_dump(),
+            first_person_confidence=self.confidence.first_person_confidence,
+            second_hand_confidence_cap=self.confidence.second_hand_confidence_cap,
+            activation_corroborations=self.confidence.activation_corroborations,
+            confidence_floor=self.confidence.confidence_floor,
+            half_lives_days=tuple(self.confidence.half_lives_days.items()),
+            transient_days=tuple(self.confidence.transient_days.items()),
             **self.caps.model_dump(),
         )
 

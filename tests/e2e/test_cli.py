@@ -85,6 +85,13 @@ def test_ingest_wait_then_beliefs_freshness_and_dead_letters(
         "--json",
     )
     assert [json.loads(line)["object"] for line in as_of.stdout.decode().splitlines()] == ["Lisbon"]
+    for floor, expected in (("0.3", ["Porto"]), ("0.9", [])):
+        confident = engram(
+            isolated, "beliefs", "list", "--tenant", t, "--principal", "ana",
+            "--min-confidence", floor, "--json",
+        )  # fmt: skip
+        lines = confident.stdout.decode().splitlines()
+        assert [json.loads(line)["object"] for line in lines] == expected
 
     fresh = engram(isolated, "freshness", "--tenant", t, "--project", "cli", "--json")
     report = json.loads(fresh.stdout)

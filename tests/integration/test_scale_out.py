@@ -6,9 +6,9 @@ before any episode is appended, so both workers form and both projectors project
 projection tables are emptied and one `engram worker` replays the same episodic log into them
 under another group and claims topic: the content digests are equal.
 
-Each principal speaks in one project here. A principal whose projects sit on different
-partitions has batches whose order on the claims topic depends on how those partitions
-interleave, in one worker as in two; docs/benchmarks.md says more.
+Each principal speaks in three projects that sit on different partitions, so the order in which
+their claims batches reach the claims topic differs between one worker and two; resolution in
+canonical order (formation/ordering.py) makes the projection the same whatever that order.
 """
 
 from __future__ import annotations
@@ -35,20 +35,22 @@ CITIES = ["Lisbon", "Porto", "Cork", "Oslo"]
 
 
 def workload(tenant: str) -> list[TurnAppended]:
-    """Twelve principals, each in a project of their own, spread over the six partitions: each
-    moves city (single-valued, so order within the project matters), names tools and people."""
+    """Twelve principals, each speaking in three of the twelve projects (spread over the six
+    partitions): each moves city (single-valued, so the order across projects matters), names
+    tools and people. Turns of one principal in different projects share event times."""
     return [
         turn(
             tenant,
             f"u{p}",
-            f"proj{p}",
-            f"I live in {CITIES[(p + i) % len(CITIES)]} and I use Tool{i}. "
+            f"proj{(p + shift) % 12}",
+            f"I live in {CITIES[(p + i + shift) % len(CITIES)]} and I use Tool{i}. "
             f"My sister Marta{p} lives in {CITIES[i % len(CITIES)]}.",
             seq=i,
             session=f"s{i // 3}",
         )
         for p in range(12)
-        for i in range(8)
+        for shift in (0, 4, 7)
+        for i in range(4)
     ]
 
 
@@ -90,6 +92,10 @@ async def test_two_workers_and_two_projectors_project_what_one_worker_does(
         async with EpisodeProducer(kafka) as producer:
             appended = await producer.publish_many(turns)
         assert len({a.partition for a in appended}) >= 4, "the projects spread over partitions"
+        spans: dict[str, set[int]] = {t.principal: set() for t in turns}
+        for t, a in zip(turns, appended, strict=True):
+            spans[t.principal].add(a.partition)
+        assert sum(len(s) > 1 for s in spans.values()) >= 6, "principals span partitions"
         await wait_until_formed(pool, ids, timeout_s=120)
     scaled = await projection_digest(pool, tenant=six.tenant)
 

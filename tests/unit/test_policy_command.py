@@ -97,7 +97,9 @@ def test_a_threshold_changes_the_shown_version(
     path = tmp_path / "policy.yaml"
     path.write_text(show())
     before = shown_version("--policy", str(path))
-    path.write_text(path.read_text().replace("salience_threshold: 0.3", "salience_threshold: 0.35"))
+    path.write_text(
+        path.read_text().replace("salience_threshold: 0.45", "salience_threshold: 0.35")
+    )
     assert shown_version("--policy", str(path)) != before
 
 

@@ -163,3 +163,34 @@ def test_a_model_policy_file_gets_the_default_context_window_and_may_change_it()
         source_digest=None, prompt_digest=None
     )
     assert (deterministic.context_messages, deterministic.context_chars) == (0, 0)
+
+
+def test_the_confidence_section_sets_strengths_promotion_and_decay() -> None:
+    raw = (
+        b"confidence:\n"
+        b"  first_person_confidence: 0.5\n"
+        b"  activation_corroborations: 3\n"
+        b"  confidence_floor: 0.2\n"
+        b"  half_lives_days: {preference: 30}\n"
+        b"  transient_days: {has_status: 7}\n"
+    )
+    policy = parse_policy(raw, source="p.yaml").policy(source_digest=None, prompt_digest=None)
+    assert (policy.first_person_confidence, policy.activation_corroborations) == (0.5, 3)
+    assert policy.half_lives_days == (("preference", 30.0),)
+    assert policy.transient_days == (("has_status", 7.0),)
+    assert PolicyDocument.of(policy).policy(source_digest=None, prompt_digest=None) == policy
+
+
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        (b"confidence: {half_lives_days: {mood: 3}}\n", "not a belief type: mood"),
+        (b"confidence: {transient_days: {feels: 3}}\n", "not in the vocabulary: feels"),
+        (b"confidence: {activation_corroborations: 0}\n", "greater than or equal to 1"),
+    ],
+)
+def test_a_confidence_section_with_an_unknown_name_or_a_bad_number_is_refused(
+    raw: bytes, expected: str
+) -> None:
+    with pytest.raises(PolicyFileError, match=expected):
+        parse_policy(raw, source="p.yaml")

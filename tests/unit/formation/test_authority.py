@@ -45,8 +45,41 @@ class TestAutomaticallyInferredConfidenceIsCapped:
         assert 0.0 <= candidate.confidence <= 0.55
 
     def test_a_missing_confidence_takes_the_policy_default(self) -> None:
-        candidate = only(form(turn("I live in Lisbon"), proposal()))
+        content = "Ana lives in Lisbon"
+        candidate = only(form(turn(content), proposal("Ana", quote=content)))
         assert candidate.confidence == POLICY.default_confidence
+
+
+class TestConfidenceComesFromTheStrengthOfTheEvidence:
+    def test_a_plain_first_person_statement_is_the_strongest_automatic_evidence(self) -> None:
+        candidate = only(form(turn("I live in Lisbon"), proposal()))
+        assert candidate.confidence == POLICY.first_person_confidence == 0.55
+        assert not candidate.provisional
+
+    def test_a_claim_about_someone_else_keeps_the_extractors_value(self) -> None:
+        content = "Ana lives in Lisbon"
+        candidate = only(form(turn(content), proposal("Ana", quote=content)))
+        assert candidate.confidence == POLICY.default_confidence < POLICY.first_person_confidence
+
+    def test_a_hedged_first_person_reading_stays_weak_and_provisional(self) -> None:
+        candidate = only(form(turn("I live in Lisbon"), proposal(confidence=0.4)))
+        assert candidate.confidence == 0.4 and candidate.provisional
+
+    def test_what_the_principal_only_affirmed_is_second_hand_and_provisional(self) -> None:
+        content = "Ana lives in Lisbon"
+        batch = form(
+            turn(content, Role.USER, Trust.AFFIRMED), proposal("Ana", quote=content, confidence=0.9)
+        )
+        candidate = only(batch)
+        assert candidate.authority is Authority.AFFIRMED
+        assert candidate.confidence == POLICY.second_hand_confidence_cap == 0.4
+        assert candidate.provisional
+
+    def test_the_strengths_are_the_policys(self) -> None:
+        policy = FormationPolicy(first_person_confidence=0.52, second_hand_confidence_cap=0.3)
+        candidate = only(form(turn("I live in Lisbon"), proposal(), policy=policy))
+        assert candidate.confidence == 0.52
+        assert FormationPolicy().version != policy.version
 
     def test_a_user_statement_keeps_user_authority_under_the_cap(self) -> None:
         candidate = only(form(turn("I live in Lisbon"), proposal(confidence=0.99)))

@@ -6,7 +6,7 @@ from __future__ import annotations
 from formation import deterministic
 from schemas.claims import SourcePosition
 from schemas.common import Role
-from tests.support.forming import episode, form, message
+from tests.support.forming import POLICY, episode, form, message
 
 SOURCE = SourcePosition(topic="t", partition=0, offset=0)
 
@@ -37,12 +37,13 @@ def test_remember_that_does_not_launder_a_secret() -> None:
 def test_remember_that_x_raises_only_x_not_the_rest_of_the_message() -> None:
     candidates, _ = _form(Role.USER, "I own a kayak. Remember that I live in Porto.")
     assert ("lives_in", "Porto", 0.9, False) in candidates
-    assert ("owns", "kayak", 0.5, False) in candidates
+    # A plain first-person statement: the strongest automatic evidence, not an explicit memory.
+    assert ("owns", "kayak", POLICY.first_person_confidence, False) in candidates
 
 
 def test_a_claim_after_the_remembered_sentence_is_not_raised() -> None:
     candidates, _ = _form(Role.USER, "Remember that I live in Porto. I own a kayak.")
-    assert ("owns", "kayak", 0.5, False) in candidates
+    assert ("owns", "kayak", POLICY.first_person_confidence, False) in candidates
 
 
 def test_please_note_that_is_the_same_cue_for_the_arm_and_the_core() -> None:

@@ -98,15 +98,33 @@ class TestADuplicateReinforcesInsteadOfAddingARow:
         assert outcome.reinforced == [belief.belief_id]
         assert [r.reinforced for r in changes.runs] == [1]
 
-    def test_a_provisional_belief_becomes_active_when_corroborated(self) -> None:
-        policy = FormationPolicy(salience_threshold=0.6)
+    def test_a_provisional_belief_becomes_active_after_the_policys_corroborations(self) -> None:
+        policy = FormationPolicy(salience_threshold=0.6)  # activation_corroborations = 2
         episode = turn(T, "ana", "p", "I live in Lisbon.", seq=0)
         weak = batch_of(
             episode, claim("I", "lives_in", "Lisbon", "I live in Lisbon"), policy=policy
         )
         state, first, _ = _resolve(weak)
         assert [b.status for b in first.beliefs_new.values()] == ["provisional"]
-        _, changes, _ = _resolve(_lives("Lisbon", 1, session="s2"), state=_reloaded(state, first))
+        state = _reloaded(state, first)
+        _, once, _ = _resolve(_lives("Lisbon", 1, session="s2"), state=state)
+        assert [b.status for b in once.beliefs_changed.values()] == ["provisional"]
+        state = _reloaded(state, once)
+        _, twice, _ = _resolve(_lives("Lisbon", 2, session="s3"), state=state)
+        assert [(b.status, b.corroboration) for b in twice.beliefs_changed.values()] == [
+            ("active", 3)
+        ]
+
+    def test_the_number_of_corroborations_is_the_policy_the_batch_was_formed_under(self) -> None:
+        weak = FormationPolicy(salience_threshold=0.6)
+        eager = FormationPolicy(activation_corroborations=1)
+        episode = turn(T, "ana", "p", "I live in Lisbon.", seq=0)
+        lisbon = claim("I", "lives_in", "Lisbon", "I live in Lisbon")
+        state, first, _ = _resolve(batch_of(episode, lisbon, policy=weak))
+        again = batch_of(
+            turn(T, "ana", "p", "I live in Lisbon.", seq=1, session="s2"), lisbon, policy=eager
+        )
+        _, changes, _ = _resolve(again, state=_reloaded(state, first))
         assert [b.status for b in changes.beliefs_changed.values()] == ["active"]
 
     def test_confidence_stops_at_the_reinforcement_ceiling(self) -> None:
@@ -210,7 +228,8 @@ class TestWhatNeitherAuthorityNorTimeOrdersIsAConflict:
         _, changes, outcomes = _resolve(user, _affirmed(1, "Porto"))
         lisbon = next(b for b in changes.beliefs_new.values() if b.object_text == "Lisbon")
         porto = next(b for b in changes.beliefs_new.values() if b.object_text == "Porto")
-        assert lisbon.status == porto.status == "active"
+        # Both live; the affirmed value is weaker evidence, so it is provisional.
+        assert (lisbon.status, porto.status) == ("active", "provisional")
         assert lisbon.conflicts_with == [porto.belief_id] and porto.conflicts_with == [
             lisbon.belief_id
         ]
