@@ -10,15 +10,19 @@ claims batches to a fresh claims topic, then measures in the same run:
 
 Prints JSON; the ratio is what to compare across machines.
 
-    .venv/bin/python bench/projector.py --turns 3000
+    .venv/bin/python bench/projector.py --turns 3000 [--profile .dev/projector.prof]
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import cProfile
+import io
+import pstats
 import secrets
 import sys
+from pathlib import Path
 
 import orjson
 from aiokafka import AIOKafkaProducer
@@ -56,14 +60,20 @@ async def publish(kafka: KafkaSettings, batches: list[ClaimsBatchFormed]) -> Non
         await producer.stop()
 
 
-async def main(count: int) -> dict[str, object]:
+async def main(count: int, profile: Path | None = None) -> dict[str, object]:
     settings = load_settings()
     run = "proj" + secrets.token_hex(3)
     batches = await form_batches(count, tenant=run)
     kafka, db_url = await fresh(settings.kafka, settings.database.url.get_secret_value(), run)
     await publish(kafka, batches)
     raw = await measure_raw(kafka, db_url, count, topic=kafka.claims_topic)
+    profiler = cProfile.Profile() if profile else None
+    if profiler:
+        profiler.enable()
     projector = await measure_projector(kafka, db_url, count)
+    if profiler and profile:
+        profiler.disable()
+        profiler.dump_stats(profile)
     candidates = sum(len(b.candidates) for b in batches)
     refusals = sum(len(b.refusals) for b in batches)
     return {
@@ -71,8 +81,10 @@ async def main(count: int) -> dict[str, object]:
         "candidates_per_batch": round(candidates / count, 2),
         "refusals_per_batch": round(refusals / count, 2),
         "raw_consume_copy_per_s": round(raw, 1),
-        "projector_batches_per_s": round(projector, 1),
-        "projector_over_raw": round(projector / raw, 4),
+        "projector_batches_per_s": round(projector.per_s, 1),
+        "projector_over_raw": round(projector.per_s / raw, 4),
+        "projector_steady_batches_per_s": round(projector.steady_per_s, 1),
+        "projector_steady_over_raw": round(projector.steady_per_s / raw, 4),
     }
 
 
@@ -82,5 +94,15 @@ if __name__ == "__main__":
     configure_logging("warning")
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--turns", type=int, default=3000)
-    result = asyncio.run(main(parser.parse_args().turns))
+    parser.add_argument(
+        "--profile", type=Path, help="write a cProfile of the projector's run here and print it"
+    )
+    args = parser.parse_args()
+    result = asyncio.run(main(args.turns, args.profile))
     sys.stdout.write(orjson.dumps(result, option=orjson.OPT_INDENT_2).decode() + "\n")
+    if args.profile:
+        text = io.StringIO()
+        stats = pstats.Stats(str(args.profile), stream=text).strip_dirs()
+        stats.sort_stats("tottime").print_stats(30)
+        stats.sort_stats("cumulative").print_stats(60)
+        sys.stdout.write(text.getvalue())

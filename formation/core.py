@@ -24,6 +24,7 @@ never a secret or a policy PII value: its statement and quote pass through
 
 from __future__ import annotations
 
+import hashlib
 import math
 import uuid
 from collections.abc import Mapping, Sequence
@@ -54,13 +55,18 @@ from schemas.common import Polarity, Role, Trust
 from schemas.episodes import MemoryRemembered, Message, TurnAppended, episode_messages
 
 ENGRAM_NAMESPACE = uuid.UUID("6f1c8a52-3d0e-4e57-9a1b-2b8f6c0e9d41")
+_NAMESPACE_BYTES = ENGRAM_NAMESPACE.bytes
 
 Episode = TurnAppended | MemoryRemembered
 
 
 def name_uuid(*parts: object) -> uuid.UUID:
-    """A deterministic identity: UUIDv5 over the parts, joined unambiguously."""
-    return uuid.uuid5(ENGRAM_NAMESPACE, "\x1f".join(str(p) for p in parts))
+    """A deterministic identity: UUIDv5 over the parts, joined unambiguously.
+
+    Exactly :func:`uuid.uuid5` (RFC 4122 §4.3: SHA-1 of namespace and name), with the
+    namespace's bytes computed once: the projector names ~10 rows a batch this way."""
+    name = "\x1f".join(map(str, parts)).encode()
+    return uuid.UUID(bytes=hashlib.sha1(_NAMESPACE_BYTES + name).digest()[:16], version=5)
 
 
 def authorised_scope(episode: Episode) -> str:

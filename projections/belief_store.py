@@ -16,7 +16,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import asyncpg
-import orjson
 
 from engram.shared.backlog import mark_formed
 from formation.beliefs import (
@@ -218,5 +217,5 @@ async def _record_in_outbox(conn: asyncpg.Connection, changes: Changes) -> None:
             [e.event_id for e in events],
             [e.tenant for e in events],
             [e.principal for e in events],
-            [orjson.dumps(e.model_dump(mode="json")).decode() for e in events],
+            [e.model_dump_json() for e in events],
         )

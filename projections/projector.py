@@ -28,10 +28,14 @@ from engram.shared.metrics import BATCHES_PROJECTED
 from engram.shared.settings import KafkaSettings
 from formation.resolution import BatchOutcome
 from projections.belief_store import ClaimsRecord, project_records, stored_offsets
-from projections.memory_events import drain_outbox
+from projections.memory_events import OutboxPublisher, drain_outbox
 from schemas.claims import decode_claims_batch
 
 log = structlog.get_logger(__name__)
+
+MEMORY_EVENT_BATCH_BYTES = 256 * 1024
+"""Producer batch size for memory events: a drain sends up to a thousand (~0.5 KB each) at once,
+and at aiokafka's 16 KiB default that is dozens of requests, each waiting for the last."""
 
 
 async def seek_to_stored_offsets(
@@ -123,6 +127,8 @@ class BeliefProjector:
         """Database operations that found PostgreSQL unreachable (each retried after a pause)."""
         self._listener: _SeekToStoredOffsets | None = None
         self._unreachable = False
+        self._in_flight: asyncio.Task[None] | None = None
+        self._publisher: OutboxPublisher | None = None
 
     def stop(self) -> None:
         self._stopping.set()
@@ -150,15 +156,19 @@ class BeliefProjector:
         listener = self._listener = _SeekToStoredOffsets(consumer, self._pool, claims_topic)
         consumer.subscribe([claims_topic], listener=listener)
         producer = AIOKafkaProducer(
-            bootstrap_servers=self._settings.bootstrap, enable_idempotence=True, acks="all"
+            bootstrap_servers=self._settings.bootstrap,
+            enable_idempotence=True,
+            acks="all",
+            max_batch_size=MEMORY_EVENT_BATCH_BYTES,
         )
         await producer.start()
         await consumer.start()
         topic = self._settings.memory_events_topic
+        publisher = self._publisher = OutboxPublisher(lambda: self._drain(producer, topic))
+        publisher.start()
         delay = FIRST_DELAY_S
         reseek = False
         try:
-            await self._drain(producer, topic)
             while not self._stopping.is_set():
                 try:
                     fetched = await self._consume(consumer, listener, reseek=reseek)
@@ -174,24 +184,44 @@ class BeliefProjector:
                 delay, reseek, self._unreachable = FIRST_DELAY_S, False, False
                 # Kafka's own offsets are informational (lag); the stored ones are the truth,
                 # so a record skipped on stop is simply read again after the next seek.
-                if fetched:
-                    await self._drain(producer, topic)
-                    if not self._stopping.is_set():
-                        await self._commit_lag_gauge(consumer)
+                if fetched and not self._stopping.is_set():
+                    await self._commit_lag_gauge(consumer)
+            try:
+                await self._settle()
+            except UNAVAILABLE as error:  # read again after the next start's seek
+                self.outages += 1
+                report_unavailable("projector.chunk", error, 0)
+        except BaseException:
+            # Cancelled, or failed: what did not commit is read again after the next seek.
+            self._abandon_in_flight()
+            publisher.abandon()
+            raise
         finally:
-            await consumer.stop()
-            await producer.stop()
+            try:
+                await publisher.close()
+            finally:
+                self._publisher = None
+                await consumer.stop()
+                await producer.stop()
 
     async def _consume(
         self, consumer: AIOKafkaConsumer, listener: _SeekToStoredOffsets, *, reseek: bool
     ) -> bool:
         """Fetch once and project each partition's records as one chunk; whether anything was
-        fetched and kept."""
+        fetched and kept.
+
+        One chunk is in flight at a time: while its statements run in PostgreSQL, this fetches
+        and decodes the next one, then waits for that chunk's commit before applying the next
+        (whose resolution reads what it wrote). A chunk that fails raises here, before anything
+        fetched after it is applied; the caller then reads again from the stored offsets."""
         if reseek or listener.seek_pending:
+            await self._settle()
             await listener.reseek()
         generation = listener.generation
         fetched = await consumer.getmany(timeout_ms=200, max_records=self._max_chunk)
         for tp, records in fetched.items():
+            decoded = self._decode(tp, records)
+            await self._settle()
             if listener.moved_since(generation):
                 # Fetched across a rebalance, possibly from before its seek: drop the rest and
                 # read again from the stored offsets, the truth.
@@ -199,24 +229,43 @@ class BeliefProjector:
                 return False
             if self._stopping.is_set():
                 break
-            await self._project_chunk(tp, records)
+            self._in_flight = asyncio.create_task(
+                self._apply(tp, decoded, read_through=records[-1].offset)
+            )
         return bool(fetched)
+
+    def _abandon_in_flight(self) -> None:
+        in_flight, self._in_flight = self._in_flight, None
+        if in_flight is None:
+            return
+        if in_flight.done():
+            if not in_flight.cancelled() and in_flight.exception() is not None:
+                log.warning("projector.chunk_abandoned", error=repr(in_flight.exception()))
+        else:
+            in_flight.cancel()
+
+    async def _settle(self) -> None:
+        """Wait for the chunk in flight to commit (raising what made it fail)."""
+        in_flight, self._in_flight = self._in_flight, None
+        if in_flight is not None:
+            await in_flight
 
     async def _pause(self, seconds: float) -> None:
         """Back off, but end the pause as soon as the projector is asked to stop."""
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self._stopping.wait(), timeout=seconds)
 
-    async def _drain(self, producer: AIOKafkaProducer, topic: str) -> None:
-        """Publish pending memory events; while the database or the broker is unreachable they
-        wait in the outbox for a later drain."""
+    async def _drain(self, producer: AIOKafkaProducer, topic: str) -> int:
+        """Publish pending memory events (how many); while the database or the broker is
+        unreachable they wait in the outbox for a later drain."""
         try:
-            await drain_outbox(self._pool, producer, topic)
+            return await drain_outbox(self._pool, producer, topic)
         except UNAVAILABLE as error:
             self.outages += 1
             report_unavailable("projector.outbox", error, 0)
         except KafkaError as error:
             log.warning("projector.memory_events_unpublished", error=type(error).__name__)
+        return 0
 
     async def _commit_lag_gauge(self, consumer: AIOKafkaConsumer) -> None:
         """Commit positions to Kafka so lag tools see progress; a failure (a rebalance in
@@ -226,7 +275,7 @@ class BeliefProjector:
         except KafkaError as error:
             log.info("projector.kafka_commit_skipped", error=type(error).__name__)
 
-    async def _project_chunk(self, tp: TopicPartition, records: list[ConsumerRecord]) -> None:
+    def _decode(self, tp: TopicPartition, records: list[ConsumerRecord]) -> list[ClaimsRecord]:
         decoded: list[ClaimsRecord] = []
         for record in records:
             try:
@@ -243,14 +292,21 @@ class BeliefProjector:
                     offset=record.offset,
                     error=str(error)[:500],
                 )
+        return decoded
+
+    async def _apply(
+        self, tp: TopicPartition, decoded: list[ClaimsRecord], *, read_through: int
+    ) -> None:
         async with self._pool.acquire() as conn:
             outcomes = await project_records(
                 conn,
                 decoded,
                 topic=tp.topic,
                 partition=tp.partition,
-                read_through=records[-1].offset,
+                read_through=read_through,
             )
+        if self._publisher is not None:
+            self._publisher.wake()
         for outcome in outcomes:
             self.projected += 1
             BATCHES_PROJECTED.labels("skipped" if outcome.skipped else "applied").inc()

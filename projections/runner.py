@@ -13,6 +13,7 @@ import signal
 
 from engram.shared.db import create_pool, retry_while_unavailable
 from engram.shared.health import serve_health
+from engram.shared.heap import freeze_startup_heap
 from engram.shared.settings import Settings
 from projections.projector import BeliefProjector
 
@@ -34,6 +35,7 @@ async def run_projector(settings: Settings, *, schema: str | None = None) -> Non
         if worker.http_port
         else None
     )
+    freeze_startup_heap()
     try:
         await projector.run()
     finally:

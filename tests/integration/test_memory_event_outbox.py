@@ -1,0 +1,103 @@
+"""Memory events leave the outbox as record batches, but land where one ``send`` each would have
+put them: a principal's events in its key's partition, in outbox order, each marked published."""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections import defaultdict
+
+import asyncpg
+import orjson
+import pytest
+from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
+
+from ingest.topics import ensure_topics
+from projections.memory_events import DRAIN_LIMIT, drain_outbox
+from projections.projector import MEMORY_EVENT_BATCH_BYTES
+from schemas.common import principal_key
+from tests.support.isolation import Isolated
+
+pytestmark = pytest.mark.integration
+
+PRINCIPALS = [f"p{i}" for i in range(7)]
+EVENTS = DRAIN_LIMIT + 500  # two drains, and more than one record batch per partition
+
+
+async def _fill_outbox(pool: asyncpg.Pool, tenant: str) -> list[tuple[str, int]]:
+    """(principal, sequence number within that principal) of every event, in outbox order."""
+    rows, seen = [], defaultdict(int)
+    for i in range(EVENTS):
+        principal = PRINCIPALS[(i * 3) % len(PRINCIPALS)]
+        payload = {"type": "memory.formed", "principal": principal, "n": seen[principal]}
+        payload["padding"] = "x" * 400  # ~0.5 KB, as real events are
+        rows.append((uuid.uuid4(), tenant, principal, orjson.dumps(payload).decode()))
+        seen[principal] += 1
+    await pool.executemany(
+        "INSERT INTO memory_event_outbox (event_id, tenant, principal, payload) "
+        "VALUES ($1, $2, $3, $4::jsonb)",
+        rows,
+    )
+    return [(r[2], orjson.loads(r[3])["n"]) for r in rows]
+
+
+async def _consume(
+    bootstrap: str, topic: str, want: int
+) -> list[tuple[int, bytes, dict[str, object]]]:
+    consumer = AIOKafkaConsumer(
+        topic, bootstrap_servers=bootstrap, auto_offset_reset="earliest", group_id=None
+    )
+    await consumer.start()
+    found: list[tuple[int, bytes, dict[str, object]]] = []
+    deadline = time.monotonic() + 60
+    try:
+        while len(found) < want and time.monotonic() < deadline:
+            for records in (await consumer.getmany(timeout_ms=500)).values():
+                found += [(r.partition, r.key, orjson.loads(r.value)) for r in records]
+    finally:
+        await consumer.stop()
+    return found
+
+
+async def test_batched_memory_events_keep_each_principals_partition_and_order(
+    isolated: Isolated, pool: asyncpg.Pool
+) -> None:
+    kafka = isolated.kafka(partitions=3)
+    await ensure_topics(kafka)
+    topic = kafka.memory_events_topic
+    expected = await _fill_outbox(pool, isolated.tenant)
+    producer = AIOKafkaProducer(
+        bootstrap_servers=kafka.bootstrap,
+        enable_idempotence=True,
+        acks="all",
+        max_batch_size=MEMORY_EVENT_BATCH_BYTES // 16,  # several batches per partition a drain
+    )
+    await producer.start()
+    try:
+        published = [await drain_outbox(pool, producer, topic) for _ in range(3)]
+        # Where the producer's own send puts each principal's key: the partition to match.
+        probes = {
+            p: (await (await producer.send(topic, b"{}", key=principal_key(isolated.tenant, p))))
+            for p in PRINCIPALS
+        }
+    finally:
+        await producer.stop()
+    assert published == [DRAIN_LIMIT, EVENTS - DRAIN_LIMIT, 0]
+
+    records = await _consume(kafka.bootstrap, topic, want=EVENTS + len(PRINCIPALS))
+    events = [(part, body) for part, _, body in records if body]
+    assert len(events) == EVENTS
+    by_principal: dict[str, list[int]] = defaultdict(list)
+    for partition, body in events:
+        principal = str(body["principal"])
+        assert partition == probes[principal].partition, principal
+        by_principal[principal].append(int(str(body["n"])))
+    for principal in PRINCIPALS:
+        want = [n for p, n in expected if p == principal]
+        assert by_principal[principal] == want, f"{principal}'s events out of outbox order"
+    assert len({probe.partition for probe in probes.values()}) > 1, "spread over partitions"
+
+    unpublished = await pool.fetchval(
+        "SELECT count(*) FROM memory_event_outbox WHERE published_at IS NULL"
+    )
+    assert unpublished == 0
