@@ -150,7 +150,10 @@ class BeliefProjector:
         listener = self._listener = _SeekToStoredOffsets(consumer, self._pool, claims_topic)
         consumer.subscribe([claims_topic], listener=listener)
         producer = AIOKafkaProducer(
-            bootstrap_servers=self._settings.bootstrap, enable_idempotence=True, acks="all"
+            bootstrap_servers=self._settings.bootstrap,
+            enable_idempotence=True,
+            acks="all",
+            request_timeout_ms=self._settings.producer_request_timeout_ms,
         )
         await producer.start()
         await consumer.start()
