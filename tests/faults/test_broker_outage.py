@@ -125,5 +125,6 @@ async def test_a_broker_stopped_for_30s_mid_run_recovers_unattended_and_forms_th
     assert result == shared_log.reference
     assert result["runs"] == len(shared_log.turns) and result["parked"] == 0
     assert await dead_letters(run.kafka) == 0
+    assert unready is not None and unready < up, "the worker stayed ready with no broker"
     assert ready_again is not None, "the worker never reported ready after the broker returned"
     await drop_database(services.database_url, run.database_url.rpartition("/")[2])
