@@ -120,6 +120,7 @@ async def soak(
     }
     pool = await asyncpg.create_pool(db_url, min_size=1, max_size=4)
     assert pool is not None
+    watchers: list[asyncio.Task[None]] = []
     try:
         await warm_up(kafka, pool, run)
         turns = latency_turns(max(int(rate * minutes * 60), 1), run)
@@ -127,6 +128,7 @@ async def soak(
         samples = Samples({name: p.pid for name, p in processes.items()})
         follower = asyncio.create_task(follow(pool, run, tracker, drained))
         sampler = asyncio.create_task(sample(samples, tracker, sample_s, done))
+        watchers += [follower, sampler]
         async with EpisodeProducer(kafka) as producer:
             achieved = await offer(producer, turns, rate, tracker)
         done.set()  # memory is judged over the load window, not the drain
@@ -138,9 +140,12 @@ async def soak(
         await follower
         exited = {name: p.poll() for name, p in processes.items() if p.poll() is not None}
     finally:
-        await pool.close()
+        for watcher in watchers:  # interrupted: they hold pool connections
+            watcher.cancel()
+        await asyncio.gather(*watchers, return_exceptions=True)
         for process in processes.values():
             stop(process)
+        await pool.close()
     latency = summary(rate, achieved, len(turns), tracker, [])
     latency.pop("lag")
     return {
