@@ -107,6 +107,17 @@ def growth(ts: list[float], rss: list[float], rate: float) -> dict[str, float]:
     }
 
 
+def unformed_percentiles(unformed: list[int]) -> dict[str, int]:
+    """Turns appended but not yet readable, over the load window: the lag a reader sees."""
+    ordered = sorted(unformed) or [0]
+
+    def pct(p: float) -> int:
+        return ordered[min(int(p * len(ordered)), len(ordered) - 1)]
+
+    last = unformed[-1] if unformed else 0
+    return {"p50": pct(0.5), "p95": pct(0.95), "p99": pct(0.99), "max": ordered[-1], "last": last}
+
+
 async def soak(
     minutes: float, rate: float, sample_s: float, drain_s: float = 60.0
 ) -> dict[str, object]:
@@ -155,10 +166,7 @@ async def soak(
         "exited": exited,
         "latency": latency,
         "memory": {name: growth(samples.t_s, rss, rate) for name, rss in samples.rss.items()},
-        "unformed": {
-            "max": max(samples.unformed, default=0),
-            "last": samples.unformed[-1] if samples.unformed else 0,
-        },
+        "unformed": unformed_percentiles(samples.unformed),
         "series": {"t_s": samples.t_s, "rss_mib": samples.rss, "unformed": samples.unformed},
     }
 

@@ -234,18 +234,25 @@ class FormationPipeline:
             self._finished(formed.work)
             return
         self._publishing.setdefault(_position(formed.work.record), time.monotonic())
+        await self._queue(formed, 0)
+
+    async def _queue(self, formed: Formed, failures: int) -> None:
+        """Hand the batch to the producer, retrying what Kafka may take later; Kafka's answer
+        finishes the episode (:meth:`_published`). A batch Kafka will never take is rejected."""
+        batch = formed.batch
+        assert batch is not None
         try:
             sent = await send_until_queued(
                 self._send_claims,
                 stream="claims",
                 backoff=self._backoff,
-                key=principal_key(formed.batch.tenant, formed.batch.principal),
-                value=formed.batch.__pydantic_serializer__.to_json(formed.batch),
+                key=principal_key(batch.tenant, batch.principal),
+                value=batch.__pydantic_serializer__.to_json(batch),
             )
         except RecordRejected as rejected:
             await self._reject(formed.work, rejected)
             return
-        sent.add_done_callback(partial(self._published, formed, 0))
+        sent.add_done_callback(partial(self._published, formed, failures))
 
     def _published(self, formed: Formed, failures: int, sent: asyncio.Future[Any]) -> None:
         """Kafka answered for one claims batch: count it and finish its episode. A rejected
@@ -273,19 +280,7 @@ class FormationPipeline:
 
     async def _resend(self, formed: Formed, failures: int, wait_s: float) -> None:
         await asyncio.sleep(wait_s)
-        assert formed.batch is not None
-        try:
-            sent = await send_until_queued(
-                self._send_claims,
-                stream="claims",
-                backoff=self._backoff,
-                key=principal_key(formed.batch.tenant, formed.batch.principal),
-                value=formed.batch.__pydantic_serializer__.to_json(formed.batch),
-            )
-        except RecordRejected as rejected:
-            await self._reject(formed.work, rejected)
-            return
-        sent.add_done_callback(partial(self._published, formed, failures))
+        await self._queue(formed, failures)
 
     def _spawn(self, work: Awaitable[None]) -> None:
         task = asyncio.ensure_future(work)
