@@ -7,7 +7,7 @@ BIN    := $(VENV)/bin
 
 include dev/services.mk
 
-.PHONY: install migrate demo test lint unit integration bench schemas clean fuzz
+.PHONY: install migrate demo test lint unit integration bench schemas clean fuzz faults soak
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -39,6 +39,14 @@ test: migrate lint
 
 fuzz: install
 	ENGRAM_FUZZ_EXAMPLES=10000 $(BIN)/pytest -q -m fuzz tests/fuzz
+
+# Kills the worker and projector at 24 seeded points and stops this checkout's Kafka broker for
+# 30 s (dev/kafka.sh): never point it at a broker others are using.
+faults: migrate
+	ENGRAM_FAULT_EPISODES=$${ENGRAM_FAULT_EPISODES:-20000} $(BIN)/pytest -q -m faults tests/faults
+
+soak: migrate
+	$(BIN)/python bench/soak.py
 
 bench: migrate
 	$(BIN)/python bench/throughput.py

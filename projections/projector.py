@@ -160,6 +160,7 @@ class BeliefProjector:
             enable_idempotence=True,
             acks="all",
             max_batch_size=MEMORY_EVENT_BATCH_BYTES,
+            request_timeout_ms=self._settings.producer_request_timeout_ms,
         )
         await producer.start()
         await consumer.start()

@@ -23,6 +23,7 @@ from engram.shared.settings import Settings
 from streams.fetch import fetch_record
 from streams.formation_stage import FormationStage
 from streams.pipeline import FormationPipeline, Record, Send, Serves, serves_everyone
+from streams.publishing import Backoff
 from streams.retrying import RetryPolicy
 
 log = structlog.get_logger(__name__)
@@ -57,24 +58,27 @@ class EngramStreams:
                 self.pipeline = FormationPipeline(
                     stage,
                     pool,
-                    send_claims=await self._claims_sender(),
-                    send_dead_letter=self.dead_letters.send,
+                    send_claims=await self._producer_send(self.settings.kafka.claims_topic),
+                    send_dead_letter=await self._producer_send(self.settings.kafka.dlq_topic),
                     ack=lambda event: event.ack(),
                     retry=RetryPolicy(
                         formation.max_attempts, formation.retry_after_s, formation.turn_budget_s
                     ),
                     max_bytes=self.settings.kafka.max_event_bytes,
                     max_in_flight=formation.max_in_flight,
+                    publish_backoff=Backoff(
+                        formation.publish_retry_after_s, formation.publish_retry_max_s
+                    ),
                     serves=self.serves,
                 )
             return self.pipeline
 
-    async def _claims_sender(self) -> Send:
-        """The producer's own send, bound to the claims topic. faust's ``Topic.send`` wraps
-        each record in a future message, runs its sensors and may take a turn of the event loop
-        first: about a third of publishing a batch, for nothing formation uses."""
+    async def _producer_send(self, topic: str) -> Send:
+        """The producer's own send, bound to a topic. faust's ``Topic.send`` wraps each record
+        in a future message, runs its sensors and may take a turn of the event loop first:
+        about a third of publishing a batch, for nothing formation uses; and it would hide the
+        client's error under faust's own (:mod:`streams.publishing` classifies the cause)."""
         producer = await self.app.maybe_start_producer()
-        topic = self.settings.kafka.claims_topic
         return partial(producer.send, topic, partition=None, timestamp=None, headers=None)
 
 
@@ -118,7 +122,10 @@ def declare_app(
         topic_replication_factor=1,
         consumer_auto_offset_reset="earliest",
         producer_acks=-1,
-        producer_max_request_size=max(kafka.max_event_bytes * 2, 1_048_576),
+        # Deliberate, not faust's 1,200 s: aiokafka has one timeout for a request, a queued
+        # batch's life and a blocked send; past it the pipeline's own retry takes over.
+        producer_request_timeout=kafka.producer_request_timeout_ms / 1000,
+        producer_max_request_size=kafka.producer_max_request_bytes,
         # aiokafka keeps one open batch per partition and one request in flight per broker; a
         # send that finds the batch full waits for it to go out. At the default 16 KiB that is
         # about four claims batches per round trip, which capped formation's publishing.
@@ -177,7 +184,7 @@ def register_formation_agent(streams: EngramStreams, stage: FormationStage) -> N
         """After the consumer has stopped: cancel attempts in flight (shutdown never counts as
         a failed attempt; their episodes were not acknowledged, so they are read again)."""
         if streams.pipeline is not None:
-            await streams.pipeline.lanes.close()
+            await streams.pipeline.close()
             await streams.pipeline.pending.close()
             await streams.pipeline.pool.close()
 
@@ -229,7 +236,11 @@ def register_health_server(streams: EngramStreams) -> None:
 
     async def serve() -> None:
         await serve_health(
-            lambda: worker_readiness(streams, stall_after_s=worker.stall_after_s),
+            lambda: worker_readiness(
+                streams,
+                stall_after_s=worker.stall_after_s,
+                publish_stall_after_s=worker.publish_stall_after_s,
+            ),
             host=worker.http_host,
             port=worker.http_port,
         )
@@ -247,12 +258,23 @@ def run_worker(streams: EngramStreams, *, loglevel: str = "info") -> Any:
     return worker.execute_from_commandline()
 
 
-def worker_readiness(streams: EngramStreams, *, stall_after_s: float) -> tuple[bool, str]:
+def worker_readiness(
+    streams: EngramStreams, *, stall_after_s: float, publish_stall_after_s: float
+) -> tuple[bool, str]:
+    """Unready while a record waits on Kafka longer than ``publish_stall_after_s`` (a broker
+    down or unreachable: seconds), or an episode has been in flight longer than
+    ``stall_after_s`` (forming includes a slow model's retries, so that bound is minutes)."""
     pipeline = streams.pipeline
     if pipeline is None:
         return False, "formation pipeline not started"
     if not streams.app.consumer.assignment():
         return False, "no partitions assigned"
+    waiting = pipeline.oldest_unacknowledged_publish_s()
+    if waiting > publish_stall_after_s:
+        return False, (
+            f"a record has waited {waiting:.0f}s for Kafka's acknowledgement "
+            f"(> {publish_stall_after_s:.0f}s): is the broker reachable?"
+        )
     oldest = pipeline.oldest_in_flight_s()
     if oldest > stall_after_s:
         return False, f"oldest in-flight episode has waited {oldest:.0f}s (> {stall_after_s:.0f}s)"

@@ -2,7 +2,8 @@
 
 A record that is not UTF-8, not JSON, too large, or not a valid episode cannot be formed, but
 must never stop the stream: it goes to ``engram.episodes.dlq`` with headers naming the reason
-and its source position, and the agent moves on to the next record.
+and its source position, and the agent moves on to the next record. So does a valid episode
+whose claims batch Kafka will not take (``claims_too_large``, ``claims_rejected``).
 """
 
 from __future__ import annotations
@@ -21,6 +22,10 @@ class DeadLetterReason(StrEnum):
     NOT_UTF8 = "not_utf8"
     NOT_JSON = "not_json"
     CONTRACT = "contract_violation"
+    CLAIMS_TOO_LARGE = "claims_too_large"
+    """The episode was valid, but its claims batch is larger than Kafka takes."""
+    CLAIMS_REJECTED = "claims_rejected"
+    """The episode was valid, but Kafka refused its claims batch as invalid."""
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,13 @@ committed offset advances over a prefix of finished records only.
 Nothing on this path waits for a round trip of its own: backlog rows are written a chunk per
 statement (:mod:`streams.pending`), and a batch's acknowledgement finishes its episode from a
 callback while the lane goes on to the next episode.
+
+No publish error strands an episode (:mod:`streams.publishing` classifies them): a retriable
+one is retried with backoff until Kafka takes the batch; a batch Kafka will never take (larger
+than ``ENGRAM_KAFKA_PRODUCER_MAX_REQUEST_BYTES``, say) is not split — one episode's batch is the
+projector's unit of idempotence and order — but dead-lettered with its reason, its episode
+parked (so the watermark moves past it, counted and visible), and the episode finished so that
+the partition's acknowledgements go on.
 """
 
 from __future__ import annotations
@@ -24,6 +31,7 @@ from typing import Any
 
 import asyncpg
 import structlog
+from aiokafka.errors import KafkaError
 
 from engram.shared import backlog, metrics
 from engram.shared.db import retry_while_unavailable
@@ -31,10 +39,17 @@ from schemas.claims import ClaimsBatchFormed, SourcePosition
 from schemas.common import principal_key
 from schemas.log import LogEvent
 from streams.acks import ContiguousAcks, InOrderRelease
-from streams.dead_letters import DeadLetter, admit_record
+from streams.dead_letters import DeadLetter, DeadLetterReason, admit_record
 from streams.formation_stage import FormationStage
 from streams.lanes import KeyLanes
 from streams.pending import PendingRecorder
+from streams.publishing import (
+    Backoff,
+    RecordRejected,
+    count_retry,
+    rejects_record,
+    send_until_queued,
+)
 from streams.retrying import Parked, RetryPolicy, attempt_until_parked
 
 log = structlog.get_logger(__name__)
@@ -78,6 +93,7 @@ class FormationPipeline:
         retry: RetryPolicy,
         max_bytes: int,
         max_in_flight: int,
+        publish_backoff: Backoff,
         serves: Serves = serves_everyone,
     ):
         """``serves`` says which episodes this process forms (a generation built for some
@@ -93,6 +109,10 @@ class FormationPipeline:
         self.lanes: KeyLanes[Work] = KeyLanes(self._form, max_in_flight=max_in_flight)
         self._in_order: InOrderRelease[Formed] = InOrderRelease(self._release)
         self._read_at: dict[tuple[int, int], float] = {}
+        self._publishing: dict[tuple[int, int], float] = {}
+        """Records handed to Kafka and not yet acknowledged, by position: since when."""
+        self._backoff = publish_backoff
+        self._resends: set[asyncio.Task[None]] = set()
         self.pending = PendingRecorder(self._record_pending)
 
     @property
@@ -129,6 +149,20 @@ class FormationPipeline:
         if not self._read_at:
             return 0.0
         return time.monotonic() - min(self._read_at.values())
+
+    def oldest_unacknowledged_publish_s(self) -> float:
+        """How long the oldest record handed to Kafka has waited for its acknowledgement (a
+        broker that is down or unreachable shows here within seconds)."""
+        if not self._publishing:
+            return 0.0
+        return time.monotonic() - min(self._publishing.values())
+
+    async def close(self) -> None:
+        """Cancel the lanes and any publish waiting to be retried (shutdown)."""
+        await self.lanes.close()
+        for task in list(self._resends):
+            task.cancel()
+        await asyncio.gather(*self._resends, return_exceptions=True)
 
     def _work(self, record: Record, episode: LogEvent, acknowledged: bool) -> Work:
         appended = datetime.fromtimestamp((record.timestamp_ms or 0) / 1000, tz=UTC)
@@ -199,30 +233,80 @@ class FormationPipeline:
         if formed.batch is None:
             self._finished(formed.work)
             return
-        sent = await self._send_claims(
-            key=principal_key(formed.batch.tenant, formed.batch.principal),
-            value=formed.batch.__pydantic_serializer__.to_json(formed.batch),
-        )
-        sent.add_done_callback(partial(self._published, formed))
+        self._publishing.setdefault(_position(formed.work.record), time.monotonic())
+        await self._queue(formed, 0)
 
-    def _published(self, formed: Formed, sent: asyncio.Future[Any]) -> None:
-        """Kafka answered for one claims batch: count it and finish its episode, or leave the
-        episode unfinished — its offset is never committed, readiness reports the stall after
-        ``stall_after_s`` and a restart reads it again."""
-        error = sent.exception() if not sent.cancelled() else asyncio.CancelledError()
-        if error is not None:
-            log.error(
-                "formation.publish_failed",
-                episode=str(formed.work.episode.event_id),
-                partition=formed.work.record.partition,
-                offset=formed.work.record.offset,
-                error=repr(error),
+    async def _queue(self, formed: Formed, failures: int) -> None:
+        """Hand the batch to the producer, retrying what Kafka may take later; Kafka's answer
+        finishes the episode (:meth:`_published`). A batch Kafka will never take is rejected."""
+        batch = formed.batch
+        assert batch is not None
+        try:
+            sent = await send_until_queued(
+                self._send_claims,
+                stream="claims",
+                backoff=self._backoff,
+                key=principal_key(batch.tenant, batch.principal),
+                value=batch.__pydantic_serializer__.to_json(batch),
             )
+        except RecordRejected as rejected:
+            await self._reject(formed.work, rejected)
             return
-        _count_published(formed.batch)
-        self._finished(formed.work)
+        sent.add_done_callback(partial(self._published, formed, failures))
+
+    def _published(self, formed: Formed, failures: int, sent: asyncio.Future[Any]) -> None:
+        """Kafka answered for one claims batch: count it and finish its episode. A rejected
+        batch is dead-lettered; any other error sends it again after a backoff.
+
+        The producer keeps a partition's batches in order while it retries them itself (one
+        request in flight per broker), for up to ``ENGRAM_KAFKA_PRODUCER_REQUEST_TIMEOUT_MS``.
+        A batch that fails only after that has later batches behind it that may already be
+        written: its resend can then land after them (a duplicate is skipped by the projector;
+        an inversion is the limit docs/reliability.md states). Readiness reports the wait long
+        before, after ``ENGRAM_WORKER_PUBLISH_STALL_AFTER_S``."""
+        if sent.cancelled():
+            return  # shutdown: the episode was not acknowledged, a restart reads it again
+        error = sent.exception()
+        if error is None:
+            _count_published(formed.batch)
+            self._finished(formed.work)
+            return
+        if rejects_record(error):
+            self._spawn(self._reject(formed.work, RecordRejected(error)))
+            return
+        wait = self._backoff.after(failures + 1)
+        count_retry("claims", error, failures + 1, wait)
+        self._spawn(self._resend(formed, failures + 1, wait))
+
+    async def _resend(self, formed: Formed, failures: int, wait_s: float) -> None:
+        await asyncio.sleep(wait_s)
+        await self._queue(formed, failures)
+
+    def _spawn(self, work: Awaitable[None]) -> None:
+        task = asyncio.ensure_future(work)
+        self._resends.add(task)
+        task.add_done_callback(self._resends.discard)
+
+    async def _reject(self, work: Work, rejected: RecordRejected) -> None:
+        """Kafka will never take this episode's claims batch: dead-letter the episode with the
+        reason, park it (the watermark moves past it, and ``engram parked`` shows it) and
+        finish it, so later episodes are acknowledged."""
+        reason = (
+            DeadLetterReason.CLAIMS_TOO_LARGE
+            if rejected.too_large
+            else DeadLetterReason.CLAIMS_REJECTED
+        )
+        letter = DeadLetter(reason, str(rejected)[:1000])
+        await self._dead_letter(work.record, letter)
+        await retry_while_unavailable(
+            lambda: backlog.record_failure(self._pool, work.entry, kind=reason.value, park=True),
+            what="backlog.record_failure",
+        )
+        metrics.EPISODES_PARKED.inc()
+        self._finished(work)
 
     def _finished(self, work: Work) -> None:
+        self._publishing.pop(_position(work.record), None)
         if work.acknowledged:
             self._finish(work.record)
 
@@ -249,15 +333,46 @@ class FormationPipeline:
             offset=record.offset,
             detail=letter.detail,
         )
-        sent = await self._send_dead_letter(
-            key=f"{record.topic}/{record.partition}/{record.offset}".encode(),
-            value=record.value or b"",
-            headers=letter.headers(
-                topic=record.topic, partition=record.partition, offset=record.offset
-            ),
+        position = _position(record)
+        self._publishing.setdefault(position, time.monotonic())
+        headers = letter.headers(
+            topic=record.topic, partition=record.partition, offset=record.offset
         )
-        await sent
+        key = f"{record.topic}/{record.partition}/{record.offset}".encode()
+        await self._publish_dead_letter(key, record.value or b"", headers)
+        self._publishing.pop(position, None)
         metrics.DEAD_LETTERS.labels(letter.reason.value).inc()
+
+    async def _publish_dead_letter(
+        self, key: bytes, value: bytes, headers: list[tuple[str, bytes]]
+    ) -> None:
+        """Publish until Kafka acknowledges (dead letters have no order to keep). A value Kafka
+        will not take goes without it: the headers name its source position in the log."""
+        failures = 0
+        while True:
+            try:
+                sent = await send_until_queued(
+                    self._send_dead_letter,
+                    stream="dead_letters",
+                    backoff=self._backoff,
+                    key=key,
+                    value=value,
+                    headers=headers,
+                )
+                await sent
+                return
+            except RecordRejected:
+                if not value:
+                    raise
+                value, headers = b"", [*headers, ("engram.value_dropped", b"too large")]
+            except KafkaError as error:  # the acknowledgement failed (the send did not)
+                if rejects_record(error) and value:
+                    value, headers = b"", [*headers, ("engram.value_dropped", b"too large")]
+                    continue
+                failures += 1
+                wait = self._backoff.after(failures)
+                count_retry("dead_letters", error, failures, wait)
+                await asyncio.sleep(wait)
 
     def _finish(self, record: Record) -> None:
         self._read_at.pop((record.partition, record.offset), None)
@@ -278,6 +393,10 @@ def _count_published(batch: ClaimsBatchFormed | None) -> None:
     metrics.CANDIDATES_ADMITTED.inc(batch.counts.admitted)
     for reason, count in Counter(refusal.reason.value for refusal in batch.refusals).items():
         metrics.PROPOSALS_REFUSED.labels(reason).inc(count)
+
+
+def _position(record: Record) -> tuple[int, int]:
+    return record.partition, record.offset
 
 
 def _principal_key(record: Record, episode: LogEvent) -> tuple[int, str]:

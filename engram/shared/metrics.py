@@ -66,3 +66,10 @@ BATCHES_PROJECTED = Counter(
     ["outcome"],
     registry=REGISTRY,
 )
+PUBLISH_RETRIES = Counter(
+    "engram_publish_retries",
+    "Publishes to Kafka sent again after a retriable error, by stream (claims, dead_letters) "
+    "and error.",
+    ["stream", "error"],
+    registry=REGISTRY,
+)

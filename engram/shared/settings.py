@@ -62,6 +62,19 @@ class KafkaSettings(BaseSettings):
     max_event_bytes: int = Field(1_048_576, ge=1024, description="Largest accepted episode.")
     group_id: str = Field("engram-formation", description="Consumer group of the faust app.")
     session_timeout_ms: int = Field(6000, description="Consumer session timeout.")
+    producer_request_timeout_ms: int = Field(
+        120_000,
+        ge=1000,
+        description="Producers' request timeout: how long a produce request, a queued batch "
+        "and a blocked send may wait before Engram's own retry takes over (faust: 1,200 s).",
+    )
+    producer_max_request_bytes: int = Field(
+        1_000_000,
+        ge=1024,
+        description="Largest record the formation worker publishes (claims batch or dead "
+        "letter); a larger claims batch is dead-lettered. Keep it at or below the topics' "
+        "max.message.bytes (broker default 1,048,588).",
+    )
 
 
 def subprocess_env(kafka: KafkaSettings, database_url: str, **extra: str) -> dict[str, str]:
@@ -148,6 +161,12 @@ class FormationSettings(BaseSettings):
     requeue_poll_s: float = Field(
         2.0, gt=0, description="How often unparked episodes are picked up."
     )
+    publish_retry_after_s: float = Field(
+        0.5, gt=0, description="First wait before a failed Kafka publish is retried; doubles."
+    )
+    publish_retry_max_s: float = Field(
+        30.0, gt=0, description="Longest wait between retries of a failed Kafka publish."
+    )
 
 
 class WorkerSettings(BaseSettings):
@@ -157,6 +176,12 @@ class WorkerSettings(BaseSettings):
     http_port: int = Field(6067, ge=0, description="Port of /health, /ready, /metrics; 0 = off.")
     stall_after_s: float = Field(
         600.0, gt=0, description="An in-flight episode older than this makes the worker unready."
+    )
+    publish_stall_after_s: float = Field(
+        15.0,
+        gt=0,
+        description="A record waiting this long for Kafka's acknowledgement makes the worker "
+        "unready.",
     )
 
 

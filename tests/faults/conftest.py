@@ -1,0 +1,85 @@
+"""The fault suite's shared log: the workload published once, and an uninterrupted run of it
+whose digest every faulted run must reproduce."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+
+import pytest
+
+from engram.shared.settings import KafkaSettings
+from engram.shared.waiting import wait_for_watermarks
+from ingest.producer import EpisodeProducer
+from ingest.topics import ensure_topics
+from schemas.episodes import TurnAppended
+from tests.support.fault_runs import FaultRun, by_project, drop_database, fault_episodes, outcome
+from tests.support.fault_workload import fault_turns
+from tests.support.isolation import new_prefix
+from tests.support.services import Services
+
+PARTITIONS = 3
+
+
+@dataclass(frozen=True)
+class SharedLog:
+    episodes: KafkaSettings
+    tenant: str
+    turns: list[TurnAppended]
+    offsets: list[int]
+    reference: dict[str, object]
+    reference_s: float
+
+    @property
+    def projects(self) -> dict[str, list[tuple[int, object]]]:
+        return by_project(self.turns, self.offsets)  # type: ignore[return-value]
+
+    def positions(self) -> list[tuple[str, str, int]]:
+        """Each project's newest offset: formed through these, a run is finished."""
+        return [(self.tenant, p, eps[-1][0]) for p, eps in self.projects.items()]
+
+
+async def finish(run: FaultRun, log: SharedLog, *, timeout_s: float) -> dict[str, object]:
+    """Wait until the run has formed through every project's last episode; its outcome."""
+    pool = await run.pool()
+    try:
+        await wait_for_watermarks(pool, log.positions(), timeout_s=timeout_s, poll_s=0.5)
+        return await outcome(pool, log.tenant)
+    finally:
+        await pool.close()
+
+
+@pytest.fixture(scope="session")
+async def shared_log(
+    services: Services, tmp_path_factory: pytest.TempPathFactory
+) -> AsyncIterator[SharedLog]:
+    prefix = new_prefix()
+    episodes = KafkaSettings(
+        bootstrap=services.bootstrap,
+        episodes_topic=f"{prefix}.episodes",
+        partitions=PARTITIONS,
+        claims_topic=f"{prefix}.claims",
+        dlq_topic=f"{prefix}.episodes.dlq",
+        memory_events_topic=f"{prefix}.memory-events",
+        group_id=f"{prefix}-formation",
+    )
+    await ensure_topics(episodes)
+    tenant = f"t-{prefix}"
+    turns = fault_turns(tenant, fault_episodes(), partitions=PARTITIONS)
+    async with EpisodeProducer(episodes) as producer:
+        appended = await producer.publish_many(turns)
+    offsets = [a.offset for a in appended]
+    logs = tmp_path_factory.mktemp("reference")
+    reference = await FaultRun.create("ref", episodes, services.database_url, logs)
+    started = time.monotonic()
+    reference.start("worker")
+    reference.start("projector")
+    pending = SharedLog(episodes, tenant, turns, offsets, {}, 0.0)
+    try:
+        result = await finish(reference, pending, timeout_s=900)
+    finally:
+        reference.stop()
+    elapsed = time.monotonic() - started
+    yield SharedLog(episodes, tenant, turns, offsets, result, elapsed)
+    await drop_database(services.database_url, reference.database_url.rpartition("/")[2])

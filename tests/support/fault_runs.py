@@ -1,0 +1,178 @@
+"""Runs of the fault suite: one shared episodic log, formed and projected several times — each
+run into its own database, through its own consumer groups and claims topic — so a faulted
+run's projection can be compared with an uninterrupted run's, digest for digest.
+
+Processes are real (``python -m engram worker --no-projector`` and ``python -m engram
+projector``) so that a kill is a SIGKILL of a process, not a cancelled task.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import signal
+import subprocess
+import sys
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import asyncpg
+from aiokafka import AIOKafkaConsumer, TopicPartition
+
+from engram.shared.settings import KafkaSettings, subprocess_env
+from ingest.topics import ensure_topics
+from projections.digest import projection_digest
+from projections.migrate import migrate
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+async def create_database(admin_url: str, name: str) -> str:
+    """A new, migrated database next to the one ``admin_url`` names; its URL."""
+    conn = await asyncpg.connect(admin_url)
+    try:
+        await conn.execute(f'CREATE DATABASE "{name}"')
+    finally:
+        await conn.close()
+    url = f"{admin_url.rpartition('/')[0]}/{name}"
+    conn = await asyncpg.connect(url)
+    try:
+        await migrate(conn)
+    finally:
+        await conn.close()
+    return url
+
+
+async def drop_database(admin_url: str, name: str) -> None:
+    conn = await asyncpg.connect(admin_url)
+    try:
+        await conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    finally:
+        await conn.close()
+
+
+@dataclass
+class FaultRun:
+    """One run over the shared log: its database, groups and topics, and its processes."""
+
+    name: str
+    kafka: KafkaSettings
+    database_url: str
+    logs: Path
+    extra_env: dict[str, str] = field(default_factory=dict)
+    processes: dict[str, subprocess.Popen[bytes]] = field(default_factory=dict)
+    starts: dict[str, int] = field(default_factory=dict)
+
+    @classmethod
+    async def create(
+        cls, name: str, episodes: KafkaSettings, admin_url: str, logs: Path, **extra_env: str
+    ) -> FaultRun:
+        prefix = f"{name}{secrets.token_hex(3)}"
+        kafka = episodes.model_copy(
+            update={
+                "claims_topic": f"{prefix}.claims",
+                "dlq_topic": f"{prefix}.episodes.dlq",
+                "memory_events_topic": f"{prefix}.memory-events",
+                "group_id": f"{prefix}-formation",
+            }
+        )
+        await ensure_topics(kafka)
+        url = await create_database(admin_url, f"engram_{prefix}")
+        logs.mkdir(parents=True, exist_ok=True)
+        return cls(name, kafka, url, logs, dict(extra_env))
+
+    def env(self, **role_env: str) -> dict[str, str]:
+        extra = {
+            "ENGRAM_WORKER_HTTP_PORT": "0",
+            "ENGRAM_STATE_DIR": str(self.logs / "state"),
+            **self.extra_env,
+            **role_env,
+        }
+        return subprocess_env(self.kafka, self.database_url, **extra)
+
+    def start(self, role: str, **role_env: str) -> subprocess.Popen[bytes]:
+        """Start (or restart) ``role``: ``worker`` (formation only) or ``projector``."""
+        argv = ("worker", "--no-projector", "--loglevel", "info") if role == "worker" else (role,)
+        self.starts[role] = self.starts.get(role, 0) + 1
+        log = (self.logs / f"{self.name}-{role}-{self.starts[role]:02d}.log").open("wb")
+        process = subprocess.Popen(
+            [sys.executable, "-m", "engram", *argv],
+            cwd=REPO,
+            env=self.env(**role_env),
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
+        log.close()  # the child holds its own descriptor
+        self.processes[role] = process
+        return process
+
+    def kill(self, role: str) -> None:
+        """SIGKILL: no shutdown hook runs, nothing is flushed or committed on the way out."""
+        process = self.processes[role]
+        process.send_signal(signal.SIGKILL)
+        process.wait()
+
+    def alive(self) -> bool:
+        return all(p.poll() is None for p in self.processes.values())
+
+    def stop(self) -> None:
+        for process in self.processes.values():
+            if process.poll() is None:
+                process.send_signal(signal.SIGTERM)
+        for process in self.processes.values():
+            try:
+                process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+
+    async def pool(self) -> asyncpg.Pool:
+        pool = await asyncpg.create_pool(self.database_url, min_size=1, max_size=4)
+        assert pool is not None
+        return pool
+
+
+async def formed_count(pool: asyncpg.Pool) -> int:
+    """Episodes with a committed consolidation run: the projection's progress."""
+    return int(await pool.fetchval("SELECT count(*) FROM consolidation_run"))
+
+
+async def outcome(pool: asyncpg.Pool, tenant: str) -> dict[str, object]:
+    """What a run ended with: its digest, what it parked, what it formed."""
+    return {
+        "digest": await projection_digest(pool, tenant=tenant),
+        "parked": await pool.fetchval(
+            "SELECT count(*) FROM formation_backlog WHERE state = 'parked'"
+        ),
+        "runs": await pool.fetchval("SELECT count(DISTINCT episode_id) FROM consolidation_run"),
+    }
+
+
+async def dead_letters(kafka: KafkaSettings) -> int:
+    """How many records the run's dead-letter topic holds."""
+    consumer = AIOKafkaConsumer(bootstrap_servers=kafka.bootstrap)
+    await consumer.start()
+    try:
+        await consumer.topics()  # fetches the cluster's metadata
+        partitions = consumer.partitions_for_topic(kafka.dlq_topic) or set()
+        ends = await consumer.end_offsets([TopicPartition(kafka.dlq_topic, p) for p in partitions])
+        return sum(ends.values())
+    finally:
+        await consumer.stop()
+
+
+def fault_episodes() -> int:
+    """The size of the fault suite's ingest: ``ENGRAM_FAULT_EPISODES`` (``make faults``: 20k)."""
+    return int(os.environ.get("ENGRAM_FAULT_EPISODES", "3000"))
+
+
+def by_project(
+    turns: Sequence[object], offsets: Sequence[int]
+) -> dict[str, list[tuple[int, uuid.UUID]]]:
+    """Per project, its episodes' (offset, id) in log order."""
+    projects: dict[str, list[tuple[int, uuid.UUID]]] = {}
+    for turn, offset in zip(turns, offsets, strict=True):
+        projects.setdefault(turn.project, []).append((offset, turn.event_id))  # type: ignore[attr-defined]
+    return projects

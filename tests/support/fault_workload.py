@@ -1,0 +1,81 @@
+"""The workload of the fault suite and the soak: many principals, each with two projects that
+share one episode partition, talking about where they live, work and what they prefer — facts
+that change over time (supersession), repeat (reinforcement) and recur in both projects
+(promotion to user scope).
+
+Each principal keeps both projects on one partition of ``engram.episodes``: a principal whose
+projects sit on two partitions can have their claims batches reach the claims topic in another
+order after a restart or rebalance (a known cross-partition ordering limit, fixed separately),
+which would make a faulted run's digest differ for a reason other than the fault under test.
+"""
+
+from __future__ import annotations
+
+import uuid
+from datetime import UTC, datetime, timedelta
+
+from aiokafka.partitioner import murmur2
+
+from schemas.common import episode_key
+from schemas.episodes import Message, TurnAppended
+
+EPOCH = datetime(2026, 1, 1, tzinfo=UTC)
+CITIES = ("Lisbon", "Porto", "Berlin", "Cork", "Oslo", "Turin", "Riga", "Quito")
+ORGS = ("Acme Robotics", "Globex", "Initech", "Umbrella Labs", "Hooli")
+PREFERENCES = ("concise answers", "dark mode", "bullet points", "morning meetings")
+TEMPLATES = (
+    "I live in {city}.",
+    "I work at {org}. I prefer {pref}.",
+    "Could you summarise the meeting notes from yesterday for me?",
+    "My sister {sibling} lives in {city}. I speak Portuguese and English.",
+    "I moved to {city}. We decided to deploy on Fridays.",
+    "I have a bike and a car. The build failed again; can you look at the logs?",
+)
+SIBLINGS = ("Marta", "Rui", "Ines", "Tomas")
+
+
+def partition_of(key: bytes, partitions: int) -> int:
+    """The partition Kafka's default partitioner gives ``key`` (murmur2, as the producer)."""
+    return (murmur2(key) & 0x7FFFFFFF) % partitions
+
+
+def projects_on_one_partition(tenant: str, principal: str, partitions: int) -> tuple[str, str]:
+    """Two project names of ``principal`` whose episodes land on the same partition."""
+    first = f"{principal}-home"
+    wanted = partition_of(episode_key(tenant, first), partitions)
+    for n in range(1000):
+        second = f"{principal}-work{n}"
+        if partition_of(episode_key(tenant, second), partitions) == wanted:
+            return first, second
+    raise AssertionError("no second project on the same partition in 1000 tries")
+
+
+def fault_turns(
+    tenant: str, count: int, *, principals: int = 40, partitions: int = 3
+) -> list[TurnAppended]:
+    """``count`` turns, round-robin over ``principals``, identical for identical arguments."""
+    projects = {
+        p: projects_on_one_partition(tenant, f"u{p}", partitions) for p in range(principals)
+    }
+    turns = []
+    for i in range(count):
+        p = i % principals
+        n = i // principals  # this principal's n-th turn
+        text = TEMPLATES[(n + p) % len(TEMPLATES)].format(
+            city=CITIES[(n // 3 + p) % len(CITIES)],
+            org=ORGS[(n // 5 + p) % len(ORGS)],
+            pref=PREFERENCES[(n // 4 + p) % len(PREFERENCES)],
+            sibling=SIBLINGS[p % len(SIBLINGS)],
+        )
+        turns.append(
+            TurnAppended(
+                event_id=uuid.uuid5(uuid.NAMESPACE_URL, f"{tenant}/faults/{i}"),
+                tenant=tenant,
+                principal=f"u{p}",
+                project=projects[p][n % 2],
+                session=f"s{n // 10}",
+                occurred_at=EPOCH + timedelta(seconds=i),
+                messages=[Message(ordinal=0, role="user", content=text)],  # type: ignore[arg-type]
+            )
+        )
+    return turns
