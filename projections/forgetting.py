@@ -114,6 +114,13 @@ async def forget_principal(conn: asyncpg.Connection, tenant: str, principal: str
         await conn.execute(
             f"DELETE FROM {table} WHERE tenant = $1 AND principal = $2", tenant, principal
         )
+    # The backlog keeps its entries (the watermarks are computed from them), not whose they were.
+    await conn.execute(
+        "UPDATE formation_backlog SET principal = NULL, session = NULL "
+        "WHERE tenant = $1 AND principal = $2",
+        tenant,
+        principal,
+    )
     # Shared by every generation: the model's answers about the principal's messages, and the
     # principal's API tokens (a forgotten person's token names them and must stop working).
     for shared in ("public.model_receipt", "public.api_token"):

@@ -10,6 +10,7 @@ from typing import Any
 import asyncpg
 import orjson
 
+from projections.runs import get_run
 from schemas.api import BeliefDetail, BeliefView, CorrectionView, EvidenceView, RefusalView
 from schemas.corrections import ContentKey
 
@@ -21,6 +22,7 @@ __all__ = [
     "EvidenceView",
     "RefusalView",
     "belief_content",
+    "belief_view",
     "get_belief",
     "list_beliefs",
     "list_refusals",
@@ -66,7 +68,9 @@ def _subject(row: asyncpg.Record) -> str:
             return str(row["subject_name"])
 
 
-def _view(row: asyncpg.Record) -> BeliefView:
+def belief_view(row: asyncpg.Record) -> BeliefView:
+    """A belief row (``b.*`` with subject and object names and its evidence as JSON) as the
+    API shows it."""
     evidence: list[dict[str, Any]] = orjson.loads(row["evidence_json"])
     subject = _subject(row)
     return BeliefView(
@@ -130,7 +134,21 @@ async def list_beliefs(
         args.append(f"project:{project}")
         condition = f"({condition}) AND " + IN_PROJECT.format(scope=f"${len(args)}")
     rows = await conn.fetch(_SELECT.format(condition=condition), *args)
-    return [_view(row) for row in rows]
+    return [belief_view(row) for row in rows]
+
+
+_IN_CHAIN = """b.belief_id IN (
+    WITH RECURSIVE chain(belief_id) AS (
+        SELECT $3::uuid
+        UNION
+        SELECT link.belief_id FROM chain c
+        JOIN belief l ON l.belief_id = c.belief_id AND l.tenant = $1 AND l.principal = $2
+        CROSS JOIN LATERAL (VALUES (l.supersedes), (l.superseded_by)) AS link(belief_id)
+        WHERE link.belief_id IS NOT NULL
+    )
+    SELECT belief_id FROM chain)"""
+"""Every belief in the supersession chain through ``$3``: what it replaced, what replaced it,
+and so on both ways, within the principal."""
 
 
 async def get_belief(
@@ -142,17 +160,13 @@ async def get_belief(
     )
     if not rows:
         return None
-    belief = _view(rows[0])
+    belief = belief_view(rows[0])
     linked = await conn.fetch(
-        _SELECT.format(
-            condition="b.belief_id <> $3 AND (b.content_hash = $4 OR b.belief_id = ANY($5::uuid[]) "
-            "OR b.supersedes = $3 OR b.superseded_by = $3)"
-        ),
+        _SELECT.format(condition=f"b.belief_id <> $3 AND (b.content_hash = $4 OR {_IN_CHAIN})"),
         tenant,
         principal,
         belief_id,
         belief.content_hash,
-        [i for i in (rows[0]["supersedes"], rows[0]["superseded_by"]) if i is not None],
     )
     corrections = await conn.fetch(
         "SELECT kind, scope, statement, replacement, belief_id, correcting_event, occurred_at "
@@ -164,8 +178,11 @@ async def get_belief(
     )
     return BeliefDetail(
         belief=belief,
-        history=[_view(row) for row in linked],
+        history=[belief_view(row) for row in linked],
         corrections=[CorrectionView.model_validate(dict(row)) for row in corrections],
+        formed_by=await get_run(
+            conn, tenant=tenant, principal=principal, run_id=rows[0]["formation_run"]
+        ),
     )
 
 

@@ -141,6 +141,8 @@ class FormationPipeline:
             episode.event_id,
             episode.occurred_at,
             appended,
+            episode.principal,
+            episode.session,
         )
         return Work(record, episode, entry, acknowledged, self.pending.record(entry))
 
