@@ -5,7 +5,8 @@ proposals, so no extractor cost) and written by :func:`projections.belief_store.
 — load, resolve, set-based writes and the stored offset, exactly as the belief projector does
 for a chunk of ``engram.claims`` — only without Kafka in between. Nothing is hand-inserted.
 
-Each batch is one episode of one principal: ten ``uses`` claims (new beliefs), one ``lives_in``
+Each batch is one episode of one principal: ten ``uses`` claims of a team named in that episode
+(new beliefs; each team is its own conflict key, as distinct subjects are), one ``lives_in``
 (a single-valued change that supersedes the principal's previous city, so histories grow) and
 one proposal with an unmapped relation (a refusal): eleven belief rows and one refusal per
 batch. Principals are split across worker processes, each with its own connection and its own
@@ -69,11 +70,13 @@ class Corpus:
 
 def episode(corpus: Corpus, person: int, seq: int) -> tuple[TurnAppended, list[Proposal]]:
     """One principal's ``seq``-th turn and what an extractor proposed for it."""
-    tools = [f"tool{seq}-{j}" for j in range(10)]
+    team, tools = f"Team{seq}", [f"tool{seq}-{j}" for j in range(10)]
     city = CITIES[(person + seq) % len(CITIES)]
-    sentences = [f"I use {tool}." for tool in tools] + [f"I live in {city}.", "I dream of Mars."]
+    sentences = [f"{team} uses {tool}." for tool in tools]
+    sentences += [f"I live in {city}.", "I dream of Mars."]
     proposals = [
-        Proposal("I", "uses", tool, f"I use {tool}", "assert", "present", "bench") for tool in tools
+        Proposal(team, "uses", tool, f"{team} uses {tool}", "assert", "present", "bench")
+        for tool in tools
     ]
     proposals.append(Proposal("I", "lives_in", city, f"I live in {city}", "assert", "present", "b"))
     proposals.append(
