@@ -141,6 +141,12 @@ async def _project(conn: asyncpg.Connection, records: list[ClaimsRecord], worker
     )
 
 
+async def generate_here(url: str, corpus: Corpus, *, chunk: int = 200) -> int:
+    """The whole corpus into a migrated database at ``url``, in this process (small corpora,
+    the bench's smoke test); how many batches were projected."""
+    return sum([await _generate(url, corpus, w, chunk) for w in range(corpus.workers)])
+
+
 def _worker(url: str, corpus: Corpus, worker: int, chunk: int) -> int:
     return asyncio.run(_generate(url, corpus, worker, chunk))
 
