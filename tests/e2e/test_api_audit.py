@@ -10,10 +10,12 @@ import uuid
 from typing import Any
 
 import asyncpg
+import httpx
 import pytest
 from fastapi.testclient import TestClient
 
 from engram.api import create_api
+from engram.client import AsyncEngram, EngramError, every_item
 from engram.service.tokens import create_token
 from engram.shared.settings import DatabaseSettings, KafkaSettings, Settings
 from tests.support.isolation import Isolated
@@ -215,3 +217,40 @@ async def test_the_user_model_holds_what_was_promoted_to_user_scope_and_only_the
         assert api.ok("operator", "/v1/user-model", principal="ana") == model
 
     await _run(check)
+
+
+async def test_the_client_pages_through_every_list_and_reads_every_audit(
+    isolated: Isolated, kafka: KafkaSettings, pool: asyncpg.Pool
+) -> None:
+    t = isolated.tenant
+    await seed_audit_story(kafka, pool, t)
+    _, token = await create_token(pool, tenant=t, principal="ana")
+    settings = Settings(
+        kafka=isolated.kafka(),
+        database=DatabaseSettings(url=isolated.database_url),  # type: ignore[arg-type]
+    )
+    app = create_api(settings)
+    transport = httpx.ASGITransport(app=app)
+    async with (
+        app.router.lifespan_context(app),
+        AsyncEngram("http://engram", token=token, transport=transport) as ana,
+    ):
+        paged = [b async for b in every_item(ana.beliefs_page, all=True, limit=2)]
+        assert len(paged) == 7 and [b.belief_id for b in paged] == [
+            b.belief_id for b in await ana.beliefs(all=True)
+        ]
+        assert {b.object for b in await ana.beliefs(relation="uses", limit=1)} == {
+            "Vim",
+            "Git",
+            "Make",
+        }
+        runs = await ana.runs(limit=1)
+        assert len(runs) == 3
+        assert (await ana.run(runs[0].run_id)).refusals[0].reason == "unmapped_relation"
+        assert [r.relation for r in await ana.refusals(limit=1)] == ["dreams_of"]
+        assert (await ana.refusal_summary()).total == 1
+        assert (await ana.diagnosis("s3")).parked == 1
+        assert [e.value for e in (await ana.user_model()).entries] == ["concise answers"]
+        with pytest.raises(EngramError) as missing:
+            await ana.diagnosis("s9")
+        assert missing.value.status == 404
