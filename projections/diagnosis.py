@@ -4,7 +4,7 @@ attempts each took and what is parked — scoped to one principal, and never the
 The only words it shows are the evidence quotes of the principal's own beliefs; refusals are
 reported by reason and relation (their words stay behind ``/v1/refusals``), and episodes by
 their log position and backlog state. Episodes that never formed are found through the
-backlog's principal and session (migration 0011); formed ones through their runs.
+backlog's principal hash and session (migration 0011); formed ones through their runs.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from typing import Any
 import asyncpg
 import orjson
 
+from formation.beliefs import principal_hash
 from projections.runs import PROGRESS_COLUMNS, progress_of, run_counts
 from schemas.api import (
     CountOf,
@@ -30,7 +31,7 @@ WITH runs AS (
     SELECT * FROM consolidation_run WHERE tenant = $1 AND principal = $2 AND session = $3
 ), unformed AS (
     SELECT * FROM formation_backlog bl
-    WHERE bl.tenant = $1 AND bl.principal = $2 AND bl.session = $3
+    WHERE bl.tenant = $1 AND bl.principal_hash = $4 AND bl.session = $3
       AND NOT EXISTS (SELECT 1 FROM runs r WHERE (r.source_topic, r.source_partition,
                       r.source_offset) = (bl.topic, bl.partition, bl."offset"))
 )
@@ -68,7 +69,9 @@ async def diagnose_session(
     conn: asyncpg.Connection | asyncpg.Pool, *, tenant: str, principal: str, session: str
 ) -> SessionDiagnosis | None:
     """None when the principal has no episode in that session (another's is not found)."""
-    episodes = await conn.fetch(_EPISODES, tenant, principal, session)
+    episodes = await conn.fetch(
+        _EPISODES, tenant, principal, session, principal_hash(tenant, principal)
+    )
     if not episodes:
         return None
     formed = await conn.fetch(_FORMED, tenant, principal, [e["episode_id"] for e in episodes])

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import asyncpg
 
-from formation.beliefs import TombstoneRow
+from formation.beliefs import TombstoneRow, principal_hash
 
 _PROJECTED_BY_PRINCIPAL = (
     "evidence",
@@ -116,10 +116,10 @@ async def forget_principal(conn: asyncpg.Connection, tenant: str, principal: str
         )
     # The backlog keeps its entries (the watermarks are computed from them), not whose they were.
     await conn.execute(
-        "UPDATE formation_backlog SET principal = NULL, session = NULL "
-        "WHERE tenant = $1 AND principal = $2",
+        "UPDATE formation_backlog SET principal_hash = NULL, session = NULL "
+        "WHERE tenant = $1 AND principal_hash = $2",
         tenant,
-        principal,
+        principal_hash(tenant, principal),
     )
     # Shared by every generation: the model's answers about the principal's messages, and the
     # principal's API tokens (a forgotten person's token names them and must stop working).

@@ -13,6 +13,7 @@ from aiokafka import AIOKafkaProducer
 
 from engram.shared.backlog import BacklogEntry, record_failure, record_pending_many
 from engram.shared.settings import KafkaSettings
+from formation.beliefs import principal_hash
 from formation.core import form_episode
 from formation.policy import FormationPolicy
 from formation.proposals import Proposal
@@ -226,7 +227,8 @@ async def seed_audit_story(kafka: KafkaSettings, pool: asyncpg.Pool, t: str) -> 
         ],
     )
     now = datetime.now(UTC)
-    parked = BacklogEntry("episodes", 0, 99, t, "garden", PARKED_EPISODE, now, now, "ana", "s3")
+    ana = principal_hash(t, "ana")
+    parked = BacklogEntry("episodes", 0, 99, t, "garden", PARKED_EPISODE, now, now, ana, "s3")
     await record_pending_many(pool, [parked])
     for attempt in range(3):
         await record_failure(pool, parked, kind="model_timeout", park=attempt == 2)
