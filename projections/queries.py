@@ -137,18 +137,32 @@ async def list_beliefs(
     return [belief_view(row) for row in rows]
 
 
-_IN_CHAIN = """b.belief_id IN (
-    WITH RECURSIVE chain(belief_id) AS (
-        SELECT $3::uuid
-        UNION
-        SELECT link.belief_id FROM chain c
-        JOIN belief l ON l.belief_id = c.belief_id AND l.tenant = $1 AND l.principal = $2
-        CROSS JOIN LATERAL (VALUES (l.supersedes), (l.superseded_by)) AS link(belief_id)
-        WHERE link.belief_id IS NOT NULL
-    )
-    SELECT belief_id FROM chain)"""
-"""Every belief in the supersession chain through ``$3``: what it replaced, what replaced it,
-and so on both ways, within the principal."""
+_LINKED = """
+WITH RECURSIVE chain(belief_id, step, way) AS (
+    SELECT $3::uuid, 0, 0
+    UNION
+    SELECT link.belief_id, c.step + 1, link.way FROM chain c
+    JOIN belief l ON l.belief_id = c.belief_id AND l.tenant = $1 AND l.principal = $2
+    CROSS JOIN LATERAL (VALUES (l.supersedes, -1), (l.superseded_by, 1)) AS link(belief_id, way)
+    WHERE link.belief_id IS NOT NULL AND c.step < $5 AND c.way IN (0, link.way)
+), linked AS (
+    SELECT belief_id FROM chain
+    UNION
+    SELECT belief_id FROM belief WHERE tenant = $1 AND principal = $2 AND content_hash = $4
+)
+SELECT coalesce(array_agg(belief_id) FILTER (WHERE belief_id <> $3), '{}') AS ids,
+       EXISTS (SELECT 1 FROM chain WHERE step = $5) AS cut
+FROM linked
+"""
+"""The beliefs linked to ``$3``: its supersession chain up to ``$5`` steps each way (what it
+replaced, what replaced that, …, and what replaced it, …) and every belief of the same content —
+found by key, each step an index lookup, before any of them is read whole; ``cut`` when the
+chain went on past the steps taken."""
+
+HISTORY_STEPS = 10
+"""How far the detail follows a supersession chain each way: a value that changed a hundred
+times shows its ten neighbours each side (``history_truncated``); the rest is a list away
+(``/v1/beliefs?relation=…&all=true``)."""
 
 
 async def get_belief(
@@ -161,12 +175,12 @@ async def get_belief(
     if not rows:
         return None
     belief = belief_view(rows[0])
+    found = await conn.fetchrow(
+        _LINKED, tenant, principal, belief_id, belief.content_hash, HISTORY_STEPS
+    )
+    assert found is not None
     linked = await conn.fetch(
-        _SELECT.format(condition=f"b.belief_id <> $3 AND (b.content_hash = $4 OR {_IN_CHAIN})"),
-        tenant,
-        principal,
-        belief_id,
-        belief.content_hash,
+        _SELECT.format(condition="b.belief_id = ANY($3::uuid[])"), tenant, principal, found["ids"]
     )
     corrections = await conn.fetch(
         "SELECT kind, scope, statement, replacement, belief_id, correcting_event, occurred_at "
@@ -179,6 +193,7 @@ async def get_belief(
     return BeliefDetail(
         belief=belief,
         history=[belief_view(row) for row in linked],
+        history_truncated=found["cut"],
         corrections=[CorrectionView.model_validate(dict(row)) for row in corrections],
         formed_by=await get_run(
             conn, tenant=tenant, principal=principal, run_id=rows[0]["formation_run"]

@@ -185,6 +185,10 @@ class BeliefDetail(BaseModel):
 
     belief: BeliefView
     history: list[BeliefView]
+    history_truncated: bool = Field(
+        default=False,
+        description="The supersession chain goes on past the ten values each way shown here.",
+    )
     corrections: list[CorrectionView]
     formed_by: RunView | None = Field(
         description="The run that formed it (None once that run's rows were forgotten)."
