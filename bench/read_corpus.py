@@ -95,16 +95,19 @@ def episode(corpus: Corpus, person: int, seq: int) -> tuple[TurnAppended, list[P
     return turn, proposals
 
 
-def batches_of(corpus: Corpus, worker: int) -> Iterator[ClaimsRecord]:
-    """The worker's records in log order: each principal's turns in order, interleaved."""
+def batches_of(corpus: Corpus, worker: int, start: int = 0) -> Iterator[ClaimsRecord]:
+    """The worker's records in log order from offset ``start``: each principal's turns in
+    order, interleaved (those before ``start`` are not formed at all)."""
     policy = FormationPolicy()
     people = range(worker, corpus.principals, corpus.workers)
     offset = 0
     for seq in range(corpus.batches_per_principal):
         for person in people:
-            turn, proposals = episode(corpus, person, seq)
-            source = SourcePosition(topic="bench.episodes", partition=worker, offset=offset)
-            yield ClaimsRecord(form_episode(turn, policy, {0: proposals}, source=source), offset)
+            if offset >= start:
+                turn, proposals = episode(corpus, person, seq)
+                source = SourcePosition(topic="bench.episodes", partition=worker, offset=offset)
+                batch = form_episode(turn, policy, {0: proposals}, source=source)
+                yield ClaimsRecord(batch, offset)
             offset += 1
 
 
@@ -120,9 +123,7 @@ async def _generate(url: str, corpus: Corpus, worker: int, chunk: int) -> int:
         )
         pending: list[ClaimsRecord] = []
         written = 0
-        for record in batches_of(corpus, worker):
-            if done is not None and record.offset < done:
-                continue
+        for record in batches_of(corpus, worker, start=done or 0):
             pending.append(record)
             if len(pending) == chunk:
                 await _project(conn, pending, worker)
