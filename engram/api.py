@@ -17,7 +17,7 @@ from typing import Annotated, Any
 import asyncpg
 from aiokafka.errors import KafkaError
 from fastapi import APIRouter, Depends, FastAPI, HTTPException, Path, Query, Request
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 
 from engram.service.corrections import (
     BeliefNotFound,
@@ -31,7 +31,7 @@ from engram.shared.settings import Settings
 from engram.web import audit, openapi, turns
 from engram.web.auth import Calling, NameQuery, Tenant, Who
 from engram.web.limits import BodyLimit
-from engram.web.readers import Cursor, Limit, PrincipalReader, Reader
+from engram.web.readers import Cursor, Limit, PrincipalReader, Reader, as_json
 from ingest.intake import Intake
 from projections.belief_pages import BeliefFilter, page_beliefs
 from projections.cursor import InvalidCursor
@@ -177,7 +177,7 @@ async def beliefs(
     belief_type: Annotated[str | None, Query(min_length=1, max_length=100)] = None,
     relation: Annotated[str | None, Query(min_length=1, max_length=100)] = None,
     min_confidence: Annotated[float | None, Query(ge=0, le=1)] = None,
-) -> BeliefPage:
+) -> Response:
     """Current beliefs (or all, or one ``status``, or as of a time), a page at a time; with
     ``project``, what applies there; narrowed by type, relation and confidence."""
     tenant, principal = who
@@ -190,8 +190,10 @@ async def beliefs(
         relation=relation,
         min_confidence=min_confidence,
     )
-    return await page_beliefs(
-        db, tenant=tenant, principal=principal, chosen=chosen, limit=limit, cursor=cursor
+    return as_json(
+        await page_beliefs(
+            db, tenant=tenant, principal=principal, chosen=chosen, limit=limit, cursor=cursor
+        )
     )
 
 
@@ -214,14 +216,14 @@ async def project_freshness(
 
 
 @router.get("/v1/beliefs/{belief_id}", response_model=BeliefDetail)
-async def belief(belief_id: uuid.UUID, who: Who, db: PrincipalReader) -> BeliefDetail:
+async def belief(belief_id: uuid.UUID, who: Who, db: PrincipalReader) -> Response:
     """One belief with all its evidence, its history and the corrections of its content;
     404 for a belief that is not this principal's."""
     tenant, principal = who
     found = await get_belief(db, tenant=tenant, principal=principal, belief_id=belief_id)
     if found is None:
         raise HTTPException(404, f"no belief {belief_id} for this principal")
-    return found
+    return as_json(found)
 
 
 @router.post("/v1/beliefs/{belief_id}/corrections", status_code=202, response_model=Appended)
