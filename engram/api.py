@@ -17,7 +17,7 @@ from typing import Annotated, Any
 import asyncpg
 from aiokafka.errors import KafkaError
 from fastapi import APIRouter, Depends, FastAPI, HTTPException, Path, Query, Request
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 
 from engram.service.corrections import (
     BeliefNotFound,
@@ -27,21 +27,23 @@ from engram.service.corrections import (
 )
 from engram.shared.db import UNAVAILABLE, create_pool, report_unavailable
 from engram.shared.generations import GenerationError
-from engram.shared.reading import reading
 from engram.shared.settings import Settings
-from engram.web import openapi, search, turns
+from engram.web import audit, openapi, search, turns
 from engram.web.auth import Calling, NameQuery, Tenant, Who
 from engram.web.limits import BodyLimit
+from engram.web.readers import Cursor, Limit, PrincipalReader, Reader, as_json
 from ingest.intake import Intake
+from projections.belief_pages import BeliefFilter, page_beliefs
+from projections.cursor import InvalidCursor
 from projections.freshness import freshness, wait_formed_through
-from projections.queries import get_belief, list_beliefs, list_refusals
+from projections.queries import get_belief
 from schemas.api import (
     BeliefDetail,
-    BeliefView,
+    BeliefPage,
+    BeliefStatus,
     CorrectionRequest,
     Freshness,
     Problem,
-    RefusalView,
 )
 from schemas.api import LogPosition as Appended
 from schemas.common import IDENTIFIER_PATTERN
@@ -84,38 +86,15 @@ def _corrections(request: Request) -> Corrections:
     return Corrections(request.app.state.pool, request.app.state.settings.kafka)
 
 
-async def _reader(
-    request: Request,
-    generation: Annotated[
-        str | None, Query(min_length=1, max_length=200, pattern=IDENTIFIER_PATTERN)
-    ] = None,
-) -> AsyncIterator[asyncpg.Connection]:
-    """A connection reading one generation — the live one unless ``generation`` names
-    another — for the whole request: never a mix across a promote."""
-    async with reading(request.app.state.pool, generation) as conn:
-        yield conn
-
-
-async def _principal_reader(
-    request: Request,
-    who: Who,
-    generation: Annotated[
-        str | None, Query(min_length=1, max_length=200, pattern=IDENTIFIER_PATTERN)
-    ] = None,
-) -> AsyncIterator[asyncpg.Connection]:
-    """Like the plain reader, for one principal's memory: the generation promoted for them,
-    if any (a re-derivation they opted into), else the live one."""
-    async with reading(request.app.state.pool, generation, principal=who) as conn:
-        yield conn
-
-
 async def _no_generation(request: Request, error: Exception) -> JSONResponse:
     return JSONResponse({"detail": str(error)}, status_code=404)
 
 
+async def _invalid_cursor(request: Request, error: Exception) -> JSONResponse:
+    return JSONResponse({"detail": str(error)}, status_code=422)
+
+
 Pool = Annotated[asyncpg.Pool, Depends(_pool)]
-Reader = Annotated[asyncpg.Connection, Depends(_reader)]
-PrincipalReader = Annotated[asyncpg.Connection, Depends(_principal_reader)]
 Service = Annotated[Corrections, Depends(_corrections)]
 
 
@@ -176,49 +155,47 @@ def create_api(settings: Settings) -> FastAPI:
     for unavailable in UNAVAILABLE:
         api.add_exception_handler(unavailable, _database_unavailable)
     api.add_exception_handler(GenerationError, _no_generation)
+    api.add_exception_handler(InvalidCursor, _invalid_cursor)
     api.include_router(turns.router, responses=turns.ERRORS)
     api.include_router(router, responses=READ_ERRORS)
     api.include_router(search.router, responses=READ_ERRORS)
+    api.include_router(audit.router, responses=READ_ERRORS)
     api.include_router(probes)
     openapi.install(api)
     return api
 
 
-@router.get("/v1/beliefs", response_model=list[BeliefView])
+@router.get("/v1/beliefs", response_model=BeliefPage)
 async def beliefs(
     who: Who,
     db: PrincipalReader,
+    limit: Limit = 50,
+    cursor: Cursor = None,
     all: bool = False,
     as_of: datetime | None = None,
     project: NameQuery = None,
-    min_confidence: Annotated[
-        float | None,
-        Query(
-            ge=0.0,
-            le=1.0,
-            description="Only beliefs whose effective confidence (decayed to now, or to as_of) "
-            "is at least this.",
-        ),
-    ] = None,
-) -> list[BeliefView]:
-    """Current beliefs (or all, or as of a time); with ``project``, what applies there; with
-    ``min_confidence``, only those still that confident after read-time decay."""
+    status: BeliefStatus | None = None,
+    belief_type: Annotated[str | None, Query(min_length=1, max_length=100)] = None,
+    relation: Annotated[str | None, Query(min_length=1, max_length=100)] = None,
+    min_confidence: Annotated[float | None, Query(ge=0, le=1)] = None,
+) -> Response:
+    """Current beliefs (or all, or one ``status``, or as of a time), a page at a time; with
+    ``project``, what applies there; narrowed by type, relation and confidence."""
     tenant, principal = who
-    return await list_beliefs(
-        db,
-        tenant=tenant,
-        principal=principal,
+    chosen = BeliefFilter(
         include_all=all,
         as_of=as_of,
         project=project,
+        status=status,
+        belief_type=belief_type,
+        relation=relation,
         min_confidence=min_confidence,
     )
-
-
-@router.get("/v1/refusals", response_model=list[RefusalView])
-async def refusals(who: Who, db: PrincipalReader) -> list[RefusalView]:
-    tenant, principal = who
-    return await list_refusals(db, tenant=tenant, principal=principal)
+    return as_json(
+        await page_beliefs(
+            db, tenant=tenant, principal=principal, chosen=chosen, limit=limit, cursor=cursor
+        )
+    )
 
 
 @router.get("/v1/freshness", response_model=Freshness, responses={408: {"model": Problem}})
@@ -240,14 +217,14 @@ async def project_freshness(
 
 
 @router.get("/v1/beliefs/{belief_id}", response_model=BeliefDetail)
-async def belief(belief_id: uuid.UUID, who: Who, db: PrincipalReader) -> BeliefDetail:
+async def belief(belief_id: uuid.UUID, who: Who, db: PrincipalReader) -> Response:
     """One belief with all its evidence, its history and the corrections of its content;
     404 for a belief that is not this principal's."""
     tenant, principal = who
     found = await get_belief(db, tenant=tenant, principal=principal, belief_id=belief_id)
     if found is None:
         raise HTTPException(404, f"no belief {belief_id} for this principal")
-    return found
+    return as_json(found)
 
 
 @router.post("/v1/beliefs/{belief_id}/corrections", status_code=202, response_model=Appended)

@@ -22,7 +22,7 @@ from __future__ import annotations
 import asyncio
 import time
 import uuid
-from collections.abc import Callable, Iterable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from datetime import datetime
 from types import TracebackType
 from typing import Any, TypeVar
@@ -32,14 +32,22 @@ from pydantic import BaseModel, TypeAdapter
 
 from schemas.api import (
     BeliefDetail,
+    BeliefPage,
     BeliefView,
     CorrectionRequest,
     Freshness,
     LogPosition,
+    RefusalPage,
+    RefusalSummary,
     RefusalView,
     RememberRequest,
+    RunDetail,
+    RunPage,
+    RunView,
     SearchResults,
+    SessionDiagnosis,
     TurnsAccepted,
+    UserModel,
 )
 from schemas.common import Role
 from schemas.corrections import CorrectionKind
@@ -48,8 +56,8 @@ from schemas.episodes import MemoryRemembered, Message, TurnAppended
 RETRIED = frozenset({429, 503})
 M = TypeVar("M")
 Episode = TurnAppended | MemoryRemembered
-_BELIEFS = TypeAdapter(list[BeliefView])
-_REFUSALS = TypeAdapter(list[RefusalView])
+P = TypeVar("P", BeliefPage, RefusalPage, RunPage)
+PAGE_SIZE = 200
 
 
 class EngramError(Exception):
@@ -156,6 +164,21 @@ def _decode(model: type[M] | TypeAdapter[M], response: httpx.Response) -> M:
     return model.model_validate_json(response.content)
 
 
+async def every_item(
+    read_page: Callable[..., Awaitable[BeliefPage | RefusalPage | RunPage]], **filters: Any
+) -> AsyncIterator[Any]:
+    """Every item of a paged list, reading page after page until ``next_cursor`` is None:
+    ``async for belief in every_item(engram.beliefs_page, status="active")``."""
+    cursor: str | None = None
+    while True:
+        page = await read_page(**filters, cursor=cursor)
+        for item in page.items:
+            yield item
+        if page.next_cursor is None:
+            return
+        cursor = page.next_cursor
+
+
 class AsyncEngram:
     """The asynchronous client; use as ``async with``. ``principal`` and ``tenant`` default the
     calls that read or change one principal (a principal's token needs neither)."""
@@ -252,19 +275,43 @@ class AsyncEngram:
         params = _query(tenant=self._r.tenant, project=project)
         return _decode(Freshness, await self._send("GET", "/v1/freshness", params=params))
 
-    async def beliefs(
+    async def _page(self, model: type[P], path: str, params: dict[str, str]) -> P:
+        return _decode(model, await self._send("GET", path, params=params))
+
+    async def beliefs_page(
         self,
         *,
         principal: str | None = None,
+        cursor: str | None = None,
+        limit: int = PAGE_SIZE,
         all: bool = False,
         as_of: datetime | None = None,
         project: str | None = None,
+        status: str | None = None,
+        belief_type: str | None = None,
+        relation: str | None = None,
         min_confidence: float | None = None,
-    ) -> list[BeliefView]:
-        """``min_confidence`` filters on the confidence decayed to the time of reading."""
-        query = _query(all=all, as_of=as_of, project=project, min_confidence=min_confidence)
-        params = {**self._r.who(principal), **query}
-        return _decode(_BELIEFS, await self._send("GET", "/v1/beliefs", params=params))
+    ) -> BeliefPage:
+        """One page of beliefs; pass its ``next_cursor`` as ``cursor`` for the next."""
+        params = {
+            **self._r.who(principal),
+            **_query(
+                cursor=cursor,
+                limit=limit,
+                all=all,
+                as_of=as_of,
+                project=project,
+                status=status,
+                belief_type=belief_type,
+                relation=relation,
+                min_confidence=min_confidence,
+            ),
+        }
+        return await self._page(BeliefPage, "/v1/beliefs", params)
+
+    async def beliefs(self, **filters: Any) -> list[BeliefView]:
+        """Every belief the filters of :meth:`beliefs_page` select, all pages read."""
+        return [b async for b in every_item(self.beliefs_page, **filters)]
 
     async def belief(self, belief_id: uuid.UUID, *, principal: str | None = None) -> BeliefDetail:
         response = await self._send(
@@ -289,9 +336,87 @@ class AsyncEngram:
         }
         return _decode(SearchResults, await self._send("GET", "/v1/search", params=params))
 
-    async def refusals(self, *, principal: str | None = None) -> list[RefusalView]:
-        response = await self._send("GET", "/v1/refusals", params=self._r.who(principal))
-        return _decode(_REFUSALS, response)
+    async def refusals_page(
+        self,
+        *,
+        principal: str | None = None,
+        cursor: str | None = None,
+        limit: int = PAGE_SIZE,
+        reason: str | None = None,
+        project: str | None = None,
+        relation: str | None = None,
+        since: datetime | None = None,
+    ) -> RefusalPage:
+        params = {
+            **self._r.who(principal),
+            **_query(
+                cursor=cursor,
+                limit=limit,
+                reason=reason,
+                project=project,
+                relation=relation,
+                since=since,
+            ),
+        }
+        return await self._page(RefusalPage, "/v1/refusals", params)
+
+    async def refusals(self, **filters: Any) -> list[RefusalView]:
+        """Every refusal the filters of :meth:`refusals_page` select, all pages read."""
+        return [r async for r in every_item(self.refusals_page, **filters)]
+
+    async def refusal_summary(
+        self,
+        *,
+        principal: str | None = None,
+        reason: str | None = None,
+        project: str | None = None,
+        since: datetime | None = None,
+    ) -> RefusalSummary:
+        params = {**self._r.who(principal), **_query(reason=reason, project=project, since=since)}
+        response = await self._send("GET", "/v1/refusals/summary", params=params)
+        return _decode(RefusalSummary, response)
+
+    async def runs_page(
+        self,
+        *,
+        principal: str | None = None,
+        cursor: str | None = None,
+        limit: int = PAGE_SIZE,
+        project: str | None = None,
+        session: str | None = None,
+        trigger: str | None = None,
+        since: datetime | None = None,
+    ) -> RunPage:
+        params = {
+            **self._r.who(principal),
+            **_query(
+                cursor=cursor,
+                limit=limit,
+                project=project,
+                session=session,
+                trigger=trigger,
+                since=since,
+            ),
+        }
+        return await self._page(RunPage, "/v1/runs", params)
+
+    async def runs(self, **filters: Any) -> list[RunView]:
+        """Every formation run the filters of :meth:`runs_page` select, all pages read."""
+        return [r async for r in every_item(self.runs_page, **filters)]
+
+    async def run(self, run_id: uuid.UUID, *, principal: str | None = None) -> RunDetail:
+        response = await self._send("GET", f"/v1/runs/{run_id}", params=self._r.who(principal))
+        return _decode(RunDetail, response)
+
+    async def diagnosis(self, session: str, *, principal: str | None = None) -> SessionDiagnosis:
+        response = await self._send(
+            "GET", f"/v1/sessions/{session}/diagnosis", params=self._r.who(principal)
+        )
+        return _decode(SessionDiagnosis, response)
+
+    async def user_model(self, *, principal: str | None = None) -> UserModel:
+        response = await self._send("GET", "/v1/user-model", params=self._r.who(principal))
+        return _decode(UserModel, response)
 
     async def correct(
         self,
@@ -365,6 +490,10 @@ class Engram:
         result: list[BeliefView] = self._run(self._async.beliefs, **options)
         return result
 
+    def beliefs_page(self, **options: Any) -> BeliefPage:
+        result: BeliefPage = self._run(self._async.beliefs_page, **options)
+        return result
+
     def belief(self, belief_id: uuid.UUID, **options: Any) -> BeliefDetail:
         result: BeliefDetail = self._run(self._async.belief, belief_id, **options)
         return result
@@ -375,6 +504,34 @@ class Engram:
 
     def refusals(self, **options: Any) -> list[RefusalView]:
         result: list[RefusalView] = self._run(self._async.refusals, **options)
+        return result
+
+    def refusals_page(self, **options: Any) -> RefusalPage:
+        result: RefusalPage = self._run(self._async.refusals_page, **options)
+        return result
+
+    def refusal_summary(self, **options: Any) -> RefusalSummary:
+        result: RefusalSummary = self._run(self._async.refusal_summary, **options)
+        return result
+
+    def runs(self, **options: Any) -> list[RunView]:
+        result: list[RunView] = self._run(self._async.runs, **options)
+        return result
+
+    def runs_page(self, **options: Any) -> RunPage:
+        result: RunPage = self._run(self._async.runs_page, **options)
+        return result
+
+    def run(self, run_id: uuid.UUID, **options: Any) -> RunDetail:
+        result: RunDetail = self._run(self._async.run, run_id, **options)
+        return result
+
+    def diagnosis(self, session: str, **options: Any) -> SessionDiagnosis:
+        result: SessionDiagnosis = self._run(self._async.diagnosis, session, **options)
+        return result
+
+    def user_model(self, **options: Any) -> UserModel:
+        result: UserModel = self._run(self._async.user_model, **options)
         return result
 
     def correct(
@@ -388,4 +545,4 @@ class Engram:
         return result
 
 
-__all__ = ["AsyncEngram", "Engram", "EngramError", "NotFormedYet"]
+__all__ = ["AsyncEngram", "Engram", "EngramError", "NotFormedYet", "every_item"]

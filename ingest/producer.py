@@ -6,7 +6,7 @@ never appends a turn twice; the event id stays the episode's identity downstream
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from types import TracebackType
 
@@ -79,8 +79,11 @@ class EpisodeProducer:
         metadata = await self._producer.send_and_wait(self._topic, value, key=key)
         return Appended("", key.decode(errors="replace"), metadata.partition, metadata.offset)
 
-    async def publish_many(self, episodes: Iterable[Episode]) -> list[Appended]:
-        """Publish in order; batches on the wire while keeping each key's order."""
+    async def publish_many(
+        self, episodes: Iterable[Episode], on_appended: Callable[[], None] | None = None
+    ) -> list[Appended]:
+        """Publish in order; batches on the wire while keeping each key's order.
+        ``on_appended`` is called once per episode the broker has acknowledged (progress)."""
         futures = []
         for episode in episodes:
             payload = encode_episode(episode)
@@ -89,6 +92,8 @@ class EpisodeProducer:
         results = []
         for episode, future in futures:
             metadata = await future
+            if on_appended is not None:
+                on_appended()
             results.append(
                 Appended(
                     str(episode.event_id), episode.project, metadata.partition, metadata.offset

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import asyncpg
 
-from formation.beliefs import TombstoneRow
+from formation.beliefs import TombstoneRow, principal_hash
 
 _PROJECTED_BY_PRINCIPAL = (
     "evidence",
@@ -115,6 +115,13 @@ async def forget_principal(conn: asyncpg.Connection, tenant: str, principal: str
         await conn.execute(
             f"DELETE FROM {table} WHERE tenant = $1 AND principal = $2", tenant, principal
         )
+    # The backlog keeps its entries (the watermarks are computed from them), not whose they were.
+    await conn.execute(
+        "UPDATE formation_backlog SET principal_hash = NULL, session = NULL "
+        "WHERE tenant = $1 AND principal_hash = $2",
+        tenant,
+        principal_hash(tenant, principal),
+    )
     # Shared by every generation: the model's answers about the principal's messages, the audit
     # of its calls, the session messages kept as its context, and the principal's API tokens
     # (a forgotten person's token names them and must stop working).

@@ -12,6 +12,7 @@ import orjson
 
 from formation.decay import Decay
 from projections.decay_in_force import decay_in_force
+from projections.runs import get_run
 from schemas.api import BeliefDetail, BeliefView, CorrectionView, EvidenceView, RefusalView
 from schemas.corrections import ContentKey
 
@@ -70,6 +71,8 @@ def _subject(row: asyncpg.Record) -> str:
 
 
 def belief_view(row: asyncpg.Record, decay: Decay, now: datetime) -> BeliefView:
+    """A belief row (``b.*`` with subject and object names and its evidence as JSON) as the
+    API shows it."""
     evidence: list[dict[str, Any]] = orjson.loads(row["evidence_json"])
     subject = _subject(row)
     confidence = round(float(row["confidence"]), 4)
@@ -129,13 +132,11 @@ async def list_beliefs(
     include_all: bool = False,
     as_of: datetime | None = None,
     project: str | None = None,
-    min_confidence: float | None = None,
-    now: datetime | None = None,
 ) -> list[BeliefView]:
     """Current beliefs; or every belief with its status (``include_all``); or what was
     believed at ``as_of`` (valid and known at that time); with ``project``, only what applies
-    in that project; with ``min_confidence``, only those whose confidence, decayed to ``now``
-    (or ``as_of``; default: the clock), is at least that."""
+    in that project. Every belief at once: the API and the CLI page through
+    :func:`projections.belief_pages.page_beliefs` instead."""
     args: list[object] = [tenant, principal]
     if as_of is not None:
         args.append(as_of)
@@ -146,11 +147,36 @@ async def list_beliefs(
         args.append(f"project:{project}")
         condition = f"({condition}) AND " + IN_PROJECT.format(scope=f"${len(args)}")
     rows = await conn.fetch(_SELECT.format(condition=condition), *args)
-    decay, moment = await decay_in_force(conn), now or as_of or datetime.now(UTC)
-    views = [belief_view(row, decay, moment) for row in rows]
-    if min_confidence is None:
-        return views
-    return [v for v in views if v.effective_confidence >= min_confidence]
+    decay, moment = await decay_in_force(conn), as_of or datetime.now(UTC)
+    return [belief_view(row, decay, moment) for row in rows]
+
+
+_LINKED = """
+WITH RECURSIVE chain(belief_id, step, way) AS (
+    SELECT $3::uuid, 0, 0
+    UNION
+    SELECT link.belief_id, c.step + 1, link.way FROM chain c
+    JOIN belief l ON l.belief_id = c.belief_id AND l.tenant = $1 AND l.principal = $2
+    CROSS JOIN LATERAL (VALUES (l.supersedes, -1), (l.superseded_by, 1)) AS link(belief_id, way)
+    WHERE link.belief_id IS NOT NULL AND c.step < $5 AND c.way IN (0, link.way)
+), linked AS (
+    SELECT belief_id FROM chain
+    UNION
+    SELECT belief_id FROM belief WHERE tenant = $1 AND principal = $2 AND content_hash = $4
+)
+SELECT coalesce(array_agg(belief_id) FILTER (WHERE belief_id <> $3), '{}') AS ids,
+       EXISTS (SELECT 1 FROM chain WHERE step = $5) AS cut
+FROM linked
+"""
+"""The beliefs linked to ``$3``: its supersession chain up to ``$5`` steps each way (what it
+replaced, what replaced that, …, and what replaced it, …) and every belief of the same content —
+found by key, each step an index lookup, before any of them is read whole; ``cut`` when the
+chain went on past the steps taken."""
+
+HISTORY_STEPS = 10
+"""How far the detail follows a supersession chain each way: a value that changed a hundred
+times shows its ten neighbours each side (``history_truncated``); the rest is a list away
+(``/v1/beliefs?relation=…&all=true``)."""
 
 
 async def get_belief(
@@ -164,16 +190,12 @@ async def get_belief(
         return None
     decay, now = await decay_in_force(conn), datetime.now(UTC)
     belief = belief_view(rows[0], decay, now)
+    found = await conn.fetchrow(
+        _LINKED, tenant, principal, belief_id, belief.content_hash, HISTORY_STEPS
+    )
+    assert found is not None
     linked = await conn.fetch(
-        _SELECT.format(
-            condition="b.belief_id <> $3 AND (b.content_hash = $4 OR b.belief_id = ANY($5::uuid[]) "
-            "OR b.supersedes = $3 OR b.superseded_by = $3)"
-        ),
-        tenant,
-        principal,
-        belief_id,
-        belief.content_hash,
-        [i for i in (rows[0]["supersedes"], rows[0]["superseded_by"]) if i is not None],
+        _SELECT.format(condition="b.belief_id = ANY($3::uuid[])"), tenant, principal, found["ids"]
     )
     corrections = await conn.fetch(
         "SELECT kind, scope, statement, replacement, belief_id, correcting_event, occurred_at "
@@ -186,7 +208,11 @@ async def get_belief(
     return BeliefDetail(
         belief=belief,
         history=[belief_view(row, decay, now) for row in linked],
+        history_truncated=found["cut"],
         corrections=[CorrectionView.model_validate(dict(row)) for row in corrections],
+        formed_by=await get_run(
+            conn, tenant=tenant, principal=principal, run_id=rows[0]["formation_run"]
+        ),
     )
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import uuid
 from datetime import datetime
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import AwareDatetime, BaseModel, Discriminator, Field, Tag
 
@@ -101,6 +101,9 @@ class EvidenceView(BaseModel):
     occurred_at: datetime
 
 
+BeliefStatus = Literal["provisional", "active", "superseded", "expired", "retired", "retracted"]
+
+
 class BeliefView(BaseModel):
     belief_id: uuid.UUID
     statement: str
@@ -149,13 +152,187 @@ class CorrectionView(BaseModel):
     occurred_at: datetime
 
 
+class RunCounts(BaseModel):
+    """What one consolidation did: every proposal is admitted, refused or overflow."""
+
+    proposed: int
+    admitted: int
+    committed: int
+    reinforced: int
+    superseded: int
+    conflicted: int
+    refused: int
+    overflow: int
+    retracted: int
+
+
+class RunView(BaseModel):
+    """One formation run (a consolidation of one episode): its policy, source and counts."""
+
+    run_id: uuid.UUID
+    project: str
+    session: str
+    episode_id: uuid.UUID
+    trigger: str
+    scope: str
+    policy_version: str
+    source_topic: str
+    source_partition: int
+    source_offset: int
+    occurred_at: datetime
+    counts: RunCounts
+    refusal_reasons: dict[str, int]
+
+
 class BeliefDetail(BaseModel):
-    """One belief with all its evidence, the values it replaced or that replaced it, and the
-    corrections of its content."""
+    """One belief with all its evidence, its history — every value in its supersession chain
+    and every belief of the same content — the corrections of its content, and the run that
+    formed it."""
 
     belief: BeliefView
     history: list[BeliefView]
+    history_truncated: bool = Field(
+        default=False,
+        description="The supersession chain goes on past the ten values each way shown here.",
+    )
     corrections: list[CorrectionView]
+    formed_by: RunView | None = Field(
+        description="The run that formed it (None once that run's rows were forgotten)."
+    )
+
+
+class BeliefPage(BaseModel):
+    """One page of beliefs; pass ``next_cursor`` back as ``cursor`` for the next (None: done)."""
+
+    items: list[BeliefView]
+    next_cursor: str | None
+
+
+class EpisodeProgress(BaseModel):
+    """What became of an episode in the formation backlog: metadata only, never its words."""
+
+    state: str = Field(description="pending, requeued, formed or parked.")
+    attempts: int
+    failure_kind: str | None
+    appended_at: datetime
+    formed_at: datetime | None
+    parked_at: datetime | None
+
+
+class BeliefBrief(BaseModel):
+    belief_id: uuid.UUID
+    statement: str
+    relation: str
+    status: str
+    confidence: float
+
+
+class RunDetail(BaseModel):
+    """A run with what it formed and reinforced, what it refused (with their words: they are
+    the caller's own), its episode's progress and the project's watermark now."""
+
+    run: RunView
+    progress: EpisodeProgress | None
+    formed: list[BeliefBrief]
+    reinforced: list[BeliefBrief]
+    refusals: list[RefusalView]
+    freshness: Freshness
+
+
+class RunPage(BaseModel):
+    items: list[RunView]
+    next_cursor: str | None
+
+
+class RefusalPage(BaseModel):
+    items: list[RefusalView]
+    next_cursor: str | None
+
+
+class CountOf(BaseModel):
+    key: str
+    count: int
+
+
+class RefusalSummary(BaseModel):
+    """How many refusals, by reason and, for ``unmapped_relation``, by the relation proposed
+    (what the vocabulary is missing), most frequent first."""
+
+    total: int
+    by_reason: list[CountOf]
+    by_unmapped_relation: list[CountOf]
+
+
+class RefusalBrief(BaseModel):
+    """A refusal without its words: why, and which message of which episode."""
+
+    refusal_id: uuid.UUID
+    episode_id: uuid.UUID
+    message_ordinal: int
+    role: str
+    relation: str
+    reason: str
+
+
+class EpisodeDiagnosis(BaseModel):
+    """One episode of a session: where it is in the log, what became of it, what its run did."""
+
+    episode_id: uuid.UUID
+    project: str
+    occurred_at: datetime
+    partition: int | None
+    offset: int | None
+    progress: EpisodeProgress | None
+    run_id: uuid.UUID | None
+    policy_version: str | None
+    counts: RunCounts | None
+
+
+class FormedInSession(BaseModel):
+    """A belief this session formed or reinforced, with the evidence it found in this session."""
+
+    belief_id: uuid.UUID
+    statement: str
+    relation: str
+    status: str
+    confidence: float
+    evidence: list[EvidenceView]
+
+
+class SessionDiagnosis(BaseModel):
+    """Why a session formed what it formed: its episodes (attempts, parking), the beliefs with
+    their evidence quotes, and what was refused and why — never the messages themselves."""
+
+    session: str
+    episodes: list[EpisodeDiagnosis]
+    formed: list[FormedInSession]
+    refused: list[RefusalBrief]
+    refused_by_reason: list[CountOf]
+    parked: int
+
+
+class UserModelEntry(BaseModel):
+    belief_id: uuid.UUID
+    relation: str
+    facet: str | None
+    belief_type: str
+    value: str
+    statement: str
+    confidence: float
+    corroboration: int
+    origin_scopes: list[str]
+    valid_from: datetime
+    flagged_for_review: bool
+
+
+class UserModel(BaseModel):
+    """What holds about the person everywhere: active, user-scope attributes and preferences
+    stated by them (seed 000's user model), most corroborated first."""
+
+    tenant: str
+    principal: str
+    entries: list[UserModelEntry]
+    truncated: bool = Field(description="More entries exist than the limit returned.")
 
 
 class RefusalView(BaseModel):

@@ -35,6 +35,7 @@ from aiokafka.errors import KafkaError
 
 from engram.shared import backlog, metrics
 from engram.shared.db import retry_while_unavailable
+from formation.beliefs import principal_hash
 from schemas.claims import ClaimsBatchFormed, SourcePosition
 from schemas.common import principal_key
 from schemas.log import LogEvent
@@ -175,6 +176,8 @@ class FormationPipeline:
             episode.event_id,
             episode.occurred_at,
             appended,
+            principal_hash(episode.tenant, episode.principal),
+            episode.session,
         )
         return Work(record, episode, entry, acknowledged, self.pending.record(entry))
 

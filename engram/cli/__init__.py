@@ -12,12 +12,13 @@ import uvicorn
 
 from engram.cli.activation import activation_or_exit
 from engram.cli.agents import mcp
+from engram.cli.audit import runs_app, sessions_app, user_model
 from engram.cli.beliefs import beliefs_app, refusals_app
 from engram.cli.evaluation.command import eval_app
 from engram.cli.extract import extract_lines
 from engram.cli.generations import generations_app
 from engram.cli.operations import digest, dlq_app, formation_app, freshness
-from engram.cli.output import console, err
+from engram.cli.output import appending, console, err
 from engram.cli.policy import policy_app
 from engram.cli.principals import principals_app
 from engram.cli.rederive import rederive
@@ -47,6 +48,9 @@ schemas_app = typer.Typer(no_args_is_help=True, help="The event and HTTP contrac
 beliefs_app.command("search")(beliefs_search)
 app.add_typer(beliefs_app, name="beliefs")
 app.add_typer(refusals_app, name="refusals")
+app.add_typer(runs_app, name="runs")
+app.add_typer(sessions_app, name="sessions")
+app.command("user-model")(user_model)
 app.add_typer(schemas_app, name="schemas")
 app.add_typer(principals_app, name="principals")
 app.add_typer(tokens_app, name="tokens")
@@ -106,7 +110,8 @@ def ingest(
     async def _run() -> None:
         await ensure_topics(settings.kafka)
         async with EpisodeProducer(settings.kafka) as producer:
-            appended = await producer.publish_many(episodes)
+            with appending(len(episodes)) as advance:
+                appended = await producer.publish_many(episodes, on_appended=advance)
         console.print(f"appended {len(appended)} episode(s) to {settings.kafka.episodes_topic}")
         if wait:
             positions = [

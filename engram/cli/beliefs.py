@@ -12,7 +12,17 @@ from typing import Annotated, Any
 
 import typer
 
-from engram.cli.output import BELIEF_COLUMNS, console, err, field, print_rows, query, quotes
+from engram.cli.output import (
+    BELIEF_COLUMNS,
+    console,
+    err,
+    field,
+    print_page,
+    print_rows,
+    query,
+    query_one,
+    quotes,
+)
 from engram.service.corrections import (
     BeliefNotFound,
     Corrections,
@@ -22,7 +32,10 @@ from engram.service.corrections import (
 from engram.shared.db import create_pool
 from engram.shared.settings import load_settings
 from engram.shared.waiting import FormationTimeout
-from projections.queries import get_belief, list_beliefs, list_refusals
+from projections.belief_pages import BeliefFilter, page_beliefs
+from projections.queries import get_belief
+from projections.refusals import RefusalFilter, page_refusals, refusal_summary
+from schemas.claims import RefusalReason
 from schemas.corrections import CorrectionKind
 
 beliefs_app = typer.Typer(no_args_is_help=True, help="Read, correct and delete what has formed.")
@@ -38,6 +51,12 @@ GenerationOption = Annotated[
 ]
 
 
+PageLimit = Annotated[int, typer.Option(min=1, max=500, help="Items per page.")]
+PageCursor = Annotated[
+    str | None, typer.Option(help="The cursor a previous page printed, for the next page.")
+]
+
+
 @beliefs_app.command("list")
 def beliefs_list(
     principal: Principal,
@@ -45,6 +64,9 @@ def beliefs_list(
     all_: Annotated[bool, typer.Option("--all", help="Include superseded and retired.")] = False,
     as_of: Annotated[datetime | None, typer.Option(help="What was believed at this time.")] = None,
     project: Annotated[str | None, typer.Option(help="Only what applies in this project.")] = None,
+    status: Annotated[str | None, typer.Option(help="Only this status.")] = None,
+    belief_type: Annotated[str | None, typer.Option("--type", help="Only this type.")] = None,
+    relation: Annotated[str | None, typer.Option(help="Only this relation.")] = None,
     min_confidence: Annotated[
         float | None,
         typer.Option(
@@ -54,24 +76,30 @@ def beliefs_list(
             help="Only beliefs whose confidence, decayed to now (or --as-of), is at least this.",
         ),
     ] = None,
+    limit: PageLimit = 100,
+    cursor: PageCursor = None,
     json: Json = False,
     generation: GenerationOption = None,
 ) -> None:
-    """List beliefs with their evidence (current by default)."""
-    rows = query(
-        lambda conn: list_beliefs(
-            conn,
-            tenant=tenant,
-            principal=principal,
-            include_all=all_,
-            as_of=as_of,
-            project=project,
-            min_confidence=min_confidence,
+    """List beliefs with their evidence (current by default), a page at a time."""
+    chosen = BeliefFilter(
+        include_all=all_,
+        as_of=as_of,
+        project=project,
+        status=status,
+        belief_type=belief_type,
+        relation=relation,
+        min_confidence=min_confidence,
+    )
+    page = query_one(
+        lambda conn: page_beliefs(
+            conn, tenant=tenant, principal=principal, chosen=chosen, limit=limit, cursor=cursor
         ),
         generation,
         principal=(tenant, principal),
     )
-    print_rows(rows, json=json, title=f"beliefs of {tenant}/{principal}", columns=BELIEF_COLUMNS)
+    assert page is not None
+    print_page(page, json=json, title=f"beliefs of {tenant}/{principal}", columns=BELIEF_COLUMNS)
 
 
 @beliefs_app.command("show")
@@ -101,6 +129,13 @@ def beliefs_show(
         f"[bold]{belief['statement']}[/bold]  ({belief['status']}, {belief['confidence']})"
     )
     console.print(quotes(belief))
+    run = detail["formed_by"]
+    if run is not None:
+        console.print(
+            f"formed by run {run['run_id']} ({run['trigger']}, policy {run['policy_version']}) "
+            f"at {run['occurred_at']} from {run['project']}/{run['session']}, "
+            f"log {run['source_topic']}:{run['source_partition']}:{run['source_offset']}"
+        )
     print_rows(detail["history"], json=False, title="history", columns=BELIEF_COLUMNS)
     print_rows(
         detail["corrections"],
@@ -192,22 +227,56 @@ def _write(
         raise typer.Exit(1) from None
 
 
+REFUSAL_COLUMNS = {c: field(c) for c in ("reason", "relation", "statement", "quote")}
+
+
 @refusals_app.command("list")
 def refusals_list(
     principal: Principal,
     tenant: Tenant = "default",
+    reason: Annotated[RefusalReason | None, typer.Option(help="Only this reason.")] = None,
+    project: Annotated[str | None, typer.Option(help="Only this project.")] = None,
+    relation: Annotated[str | None, typer.Option(help="Only this relation.")] = None,
+    since: Annotated[datetime | None, typer.Option(help="Only from this time on.")] = None,
+    limit: PageLimit = 100,
+    cursor: PageCursor = None,
     json: Json = False,
     generation: GenerationOption = None,
 ) -> None:
     """List refused proposals with their reason, relation, statement and quote."""
-    rows = query(
-        lambda conn: list_refusals(conn, tenant=tenant, principal=principal),
+    chosen = RefusalFilter(reason=reason, project=project, relation=relation, since=since)
+    page = query_one(
+        lambda conn: page_refusals(
+            conn, tenant=tenant, principal=principal, chosen=chosen, limit=limit, cursor=cursor
+        ),
         generation,
         principal=(tenant, principal),
     )
-    print_rows(
-        rows,
-        json=json,
-        title=f"refusals of {tenant}/{principal}",
-        columns={column: field(column) for column in ("reason", "relation", "statement", "quote")},
+    assert page is not None
+    print_page(page, json=json, title=f"refusals of {tenant}/{principal}", columns=REFUSAL_COLUMNS)
+
+
+@refusals_app.command("summary")
+def refusals_summary(
+    principal: Principal,
+    tenant: Tenant = "default",
+    reason: Annotated[RefusalReason | None, typer.Option(help="Only this reason.")] = None,
+    project: Annotated[str | None, typer.Option(help="Only this project.")] = None,
+    since: Annotated[datetime | None, typer.Option(help="Only from this time on.")] = None,
+    json: Json = False,
+    generation: GenerationOption = None,
+) -> None:
+    """Refusals counted by reason, and unmapped ones by the relation proposed."""
+    chosen = RefusalFilter(reason=reason, project=project, since=since)
+    summary = query_one(
+        lambda conn: refusal_summary(conn, tenant=tenant, principal=principal, chosen=chosen),
+        generation,
+        principal=(tenant, principal),
     )
+    assert summary is not None
+    if json:
+        print_rows([summary], json=True, title="")
+        return
+    console.print(f"{summary['total']} refusal(s) of {tenant}/{principal}")
+    print_rows(summary["by_reason"], json=False, title="by reason")
+    print_rows(summary["by_unmapped_relation"], json=False, title="unmapped relations")

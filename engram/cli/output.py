@@ -4,19 +4,22 @@ from __future__ import annotations
 
 import asyncio
 import sys
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 import asyncpg
 import orjson
 from pydantic import BaseModel
 from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
 from engram.shared.db import connect
 from engram.shared.generations import GenerationError
 from engram.shared.reading import reading
 from engram.shared.settings import load_settings
+from projections.cursor import InvalidCursor
 
 console = Console()
 err = Console(stderr=True)
@@ -43,7 +46,7 @@ def query(
 
     try:
         return asyncio.run(_run())
-    except GenerationError as error:
+    except (GenerationError, InvalidCursor) as error:
         err.print(f"[red]{error}[/red]")
         raise SystemExit(2) from None
 
@@ -86,3 +89,42 @@ BELIEF_COLUMNS: Columns = {
     "now": field("effective_confidence"),
     "evidence": quotes,
 }
+
+
+@contextmanager
+def appending(total: int) -> Iterator[Callable[[], None]]:
+    """A progress bar on stderr for a long append: yields the call that counts one episode."""
+    with Progress(
+        TextColumn("appending"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeRemainingColumn(),
+        console=err,
+        transient=True,
+    ) as progress:
+        task = progress.add_task("append", total=total)
+        yield lambda: progress.advance(task)
+
+
+def query_one(
+    read: Callable[[asyncpg.Connection], Awaitable[BaseModel | None]],
+    generation: str | None = None,
+    *,
+    principal: tuple[str, str] | None = None,
+) -> dict[str, Any] | None:
+    """Like :func:`query`, for a read that answers one object (a page, a detail) or None."""
+
+    async def one(conn: asyncpg.Connection) -> list[BaseModel]:
+        found = await read(conn)
+        return [] if found is None else [found]
+
+    rows = query(one, generation, principal=principal)
+    return rows[0] if rows else None
+
+
+def print_page(page: dict[str, Any], *, json: bool, title: str, columns: Columns) -> None:
+    """A page's items (a table, or JSON lines with ``json``); the cursor of the next page, if
+    any, on stderr, so ``--json`` output stays one item per line."""
+    print_rows(page["items"], json=json, title=title, columns=columns)
+    if page["next_cursor"] is not None:
+        sys.stderr.write(f"more: --cursor {page['next_cursor']}\n")  # unwrapped, to copy

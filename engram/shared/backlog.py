@@ -72,6 +72,11 @@ class BacklogEntry:
     episode_id: uuid.UUID
     occurred_at: datetime
     appended_at: datetime
+    principal_hash: str | None = None
+    """Whose episode, as the SHA-256 of tenant/principal (for a session's diagnosis; never the
+    name, which a forgotten principal's later episodes must not leave here); None on entries
+    recorded before migration 0011 and on a forgotten principal's."""
+    session: str | None = None
 
 
 _ENTRY_FIELDS = tuple(field.name for field in fields(BacklogEntry))  # the INSERT's column order
@@ -81,9 +86,9 @@ Position = tuple[str, int, int]
 
 _RECORD_PENDING_MANY = """
 INSERT INTO formation_backlog AS b (topic, partition, "offset", tenant, project, episode_id,
-                                    occurred_at, appended_at)
+                                    occurred_at, appended_at, principal_hash, session)
 SELECT * FROM unnest($1::text[], $2::integer[], $3::bigint[], $4::text[], $5::text[],
-                     $6::uuid[], $7::timestamptz[], $8::timestamptz[])
+                     $6::uuid[], $7::timestamptz[], $8::timestamptz[], $9::text[], $10::text[])
 ON CONFLICT (topic, partition, "offset") DO UPDATE SET topic = EXCLUDED.topic
 RETURNING b.topic, b.partition, b."offset", b.attempts
 """
@@ -111,8 +116,9 @@ async def record_skipped(db: asyncpg.Pool | asyncpg.Connection, entry: BacklogEn
     await db.execute(
         """
         INSERT INTO formation_backlog (topic, partition, "offset", tenant, project, episode_id,
-                                       occurred_at, appended_at, state, formed_at)
-        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, 'formed', now())
+                                       occurred_at, appended_at, principal_hash, session, state,
+                                       formed_at)
+        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, 'formed', now())
         ON CONFLICT (topic, partition, "offset") DO UPDATE SET state = 'formed', formed_at = now()
         WHERE formation_backlog.state <> 'formed'
         """,
@@ -124,6 +130,8 @@ async def record_skipped(db: asyncpg.Pool | asyncpg.Connection, entry: BacklogEn
         entry.episode_id,
         entry.occurred_at,
         entry.appended_at,
+        entry.principal_hash,
+        entry.session,
     )
 
 
@@ -255,6 +263,8 @@ async def claim_requeued(db: asyncpg.Pool, *, limit: int = 16) -> list[BacklogEn
             row["episode_id"],
             row["occurred_at"],
             row["appended_at"],
+            row["principal_hash"],
+            row["session"],
         )
         for row in rows
     ]

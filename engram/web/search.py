@@ -8,14 +8,12 @@ of FastAPI's own field errors, naming ``q`` (or ``cursor``), so a client handles
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from typing import Annotated
 
-import asyncpg
-from fastapi import APIRouter, Depends, HTTPException, Query, Request
+from fastapi import APIRouter, HTTPException, Query
 
-from engram.shared.reading import reading
 from engram.web.auth import NameQuery, Who
+from engram.web.readers import PrincipalReader
 from projections.search import (
     MAX_LIMIT,
     MAX_QUERY_CHARS,
@@ -24,22 +22,8 @@ from projections.search import (
     search_beliefs,
 )
 from schemas.api import SearchResults
-from schemas.common import IDENTIFIER_PATTERN
 
 router = APIRouter(tags=["read"])
-
-
-async def _principal_reader(
-    request: Request,
-    who: Who,
-    generation: Annotated[
-        str | None, Query(min_length=1, max_length=200, pattern=IDENTIFIER_PATTERN)
-    ] = None,
-) -> AsyncIterator[asyncpg.Connection]:
-    """The principal's generation (the named one, the one promoted for them, else the live
-    one) for the whole request."""
-    async with reading(request.app.state.pool, generation, principal=who) as conn:
-        yield conn
 
 
 def _invalid(field: str, message: str, given: str | None) -> HTTPException:
@@ -51,7 +35,7 @@ def _invalid(field: str, message: str, given: str | None) -> HTTPException:
 @router.get("/v1/search", response_model=SearchResults)
 async def search(
     who: Who,
-    db: Annotated[asyncpg.Connection, Depends(_principal_reader)],
+    db: PrincipalReader,
     q: Annotated[str, Query(min_length=1, max_length=MAX_QUERY_CHARS)],
     project: NameQuery = None,
     limit: Annotated[int, Query(ge=1, le=MAX_LIMIT)] = 20,

@@ -63,11 +63,11 @@ async def test_a_token_for_one_principal_can_neither_see_nor_reach_another(
     status, body = await asyncio.to_thread(
         _get, client, f"/v1/beliefs?tenant={t}&principal=ana", **ana
     )
-    assert status == 200 and [b["object"] for b in body] == ["Lisbon"]  # type: ignore[union-attr]
+    assert status == 200 and [b["object"] for b in body["items"]] == ["Lisbon"]  # type: ignore[index]
     status, _ = await asyncio.to_thread(_get, client, f"/v1/beliefs?tenant={t}&principal=bo", **ana)
     assert status == 404, "outside the token's scope is not found, whether or not it exists"
     status, body = await asyncio.to_thread(_get, client, "/v1/beliefs", **ana)
-    assert status == 200 and [b["object"] for b in body] == ["Lisbon"]  # type: ignore[union-attr]
+    assert status == 200 and [b["object"] for b in body["items"]] == ["Lisbon"]  # type: ignore[index]
     status, _ = await asyncio.to_thread(_get, client, f"/v1/beliefs?tenant={t}&principal=ana")
     assert status == 401
     status, _ = await asyncio.to_thread(
@@ -120,7 +120,7 @@ async def test_an_unreachable_database_answers_503_with_retry_after_then_recover
     await asyncio.to_thread(client.__enter__)
     try:
         first = await asyncio.to_thread(client.get, path)
-        assert first.status_code == 200 and len(first.json()) == 1
+        assert first.status_code == 200 and len(first.json()["items"]) == 1
         proxy.cut()
         down = await asyncio.to_thread(client.get, path)
         assert down.status_code == 503
@@ -144,7 +144,7 @@ async def test_writes_answer_with_a_log_position_and_refuse_what_cannot_apply(
     _, listed = await asyncio.to_thread(
         _send, client, "GET", f"/v1/beliefs?tenant={t}&principal=ana", **ana
     )
-    lisbon = listed[0]["belief_id"]
+    lisbon = listed["items"][0]["belief_id"]
     one = f"/v1/beliefs/{lisbon}?tenant={t}&principal=ana"
 
     status, detail = await asyncio.to_thread(_send, client, "GET", one, **ana)

@@ -40,8 +40,8 @@ def _get(isolated: Isolated, kafka: KafkaSettings, query: str) -> list[dict[str,
     with TestClient(create_api(settings)) as client:
         response = client.get(f"/v1/beliefs?tenant={isolated.tenant}&principal=ana&{query}")
     assert response.status_code == 200, response.text
-    body: list[dict[str, Any]] = response.json()
-    return body
+    items: list[dict[str, Any]] = response.json()["items"]
+    return items
 
 
 async def test_min_confidence_filters_on_the_confidence_decayed_to_the_time_of_reading(

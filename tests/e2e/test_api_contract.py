@@ -34,13 +34,25 @@ EXAMPLES = 25
 CHECKS = [not_a_server_error, status_code_conformance, response_schema_conformance]
 
 
-async def _seed(isolated: Isolated, pool: asyncpg.Pool) -> dict[str, str]:
-    """One belief each for ana and bo, with words found nowhere else; their ids by principal."""
+async def _seed(isolated: Isolated, pool: asyncpg.Pool) -> dict[str, dict[str, str]]:
+    """One belief each for ana and bo, with words found nowhere else; by principal, the ids
+    of their belief and run and the name of their session."""
     t = isolated.tenant
     kafka = isolated.kafka(partitions=1)
     await seed_two_principals(kafka, pool, t)
-    rows = await pool.fetch("SELECT principal, belief_id FROM belief WHERE tenant = $1", t)
-    return {row["principal"]: str(row["belief_id"]) for row in rows}
+    rows = await pool.fetch(
+        "SELECT b.principal, b.belief_id, r.run_id, r.session FROM belief b "
+        "JOIN consolidation_run r ON r.run_id = b.formation_run WHERE b.tenant = $1",
+        t,
+    )
+    return {
+        row["principal"]: {
+            "belief_id": str(row["belief_id"]),
+            "run_id": str(row["run_id"]),
+            "session": row["session"],
+        }
+        for row in rows
+    }
 
 
 def _fuzz(
@@ -94,14 +106,22 @@ async def test_the_live_api_keeps_its_contract_and_each_principal_to_their_own(
     port = free_port()
     env = {**isolated.env(), "ENGRAM_API_PORT": str(port)}
     url = f"http://127.0.0.1:{port}"
-    words = {"ana": ("Lisbon", ids["ana"]), "bo": ("Cork", ids["bo"])}
+    words = {
+        who: (city, ids[who]["belief_id"], ids[who]["run_id"])
+        for who, city in (("ana", "Lisbon"), ("bo", "Cork"))
+    }
     quick = {"/v1/freshness": {"query": {"timeout_s": 0.2}}}
     with running_engram(isolated, "api", log_path=tmp_path / "api.log", env=env):
         await first_ok(f"{url}/healthz")
         for who, other in (("ana", "bo"), ("bo", "ana")):
-            aimed: dict[str, dict[str, Any]] = {
-                path: {"path_parameters": {"belief_id": ids[other]}}
+            aimed: dict[str, Any] = {
+                path: {"path_parameters": {"belief_id": ids[other]["belief_id"]}}
                 for path in ("/v1/beliefs/{belief_id}", "/v1/beliefs/{belief_id}/corrections")
+            }
+            aimed["/v1/runs/{run_id}"] = {"path_parameters": {"run_id": ids[other]["run_id"]}}
+            # Both sessions are named alike: aimed at that name, each must see only their own.
+            aimed["/v1/sessions/{session}/diagnosis"] = {
+                "path_parameters": {"session": ids[other]["session"]}
             }
             # Searching for the other's words: their belief's id would give a leak away.
             aimed["/v1/search"] = {"query": {"q": words[other][0]}}

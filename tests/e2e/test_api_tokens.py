@@ -88,7 +88,7 @@ async def test_an_operator_reaches_every_principal_of_its_tenant_and_no_other_te
     _, operator = await create_token(pool, tenant=t, principal=None)
     client = _client(isolated)
     status, body = await asyncio.to_thread(_get, client, "/v1/beliefs?principal=bo", operator)
-    assert status == 200 and [b["object"] for b in body] == ["Cork"]
+    assert status == 200 and [b["object"] for b in body["items"]] == ["Cork"]
     status, _ = await asyncio.to_thread(_get, client, "/v1/beliefs", operator)
     assert status == 422, "an operator names the principal"
     status, _ = await asyncio.to_thread(
@@ -109,7 +109,8 @@ async def test_a_principal_token_gets_404_for_another_principals_belief_whether_
     _, ana = await create_token(pool, tenant=t, principal="ana")
     _, bo = await create_token(pool, tenant=t, principal="bo")
     client = _client(isolated)
-    _, [cork] = await asyncio.to_thread(_get, client, "/v1/beliefs", bo)
+    _, listed = await asyncio.to_thread(_get, client, "/v1/beliefs", bo)
+    [cork] = listed["items"]
     as_bo = await asyncio.to_thread(_get, client, f"/v1/beliefs/{cork['belief_id']}", ana)
     nowhere = await asyncio.to_thread(_get, client, f"/v1/beliefs/{uuid.uuid4()}", ana)
     assert as_bo[0] == nowhere[0] == 404
@@ -123,7 +124,7 @@ def test_development_mode_serves_without_tokens_only_on_loopback(isolated: Isola
     with pytest.raises(DevModeRefused, match="loopback"):
         _client(isolated, dev_mode=True, host="0.0.0.0")
     status, body = _get(_client(isolated, dev_mode=True), "/v1/beliefs?principal=ana")
-    assert status == 200 and body == []
+    assert status == 200 and body == {"items": [], "next_cursor": None}
 
 
 def test_the_cli_refuses_development_mode_on_a_public_address() -> None:

@@ -42,7 +42,9 @@ async def test_a_generation_built_before_the_migration_gets_the_column_and_index
 ) -> None:
     before = tmp_path / "migrations"
     shutil.copytree(MIGRATIONS_DIR, before)
-    (before / "0012_belief_search.sql").unlink()
+    for later in before.glob("*.sql"):  # the search migration and every one after it
+        if int(later.name[:4]) >= 12:
+            later.unlink()
     conn = await asyncpg.connect(unmigrated)
     try:
         await migrate(conn, before)
@@ -50,7 +52,8 @@ async def test_a_generation_built_before_the_migration_gets_the_column_and_index
         await create_generation_schema(conn, generation.schema_name)
         assert await conn.fetchval(_HAS_SEARCH, generation.schema_name) == 0
 
-        assert [m.name for m in await migrate(conn)] == ["belief_search"]
+        applied = await migrate(conn)
+        assert applied[0].name == "belief_search"
         for schema in ("public", generation.schema_name):
             assert await conn.fetchval(_HAS_SEARCH, schema) == 1, schema
             assert await conn.fetchval(

@@ -12,6 +12,7 @@ from engram.shared.waiting import wait_until_formed
 from formation.spans import quote_at
 from ingest.producer import EpisodeProducer
 from ingest.topics import ensure_topics
+from projections.diagnosis import diagnose_session
 from projections.queries import list_beliefs, list_refusals
 from tests.support.episodes import turn
 from tests.support.isolation import Isolated, running_worker
@@ -49,3 +50,8 @@ async def test_published_turns_form_beliefs_that_quote_their_messages_exactly(
     # Bo's beliefs are Bo's alone.
     assert {b.object for b in await list_beliefs(pool, tenant=tenant, principal="bo")} == {"Cork"}
     assert await list_refusals(pool, tenant=tenant, principal="nobody") == []
+    # The backlog knows whose each episode was (by hash) and its session: a session's diagnosis.
+    diagnosis = await diagnose_session(pool, tenant=tenant, principal="ana", session="s1")
+    assert diagnosis is not None
+    assert [e.episode_id for e in diagnosis.episodes] == [t.event_id for t in turns[:2]]
+    assert all(e.progress is not None and e.progress.state == "formed" for e in diagnosis.episodes)

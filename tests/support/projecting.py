@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import asyncio
+import uuid
 from collections.abc import Sequence
+from datetime import UTC, datetime
 
 import asyncpg
 import orjson
 from aiokafka import AIOKafkaProducer
 
+from engram.shared.backlog import BacklogEntry, record_failure, record_pending_many
 from engram.shared.settings import KafkaSettings
+from formation.beliefs import principal_hash
 from formation.core import form_episode
 from formation.policy import FormationPolicy
 from formation.proposals import Proposal
@@ -157,3 +161,74 @@ async def seed_two_principals(kafka: KafkaSettings, pool: asyncpg.Pool, tenant: 
             ),
         ],
     )
+
+
+PARKED_EPISODE = uuid.UUID("00000000-0000-4000-8000-00000000beef")
+
+
+async def seed_audit_story(kafka: KafkaSettings, pool: asyncpg.Pool, t: str) -> None:
+    """ana moves Lisbon → Porto → Oslo over two sessions and two projects, states a preference
+    in both projects (promoted to user scope), uses three tools and proposes an unmapped
+    relation; bo, in a session of the same name, lives in Cork. One more episode of ana's
+    session s3 is parked after three failed attempts."""
+    prefer = claim("I", "prefers", "concise answers", "I prefer concise answers", facet="style")
+    await project_all(
+        kafka,
+        pool,
+        [
+            batch_of(
+                turn(
+                    t,
+                    "ana",
+                    "garden",
+                    "I live in Lisbon. I prefer concise answers. I dream of Mars.",
+                    seq=0,
+                    session="s1",
+                ),
+                claim("I", "lives_in", "Lisbon", "I live in Lisbon"),
+                prefer,
+                claim("I", "dreams_of", "Mars", "I dream of Mars"),
+                offset=0,
+            ),
+            batch_of(
+                turn(
+                    t,
+                    "ana",
+                    "kitchen",
+                    "I live in Porto. I prefer concise answers. I use Vim.",
+                    seq=1,
+                    session="s2",
+                ),
+                claim("I", "lives_in", "Porto", "I live in Porto"),
+                prefer,
+                claim("I", "uses", "Vim", "I use Vim"),
+                offset=1,
+            ),
+            batch_of(
+                turn(
+                    t,
+                    "ana",
+                    "garden",
+                    "I live in Oslo. I use Git. I use Make.",
+                    seq=2,
+                    session="s2",
+                ),
+                claim("I", "lives_in", "Oslo", "I live in Oslo"),
+                claim("I", "uses", "Git", "I use Git"),
+                claim("I", "uses", "Make", "I use Make"),
+                offset=2,
+            ),
+            batch_of(
+                turn(t, "bo", "garden", "I live in Cork. I dream of Venus.", seq=3, session="s1"),
+                claim("I", "lives_in", "Cork", "I live in Cork"),
+                claim("I", "dreams_of", "Venus", "I dream of Venus"),
+                offset=3,
+            ),
+        ],
+    )
+    now = datetime.now(UTC)
+    ana = principal_hash(t, "ana")
+    parked = BacklogEntry("episodes", 0, 99, t, "garden", PARKED_EPISODE, now, now, ana, "s3")
+    await record_pending_many(pool, [parked])
+    for attempt in range(3):
+        await record_failure(pool, parked, kind="model_timeout", park=attempt == 2)

@@ -1,0 +1,58 @@
+"""Connections for reads: one generation per request, never a mix across a promote."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Annotated
+
+import asyncpg
+from fastapi import Depends, Query, Request, Response
+from pydantic import BaseModel
+
+from engram.shared.reading import reading
+from engram.web.auth import Who
+from schemas.common import IDENTIFIER_PATTERN
+
+GenerationQuery = Annotated[
+    str | None, Query(min_length=1, max_length=200, pattern=IDENTIFIER_PATTERN)
+]
+MAX_PAGE = 500
+Limit = Annotated[int, Query(ge=1, le=MAX_PAGE, description="Items per page.")]
+Cursor = Annotated[
+    str | None,
+    Query(
+        min_length=1,
+        max_length=512,
+        description="``next_cursor`` of the previous page, unchanged; none for the first page.",
+    ),
+]
+
+
+async def _reader(
+    request: Request, generation: GenerationQuery = None
+) -> AsyncIterator[asyncpg.Connection]:
+    """A connection reading one generation — the live one unless ``generation`` names
+    another — for the whole request: never a mix across a promote."""
+    async with reading(request.app.state.pool, generation) as conn:
+        yield conn
+
+
+async def _principal_reader(
+    request: Request, who: Who, generation: GenerationQuery = None
+) -> AsyncIterator[asyncpg.Connection]:
+    """Like the plain reader, for one principal's memory: the generation promoted for them,
+    if any (a re-derivation they opted into), else the live one."""
+    async with reading(request.app.state.pool, generation, principal=who) as conn:
+        yield conn
+
+
+Reader = Annotated[asyncpg.Connection, Depends(_reader)]
+PrincipalReader = Annotated[asyncpg.Connection, Depends(_principal_reader)]
+
+
+def as_json(model: BaseModel) -> Response:
+    """A model already built from the database, serialised once: a route that returns the
+    model itself has FastAPI validate it again against its ``response_model`` first, which cost
+    as much as the query on a page of fifty beliefs. The route still declares the model, so
+    the OpenAPI document (and the contract test) describe exactly this body."""
+    return Response(model.model_dump_json(), media_type="application/json")

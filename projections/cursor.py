@@ -1,0 +1,47 @@
+"""Opaque, stable cursors for paged reads: the sort key of the last row served.
+
+A page is read by keyset (``WHERE (sort key, id) > (cursor) ORDER BY sort key, id LIMIT n``), so
+a page costs the same deep in a list as at its start, and rows written while a reader pages
+through never shift what it has not read yet. The cursor is that key as URL-safe base64 of a
+JSON array tagged with the list it belongs to; clients pass it back unchanged and never parse it.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import uuid
+from datetime import datetime
+
+import orjson
+from pydantic import AwareDatetime, TypeAdapter, ValidationError
+
+Key = tuple[AwareDatetime, uuid.UUID]
+"""Every paged list here sorts by an event time, then an id."""
+
+_KEY: TypeAdapter[Key] = TypeAdapter(Key)
+
+
+class InvalidCursor(ValueError):
+    """A cursor this API did not hand out for this list."""
+
+
+def encode_cursor(kind: str, at: datetime, key: uuid.UUID) -> str:
+    raw = orjson.dumps([kind, at.isoformat(), str(key)])
+    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+
+def decode_cursor(kind: str, cursor: str) -> Key:
+    """The key a cursor of list ``kind`` names; :class:`InvalidCursor` for anything else."""
+    try:
+        raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
+        tag, *key = orjson.loads(raw)
+        if tag != kind:
+            raise InvalidCursor(f"this cursor belongs to another list ({tag!r}, not {kind!r})")
+        return _KEY.validate_python(tuple(key))
+    except InvalidCursor:
+        raise
+    except (binascii.Error, orjson.JSONDecodeError, ValueError, TypeError, ValidationError):
+        raise InvalidCursor(
+            "not a cursor this list handed out; pass next_cursor back unchanged"
+        ) from None
