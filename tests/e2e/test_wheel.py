@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -46,6 +47,9 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The ``bin`` directory of a fresh virtual environment holding only the built wheel."""
     root = tmp_path_factory.mktemp("wheel")
     dist = root / "dist"
+    # setuptools builds in the checkout's build/ and keeps what an earlier build left there (a
+    # renamed migration would ship twice): the wheel is built from the tree as it is now.
+    shutil.rmtree(REPO / "build", ignore_errors=True)
     subprocess.run(
         [*PIP_WHEEL, "-w", str(dist), str(REPO)],
         check=True,
