@@ -22,7 +22,7 @@ from tests.faults.conftest import SharedLog, finish
 from tests.support.conditions import wait_until
 from tests.support.fault_runs import FaultRun, dead_letters, drop_database, formed_count
 from tests.support.http import free_port
-from tests.support.kafka_control import kafka_script
+from tests.support.kafka_control import check_restartable, kafka_script
 from tests.support.services import Services
 from tests.support.watermark_reader import WatermarkReader
 
@@ -63,6 +63,7 @@ async def test_a_broker_stopped_for_30s_mid_run_recovers_unattended_and_forms_th
 ) -> None:
     bootstrap = services.bootstrap
     await kafka_script("status", bootstrap)  # only a broker this checkout's script started
+    check_restartable(bootstrap)
     run = await FaultRun.create(
         "outage",
         shared_log.episodes,

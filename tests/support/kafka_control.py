@@ -11,6 +11,27 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 
 
+EPHEMERAL_RANGE = Path("/proc/sys/net/ipv4/ip_local_port_range")
+
+
+def check_restartable(bootstrap: str) -> None:
+    """Refuse a broker port inside the kernel's ephemeral range: while the broker is down, the
+    clients' reconnects (and every other outgoing connection) draw local ports from that range,
+    and one of them can take the broker's port, so it cannot bind again (measured: a broker on
+    39092 failed to restart with "Address already in use"). The script's default, 19092, lies
+    below the usual range (32768-60999)."""
+    if not EPHEMERAL_RANGE.exists():
+        return
+    low, high = (int(n) for n in EPHEMERAL_RANGE.read_text().split())
+    port = int(bootstrap.rpartition(":")[2])
+    if low <= port <= high:
+        raise AssertionError(
+            f"the broker's port {port} lies in the ephemeral port range {low}-{high}: a client "
+            "socket can take it while the broker is down; start the services on a port below "
+            f"{low} (ENGRAM_DEV_KAFKA_PORT, e.g. the default 19092) to run the broker test"
+        )
+
+
 def _script_env(bootstrap: str) -> dict[str, str]:
     """The ports the broker was started with: ``ENGRAM_DEV_KAFKA_PORT`` and
     ``ENGRAM_DEV_KAFKA_CONTROLLER_PORT`` if set, else the bootstrap port and the next one (the
