@@ -27,6 +27,7 @@ from engram.service.corrections import (
 )
 from engram.shared.db import UNAVAILABLE, create_pool, report_unavailable
 from engram.shared.generations import GenerationError
+from engram.shared.heap import freeze_startup_heap
 from engram.shared.settings import Settings
 from engram.web import audit, openapi, search, turns
 from engram.web.auth import Calling, NameQuery, Tenant, Who
@@ -143,6 +144,7 @@ def create_api(settings: Settings) -> FastAPI:
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         app.state.pool = await create_pool(settings.database, role="engram-api")
         app.state.intake = Intake(settings.kafka)
+        freeze_startup_heap()  # per-request garbage is collected as before, start-up's is not rescanned
         try:
             yield
         finally:
