@@ -32,7 +32,7 @@ from engram.shared.settings import Settings
 from engram.web import audit, openapi, search, turns
 from engram.web.auth import Calling, NameQuery, Tenant, Who
 from engram.web.limits import BodyLimit
-from engram.web.readers import Cursor, Limit, PrincipalReader, Reader, as_json
+from engram.web.readers import Cursor, FilterWord, Limit, PrincipalReader, Reader, as_json
 from ingest.intake import Intake
 from projections.belief_pages import BeliefFilter, page_beliefs
 from projections.cursor import InvalidCursor
@@ -177,8 +177,8 @@ async def beliefs(
     as_of: datetime | None = None,
     project: NameQuery = None,
     status: BeliefStatus | None = None,
-    belief_type: Annotated[str | None, Query(min_length=1, max_length=100)] = None,
-    relation: Annotated[str | None, Query(min_length=1, max_length=100)] = None,
+    belief_type: FilterWord = None,
+    relation: FilterWord = None,
     min_confidence: Annotated[float | None, Query(ge=0, le=1)] = None,
 ) -> Response:
     """Current beliefs (or all, or one ``status``, or as of a time), a page at a time; with

@@ -14,7 +14,7 @@ from typing import Annotated
 from fastapi import APIRouter, HTTPException, Path, Query
 
 from engram.web.auth import NameQuery, Who
-from engram.web.readers import Cursor, Limit, PrincipalReader
+from engram.web.readers import Cursor, FilterWord, Limit, PrincipalReader
 from projections.diagnosis import diagnose_session
 from projections.refusals import RefusalFilter, page_refusals, refusal_summary
 from projections.runs import RunFilter, page_runs, run_detail
@@ -25,7 +25,7 @@ from schemas.common import IDENTIFIER_PATTERN
 
 router = APIRouter(tags=["audit"])
 Trigger = Annotated[str | None, Query(pattern="^(turn|explicit|correction)$")]
-Relation = Annotated[str | None, Query(min_length=1, max_length=100)]
+Relation = FilterWord
 
 
 @router.get("/v1/runs", response_model=RunPage)

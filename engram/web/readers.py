@@ -16,6 +16,12 @@ from schemas.common import IDENTIFIER_PATTERN
 GenerationQuery = Annotated[
     str | None, Query(min_length=1, max_length=200, pattern=IDENTIFIER_PATTERN)
 ]
+PRINTABLE = r"^[^\x00-\x1f\x7f]+$"
+"""A filter word: no control characters (PostgreSQL refuses a NUL in text; a 422 names it)."""
+
+FilterWord = Annotated[str | None, Query(min_length=1, max_length=100, pattern=PRINTABLE)]
+"""A relation or belief type to filter on."""
+
 MAX_PAGE = 500
 Limit = Annotated[int, Query(ge=1, le=MAX_PAGE, description="Items per page.")]
 Cursor = Annotated[

@@ -161,6 +161,9 @@ async def test_refusals_page_filter_and_count_by_reason_and_unmapped_relation(ap
         assert mars["reason"] == "unmapped_relation" and mars["quote"] == "I dream of Mars"
         assert api.every("ana", "/v1/refusals", reason="secret") == []
         assert api.get("ana", "/v1/refusals", reason="no_such_reason")[0] == 422
+        # A NUL is no text PostgreSQL takes: refused naming the field, never a 500.
+        assert api.get("ana", "/v1/refusals", relation="a\x00b")[0] == 422
+        assert api.get("ana", "/v1/beliefs", belief_type="\x00")[0] == 422
         summary = api.ok("ana", "/v1/refusals/summary")
         assert summary == {
             "total": 1,
