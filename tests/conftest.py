@@ -8,7 +8,7 @@ import asyncpg
 import pytest
 
 from engram.shared.settings import KafkaSettings
-from tests.support.isolation import Isolated, new_prefix
+from tests.support.isolation import Isolated, delete_topics, new_prefix
 from tests.support.services import Services, find_services
 
 pytest_plugins = ["tests.fakes.fixtures"]
@@ -57,8 +57,11 @@ async def fresh_database(services: Services) -> AsyncIterator[str]:
 
 
 @pytest.fixture
-def isolated(services: Services, fresh_database: str) -> Isolated:
-    return Isolated(new_prefix(), services.bootstrap, fresh_database)
+async def isolated(services: Services, fresh_database: str) -> AsyncIterator[Isolated]:
+    """One test's names; its topics are deleted afterwards so the dev broker does not grow."""
+    names = Isolated(new_prefix(), services.bootstrap, fresh_database)
+    yield names
+    await delete_topics(services.bootstrap, names.prefix)
 
 
 @pytest.fixture
