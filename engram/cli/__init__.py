@@ -9,6 +9,7 @@ from typing import Annotated
 
 import typer
 import uvicorn
+from rich.markup import escape
 
 from engram.cli.activation import activation_or_exit
 from engram.cli.agents import mcp
@@ -24,6 +25,7 @@ from engram.cli.principals import principals_app
 from engram.cli.rederive import rederive
 from engram.cli.search import beliefs_search
 from engram.cli.tokens import tokens_app
+from engram.cli.unreachable import UNREACHABLE, explain
 from engram.shared.db import connect, create_pool, retry_while_unavailable
 from engram.shared.generation_runtime import generation_settings
 from engram.shared.generations import Generation, PolicyChanged, pin_policy
@@ -269,4 +271,8 @@ app.add_typer(eval_app, name="eval", help="Evaluate formation against a labeled 
 
 
 def main() -> None:
-    app()
+    try:
+        app()
+    except UNREACHABLE as error:
+        err.print(f"[red]engram:[/red] {escape(explain(error, load_settings()))}")
+        raise SystemExit(1) from None
