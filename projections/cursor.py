@@ -4,6 +4,8 @@ A page is read by keyset (``WHERE (sort key, id) > (cursor) ORDER BY sort key, i
 a page costs the same deep in a list as at its start, and rows written while a reader pages
 through never shift what it has not read yet. The cursor is that key as URL-safe base64 of a
 JSON array tagged with the list it belongs to; clients pass it back unchanged and never parse it.
+Lists sort by an event time then an id; search sorts by a score then an id — one format for both,
+so a cursor handed out by one list is refused by every other.
 """
 
 from __future__ import annotations
@@ -12,33 +14,50 @@ import base64
 import binascii
 import uuid
 from datetime import datetime
+from typing import TypeAlias, TypeVar
 
 import orjson
-from pydantic import AwareDatetime, TypeAdapter, ValidationError
+from pydantic import AwareDatetime, StrictFloat, TypeAdapter, ValidationError
 
-Key = tuple[AwareDatetime, uuid.UUID]
+Key: TypeAlias = tuple[AwareDatetime, uuid.UUID]
 """Every paged list here sorts by an event time, then an id."""
 
+ScoreKey: TypeAlias = tuple[StrictFloat, uuid.UUID]
+"""Ranked results sort by score, then an id."""
+
+K = TypeVar("K")
+
 _KEY: TypeAdapter[Key] = TypeAdapter(Key)
+_SCORE_KEY: TypeAdapter[ScoreKey] = TypeAdapter(ScoreKey)
 
 
 class InvalidCursor(ValueError):
     """A cursor this API did not hand out for this list."""
 
 
-def encode_cursor(kind: str, at: datetime, key: uuid.UUID) -> str:
-    raw = orjson.dumps([kind, at.isoformat(), str(key)])
+def encode_cursor(kind: str, at: datetime | float, key: uuid.UUID) -> str:
+    first = at.isoformat() if isinstance(at, datetime) else at
+    raw = orjson.dumps([kind, first, str(key)])
     return base64.urlsafe_b64encode(raw).decode().rstrip("=")
 
 
 def decode_cursor(kind: str, cursor: str) -> Key:
     """The key a cursor of list ``kind`` names; :class:`InvalidCursor` for anything else."""
+    return _decode(kind, cursor, _KEY)
+
+
+def decode_score_cursor(kind: str, cursor: str) -> ScoreKey:
+    """The (score, id) a cursor of ranked list ``kind`` names; :class:`InvalidCursor` otherwise."""
+    return _decode(kind, cursor, _SCORE_KEY)
+
+
+def _decode(kind: str, cursor: str, shape: TypeAdapter[K]) -> K:
     try:
         raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
         tag, *key = orjson.loads(raw)
         if tag != kind:
             raise InvalidCursor(f"this cursor belongs to another list ({tag!r}, not {kind!r})")
-        return _KEY.validate_python(tuple(key))
+        return shape.validate_python(tuple(key))
     except InvalidCursor:
         raise
     except (binascii.Error, orjson.JSONDecodeError, ValueError, TypeError, ValidationError):

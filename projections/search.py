@@ -28,15 +28,13 @@ and with ``project`` the same rule as the beliefs list (:data:`projections.queri
 
 from __future__ import annotations
 
-import base64
-import binascii
 import uuid
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
 import asyncpg
-import orjson
 
+from projections.cursor import InvalidCursor, decode_score_cursor, encode_cursor
 from projections.decay_in_force import decay_in_force
 from projections.queries import IN_PROJECT, belief_view
 from schemas.api import SearchHit, SearchResults
@@ -45,6 +43,9 @@ RECENCY_HALF_LIFE_DAYS = 90.0
 MAX_QUERY_CHARS = 256
 """Longer than any question about a person needs; a longer one is refused, not truncated."""
 MAX_LIMIT = 100
+CURSOR_KIND = "search"
+
+__all__ = ["InvalidCursor"]  # re-exported: search's callers catch it from here
 
 _SEARCH = """
 WITH matched AS (
@@ -96,10 +97,6 @@ class UnsearchableQuery(ValueError):
     """The query has no word left to search for once stop words and punctuation are dropped."""
 
 
-class InvalidCursor(ValueError):
-    """A cursor this API did not issue (or one that was altered)."""
-
-
 @dataclass(frozen=True)
 class After:
     """Where the previous page ended: its last hit's score and belief id."""
@@ -108,21 +105,12 @@ class After:
     belief_id: uuid.UUID
 
     def encode(self) -> str:
-        raw = orjson.dumps([self.score, str(self.belief_id)])
-        return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+        return encode_cursor(CURSOR_KIND, self.score, self.belief_id)
 
     @classmethod
     def decode(cls, cursor: str) -> After:
-        try:
-            raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
-            score, belief_id = orjson.loads(raw)
-            if not isinstance(score, float):
-                raise TypeError(score)
-            return cls(score, uuid.UUID(belief_id))
-        except (binascii.Error, orjson.JSONDecodeError, ValueError, TypeError) as error:
-            raise InvalidCursor("cursor is not one this API issued; start again without it") from (
-                error
-            )
+        """:class:`InvalidCursor` for a cursor not issued by search (another list's included)."""
+        return cls(*decode_score_cursor(CURSOR_KIND, cursor))
 
 
 def check_query(query: str) -> str:
