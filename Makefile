@@ -43,7 +43,9 @@ fuzz: install
 # Kills the worker and projector at 24 seeded points and stops this checkout's Kafka broker for
 # 30 s (dev/kafka.sh): never point it at a broker others are using.
 faults: migrate
-	ENGRAM_FAULT_EPISODES=$${ENGRAM_FAULT_EPISODES:-20000} $(BIN)/pytest -q -m faults tests/faults
+	ENGRAM_FAULT_EPISODES=$${ENGRAM_FAULT_EPISODES:-20000} \
+	ENGRAM_FAULT_SPANNING_EPISODES=$${ENGRAM_FAULT_SPANNING_EPISODES:-4000} \
+	$(BIN)/pytest -q -m faults tests/faults
 
 soak: migrate
 	$(BIN)/python bench/soak.py

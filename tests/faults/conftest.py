@@ -14,7 +14,14 @@ from engram.shared.waiting import wait_for_watermarks
 from ingest.producer import EpisodeProducer
 from ingest.topics import ensure_topics
 from schemas.episodes import TurnAppended
-from tests.support.fault_runs import FaultRun, by_project, drop_database, fault_episodes, outcome
+from tests.support.fault_runs import (
+    FaultRun,
+    by_project,
+    drop_database,
+    fault_episodes,
+    outcome,
+    spanning_episodes,
+)
 from tests.support.fault_workload import fault_turns
 from tests.support.isolation import new_prefix
 from tests.support.services import Services
@@ -54,8 +61,30 @@ async def finish(run: FaultRun, log: SharedLog, *, timeout_s: float) -> dict[str
 async def shared_log(
     services: Services, tmp_path_factory: pytest.TempPathFactory
 ) -> AsyncIterator[SharedLog]:
+    """The main workload: each principal's projects on one partition (no rewinds)."""
+    async for log in _published_and_formed(
+        services, tmp_path_factory, episodes=fault_episodes(), spanning=False
+    ):
+        yield log
+
+
+@pytest.fixture(scope="session")
+async def spanning_log(
+    services: Services, tmp_path_factory: pytest.TempPathFactory
+) -> AsyncIterator[SharedLog]:
+    """Each principal's two projects on different partitions: its batches arrive out of order."""
+    async for log in _published_and_formed(
+        services, tmp_path_factory, episodes=spanning_episodes(), spanning=True
+    ):
+        yield log
+
+
+async def _published_and_formed(
+    services: Services, tmp_path_factory: pytest.TempPathFactory, *, episodes: int, spanning: bool
+) -> AsyncIterator[SharedLog]:
+    """The workload appended once, and an uninterrupted run's outcome over it."""
     prefix = new_prefix()
-    episodes = KafkaSettings(
+    settings = KafkaSettings(
         bootstrap=services.bootstrap,
         episodes_topic=f"{prefix}.episodes",
         partitions=PARTITIONS,
@@ -64,22 +93,22 @@ async def shared_log(
         memory_events_topic=f"{prefix}.memory-events",
         group_id=f"{prefix}-formation",
     )
-    await ensure_topics(episodes)
+    await ensure_topics(settings)
     tenant = f"t-{prefix}"
-    turns = fault_turns(tenant, fault_episodes(), partitions=PARTITIONS)
-    async with EpisodeProducer(episodes) as producer:
+    turns = fault_turns(tenant, episodes, partitions=PARTITIONS, spanning=spanning)
+    async with EpisodeProducer(settings) as producer:
         appended = await producer.publish_many(turns)
     offsets = [a.offset for a in appended]
     logs = tmp_path_factory.mktemp("reference")
-    reference = await FaultRun.create("ref", episodes, services.database_url, logs)
+    reference = await FaultRun.create("ref", settings, services.database_url, logs)
     started = time.monotonic()
     reference.start("worker")
     reference.start("projector")
-    pending = SharedLog(episodes, tenant, turns, offsets, {}, 0.0)
+    pending = SharedLog(settings, tenant, turns, offsets, {}, 0.0)
     try:
         result = await finish(reference, pending, timeout_s=900)
     finally:
         reference.stop()
     elapsed = time.monotonic() - started
-    yield SharedLog(episodes, tenant, turns, offsets, result, elapsed)
+    yield SharedLog(settings, tenant, turns, offsets, result, elapsed)
     await drop_database(services.database_url, reference.database_url.rpartition("/")[2])

@@ -20,11 +20,14 @@ from pathlib import Path
 
 import asyncpg
 from aiokafka import AIOKafkaConsumer, TopicPartition
+from aiokafka.admin import AIOKafkaAdminClient
 
 from engram.shared.settings import KafkaSettings, subprocess_env
+from formation.ordering import order_key, principal_of
 from ingest.topics import ensure_topics
 from projections.digest import projection_digest
 from projections.migrate import migrate
+from schemas.claims import decode_claims_batch
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -150,15 +153,56 @@ async def outcome(pool: asyncpg.Pool, tenant: str) -> dict[str, object]:
     }
 
 
+async def topic_partitions(bootstrap: str, topic: str) -> list[TopicPartition]:
+    """Every partition of ``topic``, asked of the broker.
+
+    Not ``AIOKafkaConsumer.partitions_for_topic``: it answers from the consumer's metadata
+    cache, which holds only subscribed topics, so it said ``None`` here and a count of dead
+    letters built on it was always zero.
+    """
+    admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap)
+    await admin.start()
+    try:
+        (described,) = await admin.describe_topics([topic])
+    finally:
+        await admin.close()
+    if described["error_code"] != 0 or not described["partitions"]:
+        raise AssertionError(f"topic {topic} is not on the broker ({described['error_code']})")
+    return [TopicPartition(topic, p["partition"]) for p in described["partitions"]]
+
+
 async def dead_letters(kafka: KafkaSettings) -> int:
     """How many records the run's dead-letter topic holds."""
+    partitions = await topic_partitions(kafka.bootstrap, kafka.dlq_topic)
     consumer = AIOKafkaConsumer(bootstrap_servers=kafka.bootstrap)
     await consumer.start()
     try:
-        await consumer.topics()  # fetches the cluster's metadata
-        partitions = consumer.partitions_for_topic(kafka.dlq_topic) or set()
-        ends = await consumer.end_offsets([TopicPartition(kafka.dlq_topic, p) for p in partitions])
-        return sum(ends.values())
+        return sum((await consumer.end_offsets(partitions)).values())
+    finally:
+        await consumer.stop()
+
+
+async def late_arrivals(kafka: KafkaSettings) -> int:
+    """How many claims batches reached the claims topic after a batch of the same principal
+    that belongs after them in canonical order — each one a rewind for the projector."""
+    partitions = await topic_partitions(kafka.bootstrap, kafka.claims_topic)
+    consumer = AIOKafkaConsumer(bootstrap_servers=kafka.bootstrap, enable_auto_commit=False)
+    await consumer.start()
+    try:
+        ends = await consumer.end_offsets(partitions)
+        consumer.assign(partitions)
+        await consumer.seek_to_beginning(*partitions)
+        newest: dict[tuple[str, str], bytes] = {}
+        late = 0
+        while [tp for tp in partitions if await consumer.position(tp) < ends[tp]]:
+            for records in (await consumer.getmany(timeout_ms=1000)).values():
+                for record in records:
+                    batch = decode_claims_batch(record.value)
+                    key, place = principal_of(batch), order_key(batch)
+                    if place < newest.get(key, place):
+                        late += 1
+                    newest[key] = max(place, newest.get(key, place))
+        return late
     finally:
         await consumer.stop()
 
@@ -166,6 +210,15 @@ async def dead_letters(kafka: KafkaSettings) -> int:
 def fault_episodes() -> int:
     """The size of the fault suite's ingest: ``ENGRAM_FAULT_EPISODES`` (``make faults``: 20k)."""
     return int(os.environ.get("ENGRAM_FAULT_EPISODES", "3000"))
+
+
+def spanning_episodes() -> int:
+    """The size of the spanning-principal kill run: ``ENGRAM_FAULT_SPANNING_EPISODES``.
+
+    Smaller than the main workload: every principal there rewinds, and a rewind's cost grows
+    with the principal's kept history (docs/benchmarks.md "A late batch").
+    """
+    return int(os.environ.get("ENGRAM_FAULT_SPANNING_EPISODES", "3000"))
 
 
 def by_project(

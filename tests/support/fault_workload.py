@@ -1,12 +1,13 @@
-"""The workload of the fault suite and the soak: many principals, each with two projects that
-share one episode partition, talking about where they live, work and what they prefer — facts
-that change over time (supersession), repeat (reinforcement) and recur in both projects
-(promotion to user scope).
+"""The workload of the fault suite and the soak: many principals, each with two projects,
+talking about where they live, work and what they prefer — facts that change over time
+(supersession), repeat (reinforcement) and recur in both projects (promotion to user scope).
 
-Each principal keeps both projects on one partition of ``engram.episodes``: a principal whose
-projects sit on two partitions can have their claims batches reach the claims topic in another
-order after a restart or rebalance (a known cross-partition ordering limit, fixed separately),
-which would make a faulted run's digest differ for a reason other than the fault under test.
+By default each principal keeps both projects on one partition of ``engram.episodes``, so its
+claims batches reach the projector in event-time order and nothing rewinds: the cheap workload
+the 20k suite runs. With ``spanning=True`` the two projects sit on different partitions: two
+formation lanes race, a restart replays one partition and not the other, and the projector sees
+a principal's batches out of event-time order and rewinds (docs/architecture.md "Ordering") —
+the digest must still be the uninterrupted run's.
 """
 
 from __future__ import annotations
@@ -50,13 +51,23 @@ def projects_on_one_partition(tenant: str, principal: str, partitions: int) -> t
     raise AssertionError("no second project on the same partition in 1000 tries")
 
 
+def projects_on_two_partitions(tenant: str, principal: str, partitions: int) -> tuple[str, str]:
+    """Two project names of ``principal`` whose episodes land on different partitions."""
+    first = f"{principal}-home"
+    taken = partition_of(episode_key(tenant, first), partitions)
+    for n in range(1000):
+        second = f"{principal}-work{n}"
+        if partition_of(episode_key(tenant, second), partitions) != taken:
+            return first, second
+    raise AssertionError("no second project on another partition in 1000 tries")
+
+
 def fault_turns(
-    tenant: str, count: int, *, principals: int = 40, partitions: int = 3
+    tenant: str, count: int, *, principals: int = 40, partitions: int = 3, spanning: bool = False
 ) -> list[TurnAppended]:
     """``count`` turns, round-robin over ``principals``, identical for identical arguments."""
-    projects = {
-        p: projects_on_one_partition(tenant, f"u{p}", partitions) for p in range(principals)
-    }
+    place = projects_on_two_partitions if spanning else projects_on_one_partition
+    projects = {p: place(tenant, f"u{p}", partitions) for p in range(principals)}
     turns = []
     for i in range(count):
         p = i % principals
