@@ -118,7 +118,48 @@ def _user_messages(
 
 def draw(items: list[T], n: int, seed: int) -> list[T]:
     """``n`` items (or all of them) drawn for ``seed``, kept in their original order."""
-    if n >= len(items):
-        return list(items)
-    chosen = sorted(random.Random(seed).sample(range(len(items)), n))
-    return [items[i] for i in chosen]
+    return [items[i] for i in _drawn(len(items), n, seed)]
+
+
+def draw_excluding(
+    items: list[T], n: int, seed: int, earlier: Iterable[tuple[int, int]] = ()
+) -> list[T]:
+    """``n`` items drawn for ``seed`` from those that no earlier draw took.
+
+    Each earlier draw is ``(seed, count)`` and is recomputed exactly as :func:`draw` made it on
+    the same items, so a fresh sheet shares no message with sheets already labeled (and maybe
+    tuned on); without earlier draws this is :func:`draw`.
+    """
+    taken: set[int] = set()
+    for earlier_seed, count in earlier:
+        taken.update(_drawn(len(items), count, earlier_seed))
+    left = [item for i, item in enumerate(items) if i not in taken]
+    return draw(left, n, seed)
+
+
+def parse_earlier(text: str, default_count: int) -> list[tuple[int, int]]:
+    """ "12,99:150" → [(12, default_count), (99, 150)]: earlier draws as seed[:count].
+
+    Raises ``ValueError`` naming the entry that is not a seed or a positive count.
+    """
+    earlier: list[tuple[int, int]] = []
+    for entry in (e.strip() for e in text.split(",")):
+        if not entry:
+            continue
+        seed_text, _, count_text = entry.partition(":")
+        try:
+            seed = int(seed_text)
+            count = int(count_text) if count_text else default_count
+        except ValueError as exc:
+            raise ValueError(f"{entry!r} is not SEED or SEED:COUNT") from exc
+        if count < 0:
+            raise ValueError(f"{entry!r}: the count must not be negative")
+        earlier.append((seed, count))
+    return earlier
+
+
+def _drawn(population: int, n: int, seed: int) -> list[int]:
+    """The indices a draw of ``n`` for ``seed`` takes from ``population`` items, in order."""
+    if n >= population:
+        return list(range(population))
+    return sorted(random.Random(seed).sample(range(population), n))
