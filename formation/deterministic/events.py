@@ -14,7 +14,18 @@ from __future__ import annotations
 import re
 from datetime import date
 
-from formation.deterministic import activities, belongings, plans, pursuits
+from formation.deterministic import (
+    activities,
+    belongings,
+    favourites,
+    hosting,
+    jobs,
+    memberships,
+    plans,
+    pursuits,
+    skills,
+    together,
+)
 from formation.deterministic.dates import ground
 from formation.deterministic.ends import words
 from formation.deterministic.findings import Finding
@@ -84,7 +95,16 @@ def propose_events(text: str, occurred_on: date | None) -> list[Finding]:
     still grounded from the whole clause. Pursuits and plans (:mod:`.pursuits`, :mod:`.plans`)
     search the whole clause for the speaker's own words, so they run whatever it opens with.
     """
-    told_anywhere = (*pursuits.PROPOSERS, *plans.PROPOSERS)
+    told_anywhere = (
+        *pursuits.PROPOSERS,
+        *plans.PROPOSERS,
+        *jobs.PROPOSERS,
+        *memberships.PROPOSERS,
+        *skills.PROPOSERS,
+        *favourites.PROPOSERS,
+        *hosting.PROPOSERS,
+        *together.PROPOSERS,
+    )
     findings = [f for propose in told_anywhere for f in propose(text, occurred_on)]
     if _DROPPED_I.match(text):
         told = "I " + text[0].lower() + text[1:]
