@@ -27,6 +27,7 @@ _GROUPS = re.compile(
     r"|choir|orchestra|society|association|organi[sz]ation|network|circle|crew|union|collective)\b"
 )
 _DURATION = re.compile(r"(?:\w+|a few|a couple of)\s+(?:days?|weeks?|months?|years?)\b", re.I)
+_GROUP_ONLY = re.compile(r"(?:the|my|our|a)\s+(?:team|club|group|squad|band)\b", re.I)
 _NOT_A_GROUP = re.compile(
     r"\b(?:group|team|crew|band)\s+(?:of|chat)\b|^(?:friend|family)\s+group\b"
 )
@@ -51,8 +52,8 @@ def role_phrase(text: str) -> tuple[str, str | None] | None:
     if not words or words[-1] not in ROLE_HEADS:
         return None
     org = match.group("org")
-    if org and _DURATION.match(org):
-        return role, None  # "a tutor for two years": how long, not for whom
+    if org and (_DURATION.match(org) or _GROUP_ONLY.match(org)):
+        return role, None  # "a tutor for two years", "a guard for the team": not an employer
     return role, organisation(org) if org else None
 
 

@@ -21,10 +21,11 @@ from formation.deterministic import (
     hosting,
     jobs,
     memberships,
+    outings,
+    pets,
     plans,
     pursuits,
     skills,
-    together,
 )
 from formation.deterministic.dates import ground
 from formation.deterministic.ends import words
@@ -69,7 +70,7 @@ _ON_A_TRIP = re.compile(
     r"|vacation|holiday|run|bike ride|ride)\b(?!\s+to\b)"
 )
 _MY_TRIP = re.compile(
-    r"\b[Mm]y\s+(?:recent\s+|last\s+|first\s+)?(?P<kind>trip|vacation|holiday|visit|journey)"
+    r"\b(?:[Mm]y|[Oo]ur)\s+(?:recent\s+|last\s+|first\s+)?(?P<kind>trip|vacation|holiday|visit|journey)"
     r"\s+to\s+(?P<place>(?:the\s+)?[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*){0,3})"
 )
 _PAST_TRIP = re.compile(
@@ -103,7 +104,8 @@ def propose_events(text: str, occurred_on: date | None) -> list[Finding]:
         *skills.PROPOSERS,
         *favourites.PROPOSERS,
         *hosting.PROPOSERS,
-        *together.PROPOSERS,
+        *pets.PROPOSERS,
+        *outings.PROPOSERS,
     )
     findings = [f for propose in told_anywhere for f in propose(text, occurred_on)]
     if _DROPPED_I.match(text):

@@ -1,4 +1,4 @@
-"""Jobs told as events: a new job, a hire, a promotion.
+"""Work told in passing: a new job, a hire, a promotion, a business of one's own.
 
 People rarely say "I work at the library"; they say what happened: "I started a new job at the
 library", "I got hired as a paramedic", "I just got promoted to head chef". Each states a job
@@ -7,6 +7,11 @@ phrase; a role must end in a role noun (:data:`~formation.deterministic.lexicon.
 an employer is cut like any organisation. What is no current job forms nothing: a job applied
 for, wanted or refused ("got a no for a summer job"), a first job or one held "when I was 16"
 (a past state), and "got promoted" without a role (there is nothing to store).
+
+A business the speaker runs is told as "my store" or "my business" inside a story ("sourcing
+stock for my store was hard"): ``owns`` it, from a closed list of ventures, unless the clause is
+a plan ("to open my own bakery" is :mod:`.plans`) or the venture is one the speaker only visits
+("my local shop", "my favourite cafe").
 """
 
 from __future__ import annotations
@@ -18,7 +23,8 @@ from formation.deterministic.attributes import organisation
 from formation.deterministic.ends import words
 from formation.deterministic.findings import Finding
 from formation.deterministic.lexicon import ROLE_HEADS
-from formation.deterministic.phrases import ADVERBS, TIME_TAIL
+from formation.deterministic.nouns import closed
+from formation.deterministic.phrases import ADVERBS, PLANNED, TIME_TAIL
 from formation.deterministic.terms import object_phrase, strip_determiners
 
 _I = r"\bI(?:'ve| have)?\s+" + ADVERBS
@@ -40,6 +46,17 @@ _PAST_JOB = re.compile(
     re.IGNORECASE,
 )
 """A first or summer job, or one from long ago, is a past state, not the speaker's job now."""
+_MY_BUSINESS = re.compile(
+    r"\b[Mm]y\s+(?:own\s+)?(?:(?P<kind>[a-z][\w-]*)\s+)?(?P<head>business|store|shop|boutique|bakery"
+    r"|cafe|restaurant|salon)\b(?!\s+(?:owner|assistant|manager|clerk"
+    r"|trip|partner|partners|class|card|project|plan|idea|school|degree|course|travel|hours)\b)"
+)
+_VISITED = closed(
+    """
+    local favorite favourite usual regular go-to nearest neighborhood neighbourhood corner
+    grocery coffee online old
+    """
+)
 _ROLE_TAIL = re.compile(r"\s+(?:in|at|on|for|with|after|before|since|last|this)\s+")
 _DURATION = re.compile(r"^(?:\w+|a few|a couple of)\s+(?:days?|weeks?|months?|years?)\b", re.I)
 
@@ -79,4 +96,14 @@ def _promoted(text: str, occurred_on: date | None) -> list[Finding]:
     return [Finding("I", "has_role", held, tense="present")] if held else []
 
 
-PROPOSERS = (_new_job, _promoted)
+def _my_business(text: str, occurred_on: date | None) -> list[Finding]:
+    """ "tough times with my business", "stock for my store": a venture the speaker runs."""
+    match = _MY_BUSINESS.search(text)
+    if match is None or PLANNED.search(text) or match.group("kind") in _VISITED:
+        return []
+    kind = match.group("kind")
+    business = f"{kind} {match.group('head')}" if kind else match.group("head")
+    return [Finding("I", "owns", business, tense="present")]
+
+
+PROPOSERS = (_new_job, _promoted, _my_business)

@@ -168,6 +168,8 @@ ROLE_HEADS: frozenset[str] = frozenset(
         "filmmaker",
         "author",
         "caregiver",
+        "guard",
+        "goalkeeper",
         "pilot",
         "lecturer",
         "tutor",

@@ -45,3 +45,35 @@ def test_a_duration_after_a_role_is_not_an_employer() -> None:
     claims = formed("I've been working as a tutor for two years.")
     assert ("speaker", "has_role", "tutor") in claims
     assert not {c for c in claims if c[1] == "works_at"}
+
+
+@pytest.mark.parametrize(
+    ("content", "business"),
+    [
+        ("Restocking my store took all weekend.", "store"),
+        ("Things are slow at my flower shop this month.", "flower shop"),
+    ],
+)
+def test_a_business_the_speaker_runs_is_owned(content: str, business: str) -> None:
+    assert ("speaker", "owns", business) in formed(content)
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        "I picked up bread at my local bakery.",
+        "My favorite cafe closed.",
+        "I'm saving up to open my own salon.",
+        "I'm packing for my business trip.",
+        "My business partner called.",
+        "My cousin's shop is doing well.",
+    ],
+)
+def test_a_venture_visited_planned_or_only_a_modifier_is_not_owned(content: str) -> None:
+    assert not {c for c in formed(content) if c[1] == "owns"}
+
+
+def test_a_position_on_a_team_is_a_role_and_the_team_no_employer() -> None:
+    claims = formed("I'm a goalkeeper for the team now.")
+    assert ("speaker", "has_role", "goalkeeper") in claims
+    assert not {c for c in claims if c[1] == "works_at"}
