@@ -154,3 +154,34 @@ def test_exclusions_without_a_recall_sheet_or_with_a_bad_seed_exit_2(
     result = CliRunner().invoke(eval_app, ["sample", "--input", str(path), *args])
     assert result.exit_code == 2
     assert "--exclude-seeds" in result.output
+
+
+def test_a_sheet_drawn_with_exclusions_is_left_out_by_its_items_not_its_seed() -> None:
+    """Recomputing a seed redraws only a sheet that excluded nothing; items name any sheet."""
+    items = list(range(300))
+    earlier = draw_excluding(items, 100, seed=5, earlier=[(12, 100)])
+    recomputed = set(draw(items, 100, 5))
+    assert set(earlier) != recomputed  # the seed alone does not name that sheet
+    fresh = draw_excluding(items, 100, 6, [(12, 100)], drawn_before=lambda i: i in set(earlier))
+    assert not set(fresh) & set(earlier) and not set(fresh) & set(draw(items, 100, 12))
+
+
+def test_the_command_leaves_out_the_messages_of_an_earlier_sheet_file(tmp_path: Path) -> None:
+    path = _write_turns(tmp_path / "turns.jsonl")
+    base = ["sample", "--input", str(path), "--messages", "2", "--json"]
+    first = CliRunner().invoke(eval_app, [*base, "--seed", "3"])
+    sheet = tmp_path / "sheet.json"
+    sheet.write_text(first.output)
+    result = CliRunner().invoke(eval_app, [*base, "--seed", "3", "--exclude", str(sheet)])
+    assert result.exit_code == 0, result.output
+    earlier = {row["content"] for row in json.loads(first.output)}
+    assert not {row["content"] for row in json.loads(result.output)} & earlier
+
+
+def test_an_exclusion_file_that_is_not_a_sheet_exits_2(tmp_path: Path) -> None:
+    path = _write_turns(tmp_path / "turns.jsonl")
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"not": "a sheet"}')
+    args = ["sample", "--input", str(path), "--messages", "1", "--exclude", str(bad)]
+    result = CliRunner().invoke(eval_app, args)
+    assert result.exit_code == 2 and "--exclude" in result.output
