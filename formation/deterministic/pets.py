@@ -54,13 +54,10 @@ def _household_pet(text: str, occurred_on: date | None) -> list[Finding]:
 
 
 def _our_pet(text: str, occurred_on: date | None) -> list[Finding]:
-    if GONE.search(text):
+    pets = [m.group("pet") for m in _OUR_PET.finditer(text) if m.group("pet") in PET_HEADS]
+    if not pets or GONE.search(text):
         return []  # "our dog Max passed away": a pet the household no longer has
-    return [
-        Finding("I", "owns", match.group("pet"), tense="present")
-        for match in _OUR_PET.finditer(text)
-        if match.group("pet") in PET_HEADS
-    ]
+    return [Finding("I", "owns", pet, tense="present") for pet in pets]
 
 
 def _pet(word: str) -> str | None:
@@ -77,9 +74,9 @@ def _adopted_this(text: str, occurred_on: date | None) -> list[Finding]:
 
 def _my_pets(text: str, occurred_on: date | None) -> list[Finding]:
     """ "I took my turtles out for a walk": "my" and a pet noun, unless gone or long ago."""
-    if GONE.search(text) or _CHILDHOOD.search(text):
-        return []
     pets = {p for m in _MY_PETS.finditer(text) if (p := _pet(m.group("pet")))}
+    if not pets or GONE.search(text) or _CHILDHOOD.search(text):
+        return []  # the cheap search first: most clauses name no pet
     return [Finding("I", "owns", pet, tense="present") for pet in sorted(pets)]
 
 
