@@ -8,6 +8,10 @@ an employer is cut like any organisation. What is no current job forms nothing: 
 for, wanted or refused ("got a no for a summer job"), a first job or one held "when I was 16"
 (a past state), and "got promoted" without a role (there is nothing to store).
 
+A place the speaker works or volunteers at is often told in a relative clause ("the shelter I
+volunteer at", "the clinic I work at"): ``works_at`` it, or ``participated_in`` "volunteering at"
+it, as "I volunteer at …" forms (:mod:`.activities`).
+
 A business the speaker runs is told as "my store" or "my business" inside a story ("sourcing
 stock for my store was hard"): ``owns`` it, from a closed list of ventures, unless the clause is
 a plan ("to open my own bakery" is :mod:`.plans`) or the venture is one the speaker only visits
@@ -57,6 +61,14 @@ _VISITED = closed(
     grocery coffee online old
     """
 )
+_PLACE_I_WORK_AT = re.compile(
+    r"\b(?:[Tt]he|[Aa]n?)\s+(?P<place>(?:[\w'-]+\s+){0,3}?(?:shelter|hospital|school|library|center"
+    r"|centre|clinic|store|shop|cafe|restaurant|museum|bakery|gym|studio|company|firm|office"
+    r"|charity|nonprofit|farm|hotel|bar|garden|zoo|hospice|daycare|bookshop|bookstore|pharmacy"
+    r"|warehouse|factory|lab|bank|pantry|kitchen))\s+(?:that\s+)?I\s+"
+    r"(?P<verb>volunteer|work)\s+(?:at|for|in)\b(?!\s+(?:a|an|the|my|our|this|that)\b)"
+)
+""""the homeless shelter I volunteer at": the place, told in a relative clause."""
 _ROLE_TAIL = re.compile(r"\s+(?:in|at|on|for|with|after|before|since|last|this)\s+")
 _DURATION = re.compile(r"^(?:\w+|a few|a couple of)\s+(?:days?|weeks?|months?|years?)\b", re.I)
 
@@ -106,4 +118,14 @@ def _my_business(text: str, occurred_on: date | None) -> list[Finding]:
     return [Finding("I", "owns", business, tense="present")]
 
 
-PROPOSERS = (_new_job, _promoted, _my_business)
+def _place_i_work_at(text: str, occurred_on: date | None) -> list[Finding]:
+    match = _PLACE_I_WORK_AT.search(text)
+    if match is None:
+        return []
+    place = strip_determiners(match.group("place"))
+    if match.group("verb") == "work":
+        return [Finding("I", "works_at", place, tense="present")]
+    return [Finding("I", "participated_in", f"volunteering at {place}", tense="present")]
+
+
+PROPOSERS = (_new_job, _promoted, _my_business, _place_i_work_at)

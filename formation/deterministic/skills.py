@@ -24,6 +24,11 @@ _TO_PLAY = re.compile(
     r"\bI(?:'m| am|'ve been| have been)\s+" + ADVERBS + r"(?:now\s+)?learning\s+(?:how\s+)?to\s+"
     r"play\s+(?:the\s+)?(?P<what>" + _INSTRUMENTS + r"|[a-z]+)\b"
 )
+_LEARNING_INSTRUMENT = re.compile(
+    r"\b(?:I'm|I am|I've been|just|now|been)\s+(?:(?:just|now|also|still|slowly)\s+)?learning\s+"
+    r"(?:the\s+)?(?P<what>" + _INSTRUMENTS + r")\b"
+)
+""""…, just learning the piano": an instrument learned, told without "to play"."""
 _LESSONS = re.compile(
     r"\bI(?:'m| am|'ve been| have been)\s+" + ADVERBS + r"(?:now\s+)?taking\s+(?:some\s+)?"
     r"(?P<what>[A-Za-z]+(?:\s+[a-z]+)?)\s+(?:lessons|classes)\b"
@@ -38,7 +43,7 @@ _NOT_SUBJECTS = closed(
 
 
 def _to_play(text: str, occurred_on: date | None) -> list[Finding]:
-    match = _TO_PLAY.search(text)
+    match = _TO_PLAY.search(text) or _LEARNING_INSTRUMENT.search(text)
     what = match.group("what") if match else ""
     if what not in _INSTRUMENT_WORDS and what not in SPORTS:
         return []

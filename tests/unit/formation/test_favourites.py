@@ -36,3 +36,17 @@ def test_a_pointer_a_childhood_memory_or_someone_elses_taste_forms_no_preference
     content: str,
 ) -> None:
     assert not {c for c in formed(content) if c[1] == "prefers"}
+
+
+@pytest.mark.parametrize(
+    ("content", "thing"),
+    [
+        ("Chess's mostly my thing.", "chess"),
+        ("Green's my fave colour.", "green"),
+        ("Twin Peaks is my favorite show.", "Twin Peaks"),
+    ],
+)
+def test_a_favourite_told_with_a_contraction_or_a_two_word_name_is_a_preference(
+    content: str, thing: str
+) -> None:
+    assert ("speaker", "prefers", thing) in formed(content)

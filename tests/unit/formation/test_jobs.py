@@ -77,3 +77,26 @@ def test_a_position_on_a_team_is_a_role_and_the_team_no_employer() -> None:
     claims = formed("I'm a goalkeeper for the team now.")
     assert ("speaker", "has_role", "goalkeeper") in claims
     assert not {c for c in claims if c[1] == "works_at"}
+
+
+@pytest.mark.parametrize(
+    ("content", "claim"),
+    [
+        ("The daycare I work at closed early today.", ("works_at", "daycare")),
+        (
+            "I baked for the animal shelter I volunteer at.",
+            ("participated_in", "volunteering at animal shelter"),
+        ),
+    ],
+)
+def test_a_place_told_in_a_relative_clause_is_where_the_speaker_works(
+    content: str, claim: tuple[str, str]
+) -> None:
+    assert ("speaker", *claim) in formed(content)
+
+
+@pytest.mark.parametrize(
+    "content", ["Is the clinic you work at nice?", "The clinic my sister works at is closing."]
+)
+def test_a_place_someone_else_works_at_is_not_the_speakers(content: str) -> None:
+    assert not {c for c in formed(content) if c[1] in {"works_at", "participated_in"}}

@@ -33,3 +33,12 @@ def test_an_instrument_game_or_lesson_subject_forms_learning(content: str, skill
 )
 def test_a_figure_of_speech_a_bare_lesson_or_someone_elses_forms_no_learning(content: str) -> None:
     assert not {c for c in formed(content) if c[1] == "learning"}
+
+
+def test_an_instrument_learned_without_to_play_is_learning() -> None:
+    assert ("speaker", "learning", "cello") in formed("Busy week, just learning the cello.")
+
+
+def test_a_pastime_started_is_learning_but_a_feeling_started_is_not() -> None:
+    assert ("speaker", "learning", "bouldering") in formed("I started bouldering last spring.")
+    assert not {c for c in formed("I started worrying less.") if c[1] == "learning"}
