@@ -75,7 +75,7 @@ def _activity(raw: str, *, gerunds: bool = True) -> str | None:
     if not found or len(found) > 3 or found[0] in NOT_ACTIVITIES:
         return None
     head = found[-1]
-    gerund = gerunds and head.endswith("ing") and len(head) > 5
+    gerund = (gerunds and head.endswith("ing") and len(head) > 5) or head in HOBBY_GERUNDS
     return obj if head in ACTIVITY_HEADS or gerund else None
 
 

@@ -26,6 +26,11 @@ _GROUPS = re.compile(
     r"\b(?:team|group|club|committee|guild|squad|board|chapter|community|brigade|league|band"
     r"|choir|orchestra|society|association|organi[sz]ation|network|circle|crew|union|collective)\b"
 )
+_DURATION = re.compile(r"(?:\w+|a few|a couple of)\s+(?:days?|weeks?|months?|years?)\b", re.I)
+_GROUP_ONLY = re.compile(r"(?:the|my|our|a)\s+(?:team|club|group|squad|band)\b", re.I)
+_NOT_A_GROUP = re.compile(
+    r"\b(?:group|team|crew|band)\s+(?:of|chat)\b|^(?:friend|family)\s+group\b"
+)
 _LANGUAGE_LEAD = re.compile(r"^(?:fluent|native|basic|some|a (?:bit|little) of|a little)\s+", re.I)
 
 
@@ -47,6 +52,8 @@ def role_phrase(text: str) -> tuple[str, str | None] | None:
     if not words or words[-1] not in ROLE_HEADS:
         return None
     org = match.group("org")
+    if org and (_DURATION.match(org) or _GROUP_ONLY.match(org)):
+        return role, None  # "a tutor for two years", "a guard for the team": not an employer
     return role, organisation(org) if org else None
 
 
@@ -105,6 +112,8 @@ def propose_join(predicate: Predicate) -> list[Finding]:
     if predicate.form != "past" and not predicate.perfect:
         return []
     obj = organisation(predicate.rest)
+    if _NOT_A_GROUP.search(obj.lower()):
+        return []  # "a group of tourists", "a family group chat": a crowd or a chat
     if _GROUPS.search(obj.lower()):
         return [Finding(predicate.subject, "member_of", obj, tense="present")]
     if obj[:1].isupper() and not predicate.rest.lower().startswith(("a ", "an ", "the ")):

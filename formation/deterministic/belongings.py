@@ -65,4 +65,7 @@ _GONE = re.compile(
     re.IGNORECASE,
 )
 
+GONE = _GONE
+"""Words that say a pet is gone: shared with :mod:`.together` for "our dog Max"."""
+
 PROPOSERS = (_adopted, _my_new, _my_pet)

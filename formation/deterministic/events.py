@@ -14,7 +14,19 @@ from __future__ import annotations
 import re
 from datetime import date
 
-from formation.deterministic import activities, belongings, plans, pursuits
+from formation.deterministic import (
+    activities,
+    belongings,
+    favourites,
+    hosting,
+    jobs,
+    memberships,
+    outings,
+    pets,
+    plans,
+    pursuits,
+    skills,
+)
 from formation.deterministic.dates import ground
 from formation.deterministic.ends import words
 from formation.deterministic.findings import Finding
@@ -58,7 +70,7 @@ _ON_A_TRIP = re.compile(
     r"|vacation|holiday|run|bike ride|ride)\b(?!\s+to\b)"
 )
 _MY_TRIP = re.compile(
-    r"\b[Mm]y\s+(?:recent\s+|last\s+|first\s+)?(?P<kind>trip|vacation|holiday|visit|journey)"
+    r"\b(?:[Mm]y|[Oo]ur)\s+(?:recent\s+|last\s+|first\s+)?(?P<kind>trip|vacation|holiday|visit|journey)"
     r"\s+to\s+(?P<place>(?:the\s+)?[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*){0,3})"
 )
 _PAST_TRIP = re.compile(
@@ -84,7 +96,17 @@ def propose_events(text: str, occurred_on: date | None) -> list[Finding]:
     still grounded from the whole clause. Pursuits and plans (:mod:`.pursuits`, :mod:`.plans`)
     search the whole clause for the speaker's own words, so they run whatever it opens with.
     """
-    told_anywhere = (*pursuits.PROPOSERS, *plans.PROPOSERS)
+    told_anywhere = (
+        *pursuits.PROPOSERS,
+        *plans.PROPOSERS,
+        *jobs.PROPOSERS,
+        *memberships.PROPOSERS,
+        *skills.PROPOSERS,
+        *favourites.PROPOSERS,
+        *hosting.PROPOSERS,
+        *pets.PROPOSERS,
+        *outings.PROPOSERS,
+    )
     findings = [f for propose in told_anywhere for f in propose(text, occurred_on)]
     if _DROPPED_I.match(text):
         told = "I " + text[0].lower() + text[1:]

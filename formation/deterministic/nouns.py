@@ -16,7 +16,7 @@ OWNABLE_HEADS: frozenset[str] = closed(
     snowboard skis kayak canoe boat sailboat yacht rv camper caravan trailer tractor golf
     house home apartment flat condo cabin cottage villa bungalow farm garden garage yard
     studio shop store cafe bakery restaurant business bar
-    dog dogs puppy puppies cat cats kitten kittens horse horses pony rabbit rabbits bunny
+    dog dogs puppy puppies pup pups cat cats kitten kittens horse horses pony rabbit rabbits bunny
     hamster hamsters guinea parrot parrots bird birds fish goldfish turtle tortoise snake lizard
     gecko chicken chickens goat goats pig pigs ferret pet pets
     laptop laptops computer pc desktop macbook tablet ipad kindle ereader e-reader phone

@@ -69,7 +69,8 @@ _WENT_OUT = re.compile(
     r"(?:^|\bI\s+)" + ADVERBS + r"[Ww]ent\s+(?P<what>(?:horseback\s+)?riding|[a-z]+ing)\b"
 )
 _FAVE = re.compile(
-    r"^(?P<what>[A-Z][\w-]*(?:,?\s+[a-z][\w-]*){0,5}?)\s+(?:is|are)\s+(?:one of\s+)?my\s+"
+    r"^(?P<what>[A-Z][\w-]*(?:\s+[A-Z][\w-]*){0,3}(?:,?\s+[a-z][\w-]*){0,5}?)(?:\s+(?:is|are)|'s)\s+"
+    r"(?:(?:mostly|really|definitely|totally|always|still|just)\s+)?(?:one of\s+)?my\s+"
     r"(?:absolute\s+|all-time\s+)?(?:faves?|favou?rites?|favou?rite\s+things?|top\s+pick"
     r"|thing|jam)\b"
 )
@@ -158,7 +159,12 @@ def _faves(text: str, occurred_on: date | None) -> list[Finding]:
     if match.group("what").split()[0] in {"I", "I'm", "I've"}:
         return []  # "I love X, but Y is my top pick": Y is not the first word of the clause
     items = re.split(r",\s*(?:and\s+)?|\s+and\s+", match.group("what"))
-    return [Finding("I", "prefers", item.strip().lower()) for item in items if item.strip()]
+    return [Finding("I", "prefers", _as_told(item.strip())) for item in items if item.strip()]
+
+
+def _as_told(item: str) -> str:
+    """A name keeps its capitals ("Harry Potter"); a common noun opening the clause does not."""
+    return item if any(w[:1].isupper() for w in item.split()[1:]) else item.lower()
 
 
 def _pursued(text: str, occurred_on: date | None) -> list[Finding]:

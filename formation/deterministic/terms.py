@@ -20,7 +20,7 @@ _LIST_TAIL = re.compile(
     r"(?:\s+" + _TAIL_WORDS + r"|\s+-\s|\s*[;:()!?\"\u201c\u201d]).*$", re.IGNORECASE | re.DOTALL
 )
 _STARTS_TAIL = re.compile(_TAIL_WORDS, re.IGNORECASE)
-_LEADING = re.compile(r"^(?:(?:a|an|the|my|our|his|her|their|some)\s+)+", re.IGNORECASE)
+_LEADING = re.compile(r"^(?:(?:a|an|the|my|our|his|her|their|some|another)\s+)+", re.IGNORECASE)
 _TRAILING = re.compile(r"[\s.,!?;:'\"\u201d\u2019)]+$")
 _ITEM_SEP = re.compile(r"\s*,\s*(?:and\s+|&\s+)?|\s+(?:and|&|as well as|plus)\s+", re.IGNORECASE)
 _CLOSING_CONJUNCTION = re.compile(r",[^,]*\s(?:and|&|as well as|plus)\s[^,]*$", re.IGNORECASE)

@@ -21,7 +21,13 @@ from rich.table import Table
 
 from engram.cli.evaluation.corpus import Case, CorpusError, load_corpus
 from engram.cli.evaluation.evidence import evaluate_model, record
-from engram.cli.evaluation.sample import draw, form_file
+from engram.cli.evaluation.sample import (
+    draw,
+    draw_excluding,
+    form_file,
+    parse_earlier,
+    sheet_keys,
+)
 from engram.cli.evaluation.scoring import ArmReport, EvaluationReport, evaluate_arm
 from engram.cli.evaluation.sheets import render_beliefs, render_messages
 from engram.shared.policy_file import PolicyFileError
@@ -194,15 +200,31 @@ def sample(
         None, "--messages", min=0, help="Draw N user messages with what formed (recall sheet)."
     ),
     as_json: bool = typer.Option(False, "--json", help="Print the sheet as JSON."),
+    exclude_seeds: str = typer.Option(
+        "",
+        "--exclude-seeds",
+        help="Earlier recall sheets as SEED[:COUNT],… (COUNT defaults to --messages), drawn "
+        "without exclusions: their messages are recomputed and left out.",
+    ),
+    exclude: list[Path] = typer.Option(
+        [],
+        "--exclude",
+        help="An earlier recall sheet's JSON (from --json; repeatable): its messages are left "
+        "out. Use this for sheets that were themselves drawn with exclusions.",
+    ),
 ) -> None:
     """Print a labeling sheet: N formed beliefs with quotes, or N user messages (recall)."""
+    earlier = _earlier_sheets(exclude_seeds, messages)
+    known = _earlier_files(exclude, messages)
     try:
         formed = form_file(source)
     except (OSError, InvalidEpisodeLine) as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from exc
     if messages is not None:
-        drawn_messages = draw(formed.messages, messages, seed)
+        drawn_messages = draw_excluding(
+            formed.messages, messages, seed, earlier, lambda m: (m.episode_id, m.ordinal) in known
+        )
         if as_json:
             typer.echo(json.dumps([m.to_dict() for m in drawn_messages], indent=2))
         else:
@@ -213,3 +235,36 @@ def sample(
         typer.echo(json.dumps([b.to_dict() for b in drawn], indent=2))
     else:
         render_beliefs(drawn, len(formed.beliefs), Console())
+
+
+def _earlier_sheets(text: str, messages: int | None) -> list[tuple[int, int]]:
+    """The earlier recall sheets to leave out, or exit 2 saying what is wrong.
+
+    Only message sheets can exclude: which messages a seed draws does not depend on the
+    rules, but which beliefs it draws does, so an earlier belief sheet cannot be recomputed.
+    """
+    if not text:
+        return []
+    if messages is None:
+        typer.echo("error: --exclude-seeds needs --messages (a recall sheet)", err=True)
+        raise typer.Exit(2)
+    try:
+        return parse_earlier(text, messages)
+    except ValueError as exc:
+        typer.echo(f"error: --exclude-seeds: {exc}", err=True)
+        raise typer.Exit(2) from exc
+
+
+def _earlier_files(paths: list[Path], messages: int | None) -> frozenset[tuple[str, int]]:
+    """The messages of earlier sheets' JSON files, or exit 2 saying which file is unreadable."""
+    if paths and messages is None:
+        typer.echo("error: --exclude needs --messages (a recall sheet)", err=True)
+        raise typer.Exit(2)
+    keys: set[tuple[str, int]] = set()
+    for path in paths:
+        try:
+            keys |= sheet_keys(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            typer.echo(f"error: --exclude {path}: {exc}", err=True)
+            raise typer.Exit(2) from exc
+    return frozenset(keys)

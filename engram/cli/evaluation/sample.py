@@ -11,8 +11,9 @@ seed always draw the same sheet, so a sheet labeled before a change can be re-dr
 from __future__ import annotations
 
 import asyncio
+import json
 import random
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
@@ -118,7 +119,69 @@ def _user_messages(
 
 def draw(items: list[T], n: int, seed: int) -> list[T]:
     """``n`` items (or all of them) drawn for ``seed``, kept in their original order."""
-    if n >= len(items):
-        return list(items)
-    chosen = sorted(random.Random(seed).sample(range(len(items)), n))
-    return [items[i] for i in chosen]
+    return [items[i] for i in _drawn(len(items), n, seed)]
+
+
+def draw_excluding(
+    items: list[T],
+    n: int,
+    seed: int,
+    earlier: Iterable[tuple[int, int]] = (),
+    drawn_before: Callable[[T], bool] | None = None,
+) -> list[T]:
+    """``n`` items drawn for ``seed`` from those that no earlier sheet took.
+
+    Each earlier draw is ``(seed, count)`` and is recomputed exactly as :func:`draw` made it on
+    the same items — which holds only for a sheet drawn with no exclusions of its own; a sheet
+    drawn with exclusions is named by its items instead (``drawn_before``, e.g. its episode and
+    ordinal read back from the sheet's JSON). Without either this is :func:`draw`.
+    """
+    taken: set[int] = set()
+    for earlier_seed, count in earlier:
+        taken.update(_drawn(len(items), count, earlier_seed))
+    left = [
+        item
+        for i, item in enumerate(items)
+        if i not in taken and not (drawn_before and drawn_before(item))
+    ]
+    return draw(left, n, seed)
+
+
+def sheet_keys(text: str) -> frozenset[tuple[str, int]]:
+    """The (episode id, ordinal) of every row of a sheet printed by ``--json``.
+
+    Raises ``ValueError`` when the text is not such a sheet.
+    """
+    try:
+        rows = json.loads(text)
+        return frozenset((str(row["episode_id"]), int(row["ordinal"])) for row in rows)
+    except (json.JSONDecodeError, TypeError, KeyError, ValueError) as exc:
+        raise ValueError(f"not a sheet printed by --json ({exc})") from exc
+
+
+def parse_earlier(text: str, default_count: int) -> list[tuple[int, int]]:
+    """ "12,99:150" → [(12, default_count), (99, 150)]: earlier draws as seed[:count].
+
+    Raises ``ValueError`` naming the entry that is not a seed or a positive count.
+    """
+    earlier: list[tuple[int, int]] = []
+    for entry in (e.strip() for e in text.split(",")):
+        if not entry:
+            continue
+        seed_text, _, count_text = entry.partition(":")
+        try:
+            seed = int(seed_text)
+            count = int(count_text) if count_text else default_count
+        except ValueError as exc:
+            raise ValueError(f"{entry!r} is not SEED or SEED:COUNT") from exc
+        if count < 0:
+            raise ValueError(f"{entry!r}: the count must not be negative")
+        earlier.append((seed, count))
+    return earlier
+
+
+def _drawn(population: int, n: int, seed: int) -> list[int]:
+    """The indices a draw of ``n`` for ``seed`` takes from ``population`` items, in order."""
+    if n >= population:
+        return list(range(population))
+    return sorted(random.Random(seed).sample(range(population), n))

@@ -5,10 +5,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from engram.cli.evaluation.command import eval_app
-from engram.cli.evaluation.sample import draw, form_file
+from engram.cli.evaluation.sample import draw, draw_excluding, form_file, parse_earlier
 
 TURNS = [
     {"role": "user", "content": "I own a canoe and I live in Tartu."},
@@ -103,3 +104,84 @@ def test_the_recall_sheet_shows_what_the_arm_abstained_from_and_why(tmp_path: Pa
     (row,) = [m for m in form_file(turns).messages if "maps" in m.content]
     assert row.formed == ()
     assert row.abstained == ("I owns deep love (owns needs something ownable)",)
+
+
+def test_a_sheet_excluding_earlier_seeds_shares_no_item_with_their_draws() -> None:
+    items = list(range(300))
+    earlier = [(12, 100), (99, 100)]
+    fresh = draw_excluding(items, 100, seed=5, earlier=earlier)
+    assert len(fresh) == 100 and fresh == sorted(fresh)
+    assert not set(fresh) & (set(draw(items, 100, 12)) | set(draw(items, 100, 99)))
+    assert fresh == draw_excluding(items, 100, seed=5, earlier=earlier)
+
+
+def test_excluding_nothing_draws_the_same_sheet_as_before() -> None:
+    items = list(range(300))
+    assert draw_excluding(items, 100, seed=8675) == draw(items, 100, seed=8675)
+
+
+def test_when_earlier_draws_leave_too_few_items_the_sheet_holds_all_that_is_left() -> None:
+    items = list(range(10))
+    fresh = draw_excluding(items, 8, seed=1, earlier=[(2, 6)])
+    assert fresh == [i for i in items if i not in draw(items, 6, 2)]
+
+
+def test_earlier_sheets_are_read_as_seed_with_an_optional_count() -> None:
+    assert parse_earlier("12, 99:150,,7", 100) == [(12, 100), (99, 150), (7, 100)]
+    with pytest.raises(ValueError, match="'x1'"):
+        parse_earlier("12,x1", 100)
+    with pytest.raises(ValueError, match="negative"):
+        parse_earlier("12:-3", 100)
+
+
+def test_the_command_leaves_out_the_messages_of_excluded_seeds(tmp_path: Path) -> None:
+    path = _write_turns(tmp_path / "turns.jsonl")
+    base = ["sample", "--input", str(path), "--messages", "1", "--json"]
+    earlier = json.loads(CliRunner().invoke(eval_app, [*base, "--seed", "3"]).output)
+    result = CliRunner().invoke(eval_app, [*base, "--seed", "3", "--exclude-seeds", "3"])
+    assert result.exit_code == 0, result.output
+    (row,) = json.loads(result.output)
+    assert row["content"] != earlier[0]["content"]
+
+
+@pytest.mark.parametrize(
+    "args", [["--exclude-seeds", "12"], ["--messages", "2", "--exclude-seeds", "twelve"]]
+)
+def test_exclusions_without_a_recall_sheet_or_with_a_bad_seed_exit_2(
+    tmp_path: Path, args: list[str]
+) -> None:
+    path = _write_turns(tmp_path / "turns.jsonl")
+    result = CliRunner().invoke(eval_app, ["sample", "--input", str(path), *args])
+    assert result.exit_code == 2
+    assert "--exclude-seeds" in result.output
+
+
+def test_a_sheet_drawn_with_exclusions_is_left_out_by_its_items_not_its_seed() -> None:
+    """Recomputing a seed redraws only a sheet that excluded nothing; items name any sheet."""
+    items = list(range(300))
+    earlier = draw_excluding(items, 100, seed=5, earlier=[(12, 100)])
+    recomputed = set(draw(items, 100, 5))
+    assert set(earlier) != recomputed  # the seed alone does not name that sheet
+    fresh = draw_excluding(items, 100, 6, [(12, 100)], drawn_before=lambda i: i in set(earlier))
+    assert not set(fresh) & set(earlier) and not set(fresh) & set(draw(items, 100, 12))
+
+
+def test_the_command_leaves_out_the_messages_of_an_earlier_sheet_file(tmp_path: Path) -> None:
+    path = _write_turns(tmp_path / "turns.jsonl")
+    base = ["sample", "--input", str(path), "--messages", "2", "--json"]
+    first = CliRunner().invoke(eval_app, [*base, "--seed", "3"])
+    sheet = tmp_path / "sheet.json"
+    sheet.write_text(first.output)
+    result = CliRunner().invoke(eval_app, [*base, "--seed", "3", "--exclude", str(sheet)])
+    assert result.exit_code == 0, result.output
+    earlier = {row["content"] for row in json.loads(first.output)}
+    assert not {row["content"] for row in json.loads(result.output)} & earlier
+
+
+def test_an_exclusion_file_that_is_not_a_sheet_exits_2(tmp_path: Path) -> None:
+    path = _write_turns(tmp_path / "turns.jsonl")
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"not": "a sheet"}')
+    args = ["sample", "--input", str(path), "--messages", "1", "--exclude", str(bad)]
+    result = CliRunner().invoke(eval_app, args)
+    assert result.exit_code == 2 and "--exclude" in result.output

@@ -1,0 +1,131 @@
+"""Work told in passing: a new job, a hire, a promotion, a business of one's own.
+
+People rarely say "I work at the library"; they say what happened: "I started a new job at the
+library", "I got hired as a paramedic", "I just got promoted to head chef". Each states a job
+the speaker holds now (``works_at`` / ``has_role``, present). Anchored on "I" and a closed verb
+phrase; a role must end in a role noun (:data:`~formation.deterministic.lexicon.ROLE_HEADS`) and
+an employer is cut like any organisation. What is no current job forms nothing: a job applied
+for, wanted or refused ("got a no for a summer job"), a first job or one held "when I was 16"
+(a past state), and "got promoted" without a role (there is nothing to store).
+
+A place the speaker works or volunteers at is often told in a relative clause ("the shelter I
+volunteer at", "the clinic I work at"): ``works_at`` it, or ``participated_in`` "volunteering at"
+it, as "I volunteer at …" forms (:mod:`.activities`).
+
+A business the speaker runs is told as "my store" or "my business" inside a story ("sourcing
+stock for my store was hard"): ``owns`` it, from a closed list of ventures, unless the clause is
+a plan ("to open my own bakery" is :mod:`.plans`) or the venture is one the speaker only visits
+("my local shop", "my favourite cafe").
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import date
+
+from formation.deterministic.attributes import organisation
+from formation.deterministic.ends import words
+from formation.deterministic.findings import Finding
+from formation.deterministic.lexicon import ROLE_HEADS
+from formation.deterministic.nouns import closed
+from formation.deterministic.phrases import ADVERBS, PLANNED, TIME_TAIL
+from formation.deterministic.terms import object_phrase, strip_determiners
+
+_I = r"\bI(?:'ve| have)?\s+" + ADVERBS
+_JOB = (
+    r"(?:a|my|the)\s+(?:(?:new|full-time|part-time|permanent|great|dream)\s+)*(?:job|position|role)"
+)
+_NEW_JOB = re.compile(
+    _I
+    + r"(?:started|began|got|landed|accepted|took|found|scored)\s+"
+    + _JOB
+    + r"\s+(?P<prep>at|with|as)\s+(?P<obj>[^,.;:!?]+)"
+    r"|" + _I + r"(?:started|began)\s+working\s+(?P<prep2>at|for|as)\s+(?P<obj2>[^,.;:!?]+)"
+    r"|" + _I + r"(?:got|was|been|get)\s+hired\s+(?P<prep3>at|by|as)\s+(?P<obj3>[^,.;:!?]+)"
+)
+_PROMOTED = re.compile(_I + r"(?:got|was|been|get)\s+promoted\s+to\s+(?P<role>[^,.;:!?]+)")
+_PAST_JOB = re.compile(
+    r"\b(?:first|summer|when I was|years ago|back (?:in|then|when)|used to|in (?:high school"
+    r"|college|uni)|as a (?:kid|teen|teenager|student))\b",
+    re.IGNORECASE,
+)
+"""A first or summer job, or one from long ago, is a past state, not the speaker's job now."""
+_MY_BUSINESS = re.compile(
+    r"\b[Mm]y\s+(?:own\s+)?(?:(?P<kind>[a-z][\w-]*)\s+)?(?P<head>business|store|shop|boutique|bakery"
+    r"|cafe|restaurant|salon)\b(?!\s+(?:owner|assistant|manager|clerk"
+    r"|trip|partner|partners|class|card|project|plan|idea|school|degree|course|travel|hours)\b)"
+)
+_VISITED = closed(
+    """
+    local favorite favourite usual regular go-to nearest neighborhood neighbourhood corner
+    grocery coffee online old
+    """
+)
+_PLACE_I_WORK_AT = re.compile(
+    r"\b(?:[Tt]he|[Aa]n?)\s+(?P<place>(?:[\w'-]+\s+){0,3}?(?:shelter|hospital|school|library|center"
+    r"|centre|clinic|store|shop|cafe|restaurant|museum|bakery|gym|studio|company|firm|office"
+    r"|charity|nonprofit|farm|hotel|bar|garden|zoo|hospice|daycare|bookshop|bookstore|pharmacy"
+    r"|warehouse|factory|lab|bank|pantry|kitchen))\s+(?:that\s+)?I\s+"
+    r"(?P<verb>volunteer|work)\s+(?:at|for|in)\b(?!\s+(?:a|an|the|my|our|this|that)\b)"
+)
+""""the homeless shelter I volunteer at": the place, told in a relative clause."""
+_ROLE_TAIL = re.compile(r"\s+(?:in|at|on|for|with|after|before|since|last|this)\s+")
+_DURATION = re.compile(r"^(?:\w+|a few|a couple of)\s+(?:days?|weeks?|months?|years?)\b", re.I)
+
+
+def role(text: str) -> str | None:
+    """ "a senior paramedic" → "senior paramedic"; nothing unless it ends in a role noun."""
+    cut = _ROLE_TAIL.split(TIME_TAIL.sub("", text), maxsplit=1)[0]  # "editor in the spring"
+    phrase = strip_determiners(object_phrase(cut))
+    found = words(phrase)
+    if not found or found[-1] not in ROLE_HEADS or len(found) > 4:
+        return None
+    return phrase
+
+
+def employer(text: str) -> str | None:
+    """The organisation after "at"/"by", or nothing when it is a duration ("for two years")."""
+    org = organisation(TIME_TAIL.sub("", text))
+    return None if not org or _DURATION.match(org) else org
+
+
+def _new_job(text: str, occurred_on: date | None) -> list[Finding]:
+    match = _NEW_JOB.search(text)
+    if match is None or _PAST_JOB.search(text):
+        return []
+    prep = match.group("prep") or match.group("prep2") or match.group("prep3")
+    obj = match.group("obj") or match.group("obj2") or match.group("obj3")
+    if prep == "as":
+        held = role(obj)
+        return [Finding("I", "has_role", held, tense="present")] if held else []
+    org = employer(obj)
+    return [Finding("I", "works_at", org, tense="present")] if org else []
+
+
+def _promoted(text: str, occurred_on: date | None) -> list[Finding]:
+    match = _PROMOTED.search(text)
+    held = role(match.group("role")) if match else None
+    return [Finding("I", "has_role", held, tense="present")] if held else []
+
+
+def _my_business(text: str, occurred_on: date | None) -> list[Finding]:
+    """ "tough times with my business", "stock for my store": a venture the speaker runs."""
+    match = _MY_BUSINESS.search(text)
+    if match is None or PLANNED.search(text) or match.group("kind") in _VISITED:
+        return []
+    kind = match.group("kind")
+    business = f"{kind} {match.group('head')}" if kind else match.group("head")
+    return [Finding("I", "owns", business, tense="present")]
+
+
+def _place_i_work_at(text: str, occurred_on: date | None) -> list[Finding]:
+    match = _PLACE_I_WORK_AT.search(text)
+    if match is None:
+        return []
+    place = strip_determiners(match.group("place"))
+    if match.group("verb") == "work":
+        return [Finding("I", "works_at", place, tense="present")]
+    return [Finding("I", "participated_in", f"volunteering at {place}", tense="present")]
+
+
+PROPOSERS = (_new_job, _promoted, _my_business, _place_i_work_at)

@@ -1,0 +1,47 @@
+"""Outings told with the people taken along, or as something the speaker has done.
+
+"I took my kids camping last weekend" and "I've gone kayaking a few times" are the speaker's
+outings (``participated_in``, past), told in shapes the "went kayaking" pattern
+(:mod:`.pursuits`) misses: the people or pets between verb and outing, or the perfect "have
+gone". The outing must be a known pastime gerund, and the people taken along must be family,
+friends or pets, so "I took my time deciding" or "I took my car washing" form nothing.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import date
+
+from formation.deterministic.dates import ground
+from formation.deterministic.findings import Finding
+from formation.deterministic.nouns import HOBBY_GERUNDS, closed
+from formation.deterministic.phrases import ADVERBS
+
+_ALONG = (
+    r"fam|family|kids|kid|son|daughter|children|boys|girls|dog|dogs|pup|puppy|husband|wife"
+    r"|partner|boyfriend|girlfriend|friends?|parents|mom|mum|dad|sister|brother|nephew|niece"
+    r"|grandkids|students|class|team"
+)
+_TOOK_ALONG = re.compile(
+    r"\bI\s+" + ADVERBS + r"(?:took|brought)\s+(?:my|our|the)\s+(?:(?:little|two|three|whole)\s+)?"
+    r"(?:" + _ALONG + r")\s+(?P<what>[a-z]+ing)\b"
+)
+_HAVE_GONE = re.compile(r"\bI(?:'ve| have)\s+" + ADVERBS + r"gone\s+(?P<what>[a-z]+ing)\b")
+_OUTINGS = HOBBY_GERUNDS | closed("riding sailing paddleboarding snorkeling")
+
+
+def _outing(text: str, occurred_on: date | None) -> list[Finding]:
+    match = _TOOK_ALONG.search(text) or _HAVE_GONE.search(text)
+    if match is None or match.group("what") not in _OUTINGS:
+        return []
+    what, when = match.group("what"), ground(text, occurred_on)
+    if when is None:
+        return [Finding("I", "participated_in", what, tense="past")]
+    named = f"{what} ({when})"  # named with its date, as :func:`.events._dated` names events
+    return [
+        Finding("I", "participated_in", named, tense="past"),
+        Finding(named, "occurred_on", when, tense="past"),
+    ]
+
+
+PROPOSERS = (_outing,)

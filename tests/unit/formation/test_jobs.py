@@ -1,0 +1,102 @@
+"""Jobs told as events: a new job, a hire or a promotion is the speaker's job now."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.unit.formation.formed import formed
+
+
+@pytest.mark.parametrize(
+    ("content", "claim"),
+    [
+        ("I started a new job at the county library!", ("works_at", "county library")),
+        ("Guess what, I just landed a job at Orbital Foods.", ("works_at", "Orbital Foods")),
+        ("I got hired at Northwind last month.", ("works_at", "Northwind")),
+        ("Finally started working at the botanical garden.", ("works_at", "botanical garden")),
+        ("I got a job as a barista.", ("has_role", "barista")),
+        ("I got promoted to head chef last week!", ("has_role", "head chef")),
+        ("I was hired as a paramedic in March.", ("has_role", "paramedic")),
+    ],
+)
+def test_a_job_told_as_what_happened_forms_the_job(content: str, claim: tuple[str, str]) -> None:
+    assert ("speaker", *claim) in formed(content)
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        "I got promoted!",
+        "I applied for a job at the aquarium.",
+        "I got my first job at a diner when I was sixteen.",
+        "I got a summer job at the pool.",
+        "Back in college I got a job at a bookshop.",
+        "I'd love to get a job at the observatory.",
+        "My sister got hired at the observatory.",
+        "I got a job offer at the harbour but said no.",
+        "I got promoted to a better desk.",
+    ],
+)
+def test_a_job_wanted_past_refused_or_someone_elses_forms_no_job(content: str) -> None:
+    assert not {c for c in formed(content) if c[1] in {"works_at", "has_role"}}
+
+
+def test_a_duration_after_a_role_is_not_an_employer() -> None:
+    claims = formed("I've been working as a tutor for two years.")
+    assert ("speaker", "has_role", "tutor") in claims
+    assert not {c for c in claims if c[1] == "works_at"}
+
+
+@pytest.mark.parametrize(
+    ("content", "business"),
+    [
+        ("Restocking my store took all weekend.", "store"),
+        ("Things are slow at my flower shop this month.", "flower shop"),
+    ],
+)
+def test_a_business_the_speaker_runs_is_owned(content: str, business: str) -> None:
+    assert ("speaker", "owns", business) in formed(content)
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        "I picked up bread at my local bakery.",
+        "My favorite cafe closed.",
+        "I'm saving up to open my own salon.",
+        "I'm packing for my business trip.",
+        "My business partner called.",
+        "My cousin's shop is doing well.",
+    ],
+)
+def test_a_venture_visited_planned_or_only_a_modifier_is_not_owned(content: str) -> None:
+    assert not {c for c in formed(content) if c[1] == "owns"}
+
+
+def test_a_position_on_a_team_is_a_role_and_the_team_no_employer() -> None:
+    claims = formed("I'm a goalkeeper for the team now.")
+    assert ("speaker", "has_role", "goalkeeper") in claims
+    assert not {c for c in claims if c[1] == "works_at"}
+
+
+@pytest.mark.parametrize(
+    ("content", "claim"),
+    [
+        ("The daycare I work at closed early today.", ("works_at", "daycare")),
+        (
+            "I baked for the animal shelter I volunteer at.",
+            ("participated_in", "volunteering at animal shelter"),
+        ),
+    ],
+)
+def test_a_place_told_in_a_relative_clause_is_where_the_speaker_works(
+    content: str, claim: tuple[str, str]
+) -> None:
+    assert ("speaker", *claim) in formed(content)
+
+
+@pytest.mark.parametrize(
+    "content", ["Is the clinic you work at nice?", "The clinic my sister works at is closing."]
+)
+def test_a_place_someone_else_works_at_is_not_the_speakers(content: str) -> None:
+    assert not {c for c in formed(content) if c[1] in {"works_at", "participated_in"}}
