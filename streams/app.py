@@ -25,6 +25,7 @@ from streams.formation_stage import FormationStage
 from streams.pipeline import FormationPipeline, Record, Send, Serves, serves_everyone
 from streams.publishing import Backoff
 from streams.retrying import RetryPolicy
+from streams.transport import EngramApp
 
 log = structlog.get_logger(__name__)
 
@@ -109,7 +110,7 @@ def declare_app(
     kafka = settings.kafka
     datadir = settings.state.dir / "faust"
     datadir.mkdir(parents=True, exist_ok=True)  # faust creates only the last level
-    app = faust.App(
+    app = EngramApp(
         kafka.group_id,
         broker=f"kafka://{kafka.bootstrap}",
         value_serializer="raw",
