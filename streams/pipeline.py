@@ -115,6 +115,8 @@ class FormationPipeline:
         self._backoff = publish_backoff
         self._resends: set[asyncio.Task[None]] = set()
         self.pending = PendingRecorder(self._record_pending)
+        # Read when /metrics is scraped, not set twice a record (a lock and a call each).
+        metrics.IN_FLIGHT.set_function(lambda: self.acks.in_flight)
 
     @property
     def pool(self) -> asyncpg.Pool:
@@ -124,7 +126,6 @@ class FormationPipeline:
         """Take one record in log order; returns once it is queued (or dead-lettered)."""
         self.acks.track(record.partition, record.offset, event)
         self._read_at[(record.partition, record.offset)] = time.monotonic()
-        metrics.IN_FLIGHT.set(self.acks.in_flight)
         admitted = admit_record(record.value, max_bytes=self._max_bytes)
         if isinstance(admitted, DeadLetter):
             await self._dead_letter(record, admitted)
@@ -380,7 +381,6 @@ class FormationPipeline:
     def _finish(self, record: Record) -> None:
         self._read_at.pop((record.partition, record.offset), None)
         self.acks.finish(record.partition, record.offset)
-        metrics.IN_FLIGHT.set(self.acks.in_flight)
 
 
 @dataclass(frozen=True)
