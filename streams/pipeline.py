@@ -22,21 +22,21 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections import Counter
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from functools import partial
+from functools import cache, partial
 from typing import Any
 
 import asyncpg
+import prometheus_client
 import structlog
 from aiokafka.errors import KafkaError
 
 from engram.shared import backlog, metrics
 from engram.shared.db import retry_while_unavailable
 from formation.beliefs import principal_hash
-from schemas.claims import ClaimsBatchFormed, SourcePosition
+from schemas.claims import ClaimsBatchFormed, RefusalReason, SourcePosition
 from schemas.common import principal_key
 from schemas.log import LogEvent
 from streams.acks import ContiguousAcks, InOrderRelease
@@ -390,12 +390,22 @@ class Formed:
 
 
 def _count_published(batch: ClaimsBatchFormed | None) -> None:
+    """Count one published batch. Runs in every batch's acknowledgement: refusals are counted
+    per reason in a plain dict, and each reason's labelled child is looked up once."""
     if batch is None:
         return
     metrics.EPISODES_FORMED.inc()
     metrics.CANDIDATES_ADMITTED.inc(batch.counts.admitted)
-    for reason, count in Counter(refusal.reason.value for refusal in batch.refusals).items():
-        metrics.PROPOSALS_REFUSED.labels(reason).inc(count)
+    refused: dict[RefusalReason, int] = {}
+    for refusal in batch.refusals:
+        refused[refusal.reason] = refused.get(refusal.reason, 0) + 1
+    for reason, count in refused.items():
+        _refused(reason).inc(count)
+
+
+@cache
+def _refused(reason: RefusalReason) -> prometheus_client.Counter:
+    return metrics.PROPOSALS_REFUSED.labels(reason.value)
 
 
 def _position(record: Record) -> tuple[int, int]:
