@@ -11,7 +11,8 @@ about a fifth of faust's whole per-record path — while the delivery almost nev
 loop changes) with one change: when the delivery cannot wait — flow not suspended, the
 producer's buffer not over its limit, no subscribed stream's buffer full — it is awaited
 directly. Otherwise faust's race with ``suspend_flow`` runs as before. The conductor's delivery
-suspends only on those three conditions (``faust/transport/conductor.py``), so the direct await
+suspends only on those conditions or on the lock it holds while rebuilding its deliveries after
+a rebalance, which is checked too (``faust/transport/conductor.py``), so the direct await
 finishes within the same turn of the loop, as the raced one would have; ordering, offsets and
 acknowledgements are untouched (the loop still tracks the read offset after each delivery).
 """
@@ -39,12 +40,17 @@ class EngramConsumer(faust_aiokafka.Consumer):
         suspended = self.suspend_flow.is_set
         flow_active = app.flow_control.is_active
         buffer = app.producer.buffer
-        # The conductor's own index of the streams' channels per partition (private in faust;
-        # the conductor builds each partition's delivery from the same mapping).
-        channels_of = cast(Any, app.topics)._tp_index.get
+        # The conductor's own index of the streams' channels per partition, and the lock it
+        # holds while it rebuilds its deliveries (private in faust; its delivery takes the
+        # lock, then delivers to the channels of this same mapping).
+        conductor = cast(Any, app.topics)
+        channels_of = conductor._tp_index.get
+        rebuilding = conductor._tp_to_callback_lock.locked
 
         def at_once(tp: TP) -> bool:
-            if suspended() or not flow_active() or buffer.size > buffer.max_messages:
+            if suspended() or not flow_active() or rebuilding():
+                return False
+            if buffer.size > buffer.max_messages:
                 return False
             return not any(channel.queue.full() for channel in channels_of(tp, ()))
 
