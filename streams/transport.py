@@ -3,8 +3,10 @@
 faust's consumer hands every fetched record to the conductor (which decodes it and puts the
 event on each subscribed stream's queue) through ``wait_first(deliver, suspend_flow.wait())``:
 two new tasks and an ``asyncio.wait`` per record, so that a delivery stuck on a full stream
-buffer is abandoned when a rebalance suspends the flow. Measured here: 35-50 µs of CPU a record,
-about a fifth of faust's whole per-record path — while the delivery almost never waits.
+buffer is abandoned when a rebalance suspends the flow — while the delivery almost never waits.
+Measured here: the call alone 35-50 µs of CPU a record, and with the loop turns its tasks cost,
+about half of faust's whole per-record path (faust's floor in bench/throughput.py fell from
+230-380 to 85-135 µs a record without it; docs/benchmarks.md).
 
 :class:`EngramConsumer` keeps faust's drain loop (faust-streaming 0.15.3's
 ``Consumer._drain_messages``, copied; ``tests/unit/streams/test_transport.py`` fails if faust's
