@@ -1,6 +1,7 @@
 """What faust itself costs per record on this machine: the formation worker's app and topics
-with a trivial agent that sends each record's value to the claims topic and acknowledges the
-record once Kafka has acknowledged the send — the least a formation agent must do.
+with a trivial agent that sends each record's value to the claims topic (through the producer
+send the pipeline uses) and acknowledges the record once Kafka has acknowledged the send — the
+least a formation agent must do.
 
 bench/throughput.py starts this as a subprocess beside bench/framework_worker.py: the gap
 between the two is what Engram's pipeline adds (validation, backlog, lanes, ordering, serialising
@@ -28,10 +29,9 @@ from streams.app import EngramStreams, declare_app, run_worker  # noqa: E402
 
 def register_forwarding_agent(streams: EngramStreams) -> None:
     async def forward(stream: faust.StreamT[bytes]) -> None:
-        producer = await streams.app.maybe_start_producer()
-        topic = streams.settings.kafka.claims_topic
+        send = await streams.producer_send(streams.settings.kafka.claims_topic)
         async for event in cast(Any, stream).noack().events():
-            sent = await producer.send(topic, b"k", event.message.value, None, None, None)
+            sent = await send(key=b"k", value=event.message.value)
             sent.add_done_callback(partial(_ack, event))
 
     streams.app.agent(streams.episodes, name="engram.formation")(forward)

@@ -33,7 +33,9 @@ from streams.formation_stage import FormationStage  # noqa: E402
 
 class PrecomputedStage(FormationStage):
     """Answers with the batch the real core formed for the same episode before the run. The
-    batch's source position is the one the worker passes, as the real stage's would be."""
+    batch's source position is the one the worker passes, as the real stage's would be: formed
+    at the position the episode has on the bench's fresh one-partition topic, the batch is
+    returned as it is (a copy only where the worker passes another position)."""
 
     def __init__(self, batches: dict[object, ClaimsBatchFormed]):
         super().__init__(FormationPolicy())
@@ -42,14 +44,17 @@ class PrecomputedStage(FormationStage):
     async def form(
         self, episode: TurnAppended | MemoryRemembered, source: SourcePosition
     ) -> ClaimsBatchFormed:
-        return self._batches[episode.event_id].model_copy(update={"source": source})
+        batch = self._batches[episode.event_id]
+        return batch if batch.source == source else batch.model_copy(update={"source": source})
 
 
-async def precompute(tenant: str, count: int) -> dict[object, ClaimsBatchFormed]:
+async def precompute(tenant: str, count: int, topic: str) -> dict[object, ClaimsBatchFormed]:
+    """Each turn's batch, formed at the position the bench published it at (one partition,
+    in order from offset 0)."""
     stage = FormationStage(FormationPolicy())
     batches: dict[object, ClaimsBatchFormed] = {}
     for offset, episode in enumerate(synthetic_turns(count, tenant=tenant)):
-        source = SourcePosition(topic="bench", partition=0, offset=offset)
+        source = SourcePosition(topic=topic, partition=0, offset=offset)
         batches[episode.event_id] = await stage.form(episode, source)
     return batches
 
@@ -57,8 +62,9 @@ async def precompute(tenant: str, count: int) -> dict[object, ClaimsBatchFormed]
 def main() -> None:
     tenant, count = sys.argv[1], int(sys.argv[2])
     configure_logging("warning")
-    batches = asyncio.run(precompute(tenant, count))
-    streams = build_app(load_settings(), PrecomputedStage(batches))
+    settings = load_settings()
+    batches = asyncio.run(precompute(tenant, count, settings.kafka.episodes_topic))
+    streams = build_app(settings, PrecomputedStage(batches))
     if len(sys.argv) > 3:  # a path: profile the worker (not the precomputing) into it
         profile = cProfile.Profile()
         try:

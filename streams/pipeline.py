@@ -22,21 +22,21 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections import Counter
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from functools import partial
+from functools import cache, partial
 from typing import Any
 
 import asyncpg
+import prometheus_client
 import structlog
 from aiokafka.errors import KafkaError
 
 from engram.shared import backlog, metrics
 from engram.shared.db import retry_while_unavailable
 from formation.beliefs import principal_hash
-from schemas.claims import ClaimsBatchFormed, SourcePosition
+from schemas.claims import ClaimsBatchFormed, RefusalReason, SourcePosition
 from schemas.common import principal_key
 from schemas.log import LogEvent
 from streams.acks import ContiguousAcks, InOrderRelease
@@ -115,6 +115,8 @@ class FormationPipeline:
         self._backoff = publish_backoff
         self._resends: set[asyncio.Task[None]] = set()
         self.pending = PendingRecorder(self._record_pending)
+        # Read when /metrics is scraped, not set twice a record (a lock and a call each).
+        metrics.IN_FLIGHT.set_function(lambda: self.acks.in_flight)
 
     @property
     def pool(self) -> asyncpg.Pool:
@@ -124,7 +126,6 @@ class FormationPipeline:
         """Take one record in log order; returns once it is queued (or dead-lettered)."""
         self.acks.track(record.partition, record.offset, event)
         self._read_at[(record.partition, record.offset)] = time.monotonic()
-        metrics.IN_FLIGHT.set(self.acks.in_flight)
         admitted = admit_record(record.value, max_bytes=self._max_bytes)
         if isinstance(admitted, DeadLetter):
             await self._dead_letter(record, admitted)
@@ -380,7 +381,6 @@ class FormationPipeline:
     def _finish(self, record: Record) -> None:
         self._read_at.pop((record.partition, record.offset), None)
         self.acks.finish(record.partition, record.offset)
-        metrics.IN_FLIGHT.set(self.acks.in_flight)
 
 
 @dataclass(frozen=True)
@@ -390,12 +390,22 @@ class Formed:
 
 
 def _count_published(batch: ClaimsBatchFormed | None) -> None:
+    """Count one published batch. Runs in every batch's acknowledgement: refusals are counted
+    per reason in a plain dict, and each reason's labelled child is looked up once."""
     if batch is None:
         return
     metrics.EPISODES_FORMED.inc()
     metrics.CANDIDATES_ADMITTED.inc(batch.counts.admitted)
-    for reason, count in Counter(refusal.reason.value for refusal in batch.refusals).items():
-        metrics.PROPOSALS_REFUSED.labels(reason).inc(count)
+    refused: dict[RefusalReason, int] = {}
+    for refusal in batch.refusals:
+        refused[refusal.reason] = refused.get(refusal.reason, 0) + 1
+    for reason, count in refused.items():
+        _refused(reason).inc(count)
+
+
+@cache
+def _refused(reason: RefusalReason) -> prometheus_client.Counter:
+    return metrics.PROPOSALS_REFUSED.labels(reason.value)
 
 
 def _position(record: Record) -> tuple[int, int]:
