@@ -50,11 +50,24 @@ class BeliefImage:
 
     @classmethod
     def of(cls, belief: BeliefRow) -> BeliefImage:
-        values = {name: getattr(belief, name) for name in _IMAGED}
-        values["origin_scopes"] = list(belief.origin_scopes)
-        values["conflicts_with"] = list(belief.conflicts_with)
-        values["excluded_scopes"] = list(belief.excluded_scopes)
-        return cls(belief_id=belief.belief_id, **values)
+        # Spelt out rather than looped over the column names: taken for every reinforcement.
+        b = belief
+        return cls(
+            b.belief_id,
+            b.portability,
+            b.scope,
+            list(b.origin_scopes),
+            b.confidence,
+            b.status,
+            b.corroboration,
+            b.last_reinforced_at,
+            b.valid_to,
+            b.known_to,
+            b.superseded_by,
+            list(b.conflicts_with),
+            b.flagged_for_review,
+            list(b.excluded_scopes),
+        )
 
     def restore(self, belief: BeliefRow) -> None:
         """Put the image back onto ``belief`` (the in-memory twin of the store's update)."""
