@@ -17,7 +17,7 @@ import asyncpg
 
 from formation.beliefs import MUTABLE_BELIEF_COLUMNS
 from formation.ordering import PrincipalKey, order_key
-from formation.undo import BatchUndo, SuffixUndo, undo_suffix
+from formation.undo import BatchUndo, undo_suffix
 from projections.rows import update_rows
 from schemas.claims import ClaimsBatchFormed, decode_claims_batch
 
@@ -166,7 +166,10 @@ async def undo_suffixes(
         return
     merged = undo_suffix(u for suffix in suffixes.values() for _, u in suffix)
     runs = sorted({b.batch_id for b in batches})
-    await _delete_written(conn, batches, runs, merged)
+    scope = _columns(suffixes.keys())
+    for table in ("evidence", "refusal", "belief_rejection"):
+        await _delete(conn, table, "run_id", runs, scope)
+    await _delete(conn, "belief", "belief_id", sorted(merged.beliefs_created), scope)
     # Older rows back to their images: after the suffix's beliefs are gone, so that a value the
     # suffix ended is current again beside nothing the one-current-value constraint forbids.
     await update_rows(
@@ -179,45 +182,25 @@ async def undo_suffixes(
         key="belief_id",
         columns=MUTABLE_BELIEF_COLUMNS,
     )
-    await conn.execute(
-        "DELETE FROM entity WHERE entity_id = ANY($1::uuid[])", sorted(merged.entities_created)
-    )
-    await conn.execute("DELETE FROM consolidation_run WHERE run_id = ANY($1::uuid[])", runs)
-    await conn.execute("DELETE FROM claims_history WHERE run_id = ANY($1::uuid[])", runs)
+    await _delete(conn, "entity", "entity_id", sorted(merged.entities_created), scope)
+    await _delete(conn, "consolidation_run", "run_id", runs, scope)
+    await _delete(conn, "claims_history", "run_id", runs, scope)
 
 
-async def _delete_written(
+async def _delete(
     conn: asyncpg.Connection,
-    batches: list[ClaimsBatchFormed],
-    runs: list[uuid.UUID],
-    merged: SuffixUndo,
+    table: str,
+    column: str,
+    ids: list[uuid.UUID],
+    scope: tuple[list[str], list[str]],
 ) -> None:
-    """The rows the suffix's batches wrote that reference their runs, children first; each
-    found through an index the suffix names (episode, principal and time, belief id)."""
-    episodes = sorted({b.episode_id for b in batches})
-    principals = sorted({(b.tenant, b.principal) for b in batches})
-    since = min(b.occurred_at for b in batches)
-    await conn.execute(
-        "DELETE FROM evidence WHERE episode_id = ANY($1::uuid[]) AND run_id = ANY($2::uuid[])",
-        episodes,
-        runs,
-    )
-    for tenant, principal in principals:
+    """Delete ``table``'s rows whose ``column`` is one of ``ids``, within the principals of
+    ``scope`` (each of these columns is indexed, so the cost is the rows, not the table)."""
+    if ids:
         await conn.execute(
-            "DELETE FROM refusal WHERE tenant = $1 AND principal = $2 "
-            "AND occurred_at >= $3 AND run_id = ANY($4::uuid[])",
-            tenant,
-            principal,
-            since,
-            runs,
+            f"DELETE FROM {table} t USING unnest($1::text[], $2::text[]) AS k(tenant, principal) "
+            f"WHERE (t.tenant, t.principal) = (k.tenant, k.principal) "
+            f"AND t.{column} = ANY($3::uuid[])",
+            *scope,
+            ids,
         )
-        await conn.execute(
-            "DELETE FROM belief_rejection WHERE tenant = $1 AND principal = $2 "
-            "AND run_id = ANY($3::uuid[])",
-            tenant,
-            principal,
-            runs,
-        )
-    await conn.execute(
-        "DELETE FROM belief WHERE belief_id = ANY($1::uuid[])", sorted(merged.beliefs_created)
-    )
