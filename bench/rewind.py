@@ -1,11 +1,12 @@
 """What a late claims batch costs the projector: the rewind of its principal.
 
 The projector resolves each principal's batches in canonical order (docs/architecture.md,
-"Ordering"); a batch that belongs before one already applied empties that principal's rows and
-resolves every kept batch again. This projects a history of N batches of one principal through
-the projector's own store (``project_records``, in this process, no Kafka), then times one
-more batch in canonical order (the baseline, same run, same history) against one dated before
-the history's last (a rewind). Prints JSON: per history size, both times and their ratio.
+"Ordering"); a batch that belongs before some already applied makes it undo those (the suffix)
+and resolve them again with the late one. This projects a history of N batches of one principal
+through the projector's own store (``project_records``, in this process, no Kafka), then times
+one more batch in canonical order (the baseline, same run, same history) against one dated in
+the middle of the history (a suffix of N/2 batches) and one dated ten batches before its end (a
+suffix of 10). Prints JSON: per history size, the three times and the ratios to the baseline.
 
     .venv/bin/python bench/rewind.py [--sizes 100 400 1600] [--repeats 3]
 """
@@ -77,22 +78,29 @@ async def one_size(admin_url: str, size: int, repeats: int) -> dict[str, object]
         history = [ClaimsRecord(batch(s, EPOCH + timedelta(minutes=s)), s) for s in range(size)]
         for start in range(0, size, 200):
             await _apply(conn, history[start : start + 200])
-        offset, in_order, late = size, [], []
+        offset, in_order, mid, near = size, [], [], []
         for r in range(repeats):
             # Dated after everything applied so far: resolved on top, no rewind.
             at = EPOCH + timedelta(minutes=size + r)
             in_order.append(await _apply(conn, [ClaimsRecord(batch(offset, at), offset)]))
             offset += 1
-            # Dated in the middle of the history: the principal is resolved again.
+            # Dated in the middle of the history: half of it is undone and resolved again.
             at = EPOCH + timedelta(minutes=size // 2, seconds=r + 1)
-            late.append(await _apply(conn, [ClaimsRecord(batch(offset, at), offset)]))
+            mid.append(await _apply(conn, [ClaimsRecord(batch(offset, at), offset)]))
             offset += 1
-        baseline, rewind = statistics.median(in_order), statistics.median(late)
+            # Dated ten batches before the end: a partition that lags a little.
+            at = EPOCH + timedelta(minutes=size - 10, seconds=r + 1)
+            near.append(await _apply(conn, [ClaimsRecord(batch(offset, at), offset)]))
+            offset += 1
+        baseline = statistics.median(in_order)
+        late_mid, late_near = statistics.median(mid), statistics.median(near)
         return {
             "history_batches": size,
             "in_order_ms": round(baseline * 1000, 2),
-            "late_ms": round(rewind * 1000, 2),
-            "late_over_in_order": round(rewind / baseline, 1),
+            "late_mid_ms": round(late_mid * 1000, 2),
+            "late_mid_over_in_order": round(late_mid / baseline, 1),
+            "late_by_10_ms": round(late_near * 1000, 2),
+            "late_by_10_over_in_order": round(late_near / baseline, 1),
         }
     finally:
         await conn.close()

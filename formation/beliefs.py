@@ -275,6 +275,7 @@ class BeliefState:
     ) -> None:
         self.beliefs: dict[uuid.UUID, BeliefRow] = {}
         self._by_key: dict[ConflictKey, list[BeliefRow]] = {}
+        self._by_object: dict[tuple[ConflictKey, str], list[BeliefRow]] = {}
         for belief in sorted(beliefs, key=lambda b: (b.valid_from, b.belief_id)):
             self.add(belief)
         self.entities: dict[tuple[str, str, str], EntityRow] = {
@@ -293,12 +294,16 @@ class BeliefState:
     def add(self, belief: BeliefRow) -> None:
         self.beliefs[belief.belief_id] = belief
         self._by_key.setdefault(belief.conflict_key, []).append(belief)
+        self._by_object.setdefault((belief.conflict_key, belief.object_key), []).append(belief)
 
     def remove(self, belief: BeliefRow) -> None:
         self.beliefs.pop(belief.belief_id, None)
-        same_key = self._by_key.get(belief.conflict_key, [])
-        if belief in same_key:
-            same_key.remove(belief)
+        for same in (
+            self._by_key.get(belief.conflict_key, []),
+            self._by_object.get((belief.conflict_key, belief.object_key), []),
+        ):
+            if belief in same:
+                same.remove(belief)
 
     def with_content(self, tenant: str, principal: str, content_hash: str) -> list[BeliefRow]:
         return [
@@ -317,6 +322,12 @@ class BeliefState:
     def with_key(self, key: ConflictKey) -> list[BeliefRow]:
         """Beliefs of one conflict key, in (valid_from, id) order: current and past values."""
         return self._by_key.get(key, [])
+
+    def with_object(self, key: ConflictKey, object_key: str) -> list[BeliefRow]:
+        """The beliefs of ``with_key`` with one object, in the same order: what a claim of a
+        multi-valued relation is compared with, without scanning the key's other values (a
+        chunk adds hundreds to a key like "uses")."""
+        return self._by_object.get((key, object_key), [])
 
 
 @dataclass

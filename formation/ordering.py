@@ -6,15 +6,15 @@ between a first pass and a replay. Resolution is order-sensitive (which claim cr
 and which reinforces it, which value supersedes which, which of two conflicting values is
 refused), so the projector never resolves in arrival order: it resolves every principal's
 batches in the **canonical order** — event time, then project, episode id and batch id — and
-when a batch arrives that belongs before one already applied, it re-resolves that principal
-from the batches it keeps (``claims_history``). The projection is then a function of the *set*
-of batches per principal. Pure: these functions decide the order and what to keep; the store
+when a batch arrives that belongs before one already applied, it undoes the principal's
+applied batches after it (:mod:`.undo`) and resolves them again with it, from the batches it
+keeps (``claims_history``); a deletion resolves the principal again from nothing. The
+projection is then a function of the *set* of batches per principal. Pure: these functions decide the order and what to keep; the store
 reads and writes.
 """
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from itertools import groupby
@@ -82,6 +82,27 @@ def principals_to_rewind(
     return rewind
 
 
+def rewind_points(
+    batches: Iterable[ClaimsBatchFormed], rewind: set[PrincipalKey]
+) -> dict[PrincipalKey, bytes | None]:
+    """Where each principal in ``rewind`` is resolved again from: the order key of its earliest
+    new batch (only the applied batches after it are undone and resolved again, see
+    :mod:`formation.undo`), or ``None`` to resolve it again from nothing — when a new batch
+    deletes content, whose words go from every kept batch, before it as well as after."""
+    points: dict[PrincipalKey, bytes | None] = {}
+    for batch in batches:
+        who = principal_of(batch)
+        if who not in rewind:
+            continue
+        if isinstance(batch.correction, BeliefDeleted):
+            points[who] = None
+            continue
+        key, earliest = order_key(batch), points.get(who, b"")
+        if earliest is not None:
+            points[who] = min(key, earliest) if earliest else key
+    return points
+
+
 def chunk_order(
     todo: Sequence[ClaimsBatchFormed],
     rewind: set[PrincipalKey],
@@ -89,7 +110,8 @@ def chunk_order(
     tombstones: Iterable[tuple[str, str, str]],
 ) -> list[ClaimsBatchFormed]:
     """What to resolve for a chunk, in order: the new batches of principals that need no
-    rewind, and for those in ``rewind`` every batch ``kept`` for them with their new ones —
+    rewind, and for those in ``rewind`` the batches ``kept`` for them that are undone (all, or
+    the suffix after the earliest new one, :func:`rewind_points`) with their new ones —
     each principal's in canonical order, without the words of what it deleted (``tombstones``:
     (tenant, principal, content hash) already known)."""
     rewound = [*kept, *(b for b in todo if principal_of(b) in rewind)]
@@ -169,7 +191,3 @@ def _redact_refusal(refusal: Refusal, statements: set[str], quotes: set[str]) ->
     if (refusal.statement and refusal.statement in statements) or overlaps:
         return refusal.model_copy(update={"statement": "", "quote": ""})
     return refusal
-
-
-def batch_ids(batches: Iterable[ClaimsBatchFormed]) -> set[uuid.UUID]:
-    return {b.batch_id for b in batches}

@@ -47,6 +47,7 @@ from formation.resolve import (
     Replayed,
     resolve,
 )
+from formation.undo import AliasImage, BatchUndo, BeliefImage
 from schemas.claims import (
     Candidate,
     ClaimEnd,
@@ -84,6 +85,8 @@ class BatchOutcome:
     promoted: list[uuid.UUID] = field(default_factory=list)
     corrected: list[uuid.UUID] = field(default_factory=list)
     deleted: list[uuid.UUID] = field(default_factory=list)
+    undo: BatchUndo = field(default_factory=BatchUndo)
+    """What undoing the batch takes (:mod:`formation.undo`), kept with it for a rewind."""
 
 
 def real(value: float) -> float:
@@ -136,6 +139,15 @@ class _BatchWriter:
         self._batch = batch
         self._changes = changes
         self.outcome = BatchOutcome()
+        self._imaged: set[uuid.UUID] = set()
+        """Rows this batch created or already imaged: a row is imaged once, before its first
+        change in the batch."""
+
+    def _before_change(self, belief: BeliefRow) -> None:
+        """Image ``belief`` as it was before this batch, unless the batch created it."""
+        if belief.belief_id not in self._imaged:
+            self._imaged.add(belief.belief_id)
+            self.outcome.undo.beliefs_before.append(BeliefImage.of(belief))
 
     def decide_and_apply(self, candidate: Candidate) -> Decision:
         batch = self._batch
@@ -215,6 +227,7 @@ class _BatchWriter:
         return decisions
 
     def _apply_rejection(self, belief: BeliefRow, rejection: RejectionRow) -> None:
+        self._before_change(belief)
         at = max(rejection.occurred_at, belief.valid_from)
         match CorrectionKind(rejection.kind):
             case CorrectionKind.UNTRUE:
@@ -241,7 +254,9 @@ class _BatchWriter:
             else:
                 old.superseded_by = replaced_by
         created = self._state.beliefs.get(replaced_by) if replaced_by else None
-        if created is not None and targets and created.belief_id in self._changes.beliefs_new:
+        if created is not None and targets and created.belief_id in self.outcome.created:
+            # Only a belief this batch created: ``supersedes`` is fixed once a belief is written,
+            # so whether it is set must not depend on where a chunk happened to end.
             created.supersedes = targets[0].belief_id
 
     def delete(self, event: BeliefDeleted) -> None:
@@ -285,6 +300,7 @@ class _BatchWriter:
         at, new_id = self._batch.occurred_at, decision.belief_id
         for old_id in decision.supersedes:
             old = self._belief(old_id)
+            self._before_change(old)
             old.status, old.valid_to, old.known_to, old.superseded_by = "superseded", at, at, new_id
             self._changes.belief_changed(old)
             self.outcome.superseded.append(old_id)
@@ -292,6 +308,8 @@ class _BatchWriter:
             self._link_conflict(self._belief(other_id), new_id)
             self.outcome.conflicted.append(other_id)
         belief = self._new_belief(decision)
+        self._imaged.add(belief.belief_id)
+        self.outcome.undo.beliefs_created.append(belief.belief_id)
         for rejection in self._state.rejections_of(
             belief.tenant, belief.principal, belief.content_hash
         ):
@@ -345,6 +363,7 @@ class _BatchWriter:
 
     def _reinforce(self, decision: Reinforce) -> None:
         belief = self._belief(decision.belief_id)
+        self._before_change(belief)
         belief.corroboration += 1
         belief.confidence = real(
             min(MAX_CONFIDENCE_BY_REINFORCEMENT, belief.confidence + REINFORCE_STEP)
@@ -378,6 +397,7 @@ class _BatchWriter:
         self.outcome.conflicted.append(current.belief_id)
 
     def _link_conflict(self, belief: BeliefRow, other: uuid.UUID) -> None:
+        self._before_change(belief)
         if other not in belief.conflicts_with:
             belief.conflicts_with = [*belief.conflicts_with, other]
         belief.flagged_for_review = True
@@ -402,11 +422,18 @@ class _BatchWriter:
             )
             self._state.entities[key] = entity
             self._changes.entities_new[entity.entity_id] = entity
+            self._imaged.add(entity.entity_id)
+            self.outcome.undo.entities_created.append(entity.entity_id)
         elif (
             end.text != entity.canonical_name
             and end.text not in entity.aliases
             and len(entity.aliases) < MAX_ALIASES
         ):
+            if entity.entity_id not in self._imaged:
+                self._imaged.add(entity.entity_id)
+                self.outcome.undo.aliases_before.append(
+                    AliasImage(entity.entity_id, list(entity.aliases))
+                )
             entity.aliases = [*entity.aliases, end.text]
             self._changes.entity_changed(entity)
         return entity.entity_id

@@ -87,16 +87,16 @@ def resolve(
     subject_key, relation, facet = conflict_key(candidate)
     object_key = end_key(candidate.object)
     polarity = candidate.polarity.value
-    same_key = state.with_key((tenant, principal, subject_key, relation, facet))
-    same_claim = [b for b in same_key if b.object_key == object_key and b.polarity == polarity]
+    key = (tenant, principal, subject_key, relation, facet)
+    same_object = state.with_object(key, object_key)
+    same_claim = [b for b in same_object if b.polarity == polarity]
     for belief in same_claim:
         if (belief.belief_id, episode_id, candidate.message_ordinal) in state.cited:
             return Replayed(candidate, belief.belief_id)
-    current = [b for b in same_key if b.current]
     for belief in same_claim:
         if belief.current:
             return _reinforce(candidate, belief)
-    exact = [b for b in current if b.object_key == object_key]
+    exact = [b for b in same_object if b.current]
     if candidate.polarity is Polarity.RETRACT:
         # A retraction supersedes what it retracts and nothing else.
         return Create(candidate, belief_id, supersedes=tuple(b.belief_id for b in exact))
@@ -105,7 +105,9 @@ def resolve(
     if candidate.cardinality == "many":
         return Create(candidate, belief_id, supersedes=tuple(supersedes))
     rivals = [
-        b for b in current if b.polarity == Polarity.ASSERT.value and b.object_key != object_key
+        b
+        for b in state.with_key(key)
+        if b.current and b.polarity == Polarity.ASSERT.value and b.object_key != object_key
     ]
     history = [b for b in same_claim if b.superseded]
     return _contradict(candidate, belief_id, occurred_at, rivals, supersedes, history)

@@ -1,14 +1,17 @@
 """Loading what resolving a chunk of claims batches can consult, one query per table.
 
 Resolution (:func:`formation.resolution.resolve_chunk`) is pure; this reads its input: the runs
-already applied, the beliefs of every conflict key and content the chunk names (current ones,
-and past values of the same objects), which of those the chunk's episodes already cite, the
-entities it names, the principal's corrections and tombstones of that content, and whether
-the principal was forgotten.
+already applied, the beliefs resolution compares each candidate with (see ``_load_beliefs``:
+never a whole key's history, which grows with the principal's), every belief of content the
+chunk corrects or deletes, what the chunk's episodes already cite, the entities it names, the
+principal's corrections and tombstones of that content, and whether the principal was
+forgotten. Every lookup is an index range of a few rows, so a batch costs the same at the
+hundredth batch of a principal's history as at the ten-thousandth.
 """
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Iterable, Sequence
 
 import asyncpg
@@ -21,7 +24,13 @@ from formation.beliefs import (
     end_key,
     principal_hash,
 )
-from formation.corrections import ContentParts, candidate_parts, content_hash, parts_hash
+from formation.corrections import (
+    ContentParts,
+    candidate_hash,
+    candidate_parts,
+    content_hash,
+    parts_hash,
+)
 from formation.proposals import normalise_term
 from projections.rows import columns_of
 from schemas.claims import ClaimEnd, ClaimsBatchFormed, EndKind
@@ -29,9 +38,6 @@ from schemas.corrections import BeliefCorrected, BeliefDeleted, ContentKey
 
 _BELIEF_COLUMNS = columns_of(BeliefRow)
 _REJECTION_COLUMNS = columns_of(RejectionRow)
-
-Content = tuple[str, str, ContentParts]
-"""(tenant, principal, content key parts) a chunk names."""
 
 
 async def load_state(conn: asyncpg.Connection, batches: Sequence[ClaimsBatchFormed]) -> BeliefState:
@@ -41,19 +47,14 @@ async def load_state(conn: asyncpg.Connection, batches: Sequence[ClaimsBatchForm
     )
     applied_runs = {row["run_id"] for row in applied}
     todo = [b for b in batches if b.batch_id not in applied_runs]
-    contents = _contents(todo)
-    hashes = _hashes(todo, contents)
-    beliefs = await _load_beliefs(conn, contents, hashes)
-    cited = await conn.fetch(
-        "SELECT belief_id, episode_id, message_ordinal FROM evidence "
-        "WHERE episode_id = ANY($1::uuid[]) AND belief_id = ANY($2::uuid[])",
-        sorted({b.episode_id for b in todo}),
-        [b.belief_id for b in beliefs],
-    )
+    hashes = _hashes(todo)
+    beliefs = await _load_beliefs(conn, _claims(todo), _corrected(todo))
+    cited = await _load_cited(conn, todo)
+    beliefs += await _load_by_id(conn, {i for i, _, _ in cited} - {b.belief_id for b in beliefs})
     return BeliefState(
         beliefs,
         entities=await _load_entities(conn, todo),
-        cited=[(r["belief_id"], r["episode_id"], r["message_ordinal"]) for r in cited],
+        cited=cited,
         applied_runs=applied_runs,
         rejections=await _load_rejections(conn, hashes),
         tombstones=await _load_tombstones(conn, hashes),
@@ -61,62 +62,126 @@ async def load_state(conn: asyncpg.Connection, batches: Sequence[ClaimsBatchForm
     )
 
 
-def _contents(batches: Iterable[ClaimsBatchFormed]) -> list[Content]:
-    found = [(b.tenant, b.principal, candidate_parts(c)) for b in batches for c in b.candidates]
-    found += [
-        (b.tenant, b.principal, _parts(b.correction.content))
+Claim = tuple[str, str, str, str, str, str, str, bool]
+"""(tenant, principal, subject key, relation, facet, object key, polarity, single-valued): one
+claim a chunk's candidate makes, as resolution compares it."""
+
+
+def _claims(batches: Iterable[ClaimsBatchFormed]) -> list[Claim]:
+    found = set()
+    for b in batches:
+        for c in b.candidates:
+            subject, relation, obj, facet, polarity = candidate_parts(c)
+            single = c.cardinality == "single"
+            found.add((b.tenant, b.principal, subject, relation, facet, obj, polarity, single))
+    return sorted(found)
+
+
+def _corrected(batches: Iterable[ClaimsBatchFormed]) -> list[tuple[str, str, str]]:
+    """(tenant, principal, content hash) of what the chunk corrects or deletes: every belief
+    of that content is read, whatever its status (a correction or deletion applies to all)."""
+    return sorted(
+        {
+            (b.tenant, b.principal, b.correction.content_hash)
+            for b in batches
+            if isinstance(b.correction, BeliefCorrected | BeliefDeleted)
+        }
+    )
+
+
+def _hashes(batches: Sequence[ClaimsBatchFormed]) -> list[tuple[str, str, str]]:
+    """(tenant, principal, content hash) of everything the chunk proposes, corrects or deletes:
+    what its rejections and tombstones are looked up by."""
+    found = {(b.tenant, b.principal, candidate_hash(c)) for b in batches for c in b.candidates}
+    found |= {
+        (b.tenant, b.principal, parts_hash(_parts(b.correction.content)))
         for b in batches
         if isinstance(b.correction, BeliefCorrected)
-    ]
-    return found
+    }
+    found |= set(_corrected(batches))
+    return sorted(found)
 
 
 def _parts(key: ContentKey) -> ContentParts:
     return (key.subject_key, key.relation, key.object_key, key.facet, key.polarity)
 
 
-def _hashes(
-    batches: Iterable[ClaimsBatchFormed], contents: Iterable[Content]
-) -> list[tuple[str, str, str]]:
-    """(tenant, principal, content hash) of everything the chunk proposes, corrects or deletes."""
-    found = {(t, p, parts_hash(parts)) for t, p, parts in contents}
-    found |= {
-        (b.tenant, b.principal, b.correction.content_hash)
-        for b in batches
-        if isinstance(b.correction, BeliefDeleted)
-    }
-    return sorted(found)
+_CLAIM_BELIEFS = """
+WITH k AS (
+    SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[],
+                         $6::text[], $7::text[], $8::boolean[])
+      AS k(tenant, principal, subject_key, relation, facet, object_key, polarity, single)
+)
+SELECT b.* FROM belief b JOIN k
+  ON (b.tenant, b.principal, b.subject_key, b.relation, b.facet)
+   = (k.tenant, k.principal, k.subject_key, k.relation, k.facet)
+WHERE b.status IN ('active', 'provisional') AND (k.single OR b.object_key = k.object_key)
+UNION
+SELECT past.* FROM k CROSS JOIN LATERAL (
+    SELECT b.* FROM belief b
+    WHERE (b.tenant, b.principal, b.subject_key, b.relation, b.facet, b.object_key, b.polarity)
+        = (k.tenant, k.principal, k.subject_key, k.relation, k.facet, k.object_key, k.polarity)
+      AND b.status = 'superseded'
+    ORDER BY b.valid_from DESC, b.belief_id DESC LIMIT 1
+) past WHERE k.single
+UNION
+SELECT b.* FROM belief b JOIN k
+  ON (b.tenant, b.principal, b.subject_key, b.relation, b.facet)
+   = (k.tenant, k.principal, k.subject_key, k.relation, k.facet)
+WHERE b.object_key IS NULL AND b.status IN ('active', 'provisional', 'superseded')
+UNION
+SELECT b.* FROM belief b
+JOIN unnest($9::text[], $10::text[], $11::text[]) AS h(tenant, principal, content_hash)
+  ON (b.tenant, b.principal, b.content_hash) = (h.tenant, h.principal, h.content_hash)
+"""
 
 
 async def _load_beliefs(
-    conn: asyncpg.Connection, contents: Sequence[Content], hashes: Sequence[tuple[str, str, str]]
+    conn: asyncpg.Connection, claims: Sequence[Claim], corrected: Sequence[tuple[str, str, str]]
 ) -> list[BeliefRow]:
-    if not contents and not hashes:
+    """The beliefs resolution consults for ``claims``, and every belief of ``corrected``
+    content. Resolution (:func:`formation.resolve.resolve`) compares a candidate with the
+    current beliefs of the same claim (a duplicate reinforces; an assertion replaces a live
+    retraction of the same object) and, for a single-valued relation, with every current value
+    of the key (the rivals) and the newest superseded value of the same claim (the history an
+    older-dated repeat is linked to). A multi-valued relation's other values, and older past
+    values, never decide anything, so they stay in the database: both grow with the
+    principal's history. Rows written before migration 0006 have no object key and are always
+    read. Beliefs the chunk's episodes cite (a same-source replay) come from ``_load_cited``."""
+    if not claims and not corrected:
         return []
-    keys = sorted({(t, p, k[0], k[1], k[3]) for t, p, k in contents})
-    objects = sorted({k[2] for _, _, k in contents})
-    columns = [list(c) for c in zip(*keys, strict=True)] if keys else [[], [], [], [], []]
-    by_hash = [list(c) for c in zip(*hashes, strict=True)] if hashes else [[], [], []]
+    columns = [list(c) for c in zip(*claims, strict=True)] if claims else [[]] * 8
+    by_hash = [list(c) for c in zip(*corrected, strict=True)] if corrected else [[]] * 3
+    rows = await conn.fetch(_CLAIM_BELIEFS, *columns, *by_hash)
+    return [_belief(row) for row in rows]
+
+
+async def _load_cited(
+    conn: asyncpg.Connection, batches: Sequence[ClaimsBatchFormed]
+) -> list[tuple[uuid.UUID, uuid.UUID, int]]:
+    """(belief, episode, message ordinal) for every belief the chunk's episodes already cite:
+    all a same-source replay is compared against."""
+    episodes = sorted({(b.tenant, b.principal, b.episode_id) for b in batches})
+    if not episodes:
+        return []
+    tenants, principals, ids = (list(c) for c in zip(*episodes, strict=True))
     rows = await conn.fetch(
         """
-        SELECT b.* FROM belief b
-        JOIN unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[])
-          AS k(tenant, principal, subject_key, relation, facet)
-          ON (b.tenant, b.principal, b.subject_key, b.relation, b.facet)
-           = (k.tenant, k.principal, k.subject_key, k.relation, k.facet)
-        WHERE b.status IN ('active', 'provisional')
-           OR (b.status = 'superseded' AND (b.object_key IS NULL OR b.object_key = ANY($6)))
-        UNION
-        SELECT b.* FROM belief b
-        JOIN unnest($7::text[], $8::text[], $9::text[]) AS h(tenant, principal, content_hash)
-          ON (b.tenant, b.principal, b.content_hash) = (h.tenant, h.principal, h.content_hash)
+        SELECT e.belief_id, e.episode_id, e.message_ordinal FROM evidence e
+        JOIN unnest($1::text[], $2::text[], $3::uuid[]) AS k(tenant, principal, episode_id)
+          ON (e.tenant, e.principal, e.episode_id) = (k.tenant, k.principal, k.episode_id)
         """,
-        *columns,
-        objects,
-        *by_hash,
+        tenants,
+        principals,
+        ids,
     )
-    # Only past values of the objects a chunk names are read: resolution meets no others, and
-    # a key's history grows with every change of value.
+    return [(r["belief_id"], r["episode_id"], r["message_ordinal"]) for r in rows]
+
+
+async def _load_by_id(conn: asyncpg.Connection, ids: set[uuid.UUID]) -> list[BeliefRow]:
+    if not ids:
+        return []
+    rows = await conn.fetch("SELECT * FROM belief WHERE belief_id = ANY($1::uuid[])", sorted(ids))
     return [_belief(row) for row in rows]
 
 

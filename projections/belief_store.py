@@ -31,10 +31,23 @@ from formation.beliefs import (
     RunRow,
     TombstoneRow,
 )
-from formation.ordering import batch_ids, chunk_order, principal_of, principals_to_rewind
+from formation.ordering import (
+    PrincipalKey,
+    chunk_order,
+    principal_of,
+    principals_to_rewind,
+    rewind_points,
+)
 from formation.resolution import BatchOutcome, resolve_chunk
 from projections.belief_state import load_state
-from projections.claims_history import empty_principals, keep_batches, kept_batches, last_applied
+from projections.claims_history import (
+    empty_principals,
+    keep_batches,
+    kept_after,
+    kept_batches,
+    last_applied,
+    undo_suffixes,
+)
 from projections.forgetting import delete_content, forget_principal
 from projections.rows import columns_of, copy_rows, update_rows
 from schemas.claims import ClaimsBatchFormed
@@ -95,9 +108,12 @@ async def resolve_in_canonical_order(
 ) -> tuple[Changes, list[BatchOutcome]]:
     """Resolve ``fresh`` as if every principal's batches had arrived in canonical order
     (:mod:`formation.ordering`): each principal's new batches sorted, and a principal with a
-    batch that belongs before one already applied (or a deletion) resolved again from all its
-    kept batches, after its projected rows are emptied. The changes carry memory events for the
-    new batches only; the outcomes follow ``fresh``."""
+    batch that belongs before one already applied resolved again from there — only the applied
+    batches after its earliest new one are undone and resolved again (:mod:`formation.undo`),
+    or, for a deletion (or batches kept before undo records existed), all of them after its
+    projected rows are emptied. The changes carry the memory events of every batch resolved,
+    so what a rewind changes is published (an event already queued keeps its row: its id is
+    stable); the outcomes follow ``fresh``."""
     applied = {
         row["run_id"]
         for row in await conn.fetch(
@@ -107,20 +123,42 @@ async def resolve_in_canonical_order(
     }
     todo = list({b.batch_id: b for b in fresh if b.batch_id not in applied}.values())
     rewind = principals_to_rewind(todo, await last_applied(conn, {principal_of(b) for b in todo}))
-    kept = await kept_batches(conn, rewind)
-    await empty_principals(conn, rewind)
+    kept = await _undo_for_rewind(conn, todo, rewind)
     unredacted = chunk_order(todo, rewind, kept, ())
     state = await load_state(conn, unredacted)
     ordered = chunk_order(todo, rewind, kept, state.tombstones)
     changes, outcomes = resolve_chunk(state, ordered)
-    new = batch_ids(todo)
-    changes.memory_events = [e for e in changes.memory_events if e.run_id in new]
     # Every fresh record's episode is formed now — a copy already applied (redelivered, or
     # appended twice) included — and no kept batch's episode needs marking again.
     positions = {(b.source.topic, b.source.partition, b.source.offset): b.source for b in fresh}
     changes.formed = [EpisodeFormed(s.topic, s.partition, s.offset) for s in positions.values()]
-    await keep_batches(conn, [b for b, o in zip(ordered, outcomes, strict=True) if not o.skipped])
+    await keep_batches(
+        conn, [(b, o.undo) for b, o in zip(ordered, outcomes, strict=True) if not o.skipped]
+    )
     return changes, _outcomes_of(fresh, ordered, outcomes)
+
+
+async def _undo_for_rewind(
+    conn: asyncpg.Connection, todo: Sequence[ClaimsBatchFormed], rewind: set[PrincipalKey]
+) -> list[ClaimsBatchFormed]:
+    """Undo what resolving ``rewind``'s principals again replaces; the kept batches to resolve
+    again. A principal is undone from its rewind point (its suffix) when every batch of the
+    suffix has an undo record, and emptied otherwise."""
+    points = rewind_points(todo, rewind)
+    suffixes = await kept_after(
+        conn, {who: point for who, point in points.items() if point is not None}
+    )
+    undoable = {
+        who: [(b, u) for b, u in suffix if u is not None]
+        for who, suffix in suffixes.items()
+        if all(u is not None for _, u in suffix)
+    }
+    whole = rewind - undoable.keys()
+    await undo_suffixes(conn, undoable)
+    kept = [b for suffix in undoable.values() for b, _ in suffix]
+    kept += await kept_batches(conn, whole)
+    await empty_principals(conn, whole)
+    return kept
 
 
 def _outcomes_of(

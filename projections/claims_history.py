@@ -2,18 +2,23 @@
 
 :mod:`formation.ordering` decides the canonical order and when a principal must be resolved
 again; this reads and writes what that needs: the order key of each principal's last applied
-batch, the batches kept for a principal, and, for a re-resolution, emptying the principal's
-projected rows so that resolution starts from nothing. Everything runs inside the projector's
-chunk transaction.
+batch, the batches kept for a principal with what undoing each takes (:mod:`formation.undo`),
+and for a re-resolution either undoing the suffix of applied batches after a late one, or
+emptying the principal's projected rows so that resolution starts from nothing. Everything runs
+inside the projector's chunk transaction.
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable
+import uuid
+from collections.abc import Collection, Iterable, Mapping
 
 import asyncpg
 
+from formation.beliefs import MUTABLE_BELIEF_COLUMNS
 from formation.ordering import PrincipalKey, order_key
+from formation.undo import BatchUndo, undo_suffix
+from projections.rows import update_rows
 from schemas.claims import ClaimsBatchFormed, decode_claims_batch
 
 _RESOLVED_BY_PRINCIPAL = (
@@ -86,19 +91,23 @@ async def empty_principals(conn: asyncpg.Connection, principals: Collection[Prin
         )
 
 
-async def keep_batches(conn: asyncpg.Connection, batches: Iterable[ClaimsBatchFormed]) -> None:
-    """Keep applied batches for a later re-resolution (a batch kept already stays as it is)."""
+async def keep_batches(
+    conn: asyncpg.Connection, batches: Iterable[tuple[ClaimsBatchFormed, BatchUndo]]
+) -> None:
+    """Keep applied batches, with what undoing each takes, for a later re-resolution (a batch
+    kept already stays as it is)."""
     rows = [
-        (b.batch_id, b.tenant, b.principal, order_key(b), b.model_dump_json().encode())
-        for b in batches
+        (b.batch_id, b.tenant, b.principal, order_key(b), b.model_dump_json().encode(), u.to_json())
+        for b, u in batches
     ]
     if not rows:
         return
-    ids, tenants, principals, keys, payloads = (list(c) for c in zip(*rows, strict=True))
+    ids, tenants, principals, keys, payloads, undos = (list(c) for c in zip(*rows, strict=True))
     await conn.execute(
         """
-        INSERT INTO claims_history (run_id, tenant, principal, order_key, payload)
-        SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::bytea[], $5::bytea[])
+        INSERT INTO claims_history (run_id, tenant, principal, order_key, payload, undo)
+        SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::bytea[], $5::bytea[],
+                             $6::bytea[])
         ON CONFLICT (run_id) DO NOTHING
         """,
         ids,
@@ -106,4 +115,92 @@ async def keep_batches(conn: asyncpg.Connection, batches: Iterable[ClaimsBatchFo
         principals,
         keys,
         payloads,
+        undos,
     )
+
+
+Suffix = list[tuple[ClaimsBatchFormed, BatchUndo | None]]
+"""A principal's kept batches after a point, in canonical order, each with its undo record
+(``None`` for a batch kept before undo records were: it cannot be undone alone)."""
+
+
+async def kept_after(
+    conn: asyncpg.Connection, points: Mapping[PrincipalKey, bytes]
+) -> dict[PrincipalKey, Suffix]:
+    """Each principal's kept batches ordered after its point (an index range of the suffix,
+    not the history)."""
+    if not points:
+        return {}
+    ordered = sorted(points.items())
+    rows = await conn.fetch(
+        """
+        SELECT h.tenant, h.principal, h.payload, h.undo FROM claims_history h
+        JOIN unnest($1::text[], $2::text[], $3::bytea[]) AS k(tenant, principal, after)
+          ON (h.tenant, h.principal) = (k.tenant, k.principal) AND h.order_key > k.after
+        ORDER BY h.tenant, h.principal, h.order_key
+        """,
+        [t for (t, _), _ in ordered],
+        [p for (_, p), _ in ordered],
+        [after for _, after in ordered],
+    )
+    suffixes: dict[PrincipalKey, Suffix] = {who: [] for who in points}
+    for r in rows:
+        undo = None if r["undo"] is None else BatchUndo.from_json(bytes(r["undo"]))
+        suffixes[(r["tenant"], r["principal"])].append(
+            (decode_claims_batch(bytes(r["payload"])), undo)
+        )
+    return suffixes
+
+
+async def undo_suffixes(
+    conn: asyncpg.Connection,
+    suffixes: Mapping[PrincipalKey, list[tuple[ClaimsBatchFormed, BatchUndo]]],
+) -> None:
+    """Put each principal's projected rows back as they were before its suffix: delete what
+    the suffix's batches wrote (runs, evidence, refusals, corrections, the beliefs and entities
+    they created, their kept rows) and give every older belief and entity the suffix changed
+    its image from before the suffix's first change. Deletions the suffix made stay (their
+    words are gone from every kept batch, so resolving again never forms them)."""
+    batches = [b for suffix in suffixes.values() for b, _ in suffix]
+    if not batches:
+        return
+    merged = undo_suffix(u for suffix in suffixes.values() for _, u in suffix)
+    runs = sorted({b.batch_id for b in batches})
+    scope = _columns(suffixes.keys())
+    for table in ("evidence", "refusal", "belief_rejection"):
+        await _delete(conn, table, "run_id", runs, scope)
+    await _delete(conn, "belief", "belief_id", sorted(merged.beliefs_created), scope)
+    # Older rows back to their images: after the suffix's beliefs are gone, so that a value the
+    # suffix ended is current again beside nothing the one-current-value constraint forbids.
+    await update_rows(
+        conn, "entity", list(merged.aliases_before.values()), key="entity_id", columns=("aliases",)
+    )
+    await update_rows(
+        conn,
+        "belief",
+        list(merged.beliefs_before.values()),
+        key="belief_id",
+        columns=MUTABLE_BELIEF_COLUMNS,
+    )
+    await _delete(conn, "entity", "entity_id", sorted(merged.entities_created), scope)
+    await _delete(conn, "consolidation_run", "run_id", runs, scope)
+    await _delete(conn, "claims_history", "run_id", runs, scope)
+
+
+async def _delete(
+    conn: asyncpg.Connection,
+    table: str,
+    column: str,
+    ids: list[uuid.UUID],
+    scope: tuple[list[str], list[str]],
+) -> None:
+    """Delete ``table``'s rows whose ``column`` is one of ``ids``, within the principals of
+    ``scope`` (each of these columns is indexed, so the cost is the rows, not the table)."""
+    if ids:
+        await conn.execute(
+            f"DELETE FROM {table} t USING unnest($1::text[], $2::text[]) AS k(tenant, principal) "
+            f"WHERE (t.tenant, t.principal) = (k.tenant, k.principal) "
+            f"AND t.{column} = ANY($3::uuid[])",
+            *scope,
+            ids,
+        )

@@ -3,7 +3,8 @@
 ``COPY`` moves a whole chunk's rows for a table in one round trip (about twice as fast as
 ``executemany`` here), and naming columns from the dataclass means nobody counts dollar signs:
 a new column is a new field. Updates go through a temporary staging table, filled the same way,
-then one ``UPDATE … FROM``; the staging table lives for the session and empties at commit.
+then one ``UPDATE … FROM``; the staging table lives for the session and is emptied after each
+use (a second write to one table in a transaction must not see the first one's rows).
 """
 
 from __future__ import annotations
@@ -54,6 +55,7 @@ async def copy_rows(
     await conn.execute(
         f"INSERT INTO {table} ({names}) SELECT {names} FROM {stage} ON CONFLICT DO NOTHING"
     )
+    await conn.execute(f"DELETE FROM {stage}")
 
 
 async def _stage(
@@ -89,3 +91,4 @@ async def update_rows(
     )
     assignments = ", ".join(f"{column} = s.{column}" for column in columns)
     await conn.execute(f"UPDATE {table} t SET {assignments} FROM {stage} s WHERE t.{key} = s.{key}")
+    await conn.execute(f"DELETE FROM {stage}")

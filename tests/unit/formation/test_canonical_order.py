@@ -30,9 +30,11 @@ from formation.ordering import (
     principal_of,
     principals_to_rewind,
     redact,
+    rewind_points,
 )
 from formation.policy import FormationPolicy
 from formation.resolution import resolve_chunk
+from formation.undo import BatchUndo, undo_suffix
 from schemas.claims import ClaimsBatchFormed, SourcePosition, decode_claims_batch
 from schemas.corrections import BeliefCorrected, BeliefDeleted, CorrectionKind
 from tests.support.episodes import turn
@@ -48,8 +50,44 @@ class _Principal:
     """What the store holds for one principal: its kept batches and its projected rows."""
 
     kept: dict[uuid.UUID, ClaimsBatchFormed] = field(default_factory=dict)
+    undo: dict[uuid.UUID, BatchUndo] = field(default_factory=dict)
     state: BeliefState = field(default_factory=BeliefState)
     rows: list[Changes] = field(default_factory=list)
+
+    def undo_after(self, point: bytes) -> list[ClaimsBatchFormed]:
+        """Undo the kept batches after ``point`` as the store does, from their undo records
+        alone; those batches, to resolve again."""
+        suffix = sorted((b for b in self.kept.values() if order_key(b) > point), key=order_key)
+        runs = {b.batch_id for b in suffix}
+        merged = undo_suffix(self.undo.pop(b.batch_id) for b in suffix)
+        state = self.state
+        for belief_id in merged.beliefs_created:
+            state.remove(state.beliefs[belief_id])
+        for image in merged.beliefs_before.values():
+            image.restore(state.beliefs[image.belief_id])
+        entities = {e.entity_id: key for key, e in state.entities.items()}
+        for alias in merged.aliases_before.values():
+            state.entities[entities[alias.entity_id]].aliases = list(alias.aliases)
+        for entity_id in merged.entities_created:
+            del state.entities[entities[entity_id]]
+        for changes in self.rows:
+            state.cited -= {
+                (e.belief_id, e.episode_id, e.message_ordinal)
+                for e in changes.evidence
+                if e.run_id in runs
+            }
+            changes.evidence = [e for e in changes.evidence if e.run_id not in runs]
+            changes.refusals = [r for r in changes.refusals if r.run_id not in runs]
+            changes.runs = [r for r in changes.runs if r.run_id not in runs]
+            changes.rejections = [r for r in changes.rejections if r.run_id not in runs]
+        state.rejections = {
+            key: [r for r in found if r.run_id not in runs]
+            for key, found in state.rejections.items()
+        }
+        state.applied_runs -= runs
+        for batch in suffix:
+            del self.kept[batch.batch_id]
+        return suffix
 
 
 class _Projector:
@@ -67,9 +105,13 @@ class _Projector:
             if p.kept
         }
         rewind = principals_to_rewind(todo, last)
-        kept = [b for who in sorted(rewind) for b in self._of(who).kept.values()]
-        for who in rewind:
-            self.principals[who] = _Principal()
+        kept: list[ClaimsBatchFormed] = []
+        for who, point in sorted(rewind_points(todo, rewind).items()):
+            if point is None:  # a deletion: resolved again from nothing
+                kept += self._of(who).kept.values()
+                self.principals[who] = _Principal()
+            else:
+                kept += self._of(who).undo_after(point)
         tombstones = [t for p in self.principals.values() for t in p.state.tombstones]
         ordered = chunk_order(todo, rewind, kept, tombstones)
         for who in {principal_of(b) for b in ordered}:
@@ -77,9 +119,10 @@ class _Projector:
             entry = self.principals.setdefault(who, _Principal())
             changes, outcomes = resolve_chunk(entry.state, mine)
             entry.rows.append(changes)
-            entry.kept.update(
-                (b.batch_id, b) for b, o in zip(mine, outcomes, strict=True) if not o.skipped
-            )
+            for b, o in zip(mine, outcomes, strict=True):
+                if not o.skipped:
+                    entry.kept[b.batch_id] = b
+                    entry.undo[b.batch_id] = o.undo
 
     def _of(self, who: PrincipalKey) -> _Principal:
         return self.principals.setdefault(who, _Principal())
