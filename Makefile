@@ -44,7 +44,7 @@ fuzz: install
 # 30 s (dev/kafka.sh): never point it at a broker others are using.
 faults: migrate
 	ENGRAM_FAULT_EPISODES=$${ENGRAM_FAULT_EPISODES:-20000} \
-	ENGRAM_FAULT_SPANNING_EPISODES=$${ENGRAM_FAULT_SPANNING_EPISODES:-4000} \
+	ENGRAM_FAULT_SPANNING_EPISODES=$${ENGRAM_FAULT_SPANNING_EPISODES:-10000} \
 	$(BIN)/pytest -q -m faults tests/faults
 
 soak: migrate

@@ -215,8 +215,8 @@ def fault_episodes() -> int:
 def spanning_episodes() -> int:
     """The size of the spanning-principal kill run: ``ENGRAM_FAULT_SPANNING_EPISODES``.
 
-    Smaller than the main workload: every principal there rewinds, and a rewind's cost grows
-    with the principal's kept history (docs/benchmarks.md "A late batch").
+    Half the main workload (``make faults``: 10k): more than half its batches arrive late and
+    each rewinds its principal's suffix (docs/benchmarks.md "A late batch").
     """
     return int(os.environ.get("ENGRAM_FAULT_SPANNING_EPISODES", "3000"))
 
