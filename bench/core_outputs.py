@@ -128,7 +128,9 @@ def _differences(before: Path, after: Path, limit: int = 5) -> list[str]:
     old = before.read_text(encoding="utf-8").splitlines()
     new = after.read_text(encoding="utf-8").splitlines()
     found = [
-        f"line {i + 1}: {a[:300]} != {b[:300]}" for i, (a, b) in enumerate(zip(old, new)) if a != b
+        f"line {i + 1}: {a[:300]} != {b[:300]}"
+        for i, (a, b) in enumerate(zip(old, new, strict=False))
+        if a != b
     ]
     if len(old) != len(new):
         found.append(f"{len(old)} lines before, {len(new)} after")
