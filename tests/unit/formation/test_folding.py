@@ -1,0 +1,130 @@
+"""A folded pattern answers exactly what its case-insensitive original answers, on any text."""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import formation
+from formation.deterministic.clauses import split_clauses
+from formation.folding import Folded, fold
+
+CORPUS = Path(__file__).resolve().parents[2] / "corpus"
+
+
+def _folded_in(value: object) -> Iterator[Folded]:
+    if isinstance(value, Folded):
+        yield value
+    elif isinstance(value, tuple | list):
+        for item in value:
+            yield from _folded_in(item)
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from _folded_in(item)
+
+
+def _every_folded() -> list[Folded]:
+    found: dict[int, Folded] = {}
+    for info in pkgutil.walk_packages(formation.__path__, "formation."):
+        module = importlib.import_module(info.name)
+        for value in vars(module).values():
+            found.update((id(f), f) for f in _folded_in(value))
+    return list(found.values())
+
+
+FOLDED = _every_folded()
+
+
+def _corpus_texts() -> list[str]:
+    texts: list[str] = []
+    for path in sorted(CORPUS.rglob("*.yaml")):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            content = line.strip().removeprefix("- ").removeprefix("content:").strip()
+            if content:
+                texts.append(content.strip("'\""))
+    clauses = [c.text for t in texts for c in split_clauses(t)]
+    return texts + clauses + [t.upper() for t in texts] + [t.swapcase() for t in clauses]
+
+
+TEXTS = _corpus_texts()
+WORDS = sorted({w for t in TEXTS for w in re.findall(r"[\w']+|[^\w\s]", t)})
+
+
+def _same(pattern: re.Pattern[str], folded: Folded, text: str) -> None:
+    for how in ("search", "match", "fullmatch"):
+        expected, got = getattr(pattern, how)(text), getattr(folded, how)(text)
+        assert (got and (got.span(), got.groups())) == (
+            expected and (expected.span(), expected.groups())
+        ), (how, pattern.pattern, text)
+    assert [m.span() for m in folded.finditer(text)] == [m.span() for m in pattern.finditer(text)]
+    assert folded.sub("<>", text) == pattern.sub("<>", text)
+
+
+def test_the_readers_and_gates_fold_their_case_insensitive_searches() -> None:
+    assert len(FOLDED) >= 3
+    assert all(f.fast for f in FOLDED), [f.pattern.pattern for f in FOLDED if not f.fast]
+
+
+@pytest.mark.parametrize("folded", FOLDED, ids=lambda f: f.pattern.pattern[:40])
+def test_every_folded_pattern_answers_as_its_original_on_the_corpus(folded: Folded) -> None:
+    for text in TEXTS:
+        _same(folded.pattern, folded, text)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(WORDS)
+        | st.sampled_from(["I", "SAID", "\u017faid", "\u212a", "\u0131", "\u0130", "\u00e9"])
+        | st.text(max_size=3),
+        max_size=14,
+    ),
+    st.sampled_from([" ", "", ", ", "\n", "  "]),
+)
+def test_every_folded_pattern_answers_as_its_original_on_any_words(
+    words: list[str], separator: str
+) -> None:
+    text = separator.join(words)
+    for folded in FOLDED:
+        _same(folded.pattern, folded, text)
+
+
+def test_upper_case_literals_and_classes_still_match_either_case() -> None:
+    wish = fold(re.compile(r"\bI wish\b|(?<![A-Z])X[A-Z]+", re.IGNORECASE))
+    assert wish.fast
+    for text in ("i WISH", "I wish", "abxyz", "AB xYZ"):
+        _same(wish.pattern, wish, text)
+    assert wish.search("i WISH") is not None
+    assert wish.search("xyz") is not None
+
+
+def test_text_beyond_ascii_goes_to_the_original_pattern() -> None:
+    said = fold(re.compile(r"\bsaid\b", re.IGNORECASE))
+    assert said.fast
+    assert said.search("she \u017faid so") is not None  # the long s folds to s
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        r"(?-i:Said) it",  # a section that matches case-sensitively
+        "caf\u00e9",  # a letter beyond ASCII
+        "[\u0100-\u017f]",  # a class with letters beyond ASCII (the long s among them)
+    ],
+)
+def test_patterns_the_twin_might_not_answer_for_are_left_alone(source: str) -> None:
+    folded = fold(re.compile(source, re.IGNORECASE))
+    assert not folded.fast
+    for text in ("said it", "Said it", "CAFÉ", "caf\u00e9", "\u017f"):
+        _same(folded.pattern, folded, text)
+
+
+def test_a_case_sensitive_pattern_has_nothing_to_fold() -> None:
+    assert not fold(re.compile(r"\bmay\b")).fast
