@@ -13,6 +13,7 @@ from formation.deterministic.ends import words
 from formation.deterministic.findings import Finding
 from formation.deterministic.nouns import OWNABLE_HEADS, PET_HEADS
 from formation.deterministic.phrases import ADVERBS, PLANNED
+from formation.screening import screened
 
 _ADOPTED = re.compile(
     r"^I\s+" + ADVERBS + r"(?:adopted|rescued|got|brought home)\s+(?:a|an|two|three)\s+"
@@ -59,7 +60,7 @@ def _my_pet(text: str, occurred_on: date | None) -> list[Finding]:
     ]
 
 
-_GONE = re.compile(
+_GONE = screened(
     r"\b(?:passed away|passed on|died|put down|put to sleep|lost|miss|missing|late|rest in peace"
     r"|rip|used to|had to give)\b",
     re.IGNORECASE,

@@ -21,6 +21,7 @@ from formation.deterministic.findings import Finding
 from formation.deterministic.nouns import CREATIONS, EVENT_HEADS, VAGUE_EVENTS
 from formation.deterministic.phrases import ADVERBS, CLAUSE_TAIL, PLANNED, TIME_PHRASE, TIME_TAIL
 from formation.deterministic.terms import cut_phrase, strip_determiners
+from formation.screening import screened
 
 _EVENT_VERBS = (
     r"went to|went on|attended|ran|ran in|did|completed|competed in|took part in"
@@ -61,7 +62,7 @@ _MY_TRIP = re.compile(
     r"\b[Mm]y\s+(?:recent\s+|last\s+|first\s+)?(?P<kind>trip|vacation|holiday|visit|journey)"
     r"\s+to\s+(?P<place>(?:the\s+)?[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*){0,3})"
 )
-_PAST_TRIP = re.compile(
+_PAST_TRIP = screened(
     r"\b(?:was|were|took|snapped|went|had|visited|loved|ago|last\s+\w+|yesterday)\b", re.I
 )
 _LEAD_TIME = re.compile(

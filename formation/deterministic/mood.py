@@ -9,14 +9,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from formation.folding import fold
+from formation.screening import screened
 
-_REPORTED = fold(
-    re.compile(
-        r"\b(?:said|says|told me|tells me|telling me|mentioned|claims?|claimed|thinks|believes"
-        r"|heard|according to|asked me|wrote that|texted me|reckons|insists|told us|tells us)\b",
-        re.IGNORECASE,
-    )
+_REPORTED = screened(
+    r"\b(?:said|says|told me|tells me|telling me|mentioned|claims?|claimed|thinks|believes"
+    r"|heard|according to|asked me|wrote that|texted me|reckons|insists|told us|tells us)\b",
+    re.IGNORECASE,
 )
 CONDITIONAL_LEADS = (
     "if", "unless", "suppose", "supposing", "imagine", "assuming", "when", "whenever", "once",
@@ -49,15 +47,13 @@ CONDITIONAL_PREFIX = re.compile(
 HEDGE_PREFIX = re.compile(
     r"^(?:(?:" + _alternatives(HEDGE_LEADS) + r")(?:\s+that)?,?\s+)+", re.IGNORECASE
 )
-_WISH = fold(
-    re.compile(
-        r"\b(?:I wish|I(?:'d| would) (?:like|love|want) to|I want to|I hope to|I'm hoping to"
-        r"|someday|some day|one day|dream of|dreaming of|I'd|I would|we'd|we would|could)\b",
-        re.IGNORECASE,
-    )
+_WISH = screened(
+    r"\b(?:I wish|I(?:'d| would) (?:like|love|want) to|I want to|I hope to|I'm hoping to"
+    r"|someday|some day|one day|dream of|dreaming of|I'd|I would|we'd|we would|could)\b",
+    re.IGNORECASE,
 )
 _NOT_A_WISH = re.compile(r"\b(?:I'd|I would|we'd|we would) (?:rather|prefer)\b", re.IGNORECASE)
-_HEDGE = fold(re.compile(r"\b(?:" + _alternatives(HEDGE_WORDS) + r")\b", re.IGNORECASE))
+_HEDGE = screened(r"\b(?:" + _alternatives(HEDGE_WORDS) + r")\b", re.IGNORECASE)
 _MODAL_MAY = re.compile(r"\bmay\b")
 _NO_LONGER = re.compile(r"\b(?:no longer|anymore|any more|not any longer)\b", re.IGNORECASE)
 

@@ -22,6 +22,7 @@ from formation.deterministic.nouns import PLACEHOLDERS, closed
 from formation.deterministic.phrases import ADVERBS, TIME_TAIL
 from formation.deterministic.pursuits import EVALUATIVE, named_event, short_phrase
 from formation.deterministic.terms import strip_determiners
+from formation.screening import screened
 
 _VENTURES = closed(
     """
@@ -44,7 +45,7 @@ _ADOPTION = re.compile(
     r"|\badoption\s+agenc(?:y|ies)\s+I(?:'m| am|'ve been| have been)\s+(?:looking into|researching"
     r"|considering|contacting)\b"
 )
-_PLANNED_TRIP = re.compile(
+_PLANNED_TRIP = screened(
     r"(?:^|\bI(?:'m| am)\s+)[Pp]lanning\s+(?:a|an|my|our)\s+"
     r"(?P<kind>(?:[\w-]+\s+)?(?:trip|vacation|holiday|visit))\s+to\s+"
     r"(?P<place>(?:the\s+)?[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*){0,3})"
@@ -60,7 +61,7 @@ _COMING_UP = re.compile(
     r"(?:coming up|next (?:week|month|weekend|year)|this (?:weekend|month)|tomorrow)\b"
 )
 """"I have a community meeting coming up": an event ahead of the speaker."""
-_DECIDED = re.compile(
+_DECIDED = screened(
     r"\bI(?:'ve| have)?\s+" + ADVERBS + r"decided\s+to\s+(?!not\b)(?P<what>[^,.;!?]+)"
 )
 """"I decided to run for the council": the speaker's own decision (``committed_to``)."""

@@ -31,6 +31,7 @@ from formation.deterministic.terms import (
     object_list,
     object_phrase,
 )
+from formation.screening import Screened, screened
 
 _KIN = "|".join(re.escape(w) for w in sorted(RELATIVE_WORDS, key=len, reverse=True))
 _IS = r"(?:is|'s|are)(?P<neg>\s+not|n't|\s+no longer)?"
@@ -118,8 +119,8 @@ def _contact(value: str) -> str | None:
     return token or None
 
 
-_ATTRIBUTES: tuple[tuple[re.Pattern[str], Attribute], ...] = tuple(
-    (re.compile(pattern), handler)
+_ATTRIBUTES: tuple[tuple[Screened, Attribute], ...] = tuple(
+    (screened(pattern), handler)
     for pattern, handler in (
         (
             r"\b[Mm]y\s+(?:first\s+|full\s+)?name\s+" + _IS + r"\s+(?P<value>.+)$",

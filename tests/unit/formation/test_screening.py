@@ -1,4 +1,5 @@
-"""A folded pattern answers exactly what its case-insensitive original answers, on any text."""
+"""A screened pattern answers exactly what its original answers, on any text: the needles and
+the case-sensitive twin only ever skip a search that could not match."""
 
 from __future__ import annotations
 
@@ -14,32 +15,32 @@ from hypothesis import strategies as st
 
 import formation
 from formation.deterministic.clauses import split_clauses
-from formation.folding import Folded, fold
+from formation.screening import Screened, screen
 
 CORPUS = Path(__file__).resolve().parents[2] / "corpus"
 
 
-def _folded_in(value: object) -> Iterator[Folded]:
-    if isinstance(value, Folded):
+def _screened_in(value: object) -> Iterator[Screened]:
+    if isinstance(value, Screened):
         yield value
     elif isinstance(value, tuple | list):
         for item in value:
-            yield from _folded_in(item)
+            yield from _screened_in(item)
     elif isinstance(value, dict):
         for item in value.values():
-            yield from _folded_in(item)
+            yield from _screened_in(item)
 
 
-def _every_folded() -> list[Folded]:
-    found: dict[int, Folded] = {}
+def _every_screened() -> list[Screened]:
+    found: dict[int, Screened] = {}
     for info in pkgutil.walk_packages(formation.__path__, "formation."):
         module = importlib.import_module(info.name)
         for value in vars(module).values():
-            found.update((id(f), f) for f in _folded_in(value))
+            found.update((id(f), f) for f in _screened_in(value))
     return list(found.values())
 
 
-FOLDED = _every_folded()
+SCREENED = _every_screened()
 
 
 def _corpus_texts() -> list[str]:
@@ -57,25 +58,25 @@ TEXTS = _corpus_texts()
 WORDS = sorted({w for t in TEXTS for w in re.findall(r"[\w']+|[^\w\s]", t)})
 
 
-def _same(pattern: re.Pattern[str], folded: Folded, text: str) -> None:
+def _same(pattern: re.Pattern[str], screened: Screened, text: str) -> None:
     for how in ("search", "match", "fullmatch"):
-        expected, got = getattr(pattern, how)(text), getattr(folded, how)(text)
+        expected, got = getattr(pattern, how)(text), getattr(screened, how)(text)
         assert (got and (got.span(), got.groups())) == (
             expected and (expected.span(), expected.groups())
         ), (how, pattern.pattern, text)
-    assert [m.span() for m in folded.finditer(text)] == [m.span() for m in pattern.finditer(text)]
-    assert folded.sub("<>", text) == pattern.sub("<>", text)
+    assert [m.span() for m in screened.finditer(text)] == [m.span() for m in pattern.finditer(text)]
+    assert screened.sub("<>", text) == pattern.sub("<>", text)
 
 
-def test_the_readers_and_gates_fold_their_case_insensitive_searches() -> None:
-    assert len(FOLDED) >= 3
-    assert all(f.fast for f in FOLDED), [f.pattern.pattern for f in FOLDED if not f.fast]
+def test_every_screened_pattern_of_the_readers_and_gates_has_a_cheap_check() -> None:
+    assert len(SCREENED) >= 3
+    assert all(f.fast for f in SCREENED), [f.pattern.pattern for f in SCREENED if not f.fast]
 
 
-@pytest.mark.parametrize("folded", FOLDED, ids=lambda f: f.pattern.pattern[:40])
-def test_every_folded_pattern_answers_as_its_original_on_the_corpus(folded: Folded) -> None:
+@pytest.mark.parametrize("screened", SCREENED, ids=lambda f: f.pattern.pattern[:40])
+def test_every_screened_pattern_answers_as_its_original_on_the_corpus(screened: Screened) -> None:
     for text in TEXTS:
-        _same(folded.pattern, folded, text)
+        _same(screened.pattern, screened, text)
 
 
 @settings(max_examples=300, deadline=None)
@@ -88,16 +89,16 @@ def test_every_folded_pattern_answers_as_its_original_on_the_corpus(folded: Fold
     ),
     st.sampled_from([" ", "", ", ", "\n", "  "]),
 )
-def test_every_folded_pattern_answers_as_its_original_on_any_words(
+def test_every_screened_pattern_answers_as_its_original_on_any_words(
     words: list[str], separator: str
 ) -> None:
     text = separator.join(words)
-    for folded in FOLDED:
-        _same(folded.pattern, folded, text)
+    for screened in SCREENED:
+        _same(screened.pattern, screened, text)
 
 
 def test_upper_case_literals_and_classes_still_match_either_case() -> None:
-    wish = fold(re.compile(r"\bI wish\b|(?<![A-Z])X[A-Z]+", re.IGNORECASE))
+    wish = screen(re.compile(r"\bI wish\b|(?<![A-Z])X[A-Z]+", re.IGNORECASE))
     assert wish.fast
     for text in ("i WISH", "I wish", "abxyz", "AB xYZ"):
         _same(wish.pattern, wish, text)
@@ -106,7 +107,7 @@ def test_upper_case_literals_and_classes_still_match_either_case() -> None:
 
 
 def test_text_beyond_ascii_goes_to_the_original_pattern() -> None:
-    said = fold(re.compile(r"\bsaid\b", re.IGNORECASE))
+    said = screen(re.compile(r"\bsaid\b", re.IGNORECASE))
     assert said.fast
     assert said.search("she \u017faid so") is not None  # the long s folds to s
 
@@ -120,11 +121,29 @@ def test_text_beyond_ascii_goes_to_the_original_pattern() -> None:
     ],
 )
 def test_patterns_the_twin_might_not_answer_for_are_left_alone(source: str) -> None:
-    folded = fold(re.compile(source, re.IGNORECASE))
-    assert not folded.fast
-    for text in ("said it", "Said it", "CAFÉ", "caf\u00e9", "\u017f"):
-        _same(folded.pattern, folded, text)
+    screened = screen(re.compile(source, re.IGNORECASE))
+    assert not screened.fast
+    for text in ("said it", "Said it", "CAF\u00c9", "caf\u00e9", "\u017f"):
+        _same(screened.pattern, screened, text)
 
 
-def test_a_case_sensitive_pattern_has_nothing_to_fold() -> None:
-    assert not fold(re.compile(r"\bmay\b")).fast
+@pytest.mark.parametrize(
+    ("source", "flags", "needles"),
+    [
+        (r"\bI(?:'m| am)\s+(?:passionate|enthusiastic)\s+about", 0, ("enthusiastic", "passionate")),
+        (r"\bSaid\b|\bTold me\b", re.IGNORECASE, ("said", "told me")),
+        (r"\bmay\b", 0, ("may",)),
+        (r"(?:^|\bI\s+)(?:had|threw)\s+a", 0, ("had", "threw")),
+        (r"[Mm]y\s+(?:new\s+)?dog", 0, ("dog",)),
+        (r"(?:new\s+)+home", 0, ("home",)),
+        (r"(?:a|)b?", 0, None),  # an empty alternative guarantees nothing
+        (r"\w+", 0, None),
+    ],
+)
+def test_needles_are_strings_every_match_goes_through(
+    source: str, flags: int, needles: tuple[str, ...] | None
+) -> None:
+    screened = screen(re.compile(source, flags))
+    assert screened.needles == needles
+    for text in ("I'm passionate about it", "i WANT TO go", "you may", "Bo had a cat", "my dog"):
+        _same(screened.pattern, screened, text)
