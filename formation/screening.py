@@ -88,7 +88,12 @@ class Screened:
             if self._probe is not None:
                 return self._probe.search(text) is None
             needles = self.needles
-            return needles is not None and not any(n in text for n in needles)
+            if needles is None:
+                return False
+            for needle in needles:  # noqa: SIM110 - a generator costs more than the tests
+                if needle in text:
+                    return False
+            return True
         twin = self._twin  # the twin over lower-cased text is itself the cheap check
         return (
             twin is not None
