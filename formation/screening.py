@@ -183,9 +183,8 @@ def _twin_tree(pattern: re.Pattern[str]) -> Any:
     """The parsed pattern with its letters lower-cased and its classes closed under
     lower-casing, for use without ``IGNORECASE``; ``None`` when that might answer otherwise."""
     parsed = _parser.parse(pattern.pattern, pattern.flags & ~re.IGNORECASE)
-    if parsed.state.flags & re.IGNORECASE or not _lower_in_place(parsed):
-        return None  # an inline (?i) or something the twin cannot stand for
-    return parsed
+    parsed.state.flags &= ~re.IGNORECASE  # a leading (?i) means what the flag means
+    return parsed if _lower_in_place(parsed) else None
 
 
 def _twin(pattern: re.Pattern[str]) -> re.Pattern[str] | None:
