@@ -33,7 +33,7 @@ from formation.injection import (
     TRANSIENT,
 )
 from formation.pii import find_pii
-from formation.screening import Screened, screen
+from formation.screening import Screened, lowered, screen
 from formation.secrets import Finding, find_secrets
 from formation.sensitivity import classify_sensitivity
 from schemas.claims import RefusalReason
@@ -61,8 +61,9 @@ def _first_marker(markers: Markers, texts: Iterable[str]) -> str | None:
     """The name of the first marker that occurs in any of ``texts``
     (:func:`.injection.first_marker` over screened markers)."""
     for text in texts:
+        low = lowered(text)
         for name, pattern in markers:
-            if pattern.search(text):
+            if pattern.search_lowered(text, low):
                 return name
     return None
 

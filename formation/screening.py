@@ -42,7 +42,7 @@ with warnings.catch_warnings():  # the parser's public name is deprecated, not t
     import sre_constants as _codes
     import sre_parse as _parser
 
-__all__ = ["Screened", "screen", "screened"]
+__all__ = ["Screened", "lowered", "screen", "screened"]
 
 _UPPER = frozenset(range(ord("A"), ord("Z") + 1))
 _FEW = 4
@@ -106,6 +106,17 @@ class Screened:
             return None
         return self.pattern.search(text, pos, endpos)
 
+    def search_lowered(self, text: str, lowered: str | None) -> re.Match[str] | None:
+        """``search(text)``, given ``lowered = text.lower()`` for ASCII text (``None`` for other
+        text): a caller trying many patterns on one text lower-cases it once."""
+        if self._folds:
+            twin = self._twin
+            if twin is not None and lowered is not None and twin.search(lowered) is None:
+                return None
+        elif self._impossible(text, "search", 0, sys.maxsize):
+            return None
+        return self.pattern.search(text)
+
     def match(self, text: str, pos: int = 0, endpos: int = sys.maxsize) -> re.Match[str] | None:
         if self._impossible(text, "match", pos, endpos):
             return None
@@ -127,6 +138,11 @@ class Screened:
         if self._impossible(text, "search", 0, sys.maxsize):
             return text
         return self.pattern.sub(repl, text, count)
+
+
+def lowered(text: str) -> str | None:
+    """What :meth:`Screened.search_lowered` takes: the lower-cased text when it is ASCII."""
+    return text.lower() if text.isascii() else None
 
 
 def screen(pattern: re.Pattern[str]) -> Screened:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from formation.screening import Screened, screened
+from formation.screening import Screened, lowered, screened
 
 _TERMS: dict[str, tuple[str, ...]] = {
     "health": (
@@ -130,7 +130,8 @@ SENSITIVITY_KINDS: tuple[str, ...] = tuple(_TERMS)
 
 def classify_sensitivity(text: str) -> list[str]:
     """The sensitivity categories ``text`` touches, in a fixed order."""
-    kinds = [kind for kind, pattern in _PATTERNS.items() if pattern.search(text)]
+    low = lowered(text)
+    kinds = [kind for kind, pattern in _PATTERNS.items() if pattern.search_lowered(text, low)]
     if "precise_location" not in kinds and _POSTCODE.search(text):
         kinds.append("precise_location")
     return kinds

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from formation.screening import screened
+from formation.screening import lowered, screened
 
 _REPORTED = screened(
     r"\b(?:said|says|told me|tells me|telling me|mentioned|claims?|claimed|thinks|believes"
@@ -69,11 +69,12 @@ class Mood:
 
 def clause_mood(text: str, *, question: bool) -> Mood:
     """The mood of one clause, from its words (apostrophes already normalised)."""
-    wish = bool(_WISH.search(text)) and not _NOT_A_WISH.search(text)
+    low = lowered(text)
+    wish = bool(_WISH.search_lowered(text, low)) and not _NOT_A_WISH.search(text)
     return Mood(
-        silent=question or bool(_REPORTED.search(text)) or wish,
+        silent=question or bool(_REPORTED.search_lowered(text, low)) or wish,
         conditional=bool(_CONDITIONAL.match(text)),
-        hedged=bool(_HEDGE.search(text) or _MODAL_MAY.search(text)),
+        hedged=bool(_HEDGE.search_lowered(text, low) or _MODAL_MAY.search(text)),
         no_longer=bool(_NO_LONGER.search(text)),
     )
 

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 import formation
 from formation.deterministic.clauses import split_clauses
-from formation.screening import Screened, screen
+from formation.screening import Screened, lowered, screen
 
 CORPUS = Path(__file__).resolve().parents[2] / "corpus"
 
@@ -68,6 +68,8 @@ def _same(pattern: re.Pattern[str], screened: Screened, text: str) -> None:
         assert (got and (got.span(), got.groups())) == (
             expected and (expected.span(), expected.groups())
         ), (how, pattern.pattern, text)
+    expected, got = pattern.search(text), screened.search_lowered(text, lowered(text))
+    assert (got and got.span()) == (expected and expected.span())
     assert [m.span() for m in screened.finditer(text)] == [m.span() for m in pattern.finditer(text)]
     assert screened.sub("<>", text) == pattern.sub("<>", text)
 
