@@ -46,6 +46,8 @@ __all__ = ["Screened", "lowered", "screen", "screened"]
 
 _UPPER = frozenset(range(ord("A"), ord("Z") + 1))
 _FEW = 4
+_MAX_RUN = 16
+"""The most strings a run of small classes may stand for before it ends."""
 """Up to this many needles, ``in`` tests beat one search for any of them."""
 
 
@@ -156,25 +158,40 @@ def screened(source: str, flags: int = 0) -> Screened:
 
 def _needles(items: Any) -> set[str] | None:
     """Literal strings one of which every match of the parsed sequence ``items`` contains: the
-    most selective (longest shortest string) of its elements' sets; ``None`` when no element
-    guarantees one. A run of literal characters is one string; alternatives give the union of
-    their own sets (each must give one); a repeat at least once gives its body's; anything else
-    (classes, assertions, optional parts) gives nothing."""
+    rarest (:func:`_commonness`) of its elements' sets; ``None`` when no element
+    guarantees one. A run of literal characters, and of small classes (``[Mm]y``: ``My`` or
+    ``my``), is one set of strings; alternatives give the union of their own sets (each must
+    give one); a repeat at least once gives its body's; anything else (wider classes,
+    assertions, optional parts) gives nothing and ends a run."""
     found: list[set[str]] = []
-    run: list[str] = []
+    run: set[str] = set()
     for op, av in items:
-        if op is _codes.LITERAL:
-            run.append(chr(av))
+        letters = _small_class(av) if op is _codes.IN else None
+        if op is _codes.LITERAL or (letters and len(run or {""}) * len(letters) <= _MAX_RUN):
+            run = {s + c for s in (run or {""}) for c in (letters or [chr(av)])}
             continue
         if run:
-            found.append({"".join(run)})
-            run = []
+            found.append(run)
+            run = set()
         inner = _inner_needles(op, av)
         if inner:
             found.append(inner)
     if run:
-        found.append({"".join(run)})
-    return max(found, key=lambda strings: min(map(len, strings))) if found else None
+        found.append(run)
+    return min(found, key=_commonness) if found else None
+
+
+def _commonness(strings: set[str]) -> float:
+    """How likely a text holds one of ``strings``, roughly: short strings are everywhere, and
+    each more string is one more chance (and one more test). The screen keeps the rarest set."""
+    return sum(1 / len(s) ** 2 for s in strings)
+
+
+def _small_class(items: Any) -> list[str] | None:
+    """The characters of a class made of a few literal characters (``[Mm]``), else ``None``."""
+    if len(items) > _FEW or any(op is not _codes.LITERAL for op, _ in items):
+        return None
+    return sorted({chr(av) for _, av in items})
 
 
 def _inner_needles(op: Any, av: Any) -> set[str] | None:

@@ -19,9 +19,9 @@ _ADOPTED = re.compile(
     r"^I\s+" + ADVERBS + r"(?:adopted|rescued|got|brought home)\s+(?:a|an|two|three)\s+"
     r"(?P<obj>[\w-]+(?:\s+[\w-]+)?)"
 )
-_MY_NEW = re.compile(r"\b[Mm]y\s+(?:(?:brand[- ])?new|own)\s+(?P<obj>[\w-]+(?:\s+[\w-]+){0,2})")
-_NAME_MY_PET = re.compile(r"\b[A-Z][a-z]+,\s+my\s+(?P<pet>guinea pig|[a-z]+)\b")
-_MY_PET = re.compile(
+_MY_NEW = screened(r"\b[Mm]y\s+(?:(?:brand[- ])?new|own)\s+(?P<obj>[\w-]+(?:\s+[\w-]+){0,2})")
+_NAME_MY_PET = screened(r"\b[A-Z][a-z]+,\s+my\s+(?P<pet>guinea pig|[a-z]+)\b")
+_MY_PET = screened(
     r"\b[Mm]y\s+(?:(?:new|little|old|sweet)\s+)?(?P<pet>[a-z]+)\s+(?:named\s+|called\s+)?[A-Z][a-z]"
 )
 

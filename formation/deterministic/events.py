@@ -54,11 +54,11 @@ _SUPERLATIVE = re.compile(
     re.IGNORECASE,
 )
 """The "coolest" in "the coolest Harry Potter party" says how it was, not what it was."""
-_ON_A_TRIP = re.compile(
+_ON_A_TRIP = screened(
     r"\bon\s+(?:a|my|our)\s+(?P<kind>(?:road |camping |fishing |hiking |ski )?trip|hike|cruise"
     r"|vacation|holiday|run|bike ride|ride)\b(?!\s+to\b)"
 )
-_MY_TRIP = re.compile(
+_MY_TRIP = screened(
     r"\b[Mm]y\s+(?:recent\s+|last\s+|first\s+)?(?P<kind>trip|vacation|holiday|visit|journey)"
     r"\s+to\s+(?P<place>(?:the\s+)?[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*){0,3})"
 )

@@ -54,7 +54,7 @@ _PASSIONATE = screened(
     r"|\bI(?:'m| am|'ve always been| have always been)\s+(?:really\s+|so\s+|just\s+)?drawn\s+to\s+"
     r"(?P<drawn>" + _NOUNS + r")"
 )
-_GROUP = re.compile(
+_GROUP = screened(
     r"\b[Mm]y\s+(?P<kind>(?:[\w'-]+\s+){0,1}[\w'-]+)\s+"
     r"(?P<head>club|group|team|choir|band|league|troupe|crew|society|circle|guild)\b"
     r"(?!\s+(?:of|from|at|in|chat)\b)"
@@ -76,7 +76,7 @@ _FAVE = re.compile(
 )
 """"Drawing birds is one of my faves", "Contemporary is my top pick", "Board games are my
 thing": a preference told with the thing first (the gate drops "This is my fave")."""
-_LOOKING_INTO = re.compile(
+_LOOKING_INTO = screened(
     r"\bI(?:'ve| have)\s+been\s+" + ADVERBS + r"(?:looking into|reading up on|reading about"
     r"|learning about|getting into)\s+(?P<obj>" + _NOUNS + r")"
 )

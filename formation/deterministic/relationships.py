@@ -35,10 +35,10 @@ from formation.screening import Screened, screened
 
 _KIN = "|".join(re.escape(w) for w in sorted(RELATIVE_WORDS, key=len, reverse=True))
 _IS = r"(?:is|'s|are)(?P<neg>\s+not|n't|\s+no longer)?"
-_APPOSITIVE = re.compile(
+_APPOSITIVE = screened(
     r"\b[Mm]y\s+(?P<kin>" + _KIN + r"),?\s+(?:(?:named|called)\s+)?(?P<names>[^\W\d_].*)$"
 )
-_KIN_IS = re.compile(
+_KIN_IS = screened(
     r"\b[Mm]y\s+(?P<kin>"
     + _KIN
     + r")(?:'s\s+name\s+is|\s+"
