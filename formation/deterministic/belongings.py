@@ -36,6 +36,8 @@ def _adopted(text: str, occurred_on: date | None) -> list[Finding]:
 
 def _my_new(text: str, occurred_on: date | None) -> list[Finding]:
     """ "my new hatchback", "my own studio": a possession, unless the clause is a plan."""
+    if _MY_NEW.search(text) is None:
+        return []  # nothing new or own named (the cheap test first)
     if PLANNED.search(text):
         return []
     findings: list[Finding] = []
@@ -50,6 +52,8 @@ def _my_new(text: str, occurred_on: date | None) -> list[Finding]:
 
 def _my_pet(text: str, occurred_on: date | None) -> list[Finding]:
     """ "my dog Max", "my cat named Luna": the speaker has the pet (the name is the pet's)."""
+    if "my" not in text and "My" not in text:
+        return []  # both pet patterns name "my" (the cheap test first)
     if _GONE.search(text):
         return []  # "my dog Max passed away": a pet the speaker no longer has
     matches = [*_MY_PET.finditer(text), *_NAME_MY_PET.finditer(text)]

@@ -184,6 +184,8 @@ def _graduated(text: str, occurred_on: date | None, when_from: str | None = None
 
 def _my_trip(text: str, occurred_on: date | None) -> list[Finding]:
     """ "my trip to the Smoky Mountains last year was incredible": a past trip, dated."""
+    if _MY_TRIP.search(text) is None:
+        return []  # no trip named: nothing to find, whatever the tense (the cheap test first)
     if PLANNED.search(text) or not _PAST_TRIP.search(text):
         return []
     findings: list[Finding] = []

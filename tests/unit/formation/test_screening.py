@@ -15,6 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import formation
+from formation.deterministic import belongings
 from formation.deterministic.clauses import split_clauses
 from formation.screening import Screened, lowered, screen
 
@@ -157,3 +158,11 @@ def test_needles_are_strings_every_match_goes_through(
     assert screened.needles == needles
     for text in ("I'm passionate about it", "i WANT TO go", "you may", "Bo had a cat", "my dog"):
         _same(screened.pattern, screened, text)
+
+
+def test_the_pet_readers_early_exit_names_strings_their_patterns_guarantee() -> None:
+    """``belongings._my_pet`` returns early without "my"/"My": each pet pattern's needles
+    (strings every match contains) must be among those."""
+    for pattern in (belongings._MY_PET, belongings._NAME_MY_PET):
+        assert pattern.needles is not None
+        assert set(pattern.needles) <= {"my", "My"}, pattern.needles
