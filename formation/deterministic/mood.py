@@ -54,8 +54,8 @@ _WISH = screened(
 )
 _NOT_A_WISH = re.compile(r"\b(?:I'd|I would|we'd|we would) (?:rather|prefer)\b", re.IGNORECASE)
 _HEDGE = screened(r"\b(?:" + _alternatives(HEDGE_WORDS) + r")\b", re.IGNORECASE)
-_MODAL_MAY = re.compile(r"\bmay\b")
-_NO_LONGER = re.compile(r"\b(?:no longer|anymore|any more|not any longer)\b", re.IGNORECASE)
+_MODAL_MAY = screened(r"\bmay\b")
+_NO_LONGER = screened(r"\b(?:no longer|anymore|any more|not any longer)\b", re.IGNORECASE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,7 +75,7 @@ def clause_mood(text: str, *, question: bool) -> Mood:
         silent=question or bool(_REPORTED.search_lowered(text, low)) or wish,
         conditional=bool(_CONDITIONAL.match(text)),
         hedged=bool(_HEDGE.search_lowered(text, low) or _MODAL_MAY.search(text)),
-        no_longer=bool(_NO_LONGER.search(text)),
+        no_longer=bool(_NO_LONGER.search_lowered(text, low)),
     )
 
 
