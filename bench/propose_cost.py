@@ -13,8 +13,15 @@ conversations in ``../shared/data/locomo-dev.jsonl``) and times, best of ``--rep
 Prints JSON: microseconds per message for each, and the ratios patterns/baseline and
 spacy/patterns. Machines are noisy: read the ratios.
 
+With ``--core ROUNDS`` it also times the whole formation core (``FormationStage.form``: the
+arm, admission, gates, candidates and refusals; no Kafka), CPU microseconds a turn, on the
+input's turns formed twice (as written and with ``user``/``assistant`` swapped, so both speakers
+are the principal) and on ``bench/throughput.py``'s synthetic turns (``--bench-turns``). Each
+round runs this checkout and the baseline in child processes, one after the other, so both meet
+the same machine; a child warms up with one pass and keeps its best of ``--repeat``.
+
     .venv/bin/python bench/propose_cost.py --input ../shared/data/locomo-dev.jsonl \
-        --baseline-root ../main [--spacy-model en_core_web_sm]
+        --baseline-root ../main [--spacy-model en_core_web_sm] [--core 5]
 """
 
 from __future__ import annotations
@@ -22,11 +29,13 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
+import statistics
 import subprocess
 import sys
 import time
 from datetime import date
 from pathlib import Path
+from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -91,14 +100,108 @@ def _baseline(root: Path, path: Path, repeat: int) -> float:
     return float(out.stdout.strip().splitlines()[-1])
 
 
+def _core_child(root: Path, corpus: str, path: Path, turns: int, repeat: int) -> float:
+    """CPU microseconds a turn of the core with ``root``'s code, timed in a child process."""
+    child = [sys.executable, __file__, "--core-child", corpus, "--code-root", str(root.resolve())]
+    options = ["--input", str(path), "--bench-turns", str(turns), "--repeat", str(repeat)]
+    out = subprocess.run(
+        [*child, *options],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    return float(out.stdout.strip().splitlines()[-1])
+
+
+def _core_episodes(corpus: str, path: Path, turns: int) -> list[Any]:
+    """The episodes one corpus forms: the real turns both ways round, or the bench's turns."""
+    if corpus == "bench":
+        return list(importlib.import_module("bench.throughput").synthetic_turns(turns, "bench"))
+    episodes = list(importlib.import_module("ingest.jsonl").read_episodes(path))
+    swap = {"user": "assistant", "assistant": "user"}
+    message = importlib.import_module("schemas.episodes").Message
+    swapped = [
+        e.model_copy(
+            update={
+                "messages": [
+                    message(ordinal=m.ordinal, role=swap.get(m.role, m.role), content=m.content)
+                    for m in e.messages
+                ]
+            }
+        )
+        for e in episodes
+    ]
+    return episodes + swapped
+
+
+def _time_core(corpus: str, path: Path, turns: int, repeat: int) -> float:
+    """Best CPU microseconds a turn of ``repeat`` passes of the core, after one warm-up pass."""
+    stage_type = importlib.import_module("streams.formation_stage").FormationStage
+    policy_type = importlib.import_module("formation.policy").FormationPolicy
+    position = importlib.import_module("schemas.claims").SourcePosition
+    episodes = _core_episodes(corpus, path, turns)
+    stage = stage_type(policy_type())
+    sources = [position(topic="cost", partition=0, offset=i) for i in range(len(episodes))]
+    best = float("inf")
+    for attempt in range(repeat + 1):
+        started = time.process_time()
+        for episode, source in zip(episodes, sources, strict=True):
+            _drive(stage.form(episode, source))
+        if attempt:  # the first pass warms up
+            best = min(best, time.process_time() - started)
+    return best / len(episodes) * 1e6
+
+
+def _drive(coroutine: Any) -> Any:
+    """Run a coroutine that never suspends (the deterministic arm) without an event loop."""
+    try:
+        coroutine.send(None)
+    except StopIteration as done:
+        return done.value
+    raise RuntimeError("the core suspended: it is not the deterministic arm alone")
+
+
+def _compare_core(args: argparse.Namespace) -> dict[str, object]:
+    """Rounds of this checkout and the baseline, alternating, on each corpus."""
+    report: dict[str, object] = {}
+    for corpus in ("real", "bench"):
+        mine: list[float] = []
+        theirs: list[float] = []
+        for _ in range(args.core):
+            mine.append(_core_child(REPO, corpus, args.input, args.bench_turns, args.repeat))
+            if args.baseline_root is not None:
+                theirs.append(
+                    _core_child(
+                        args.baseline_root, corpus, args.input, args.bench_turns, args.repeat
+                    )
+                )
+        entry: dict[str, object] = {"core_us_per_turn": [round(v, 1) for v in mine]}
+        if theirs:
+            entry["baseline_core_us_per_turn"] = [round(v, 1) for v in theirs]
+            entry["baseline_over_core_median"] = round(
+                statistics.median(theirs) / statistics.median(mine), 3
+            )
+            # Under contention the least a round took is the closest to what the code costs.
+            entry["baseline_over_core_best"] = round(min(theirs) / min(mine), 3)
+        report[corpus] = entry
+    return report
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--input", type=Path, required=True)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--baseline-root", type=Path)
     parser.add_argument("--spacy-model")
+    parser.add_argument("--core", type=int, default=0, metavar="ROUNDS")
+    parser.add_argument("--bench-turns", type=int, default=1500)
+    parser.add_argument("--core-child", choices=("real", "bench"), help=argparse.SUPPRESS)
+    parser.add_argument("--code-root", type=Path, default=REPO, help=argparse.SUPPRESS)
     args = parser.parse_args()
-    sys.path.insert(0, str(REPO))  # this checkout's code, not an installed copy's
+    sys.path.insert(0, str(args.code_root))  # this checkout's code, not an installed copy's
+    if args.core_child:
+        print(_time_core(args.core_child, args.input, args.bench_turns, args.repeat))
+        return
     messages = _messages(args.input)
     n = len(messages)
     report: dict[str, object] = {"messages": n}
@@ -114,6 +217,8 @@ def main() -> None:
         report["spacy_model"] = args.spacy_model
         report["spacy_parse_us_per_message"] = parse
         report["spacy_over_patterns"] = parse / patterns
+    if args.core:
+        report["core"] = _compare_core(args)
     print(json.dumps(report, indent=2))
 
 

@@ -11,10 +11,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from formation.proposals import (
+    PROJECT_TERMS,
+    SPEAKER_TERMS,
     TENSES,
     Proposal,
-    is_project_term,
-    is_speaker_term,
     normalise_term,
 )
 from formation.spans import Span, locate
@@ -46,9 +46,10 @@ Verdict = Admitted | Refused
 
 def resolve_end(text: str, *, project: str, default_kind: EndKind) -> ClaimEnd:
     """The end a written term names: the principal, the project, or itself."""
-    if is_speaker_term(text):
+    term = normalise_term(text)  # once: what is_speaker_term and is_project_term compare
+    if term in SPEAKER_TERMS:
         return ClaimEnd(kind=EndKind.SPEAKER, text="speaker")
-    if is_project_term(text):
+    if term in PROJECT_TERMS:
         return ClaimEnd(kind=EndKind.PROJECT, text=project)
     return ClaimEnd(kind=default_kind, text=" ".join(text.split()))
 

@@ -304,9 +304,12 @@ def _candidate(
     )
 
 
+_PORTABILITIES = frozenset(p.value for p in Portability)
+
+
 def _portability(admitted: Admitted) -> Portability:
     proposed = admitted.proposal.portability
-    valid = proposed if proposed in {p.value for p in Portability} else None
+    valid = proposed if proposed in _PORTABILITIES else None
     return clamp_portability(admitted.relation, Portability(valid) if valid else None)
 
 

@@ -21,6 +21,7 @@ the thing itself; :func:`redact` removes secrets and policy PII from the words a
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
@@ -30,9 +31,9 @@ from formation.injection import (
     INSTRUCTION_SHAPED,
     SYSTEM_RESTATEMENT,
     TRANSIENT,
-    first_marker,
 )
 from formation.pii import find_pii
+from formation.screening import Screened, lowered, screen
 from formation.secrets import Finding, find_secrets
 from formation.sensitivity import classify_sensitivity
 from schemas.claims import RefusalReason
@@ -41,6 +42,30 @@ from schemas.common import Role
 __all__ = ["Cited", "classify_sensitivity", "eligibility_refusal", "redact"]
 
 Verdict = tuple[RefusalReason, str]
+Markers = tuple[tuple[str, Screened], ...]
+
+
+def _screened(markers: tuple[tuple[str, re.Pattern[str]], ...]) -> Markers:
+    return tuple((name, screen(pattern)) for name, pattern in markers)
+
+
+_TRANSIENT = _screened(TRANSIENT)
+_SYSTEM_RESTATEMENT = _screened(SYSTEM_RESTATEMENT)
+_AGENT_RESTATEMENT = _screened(AGENT_RESTATEMENT)
+_INSTRUCTION_SHAPED = _screened(INSTRUCTION_SHAPED)
+"""The markers of :mod:`.injection`, each behind its cheap check (:mod:`.screening`): every
+candidate's statement and sentence is read for all of them."""
+
+
+def _first_marker(markers: Markers, texts: Iterable[str]) -> str | None:
+    """The name of the first marker that occurs in any of ``texts``
+    (:func:`.injection.first_marker` over screened markers)."""
+    for text in texts:
+        low = lowered(text)
+        for name, pattern in markers:
+            if pattern.search_lowered(text, low):
+                return name
+    return None
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,7 +115,7 @@ def _pii(cited: Cited, kinds: tuple[str, ...]) -> Verdict | None:
 
 
 def _transient(cited: Cited) -> Verdict | None:
-    marker = first_marker(TRANSIENT, (*cited.statements, cited.context))
+    marker = _first_marker(_TRANSIENT, (*cited.statements, cited.context))
     return (
         None if marker is None else (RefusalReason.TRANSIENT, f"transient task detail ({marker})")
     )
@@ -103,16 +128,16 @@ def _system_restatement(cited: Cited) -> Verdict | None:
     elif cited.in_private_reasoning:
         marker = "private_reasoning_block"
     else:
-        marker = first_marker(SYSTEM_RESTATEMENT, texts)
+        marker = _first_marker(_SYSTEM_RESTATEMENT, texts)
         if marker is None and cited.role is not Role.USER:
-            marker = first_marker(AGENT_RESTATEMENT, texts)
+            marker = _first_marker(_AGENT_RESTATEMENT, texts)
     if marker is None:
         return None
     return RefusalReason.SYSTEM_RESTATEMENT, f"restates instructions or reasoning ({marker})"
 
 
 def _instruction_shaped(cited: Cited) -> Verdict | None:
-    marker = first_marker(INSTRUCTION_SHAPED, (*cited.statements, cited.context))
+    marker = _first_marker(_INSTRUCTION_SHAPED, (*cited.statements, cited.context))
     if marker is None:
         return None
     return RefusalReason.INSTRUCTION_SHAPED, f"instruction-shaped content ({marker})"

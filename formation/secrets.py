@@ -17,6 +17,8 @@ import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
+from formation.screening import Screened, screened
+
 
 @dataclass(frozen=True, slots=True)
 class Finding:
@@ -61,7 +63,7 @@ def _is_credential_value(value: str) -> bool:
 @dataclass(frozen=True, slots=True)
 class _Rule:
     kind: str
-    pattern: re.Pattern[str]
+    pattern: Screened
     accept: Callable[[str], bool] | None = None
     group: int = 0
 
@@ -69,7 +71,7 @@ class _Rule:
 def _rule(
     kind: str, pattern: str, accept: Callable[[str], bool] | None = None, group: int = 0
 ) -> _Rule:
-    return _Rule(kind, re.compile(pattern), accept, group)
+    return _Rule(kind, screened(pattern), accept, group)
 
 
 _WORD = r"(?<![A-Za-z0-9_])"

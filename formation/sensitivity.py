@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import re
 
+from formation.screening import Screened, lowered, screened
+
 _TERMS: dict[str, tuple[str, ...]] = {
     "health": (
         r"diabet\w*",
@@ -117,8 +119,8 @@ _TERMS: dict[str, tuple[str, ...]] = {
     ),
 }
 
-_PATTERNS: dict[str, re.Pattern[str]] = {
-    kind: re.compile(r"(?<![A-Za-z])(?:" + "|".join(terms) + r")(?![A-Za-z])", re.IGNORECASE)
+_PATTERNS: dict[str, Screened] = {
+    kind: screened(r"(?<![A-Za-z])(?:" + "|".join(terms) + r")(?![A-Za-z])", re.IGNORECASE)
     for kind, terms in _TERMS.items()
 }
 _POSTCODE = re.compile(r"(?<![A-Za-z])[A-Z]{1,2}\d[A-Z\d]? ?\d[A-Z]{2}(?![A-Za-z])")
@@ -128,7 +130,8 @@ SENSITIVITY_KINDS: tuple[str, ...] = tuple(_TERMS)
 
 def classify_sensitivity(text: str) -> list[str]:
     """The sensitivity categories ``text`` touches, in a fixed order."""
-    kinds = [kind for kind, pattern in _PATTERNS.items() if pattern.search(text)]
+    low = lowered(text)
+    kinds = [kind for kind, pattern in _PATTERNS.items() if pattern.search_lowered(text, low)]
     if "precise_location" not in kinds and _POSTCODE.search(text):
         kinds.append("precise_location")
     return kinds

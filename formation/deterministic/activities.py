@@ -24,6 +24,7 @@ from formation.deterministic.nouns import (
 )
 from formation.deterministic.phrases import ADVERBS, CLAUSE_TAIL, TIME_TAIL
 from formation.deterministic.terms import cut_phrase, strip_determiners
+from formation.screening import screened
 
 _ONGOING = re.compile(
     r"^I(?:'ve| have)\s+been\s+(?:doing|practi[sc]ing|playing|taking)\s+(?P<obj>.+)$"
@@ -65,7 +66,7 @@ _PASSION = re.compile(
     r"(?:passion|hobby|thing)(?:\s+of mine)?\b"
     r"|^[Mm]y\s+(?:real\s+|true\s+|big\s+|biggest\s+)?(?:passion|hobby)\s+is\s+(?P<named>.+)$"
 )
-_HOBBY = re.compile(r"\b[Mm]y\s+(?P<obj>(?:[\w-]+\s+){0,2}[\w-]+)\s+hobby\b")
+_HOBBY = screened(r"\b[Mm]y\s+(?P<obj>(?:[\w-]+\s+){0,2}[\w-]+)\s+hobby\b")
 _HOBBY_FILLER = frozenset({"new", "favorite", "favourite", "main", "only", "latest", "own", "old"})
 
 

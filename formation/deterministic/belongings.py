@@ -13,14 +13,15 @@ from formation.deterministic.ends import words
 from formation.deterministic.findings import Finding
 from formation.deterministic.nouns import OWNABLE_HEADS, PET_HEADS
 from formation.deterministic.phrases import ADVERBS, PLANNED
+from formation.screening import screened
 
 _ADOPTED = re.compile(
     r"^I\s+" + ADVERBS + r"(?:adopted|rescued|got|brought home)\s+(?:a|an|two|three)\s+"
     r"(?P<obj>[\w-]+(?:\s+[\w-]+)?)"
 )
-_MY_NEW = re.compile(r"\b[Mm]y\s+(?:(?:brand[- ])?new|own)\s+(?P<obj>[\w-]+(?:\s+[\w-]+){0,2})")
-_NAME_MY_PET = re.compile(r"\b[A-Z][a-z]+,\s+my\s+(?P<pet>guinea pig|[a-z]+)\b")
-_MY_PET = re.compile(
+_MY_NEW = screened(r"\b[Mm]y\s+(?:(?:brand[- ])?new|own)\s+(?P<obj>[\w-]+(?:\s+[\w-]+){0,2})")
+_NAME_MY_PET = screened(r"\b[A-Z][a-z]+,\s+my\s+(?P<pet>guinea pig|[a-z]+)\b")
+_MY_PET = screened(
     r"\b[Mm]y\s+(?:(?:new|little|old|sweet)\s+)?(?P<pet>[a-z]+)\s+(?:named\s+|called\s+)?[A-Z][a-z]"
 )
 
@@ -35,6 +36,8 @@ def _adopted(text: str, occurred_on: date | None) -> list[Finding]:
 
 def _my_new(text: str, occurred_on: date | None) -> list[Finding]:
     """ "my new hatchback", "my own studio": a possession, unless the clause is a plan."""
+    if _MY_NEW.search(text) is None:
+        return []  # nothing new or own named (the cheap test first)
     if PLANNED.search(text):
         return []
     findings: list[Finding] = []
@@ -49,6 +52,8 @@ def _my_new(text: str, occurred_on: date | None) -> list[Finding]:
 
 def _my_pet(text: str, occurred_on: date | None) -> list[Finding]:
     """ "my dog Max", "my cat named Luna": the speaker has the pet (the name is the pet's)."""
+    if "my" not in text and "My" not in text:
+        return []  # both pet patterns name "my" (the cheap test first)
     if _GONE.search(text):
         return []  # "my dog Max passed away": a pet the speaker no longer has
     matches = [*_MY_PET.finditer(text), *_NAME_MY_PET.finditer(text)]
@@ -59,7 +64,7 @@ def _my_pet(text: str, occurred_on: date | None) -> list[Finding]:
     ]
 
 
-_GONE = re.compile(
+_GONE = screened(
     r"\b(?:passed away|passed on|died|put down|put to sleep|lost|miss|missing|late|rest in peace"
     r"|rip|used to|had to give)\b",
     re.IGNORECASE,

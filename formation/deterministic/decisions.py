@@ -69,6 +69,8 @@ _COMPILED = tuple(
     for shape, relation, verb_phrase in _SHAPES
 )
 _EXPANDED = {"'ll": "will", "'re": "are", "'ve": "have"}
+_OPENS_WITH_SUBJECT = re.compile(_SUBJECT, re.IGNORECASE)
+"""What every pattern below starts with: a clause that does not open with it matches none."""
 _HEDGES = re.compile(
     _SUBJECT + r"\s+(?:might|may|could|should|are thinking (?:about|of)|are considering"
     r"|want to|would like to)\s+(?P<obj>.+)$",
@@ -92,6 +94,8 @@ def _decided(text: str, verb_phrase: bool) -> str:
 def propose_decision(text: str) -> list[Finding]:
     """The decision or rule a "we" clause states, if it states one."""
     expanded = _expand(text)
+    if _OPENS_WITH_SUBJECT.match(expanded) is None:
+        return []  # every shape and the hedges open with the subject
     for pattern, relation, verb_phrase in _COMPILED:
         match = pattern.match(expanded)
         if match is not None:

@@ -33,6 +33,7 @@ from formation.deterministic.findings import Finding
 from formation.deterministic.nouns import CREATIONS, EVENT_HEADS, VAGUE_EVENTS
 from formation.deterministic.phrases import ADVERBS, CLAUSE_TAIL, PLANNED, TIME_PHRASE, TIME_TAIL
 from formation.deterministic.terms import cut_phrase, strip_determiners
+from formation.screening import screened
 
 _EVENT_VERBS = (
     r"went to|went on|attended|ran|ran in|did|completed|competed in|took part in"
@@ -65,15 +66,15 @@ _SUPERLATIVE = re.compile(
     re.IGNORECASE,
 )
 """The "coolest" in "the coolest Harry Potter party" says how it was, not what it was."""
-_ON_A_TRIP = re.compile(
+_ON_A_TRIP = screened(
     r"\bon\s+(?:a|my|our)\s+(?P<kind>(?:road |camping |fishing |hiking |ski )?trip|hike|cruise"
     r"|vacation|holiday|run|bike ride|ride)\b(?!\s+to\b)"
 )
-_MY_TRIP = re.compile(
+_MY_TRIP = screened(
     r"\b(?:[Mm]y|[Oo]ur)\s+(?:recent\s+|last\s+|first\s+)?(?P<kind>trip|vacation|holiday|visit|journey)"
     r"\s+to\s+(?P<place>(?:the\s+)?[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*){0,3})"
 )
-_PAST_TRIP = re.compile(
+_PAST_TRIP = screened(
     r"\b(?:was|were|took|snapped|went|had|visited|loved|ago|last\s+\w+|yesterday)\b", re.I
 )
 _LEAD_TIME = re.compile(
@@ -205,6 +206,8 @@ def _graduated(text: str, occurred_on: date | None, when_from: str | None = None
 
 def _my_trip(text: str, occurred_on: date | None) -> list[Finding]:
     """ "my trip to the Smoky Mountains last year was incredible": a past trip, dated."""
+    if _MY_TRIP.search(text) is None:
+        return []  # no trip named: nothing to find, whatever the tense (the cheap test first)
     if PLANNED.search(text) or not _PAST_TRIP.search(text):
         return []
     findings: list[Finding] = []

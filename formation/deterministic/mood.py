@@ -9,7 +9,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-_REPORTED = re.compile(
+from formation.screening import lowered, screened
+
+_REPORTED = screened(
     r"\b(?:said|says|told me|tells me|telling me|mentioned|claims?|claimed|thinks|believes"
     r"|heard|according to|asked me|wrote that|texted me|reckons|insists|told us|tells us)\b",
     re.IGNORECASE,
@@ -45,15 +47,15 @@ CONDITIONAL_PREFIX = re.compile(
 HEDGE_PREFIX = re.compile(
     r"^(?:(?:" + _alternatives(HEDGE_LEADS) + r")(?:\s+that)?,?\s+)+", re.IGNORECASE
 )
-_WISH = re.compile(
+_WISH = screened(
     r"\b(?:I wish|I(?:'d| would) (?:like|love|want) to|I want to|I hope to|I'm hoping to"
     r"|someday|some day|one day|dream of|dreaming of|I'd|I would|we'd|we would|could)\b",
     re.IGNORECASE,
 )
 _NOT_A_WISH = re.compile(r"\b(?:I'd|I would|we'd|we would) (?:rather|prefer)\b", re.IGNORECASE)
-_HEDGE = re.compile(r"\b(?:" + _alternatives(HEDGE_WORDS) + r")\b", re.IGNORECASE)
-_MODAL_MAY = re.compile(r"\bmay\b")
-_NO_LONGER = re.compile(r"\b(?:no longer|anymore|any more|not any longer)\b", re.IGNORECASE)
+_HEDGE = screened(r"\b(?:" + _alternatives(HEDGE_WORDS) + r")\b", re.IGNORECASE)
+_MODAL_MAY = screened(r"\bmay\b")
+_NO_LONGER = screened(r"\b(?:no longer|anymore|any more|not any longer)\b", re.IGNORECASE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,12 +69,13 @@ class Mood:
 
 def clause_mood(text: str, *, question: bool) -> Mood:
     """The mood of one clause, from its words (apostrophes already normalised)."""
-    wish = bool(_WISH.search(text)) and not _NOT_A_WISH.search(text)
+    low = lowered(text)
+    wish = bool(_WISH.search_lowered(text, low)) and not _NOT_A_WISH.search(text)
     return Mood(
-        silent=question or bool(_REPORTED.search(text)) or wish,
+        silent=question or bool(_REPORTED.search_lowered(text, low)) or wish,
         conditional=bool(_CONDITIONAL.match(text)),
-        hedged=bool(_HEDGE.search(text) or _MODAL_MAY.search(text)),
-        no_longer=bool(_NO_LONGER.search(text)),
+        hedged=bool(_HEDGE.search_lowered(text, low) or _MODAL_MAY.search(text)),
+        no_longer=bool(_NO_LONGER.search_lowered(text, low)),
     )
 
 

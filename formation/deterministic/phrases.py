@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import re
 
+from formation.screening import screened
+
 ADVERBS = (
     r"(?:(?:just|finally|recently|also|actually|even|once|officially|definitely|really|still)\s+)*"
 )
@@ -25,7 +27,7 @@ _TIME_WORDS = (
 )
 TIME_TAIL = re.compile(r"\s+(?:" + _TIME_WORDS + r"\b.*$", re.IGNORECASE)
 TIME_PHRASE = re.compile(r"\s+(?:" + _TIME_WORDS + r"\b", re.IGNORECASE)
-PLANNED = re.compile(
+PLANNED = screened(
     r"\b(?:gonna|going to|will|'ll|plan\w*|want\w*|hop\w+|someday|start\w*|open\w*"
     r"|buy\w*|get|getting|save|saving|need|looking for|search\w*)\b",
     re.IGNORECASE,

@@ -22,6 +22,7 @@ from formation.deterministic.nouns import PLACEHOLDERS, closed
 from formation.deterministic.phrases import ADVERBS, TIME_TAIL
 from formation.deterministic.pursuits import EVALUATIVE, named_event, short_phrase
 from formation.deterministic.terms import strip_determiners
+from formation.screening import screened
 
 _VENTURES = closed(
     """
@@ -30,37 +31,37 @@ _VENTURES = closed(
     """
 )
 _VENTURE = r"(?:[\w-]+\s+){0,2}?(?:" + "|".join(sorted(_VENTURES)) + r")"
-_OWN_VENTURE = re.compile(
+_OWN_VENTURE = screened(
     r"\bI(?:'m| am)\s+" + ADVERBS + r"(?:starting|opening|launching)\s+(?:up\s+)?"
     r"(?:my\s+own\s+|my\s+|a\s+|an\s+)(?P<obj>" + _VENTURE + r")\b"
     r"|\bto\s+(?:open|start|launch)\s+my\s+(?:own\s+)?(?P<mine>" + _VENTURE + r")\b"
 )
 """The speaker's own venture under way or planned: "I'm opening a bakery", "a place to open my
 studio". Someone else's ("to open their shop") is not the speaker's plan."""
-_ADOPTION = re.compile(
+_ADOPTION = screened(
     r"\b(?:[Rr]esearching|[Ll]ooking into|started|starting|begun|began)\s+(?:the\s+)?"
     r"adoption\b"
     r"|\bI(?:'m| am)\s+" + ADVERBS + r"(?:planning|hoping|going|trying)\s+to\s+adopt\b"
     r"|\badoption\s+agenc(?:y|ies)\s+I(?:'m| am|'ve been| have been)\s+(?:looking into|researching"
     r"|considering|contacting)\b"
 )
-_PLANNED_TRIP = re.compile(
+_PLANNED_TRIP = screened(
     r"(?:^|\bI(?:'m| am)\s+)[Pp]lanning\s+(?:a|an|my|our)\s+"
     r"(?P<kind>(?:[\w-]+\s+)?(?:trip|vacation|holiday|visit))\s+to\s+"
     r"(?P<place>(?:the\s+)?[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*){0,3})"
 )
-_GOING_TO_EVENT = re.compile(
+_GOING_TO_EVENT = screened(
     r"\bI(?:'m| am)\s+"
     + ADVERBS
     + r"(?:going|heading)\s+to\s+(?:a|an|the|my)\s+(?P<event>[^,.;!?]+)"
 )
 """A coming event of the speaker's: "I'm going to a film festival this month"."""
-_COMING_UP = re.compile(
+_COMING_UP = screened(
     r"\bI\s*(?:have|'ve got|have got)\s+(?:a|an|my)\s+(?P<event>[\w-]+(?:\s+[\w-]+){0,2}?)\s+"
     r"(?:coming up|next (?:week|month|weekend|year)|this (?:weekend|month)|tomorrow)\b"
 )
 """"I have a community meeting coming up": an event ahead of the speaker."""
-_DECIDED = re.compile(
+_DECIDED = screened(
     r"\bI(?:'ve| have)?\s+" + ADVERBS + r"decided\s+to\s+(?!not\b)(?P<what>[^,.;!?]+)"
 )
 """"I decided to run for the council": the speaker's own decision (``committed_to``)."""

@@ -34,6 +34,7 @@ from formation.deterministic.nouns import (
 )
 from formation.deterministic.phrases import ADVERBS, CLAUSE_TAIL, TIME_TAIL
 from formation.deterministic.terms import cut_phrase, strip_determiners
+from formation.screening import screened
 
 _UNTIL = (
     r"(?=\s*(?:[,.;:!?)]|$)|\s+(?:and|or|but|so|because|'cause|cause|since|as|with|in|at|for|these"
@@ -42,7 +43,7 @@ _UNTIL = (
 )
 _NOUNS = r"[\w-]+(?:\s+[\w-]+){0,3}?" + _UNTIL
 """At most four words that end where the clause goes on: "sailing never faded" is no end."""
-_PASSIONATE = re.compile(
+_PASSIONATE = screened(
     r"\bI(?:'m| am)\s+(?:so\s+|really\s+|very\s+|truly\s+|super\s+|just\s+)?"
     r"(?:passionate|enthusiastic)\s+about\s+(?P<obj>" + _NOUNS + r")"
     r"|\bI(?:'m| am)\s+(?:so\s+|really\s+|very\s+)?(?:keen on|into)\s+(?P<keen>" + _NOUNS + r")"
@@ -53,7 +54,7 @@ _PASSIONATE = re.compile(
     r"|\bI(?:'m| am|'ve always been| have always been)\s+(?:really\s+|so\s+|just\s+)?drawn\s+to\s+"
     r"(?P<drawn>" + _NOUNS + r")"
 )
-_GROUP = re.compile(
+_GROUP = screened(
     r"\b[Mm]y\s+(?P<kind>(?:[\w'-]+\s+){0,1}[\w'-]+)\s+"
     r"(?P<head>club|group|team|choir|band|league|troupe|crew|society|circle|guild)\b"
     r"(?!\s+(?:of|from|at|in|chat)\b)"
@@ -65,7 +66,7 @@ _NOT_KINDS = closed(
     social immediate
     """
 )
-_WENT_OUT = re.compile(
+_WENT_OUT = screened(
     r"(?:^|\bI\s+)" + ADVERBS + r"[Ww]ent\s+(?P<what>(?:horseback\s+)?riding|[a-z]+ing)\b"
 )
 _FAVE = re.compile(
@@ -76,15 +77,15 @@ _FAVE = re.compile(
 )
 """"Drawing birds is one of my faves", "Contemporary is my top pick", "Board games are my
 thing": a preference told with the thing first (the gate drops "This is my fave")."""
-_LOOKING_INTO = re.compile(
+_LOOKING_INTO = screened(
     r"\bI(?:'ve| have)\s+been\s+" + ADVERBS + r"(?:looking into|reading up on|reading about"
     r"|learning about|getting into)\s+(?P<obj>" + _NOUNS + r")"
 )
 """"I've been looking into local history": an interest the speaker is pursuing."""
-_HAD_EVENT = re.compile(
+_HAD_EVENT = screened(
     r"(?:^|\bI\s+)" + ADVERBS + r"(?:had|threw|hosted)\s+(?:a|an)\s+(?P<event>[^,.;!?]+)"
 )
-_INSTRUMENT = re.compile(
+_INSTRUMENT = screened(
     r"\bI\s+(?:also\s+|still\s+|now\s+)?play\s+(?:the\s+)?(?P<instrument>piano|guitar|violin|cello"
     r"|drums|clarinet|flute|saxophone|sax|trumpet|ukulele|bass|harp|banjo|trombone|oboe|viola"
     r"|harmonica|accordion|keyboards?)\b"
@@ -97,7 +98,7 @@ EVALUATIVE = re.compile(
     re.IGNORECASE,
 )
 """"an amazing and emotional wedding ceremony" is a wedding ceremony."""
-_LOST_JOB_AT = re.compile(
+_LOST_JOB_AT = screened(
     r"(?:^|\bI\s+)" + ADVERBS + r"(?:lost|quit|left)\s+my\s+(?:job|position)\s+at\s+"
     r"(?P<org>[^,.;!?]+)"
 )

@@ -29,6 +29,7 @@ from formation.deterministic.mood import (
 from formation.deterministic.predicate import VERBS, Predicate, parse_predicate
 from formation.deterministic.relationships import propose_attributes, propose_relatives
 from formation.explicit import EXPLICIT_PREFIX
+from formation.screening import screened
 from formation.vocabulary import lookup
 
 Handler = Callable[[Predicate], list[Finding]]
@@ -46,7 +47,7 @@ _CONTINUATION = re.compile(
 )
 _CURRENT = frozenset({"present"})
 _DROPPED_SUBJECT = re.compile(r"^(?:(?:Just|Recently|Finally)\s+)?(?P<verb>Been|started|Started)\b")
-_TELLING = re.compile(
+_TELLING = screened(
     r"\b(?:let you know|let ya know|tell you|tell ya|guess what[?!,]*|good news[:!,]*"
     r"|big news[:!,]*)\s+(?:that\s+)?"
     r"(?=I\s|I'm\s|I've\s)",

@@ -31,13 +31,14 @@ from formation.deterministic.terms import (
     object_list,
     object_phrase,
 )
+from formation.screening import Screened, screened
 
 _KIN = "|".join(re.escape(w) for w in sorted(RELATIVE_WORDS, key=len, reverse=True))
 _IS = r"(?:is|'s|are)(?P<neg>\s+not|n't|\s+no longer)?"
-_APPOSITIVE = re.compile(
+_APPOSITIVE = screened(
     r"\b[Mm]y\s+(?P<kin>" + _KIN + r"),?\s+(?:(?:named|called)\s+)?(?P<names>[^\W\d_].*)$"
 )
-_KIN_IS = re.compile(
+_KIN_IS = screened(
     r"\b[Mm]y\s+(?P<kin>"
     + _KIN
     + r")(?:'s\s+name\s+is|\s+"
@@ -118,8 +119,8 @@ def _contact(value: str) -> str | None:
     return token or None
 
 
-_ATTRIBUTES: tuple[tuple[re.Pattern[str], Attribute], ...] = tuple(
-    (re.compile(pattern), handler)
+_ATTRIBUTES: tuple[tuple[Screened, Attribute], ...] = tuple(
+    (screened(pattern), handler)
     for pattern, handler in (
         (
             r"\b[Mm]y\s+(?:first\s+|full\s+)?name\s+" + _IS + r"\s+(?P<value>.+)$",

@@ -26,6 +26,13 @@ _REPORTING_COLON = re.compile(
     r"(?:\s+\w+){0,3})\s*:",
     re.IGNORECASE,
 )
+_QUOTATIONS = (
+    (_DOUBLE, ('"', "\u201c")),
+    (_CURLY_SINGLE, ("\u2018",)),
+    (_STRAIGHT_SINGLE, ("'",)),
+)
+"""Each quotation pattern with the marks one of which every match of it contains: a message
+without them is not searched."""
 _PARAGRAPH_END = re.compile(r"\n\s*\n")
 _SPEECH_WORDS = re.compile(
     r"\b(?:I|I'm|I've|I'd|I'll|me|my|we|our|us|you|your|is|am|are|was|will)\b", re.IGNORECASE
@@ -35,11 +42,15 @@ _SPEECH_WORDS = re.compile(
 def speech_regions(content: str) -> list[tuple[int, int]]:
     """Character ranges of ``content`` that report someone's words, in order."""
     regions: list[tuple[int, int]] = []
-    for pattern in (_DOUBLE, _CURLY_SINGLE, _STRAIGHT_SINGLE):
+    for pattern, marks in _QUOTATIONS:
+        if not any(mark in content for mark in marks):
+            continue  # every match of the pattern contains one of its marks
         for match in pattern.finditer(content):
             if _elided(match.group()) or not _is_speech(match.group()):
                 continue
             regions.append((match.start(), match.end()))
+    if ":" not in content:  # a reporting colon ends in one
+        return sorted(regions)
     for match in _REPORTING_COLON.finditer(content):
         end = _PARAGRAPH_END.search(content, match.end())
         regions.append((match.end(), end.start() if end else len(content)))

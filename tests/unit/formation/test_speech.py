@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
+from formation.deterministic import speech
 from formation.deterministic.speech import speech_regions
 from tests.unit.formation.formed import formed
 
@@ -49,3 +52,22 @@ def test_a_short_quoted_title_is_not_speech() -> None:
 def test_an_unclosed_elided_word_opens_no_quotation_but_a_closed_quote_is_still_speech() -> None:
     assert not speech_regions("I'm selling scarves 'cause I love knitting.")
     assert speech_regions("Her card read 'til next time, I live in Lyon now' and I smiled.")
+
+
+def test_every_quotation_match_holds_one_of_the_marks_that_let_a_message_be_searched() -> None:
+    """The marks are what lets ``speech_regions`` skip a message: each pattern's matches,
+    anywhere in the labeled corpus and in quoting shapes, contain one of them."""
+    corpus = Path(__file__).resolve().parents[2] / "corpus"
+    texts = [p.read_text(encoding="utf-8") for p in sorted(corpus.rglob("*.yaml"))]
+    texts += ["she said: 'I live in Lyon' and \u201cI work at Acme\u201d", "\u2018I am here\u2019"]
+    seen = 0
+    for pattern, marks in speech._QUOTATIONS:
+        for text in texts:
+            for match in pattern.finditer(text):
+                seen += 1
+                assert any(mark in match.group() for mark in marks), match.group()
+    for text in texts:
+        for match in speech._REPORTING_COLON.finditer(text):
+            seen += 1
+            assert ":" in match.group()
+    assert seen > 10
