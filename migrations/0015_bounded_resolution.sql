@@ -15,6 +15,12 @@
 --
 -- Generation schemas copy the public tables when they are created (LIKE … INCLUDING ALL), so a
 -- generation created before this migration gets the same column and indexes here.
+--
+-- 4. A generation created before migration 0013 has no ``claims_history`` of its own: 0013 made
+--    only the public table, and the generation's projector (search_path: the generation, then
+--    public) kept that generation's batches in public's — where a rewind of the live generation
+--    would read them as its own. Such a generation gets its own table here, and the rows of runs
+--    it applied and the live generation did not move into it.
 
 DO $$
 DECLARE
@@ -26,6 +32,16 @@ BEGIN
         WHERE g.status <> 'dropped'
         UNION SELECT 'public'
     LOOP
+        IF target <> 'public' AND to_regclass(format('%I.claims_history', target)) IS NULL THEN
+            EXECUTE format('CREATE TABLE %I.claims_history '
+                           '(LIKE public.claims_history INCLUDING ALL)', target);
+            EXECUTE format('WITH moved AS ('
+                           '  DELETE FROM public.claims_history h USING %I.consolidation_run r'
+                           '  WHERE h.run_id = r.run_id AND NOT EXISTS ('
+                           '    SELECT 1 FROM public.consolidation_run p WHERE p.run_id = h.run_id)'
+                           '  RETURNING h.*) '
+                           'INSERT INTO %I.claims_history SELECT * FROM moved', target, target);
+        END IF;
         EXECUTE format('CREATE INDEX IF NOT EXISTS belief_current_by_object ON %I.belief '
                        '(tenant, principal, subject_key, relation, facet, object_key) '
                        'WHERE status IN (''active'', ''provisional'')', target);
