@@ -160,7 +160,9 @@ class _BatchWriter:
             principal=batch.principal,
             episode_id=batch.episode_id,
             occurred_at=batch.occurred_at,
-            belief_id=name_uuid("belief", batch.tenant, batch.principal, candidate.candidate_id),
+            new_belief_id=lambda: name_uuid(
+                "belief", batch.tenant, batch.principal, candidate.candidate_id
+            ),
             state=self._state,
         )
         match decision:
