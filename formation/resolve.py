@@ -10,6 +10,7 @@ replay of the log resolves exactly as the first pass did. Pure: this names the d
 from __future__ import annotations
 
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -76,13 +77,14 @@ def resolve(
     principal: str,
     episode_id: uuid.UUID,
     occurred_at: datetime,
-    belief_id: uuid.UUID,
+    new_belief_id: Callable[[], uuid.UUID],
     state: BeliefState,
 ) -> Decision:
     """Decide what ``candidate`` does to the beliefs sharing its conflict key.
 
     ``state`` holds the current beliefs of the key and its past values (superseded), and which
-    of them this episode already cites.
+    of them this episode already cites. ``new_belief_id`` names the belief a ``Create`` makes;
+    it is called only then (most candidates reinforce, and naming costs a SHA-1).
     """
     subject_key, relation, facet = conflict_key(candidate)
     object_key = end_key(candidate.object)
@@ -99,18 +101,18 @@ def resolve(
     exact = [b for b in same_object if b.current]
     if candidate.polarity is Polarity.RETRACT:
         # A retraction supersedes what it retracts and nothing else.
-        return Create(candidate, belief_id, supersedes=tuple(b.belief_id for b in exact))
+        return Create(candidate, new_belief_id(), supersedes=tuple(b.belief_id for b in exact))
     # An assertion replaces a live retraction of the very same claim.
     supersedes = [b.belief_id for b in exact if b.polarity == Polarity.RETRACT.value]
     if candidate.cardinality == "many":
-        return Create(candidate, belief_id, supersedes=tuple(supersedes))
+        return Create(candidate, new_belief_id(), supersedes=tuple(supersedes))
     rivals = [
         b
         for b in state.with_key(key)
         if b.current and b.polarity == Polarity.ASSERT.value and b.object_key != object_key
     ]
     history = [b for b in same_claim if b.superseded]
-    return _contradict(candidate, belief_id, occurred_at, rivals, supersedes, history)
+    return _contradict(candidate, new_belief_id, occurred_at, rivals, supersedes, history)
 
 
 def _reinforce(candidate: Candidate, belief: BeliefRow) -> Reinforce:
@@ -125,7 +127,7 @@ def _reinforce(candidate: Candidate, belief: BeliefRow) -> Reinforce:
 
 def _contradict(
     candidate: Candidate,
-    belief_id: uuid.UUID,
+    new_belief_id: Callable[[], uuid.UUID],
     occurred_at: datetime,
     current: list[BeliefRow],
     supersedes: list[uuid.UUID],
@@ -152,5 +154,5 @@ def _contradict(
         else:
             conflicts.append(belief.belief_id)
     return Create(
-        candidate, belief_id, supersedes=tuple(supersedes), conflicts_with=tuple(conflicts)
+        candidate, new_belief_id(), supersedes=tuple(supersedes), conflicts_with=tuple(conflicts)
     )

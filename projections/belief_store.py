@@ -12,7 +12,7 @@ batch redelivered at another offset a no-op as well.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import asyncpg
@@ -57,10 +57,13 @@ PROJECTOR = "beliefs"
 
 @dataclass(frozen=True)
 class ClaimsRecord:
-    """One record of ``engram.claims``, decoded, with the position it was read from."""
+    """One record of ``engram.claims``, decoded, with the position it was read from and, when
+    known, the bytes it was decoded from (kept as they are in ``claims_history``: a reader
+    decodes them to this very batch, so serialising it again would only cost time)."""
 
     batch: ClaimsBatchFormed
     offset: int
+    payload: bytes | None = None
 
 
 async def project_records(
@@ -87,7 +90,8 @@ async def project_records(
         )
         stale = [next_offset is not None and r.offset < next_offset for r in records]
         fresh = [r.batch for r, old in zip(records, stale, strict=True) if not old]
-        changes, resolved = await resolve_in_canonical_order(conn, fresh)
+        wire = {id(r.batch): r.payload for r in records if r.payload is not None}
+        changes, resolved = await resolve_in_canonical_order(conn, fresh, wire)
         await write_changes(conn, changes)
         if next_offset is None or read_through + 1 > next_offset:
             await conn.execute(
@@ -104,7 +108,9 @@ async def project_records(
 
 
 async def resolve_in_canonical_order(
-    conn: asyncpg.Connection, fresh: Sequence[ClaimsBatchFormed]
+    conn: asyncpg.Connection,
+    fresh: Sequence[ClaimsBatchFormed],
+    wire: Mapping[int, bytes] | None = None,
 ) -> tuple[Changes, list[BatchOutcome]]:
     """Resolve ``fresh`` as if every principal's batches had arrived in canonical order
     (:mod:`formation.ordering`): each principal's new batches sorted, and a principal with a
@@ -113,7 +119,9 @@ async def resolve_in_canonical_order(
     or, for a deletion (or batches kept before undo records existed), all of them after its
     projected rows are emptied. The changes carry the memory events of every batch resolved,
     so what a rewind changes is published (an event already queued keeps its row: its id is
-    stable); the outcomes follow ``fresh``."""
+    stable); the outcomes follow ``fresh``. ``wire`` maps a fresh batch object (by ``id``) to
+    the bytes it was decoded from, which are kept as its payload when resolution applied that
+    very object (not a redacted copy, nor a kept batch read back)."""
     applied = {
         row["run_id"]
         for row in await conn.fetch(
@@ -132,8 +140,15 @@ async def resolve_in_canonical_order(
     # appended twice) included — and no kept batch's episode needs marking again.
     positions = {(b.source.topic, b.source.partition, b.source.offset): b.source for b in fresh}
     changes.formed = [EpisodeFormed(s.topic, s.partition, s.offset) for s in positions.values()]
+    alive = {id(b): b for b in fresh}
+    wire = wire or {}
     await keep_batches(
-        conn, [(b, o.undo) for b, o in zip(ordered, outcomes, strict=True) if not o.skipped]
+        conn,
+        [
+            (b, o.undo, wire.get(id(b)) if alive.get(id(b)) is b else None)
+            for b, o in zip(ordered, outcomes, strict=True)
+            if not o.skipped
+        ],
     )
     return changes, _outcomes_of(fresh, ordered, outcomes)
 

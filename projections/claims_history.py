@@ -92,13 +92,23 @@ async def empty_principals(conn: asyncpg.Connection, principals: Collection[Prin
 
 
 async def keep_batches(
-    conn: asyncpg.Connection, batches: Iterable[tuple[ClaimsBatchFormed, BatchUndo]]
+    conn: asyncpg.Connection,
+    batches: Iterable[tuple[ClaimsBatchFormed, BatchUndo, bytes | None]],
 ) -> None:
     """Keep applied batches, with what undoing each takes, for a later re-resolution (a batch
-    kept already stays as it is)."""
+    kept already stays as it is). A batch given with the bytes it was decoded from is kept as
+    those bytes (readers only decode the payload, and they decode to the batch); one without
+    (redacted, or read back from here) is serialised."""
     rows = [
-        (b.batch_id, b.tenant, b.principal, order_key(b), b.model_dump_json().encode(), u.to_json())
-        for b, u in batches
+        (
+            b.batch_id,
+            b.tenant,
+            b.principal,
+            order_key(b),
+            b.model_dump_json().encode() if wire is None else wire,
+            u.to_json(),
+        )
+        for b, u, wire in batches
     ]
     if not rows:
         return

@@ -280,9 +280,8 @@ class BeliefProjector:
         decoded: list[ClaimsRecord] = []
         for record in records:
             try:
-                decoded.append(
-                    ClaimsRecord(decode_claims_batch(record.value or b""), record.offset)
-                )
+                value = record.value or b""
+                decoded.append(ClaimsRecord(decode_claims_batch(value), record.offset, value))
             except ValidationError as error:
                 # The formation agent is the only writer of this topic; a bad record here is a
                 # bug, logged loudly and passed over so the principal's later batches project.

@@ -11,6 +11,7 @@ import uuid
 from datetime import timedelta
 
 from formation.beliefs import BeliefRow, BeliefState, Changes
+from formation.core import name_uuid
 from formation.corrections import form_correction
 from formation.policy import FormationPolicy
 from formation.resolution import BatchOutcome, real, resolve_chunk
@@ -24,6 +25,7 @@ from schemas.corrections import (
     PrincipalForgotten,
 )
 from schemas.episodes import Message, TurnAppended
+from schemas.memory_events import MemoryChanged
 from tests.support.episodes import turn
 from tests.support.projecting import batch_of, claim
 
@@ -139,6 +141,36 @@ class TestADuplicateReinforcesInsteadOfAddingARow:
         assert belief.origin_scopes == ["project:p", "project:q"]
         assert outcomes[1].promoted == [belief.belief_id]
         assert "memory.promoted" in [e.type for e in changes.memory_events]
+
+    def test_each_memory_event_is_what_validating_its_own_fields_gives(self) -> None:
+        """Events are copied from a per-batch template without validation: each must still
+        equal, and serialise as, the event built and validated from its own values."""
+        batches = (_lives("Lisbon", 0), _lives("Lisbon", 1, project="q"), _lives("Porto", 2))
+        _, changes, _ = _resolve(*batches)
+        by_run = {b.batch_id: b for b in batches}
+        assert [e.type for e in changes.memory_events] == [
+            "memory.formed",
+            "memory.reinforced",
+            "memory.promoted",
+            "memory.formed",
+            "memory.superseded",
+        ]
+        assert {e.belief_id for e in changes.memory_events} == set(changes.beliefs_new)
+        for event in changes.memory_events:
+            batch = by_run[event.run_id]
+            built = MemoryChanged(
+                type=event.type,
+                event_id=name_uuid("memory-event", batch.batch_id, event.type, event.belief_id),
+                tenant=batch.tenant,
+                principal=batch.principal,
+                belief_id=event.belief_id,
+                run_id=batch.batch_id,
+                episode_id=batch.episode_id,
+                occurred_at=batch.occurred_at,
+                policy_version=batch.policy_version,
+            )
+            assert event == built
+            assert event.model_dump_json() == built.model_dump_json()
 
 
 class TestASameSourceReplayChangesNothing:
