@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import shutil
 import uuid
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 import asyncpg
@@ -15,8 +14,6 @@ from engram.shared import generation_schema
 from engram.shared.generation_schema import GENERATION_TABLES, create_generation_schema
 from engram.shared.generations import register_generation
 from projections.migrate import MIGRATIONS_DIR, migrate
-from tests.support.isolation import new_prefix
-from tests.support.services import Services
 
 pytestmark = pytest.mark.integration
 
@@ -33,19 +30,6 @@ _KEPT = """
 INSERT INTO public.claims_history (run_id, tenant, principal, order_key, payload)
 VALUES ($1, 't', 'p', '\\x00'::bytea, '\\x7b7d'::bytea)
 """
-
-
-@pytest.fixture
-async def unmigrated(services: Services) -> AsyncIterator[str]:
-    """A new, empty database (no migration applied); dropped afterwards."""
-    name = f"engram_{new_prefix()}"
-    admin = await asyncpg.connect(services.database_url)
-    try:
-        await admin.execute(f'CREATE DATABASE "{name}"')
-        yield services.database_url.rpartition("/")[0] + f"/{name}"
-        await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-    finally:
-        await admin.close()
 
 
 def migrations_before(version: int, tmp_path: Path) -> Path:

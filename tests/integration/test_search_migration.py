@@ -4,7 +4,6 @@ generation's built before the migration existed (one built after copies them wit
 from __future__ import annotations
 
 import shutil
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 import asyncpg
@@ -14,8 +13,6 @@ from engram.shared import generation_schema
 from engram.shared.generation_schema import GENERATION_TABLES, create_generation_schema
 from engram.shared.generations import register_generation
 from projections.migrate import MIGRATIONS_DIR, migrate
-from tests.support.isolation import new_prefix
-from tests.support.services import Services
 
 pytestmark = pytest.mark.integration
 
@@ -23,19 +20,6 @@ _HAS_SEARCH = """
 SELECT count(*) FROM information_schema.columns
 WHERE table_schema = $1 AND table_name = 'belief' AND column_name = 'search_vector'
 """
-
-
-@pytest.fixture
-async def unmigrated(services: Services) -> AsyncIterator[str]:
-    """A new, empty database (no migration applied); dropped afterwards."""
-    name = f"engram_{new_prefix()}"
-    admin = await asyncpg.connect(services.database_url)
-    try:
-        await admin.execute(f'CREATE DATABASE "{name}"')
-        yield services.database_url.rpartition("/")[0] + f"/{name}"
-        await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-    finally:
-        await admin.close()
 
 
 _PUBLIC_TABLES = "SELECT tablename FROM pg_tables WHERE schemaname = 'public'"
