@@ -40,7 +40,7 @@ from typing import Any
 REPO = Path(__file__).resolve().parent.parent
 
 
-def _messages(path: Path) -> list[tuple[str, date]]:
+def user_messages(path: Path) -> list[tuple[str, date]]:
     """Every user message of the file, with its episode's date."""
     found: list[tuple[str, date]] = []
     with path.open(encoding="utf-8") as lines:
@@ -202,7 +202,7 @@ def main() -> None:
     if args.core_child:
         print(_time_core(args.core_child, args.input, args.bench_turns, args.repeat))
         return
-    messages = _messages(args.input)
+    messages = user_messages(args.input)
     n = len(messages)
     report: dict[str, object] = {"messages": n}
     patterns = _time_patterns(messages, args.repeat) / n * 1e6

@@ -18,6 +18,7 @@ from collections.abc import Callable
 from datetime import date
 from pathlib import Path
 
+from bench.propose_cost import user_messages
 from formation.deterministic import (
     activities,
     belongings,
@@ -51,16 +52,6 @@ FAMILIES = {
 }
 
 
-def _messages(path: Path) -> list[tuple[str, date]]:
-    found: list[tuple[str, date]] = []
-    with path.open(encoding="utf-8") as lines:
-        for line in lines:
-            event = json.loads(line)
-            day = date.fromisoformat(event["occurred_at"][:10])
-            found += [(m["content"], day) for m in event.get("messages", []) if m["role"] == "user"]
-    return found
-
-
 def _best(run: Callable[[], object], repeat: int) -> float:
     best = float("inf")
     for _ in range(repeat):
@@ -75,7 +66,7 @@ def main() -> None:
     parser.add_argument("--input", type=Path, required=True)
     parser.add_argument("--repeat", type=int, default=5)
     args = parser.parse_args()
-    messages = _messages(args.input)
+    messages = user_messages(args.input)
     clauses = [(c.text, day) for content, day in messages for c in split_clauses(content)]
     per_message = 1e6 / len(messages)
 

@@ -21,7 +21,7 @@ from formation.undo import BatchUndo, undo_suffix
 from projections.rows import update_rows
 from schemas.claims import ClaimsBatchFormed, decode_claims_batch
 
-_RESOLVED_BY_PRINCIPAL = (
+RESOLVED_BY_PRINCIPAL = (
     "evidence",
     "refusal",
     "belief_rejection",
@@ -82,7 +82,7 @@ async def empty_principals(conn: asyncpg.Connection, principals: Collection[Prin
     if not principals:
         return
     tenants, names = _columns(principals)
-    for table in (*_RESOLVED_BY_PRINCIPAL, "claims_history"):
+    for table in (*RESOLVED_BY_PRINCIPAL, "claims_history"):
         await conn.execute(
             f"DELETE FROM {table} t USING unnest($1::text[], $2::text[]) AS k(tenant, principal) "
             "WHERE (t.tenant, t.principal) = (k.tenant, k.principal)",

@@ -8,6 +8,7 @@ import asyncpg
 import pytest
 
 from engram.shared.settings import KafkaSettings
+from tests.support.databases import create_database, drop_database
 from tests.support.isolation import Isolated, delete_topics, new_prefix
 from tests.support.services import Services, find_services
 
@@ -22,38 +23,12 @@ def services() -> Services:
         pytest.fail(str(error), pytrace=False)
 
 
-async def _create_database(admin_url: str, name: str) -> str:
-    conn = await asyncpg.connect(admin_url)
-    try:
-        await conn.execute(f'CREATE DATABASE "{name}"')
-    finally:
-        await conn.close()
-    base, _, _ = admin_url.rpartition("/")
-    return f"{base}/{name}"
-
-
-async def _drop_database(admin_url: str, name: str) -> None:
-    conn = await asyncpg.connect(admin_url)
-    try:
-        await conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-    finally:
-        await conn.close()
-
-
 @pytest.fixture
 async def fresh_database(services: Services) -> AsyncIterator[str]:
     """A new, migrated database for one test; dropped afterwards."""
-    from projections.migrate import migrate
-
     name = f"engram_{new_prefix()}"
-    url = await _create_database(services.database_url, name)
-    conn = await asyncpg.connect(url)
-    try:
-        await migrate(conn)
-    finally:
-        await conn.close()
-    yield url
-    await _drop_database(services.database_url, name)
+    yield await create_database(services.database_url, name)
+    await drop_database(services.database_url, name)
 
 
 @pytest.fixture

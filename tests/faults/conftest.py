@@ -14,10 +14,10 @@ from engram.shared.waiting import wait_for_watermarks
 from ingest.producer import EpisodeProducer
 from ingest.topics import ensure_topics
 from schemas.episodes import TurnAppended
+from tests.support.databases import drop_database
 from tests.support.fault_runs import (
     FaultRun,
     by_project,
-    drop_database,
     fault_episodes,
     outcome,
     spanning_episodes,

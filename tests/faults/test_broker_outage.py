@@ -20,7 +20,8 @@ import pytest
 
 from tests.faults.conftest import SharedLog, finish
 from tests.support.conditions import wait_until
-from tests.support.fault_runs import FaultRun, dead_letters, drop_database, formed_count
+from tests.support.databases import drop_database
+from tests.support.fault_runs import FaultRun, dead_letters, formed_count
 from tests.support.http import free_port
 from tests.support.kafka_control import check_restartable, kafka_script
 from tests.support.services import Services

@@ -20,10 +20,10 @@ import pytest
 
 from tests.faults.conftest import SharedLog, finish
 from tests.support.conditions import wait_until
+from tests.support.databases import drop_database
 from tests.support.fault_runs import (
     FaultRun,
     dead_letters,
-    drop_database,
     formed_count,
     late_arrivals,
 )

@@ -26,34 +26,10 @@ from engram.shared.settings import KafkaSettings, subprocess_env
 from formation.ordering import order_key, principal_of
 from ingest.topics import ensure_topics
 from projections.digest import projection_digest
-from projections.migrate import migrate
 from schemas.claims import decode_claims_batch
+from tests.support.databases import create_database
 
 REPO = Path(__file__).resolve().parents[2]
-
-
-async def create_database(admin_url: str, name: str) -> str:
-    """A new, migrated database next to the one ``admin_url`` names; its URL."""
-    conn = await asyncpg.connect(admin_url)
-    try:
-        await conn.execute(f'CREATE DATABASE "{name}"')
-    finally:
-        await conn.close()
-    url = f"{admin_url.rpartition('/')[0]}/{name}"
-    conn = await asyncpg.connect(url)
-    try:
-        await migrate(conn)
-    finally:
-        await conn.close()
-    return url
-
-
-async def drop_database(admin_url: str, name: str) -> None:
-    conn = await asyncpg.connect(admin_url)
-    try:
-        await conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-    finally:
-        await conn.close()
 
 
 @dataclass
