@@ -33,6 +33,12 @@ class FormationStage:
         self.policy = policy
         self._model_arm = model_arm
 
+    @property
+    def waits(self) -> bool:
+        """Whether forming may suspend on I/O: only a model arm does; the deterministic arm and
+        the core are CPU alone, so a timer around them could never fire."""
+        return self._model_arm is not None
+
     async def form(self, episode: LogEvent, source: SourcePosition) -> ClaimsBatchFormed:
         """Propose for every message in order, then admit, gate and bound in the core; a
         correction, deletion or forgetting becomes its batch without any extractor.

@@ -205,6 +205,7 @@ class FormationPipeline:
             policy=self._retry,
             failed_before=failed_before,
             record_failure=lambda kind, park: self._failed(work, kind, park),
+            waits=self._stage.waits,
         )
         batch = None
         if isinstance(outcome, Parked):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import time
 
 import pytest
 
@@ -132,3 +133,25 @@ def test_failure_kinds_name_no_content() -> None:
     assert failure_kind(ModelDown("secret text")) == "http_status"
     assert failure_kind(TimeoutError()) == "turn_budget"
     assert failure_kind(ValueError("message content")) == "ValueError"
+
+
+async def test_the_budget_cannot_interrupt_an_attempt_that_never_suspends() -> None:
+    """Why the deterministic stage runs without the timer: cancellation only lands at a
+    suspension point, so an attempt of pure CPU finishes past its budget either way."""
+    _failures, record = _recorder()
+
+    async def attempt() -> str:
+        spin_until = time.perf_counter() + 0.02
+        while time.perf_counter() < spin_until:
+            pass
+        return "formed"
+
+    for waits in (True, False):
+        outcome = await attempt_until_parked(
+            attempt,
+            policy=RetryPolicy(1, 10, 0.001),
+            failed_before=0,
+            record_failure=record,  # type: ignore[arg-type]
+            waits=waits,
+        )
+        assert outcome == Succeeded("formed", 1)
