@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import structlog
 
@@ -28,6 +29,9 @@ from streams.model_evidence import (
     default_evidence_path,
 )
 from streams.prompt import load_extraction_prompt
+
+if TYPE_CHECKING:  # the openai client costs ~1 s and ~28 MiB at import: see model_extractor_for
+    from streams.model_extractor import ModelExtractor
 
 log = structlog.get_logger(__name__)
 
@@ -178,21 +182,32 @@ def build_stage(
         raise ActivationRefused(
             f"the model arm was activated for another policy than {policy.version}"
         )
-    # Lazy: the openai client costs ~1 s at import; a deterministic worker never pays it.
+    # Lazy, as in model_extractor_for: a deterministic worker never loads the openai client.
     from streams.model_arm import model_arm
     from streams.model_attempts import RetrySchedule
-    from streams.model_extractor import build_model_extractor
     from streams.receipts import ReceiptStore
 
+    extractor = model_extractor_for(settings, policy)
+    schedule = RetrySchedule(settings.model.max_attempts, settings.model.retry_after_s)
+    arm = model_arm(extractor, ReceiptStore(settings.database), policy, schedule)
+    return FormationStage(policy, arm)
+
+
+def model_extractor_for(settings: Settings, policy: FormationPolicy) -> ModelExtractor:
+    """The model extractor for the policy's relations and PII kinds, at the settings' endpoint.
+
+    Imported here, at the one place a model is built, rather than at module level: the openai
+    client costs ~1 s and ~28 MiB at import, which every ``engram`` command (the deterministic
+    worker and the projector included) paid through the CLI's imports. A test holds the CLI's
+    import free of it (tests/unit/test_start_up_imports.py)."""
+    from streams.model_extractor import build_model_extractor
+
     enabled = set(policy.enabled_relations)
-    extractor = build_model_extractor(
+    return build_model_extractor(
         settings,
         pii_kinds=policy.pii_kinds,
         relations=tuple(r for r in RELATIONS if r.name in enabled),
     )
-    schedule = RetrySchedule(settings.model.max_attempts, settings.model.retry_after_s)
-    arm = model_arm(extractor, ReceiptStore(settings.database), policy, schedule)
-    return FormationStage(policy, arm)
 
 
 def check_model_identity(policy: FormationPolicy, settings: Settings) -> None:

@@ -14,6 +14,7 @@ import hashlib
 import json
 from collections.abc import Sequence
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from engram.cli.evaluation.corpus import Case
 from engram.cli.evaluation.scoring import (
@@ -26,11 +27,13 @@ from engram.shared.settings import Settings
 from formation.deterministic.arm import deterministic_arm
 from formation.policy import FormationPolicy
 from formation.proposals import Proposal
-from formation.vocabulary import RELATIONS
 from schemas.episodes import Message, TurnAppended
 from streams.model_context import ContextMessage, context_text, context_window
 from streams.model_evidence import ArmScore, Evidence, evidence_for
-from streams.model_extractor import ModelExtractor, build_model_extractor
+from streams.wiring import model_extractor_for
+
+if TYPE_CHECKING:  # not at run time: the openai client loads only when a model is built
+    from streams.model_extractor import ModelExtractor
 
 
 def corpus_digest(cases: Sequence[Case]) -> str:
@@ -73,19 +76,10 @@ def with_context(extractor: ModelExtractor, policy: FormationPolicy) -> EpisodeA
     return propose
 
 
-def extractor_for(settings: Settings, policy: FormationPolicy) -> ModelExtractor:
-    enabled = set(policy.enabled_relations)
-    return build_model_extractor(
-        settings,
-        pii_kinds=policy.pii_kinds,
-        relations=tuple(r for r in RELATIONS if r.name in enabled),
-    )
-
-
 async def evaluate_model(
     settings: Settings, policy: FormationPolicy, cases: Sequence[Case]
 ) -> ArmReport:
-    async with extractor_for(settings, policy) as extractor:
+    async with model_extractor_for(settings, policy) as extractor:
         return await evaluate_episode_arm("model", cases, with_context(extractor, policy), policy)
 
 

@@ -1,0 +1,23 @@
+"""Every ``engram`` command starts by importing the CLI: what it loads, each process pays.
+
+The openai client is ~1 s and ~28 MiB at import and only a model arm uses it; through the
+evaluation command's imports the deterministic worker and the projector both loaded it (their
+starting RSS rose by about that much). It is imported where a model is built
+(``streams.wiring.model_extractor_for``), and this holds the CLI to that.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+
+@pytest.mark.parametrize("module", ["engram.cli", "streams.app", "projections.runner"])
+def test_importing_a_command_does_not_load_the_model_client(module: str) -> None:
+    probe = f"import sys, {module}; print(sorted(m for m in sys.modules if m.split('.')[0] == 'openai'))"
+    loaded = subprocess.run(
+        [sys.executable, "-c", probe], check=True, capture_output=True, text=True
+    ).stdout.strip()
+    assert loaded == "[]", f"importing {module} loaded the openai client: {loaded[:200]}"
