@@ -33,8 +33,10 @@ from __future__ import annotations
 import re
 import sys
 import warnings
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
+
+import ahocorasick
 
 with warnings.catch_warnings():  # the parser's public name is deprecated, not the parser
     warnings.simplefilter("ignore", DeprecationWarning)
@@ -42,7 +44,7 @@ with warnings.catch_warnings():  # the parser's public name is deprecated, not t
     import sre_constants as _codes
     import sre_parse as _parser
 
-__all__ = ["Screened", "lowered", "screen", "screened"]
+__all__ = ["NeedleIndex", "Screened", "lowered", "screen", "screened"]
 
 _UPPER = frozenset(range(ord("A"), ord("Z") + 1))
 _FEW = 4
@@ -140,6 +142,56 @@ class Screened:
         if self._impossible(text, "search", 0, sys.maxsize):
             return text
         return self.pattern.sub(repl, text, count)
+
+
+class NeedleIndex:
+    """Which of many groups of patterns may match a text, told by one pass over it.
+
+    A group may match only when one of its patterns' needles is in the text. Each needle is
+    looked for lower-cased in the lower-cased text, all at once, with an Aho-Corasick automaton
+    (:mod:`ahocorasick`): one scan that reports every needle present, overlapping ones too, in
+    place of a ``needle in text`` test per needle per pattern.
+
+    Why the answer can only rule a match out, never in. Take ASCII text ``t``. A needle ``n`` of
+    a case-sensitive pattern is in ``t`` whenever the pattern matches ``t``, and then
+    ``n.lower()`` is in ``t.lower()`` (lower-casing ASCII maps character to character). The
+    needles of a case-insensitive pattern are its twin's, already lower-case, and the twin
+    matches ``t.lower()`` exactly when the pattern matches ``t`` (module docstring). So a group
+    none of whose lower-cased needles is in ``t.lower()`` has no pattern that matches ``t``.
+    A group with a pattern that guarantees no needle is always possible, and so is every
+    group for text that is not ASCII.
+    """
+
+    __slots__ = ("_all", "_always", "_automaton")
+
+    def __init__(self, groups: Sequence[Sequence[Screened]]) -> None:
+        by_needle: dict[str, int] = {}
+        self._always = 0
+        for position, group in enumerate(groups):
+            bit = 1 << position
+            if not group or any(pattern.needles is None for pattern in group):
+                self._always |= bit
+                continue
+            for pattern in group:
+                for needle in pattern.needles or ():
+                    key = needle.lower()
+                    by_needle[key] = by_needle.get(key, 0) | bit
+        self._all = (1 << len(groups)) - 1
+        self._automaton = ahocorasick.Automaton()
+        for needle, bits in by_needle.items():
+            self._automaton.add_word(needle, bits)
+        if by_needle:
+            self._automaton.make_automaton()
+
+    def possible(self, text: str) -> int:
+        """A bit mask: bit ``i`` set when group ``i`` may match ``text`` (unset: cannot)."""
+        if not text.isascii():
+            return self._all
+        mask = self._always
+        if self._automaton.kind == ahocorasick.AHOCORASICK:
+            for _end, bits in self._automaton.iter(text.lower()):
+                mask |= bits
+        return mask
 
 
 def lowered(text: str) -> str | None:
