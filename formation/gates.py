@@ -33,7 +33,7 @@ from formation.injection import (
     TRANSIENT,
 )
 from formation.pii import find_pii
-from formation.screening import Screened, lowered, screen
+from formation.screening import NeedleIndex, Screened, lowered, screen
 from formation.secrets import Finding, find_secrets
 from formation.sensitivity import classify_sensitivity
 from schemas.claims import RefusalReason
@@ -42,30 +42,46 @@ from schemas.common import Role
 __all__ = ["Cited", "classify_sensitivity", "eligibility_refusal", "redact"]
 
 Verdict = tuple[RefusalReason, str]
-Markers = tuple[tuple[str, Screened], ...]
 
 
-def _screened(markers: tuple[tuple[str, re.Pattern[str]], ...]) -> Markers:
-    return tuple((name, screen(pattern)) for name, pattern in markers)
+@dataclass(frozen=True, slots=True)
+class Markers:
+    """A marker set of :mod:`.injection`, each marker behind its cheap check
+    (:mod:`.screening`), and all their needles looked for in one pass over a text
+    (:class:`~formation.screening.NeedleIndex`): a marker none of whose needles is in the
+    text cannot occur in it, so it is not searched."""
+
+    markers: tuple[tuple[int, str, Screened], ...]
+    """Each marker's bit in the index, its name and its screened pattern, in order."""
+    index: NeedleIndex
+
+    @classmethod
+    def of(cls, markers: tuple[tuple[str, re.Pattern[str]], ...]) -> Markers:
+        screened = tuple(
+            (1 << position, name, screen(pattern))
+            for position, (name, pattern) in enumerate(markers)
+        )
+        return cls(screened, NeedleIndex([(pattern,) for _, _, pattern in screened]))
+
+    def first(self, texts: Iterable[str]) -> str | None:
+        """The name of the first marker that occurs in any of ``texts``
+        (:func:`.injection.first_marker`, the same answer)."""
+        for text in texts:
+            possible = self.index.possible(text)
+            if not possible:
+                continue
+            low = lowered(text)
+            for bit, name, pattern in self.markers:
+                if possible & bit and pattern.search_lowered(text, low):
+                    return name
+        return None
 
 
-_TRANSIENT = _screened(TRANSIENT)
-_SYSTEM_RESTATEMENT = _screened(SYSTEM_RESTATEMENT)
-_AGENT_RESTATEMENT = _screened(AGENT_RESTATEMENT)
-_INSTRUCTION_SHAPED = _screened(INSTRUCTION_SHAPED)
-"""The markers of :mod:`.injection`, each behind its cheap check (:mod:`.screening`): every
-candidate's statement and sentence is read for all of them."""
-
-
-def _first_marker(markers: Markers, texts: Iterable[str]) -> str | None:
-    """The name of the first marker that occurs in any of ``texts``
-    (:func:`.injection.first_marker` over screened markers)."""
-    for text in texts:
-        low = lowered(text)
-        for name, pattern in markers:
-            if pattern.search_lowered(text, low):
-                return name
-    return None
+_TRANSIENT = Markers.of(TRANSIENT)
+_SYSTEM_RESTATEMENT = Markers.of(SYSTEM_RESTATEMENT)
+_AGENT_RESTATEMENT = Markers.of(AGENT_RESTATEMENT)
+_INSTRUCTION_SHAPED = Markers.of(INSTRUCTION_SHAPED)
+"""Every candidate's statement and sentence is read for all of them."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,7 +131,7 @@ def _pii(cited: Cited, kinds: tuple[str, ...]) -> Verdict | None:
 
 
 def _transient(cited: Cited) -> Verdict | None:
-    marker = _first_marker(_TRANSIENT, (*cited.statements, cited.context))
+    marker = _TRANSIENT.first((*cited.statements, cited.context))
     return (
         None if marker is None else (RefusalReason.TRANSIENT, f"transient task detail ({marker})")
     )
@@ -128,16 +144,16 @@ def _system_restatement(cited: Cited) -> Verdict | None:
     elif cited.in_private_reasoning:
         marker = "private_reasoning_block"
     else:
-        marker = _first_marker(_SYSTEM_RESTATEMENT, texts)
+        marker = _SYSTEM_RESTATEMENT.first(texts)
         if marker is None and cited.role is not Role.USER:
-            marker = _first_marker(_AGENT_RESTATEMENT, texts)
+            marker = _AGENT_RESTATEMENT.first(texts)
     if marker is None:
         return None
     return RefusalReason.SYSTEM_RESTATEMENT, f"restates instructions or reasoning ({marker})"
 
 
 def _instruction_shaped(cited: Cited) -> Verdict | None:
-    marker = _first_marker(_INSTRUCTION_SHAPED, (*cited.statements, cited.context))
+    marker = _INSTRUCTION_SHAPED.first((*cited.statements, cited.context))
     if marker is None:
         return None
     return RefusalReason.INSTRUCTION_SHAPED, f"instruction-shaped content ({marker})"
