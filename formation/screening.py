@@ -34,7 +34,7 @@ import re
 import sys
 import warnings
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 import ahocorasick
 
@@ -46,6 +46,7 @@ with warnings.catch_warnings():  # the parser's public name is deprecated, not t
 
 __all__ = ["NeedleIndex", "Screened", "lowered", "screen", "screened"]
 
+_T = TypeVar("_T")
 _UPPER = frozenset(range(ord("A"), ord("Z") + 1))
 _FEW = 4
 _MAX_RUN = 16
@@ -182,6 +183,18 @@ class NeedleIndex:
             self._automaton.add_word(needle, bits)
         if by_needle:
             self._automaton.make_automaton()
+
+    @classmethod
+    def of(cls, patterns: Sequence[Screened]) -> NeedleIndex:
+        """An index with one group per pattern."""
+        return cls([(pattern,) for pattern in patterns])
+
+    def chosen(self, text: str, items: Sequence[_T]) -> list[_T]:
+        """The items, one per group, whose group may match ``text``, in order."""
+        possible = self.possible(text)
+        if possible == self._all:
+            return list(items)
+        return [item for position, item in enumerate(items) if possible >> position & 1]
 
     def possible(self, text: str) -> int:
         """A bit mask: bit ``i`` set when group ``i`` may match ``text`` (unset: cannot)."""

@@ -17,7 +17,7 @@ import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-from formation.screening import Screened, screened
+from formation.screening import NeedleIndex, Screened, screened
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,6 +141,9 @@ _RULES: tuple[_Rule, ...] = (
         group=1,
     ),
 )
+_RULE_INDEX = NeedleIndex.of([rule.pattern for rule in _RULES])
+"""Every rule's needles, found in one pass over a text: a rule none of whose needles is in it
+is not searched (:class:`~formation.screening.NeedleIndex`)."""
 
 _GENERIC = frozenset({"credential", "password", "connection_string", "aws_secret_access_key"})
 """Kinds named after where a secret sits rather than what it is; a specific kind wins a tie."""
@@ -221,7 +224,7 @@ def joined_view(text: str) -> tuple[str, list[int]]:
 
 
 def _findings(text: str) -> Iterator[Finding]:
-    for rule in _RULES:
+    for rule in _RULE_INDEX.chosen(text, _RULES):
         for match in rule.pattern.finditer(text):
             if rule.accept is not None and not rule.accept(match.group(rule.group)):
                 continue
