@@ -10,7 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from formation.deterministic import events
+from formation import gates, injection, secrets, sensitivity
+from formation.deterministic import events, relationships
 from formation.deterministic.dispatch import Reader, Readers
 from formation.screening import NeedleIndex, Screened, screen
 from tests.unit.formation.test_screening import SCREENED, TEXTS, WORDS
@@ -104,3 +105,47 @@ def test_dispatch_finds_what_calling_every_reader_finds(group: Readers) -> None:
     for text in TEXTS:
         every = [f for reader in group.readers for f in reader(text, DAY)]
         assert group.read(text, DAY) == every, text
+
+
+MARKER_SETS = (
+    (gates._TRANSIENT, injection.TRANSIENT),
+    (gates._SYSTEM_RESTATEMENT, injection.SYSTEM_RESTATEMENT),
+    (gates._AGENT_RESTATEMENT, injection.AGENT_RESTATEMENT),
+    (gates._INSTRUCTION_SHAPED, injection.INSTRUCTION_SHAPED),
+)
+
+
+def _same_first_marker(text: str) -> None:
+    for markers, original in MARKER_SETS:
+        assert markers.first((text,)) == injection.first_marker(original, (text,)), text
+
+
+def test_the_gates_name_the_first_marker_the_plain_search_names_on_the_corpus() -> None:
+    for text in TEXTS:
+        _same_first_marker(text)
+    assert gates._TRANSIENT.first(("remind me in 5 minutes",)) == "countdown"
+
+
+@settings(max_examples=300, deadline=None)
+@given(SOUP)
+def test_the_gates_name_the_first_marker_the_plain_search_names_on_any_words(text: str) -> None:
+    _same_first_marker(text)
+
+
+@pytest.mark.parametrize(
+    ("index", "items"),
+    [
+        (relationships._ATTRIBUTE_INDEX, [p for p, _ in relationships._ATTRIBUTES]),
+        (secrets._RULE_INDEX, [r.pattern for r in secrets._RULES]),
+        (sensitivity._INDEX, [p for _, p in sensitivity._ITEMS]),
+    ],
+    ids=("attributes", "secrets", "sensitivity"),
+)
+def test_an_index_chooses_every_pattern_that_matches(
+    index: NeedleIndex, items: list[Screened]
+) -> None:
+    for text in TEXTS:
+        chosen = index.chosen(text, items)
+        assert [p for p in items if p.pattern.search(text)] == [
+            p for p in chosen if p.pattern.search(text)
+        ], text
