@@ -8,7 +8,8 @@ with ``match = _PATTERN.search(text)`` and returns ``[]`` on ``None`` is trigger
 ``_PATTERN``). :class:`Readers` derives from those patterns the literal needles their matches
 must contain (:mod:`formation.screening`), looks for all of them in one pass over the clause,
 and calls, in their order, only the readers whose needles are there. A reader without a
-declared trigger is always called.
+declared trigger is always called. Families of readers that read the same clause share one
+index (:func:`families`), so one pass serves them all.
 
 Why skipping never changes a finding: a reader that is skipped has no trigger pattern that
 matches the clause (:class:`~formation.screening.NeedleIndex` only rules matches out), and by
@@ -27,7 +28,7 @@ from datetime import date
 from formation.deterministic.findings import Finding
 from formation.screening import NeedleIndex, Screened, screen
 
-__all__ = ["Reader", "Readers", "Trigger", "Triggers"]
+__all__ = ["Reader", "Readers", "Trigger", "Triggers", "families"]
 
 Reader = Callable[[str, date | None], list[Finding]]
 Trigger = re.Pattern[str] | Screened
@@ -41,22 +42,37 @@ def _screened(trigger: Trigger) -> Screened:
 
 
 class Readers:
-    """Readers called in order on a clause, each only when its trigger may occur in it."""
+    """Readers called in order on a clause, each only when its trigger may occur in it; their
+    bits in the index they share with other families start at ``offset``."""
 
-    __slots__ = ("_calls", "_index", "readers", "triggers")
+    __slots__ = ("_calls", "groups", "readers", "triggers")
 
-    def __init__(self, readers: Sequence[Reader], triggers: Triggers) -> None:
+    def __init__(self, readers: Sequence[Reader], triggers: Triggers, *, offset: int = 0) -> None:
         self.readers = tuple(readers)
         self.triggers = {reader: triggers.get(reader, ()) for reader in self.readers}
-        groups = [tuple(_screened(t) for t in self.triggers[reader]) for reader in self.readers]
-        self._index = NeedleIndex(groups)
-        self._calls = tuple((1 << position, reader) for position, reader in enumerate(readers))
+        self.groups = [tuple(_screened(t) for t in self.triggers[r]) for r in self.readers]
+        """Each reader's trigger patterns, screened: its group in the shared index."""
+        self._calls = tuple(
+            (1 << (offset + position), reader) for position, reader in enumerate(self.readers)
+        )
 
-    def read(self, text: str, occurred_on: date | None) -> list[Finding]:
-        """Every finding of every reader on ``text``, in reader order."""
-        possible = self._index.possible(text)
+    def read(self, text: str, occurred_on: date | None, possible: int) -> list[Finding]:
+        """Every finding of every reader on ``text``, in reader order; ``possible`` is the
+        shared index's answer for ``text`` (:func:`families`)."""
         findings: list[Finding] = []
         for bit, reader in self._calls:
             if possible & bit:
                 findings += reader(text, occurred_on)
         return findings
+
+
+def families(
+    *declared: tuple[Sequence[Reader], Triggers],
+) -> tuple[NeedleIndex, tuple[Readers, ...]]:
+    """Families of readers on one needle index: one pass over a clause serves them all."""
+    found: list[Readers] = []
+    offset = 0
+    for readers, triggers in declared:
+        found.append(Readers(readers, triggers, offset=offset))
+        offset += len(readers)
+    return NeedleIndex([group for family in found for group in family.groups]), tuple(found)

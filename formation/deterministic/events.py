@@ -28,7 +28,7 @@ from formation.deterministic import (
     skills,
 )
 from formation.deterministic.dates import ground
-from formation.deterministic.dispatch import Readers
+from formation.deterministic.dispatch import families
 from formation.deterministic.ends import words
 from formation.deterministic.findings import Finding
 from formation.deterministic.nouns import CREATIONS, EVENT_HEADS, VAGUE_EVENTS
@@ -98,7 +98,8 @@ def propose_events(text: str, occurred_on: date | None) -> list[Finding]:
     still grounded from the whole clause. Pursuits and plans (:mod:`.pursuits`, :mod:`.plans`)
     search the whole clause for the speaker's own words, so they run whatever it opens with.
     """
-    findings = _TOLD_ANYWHERE.read(text, occurred_on)
+    possible = _INDEX.possible(text)
+    findings = _TOLD_ANYWHERE.read(text, occurred_on, possible)
     if _DROPPED_I.match(text):
         told = "I " + text[0].lower() + text[1:]
         return [
@@ -115,7 +116,7 @@ def propose_events(text: str, occurred_on: date | None) -> list[Finding]:
             *_created(stripped, occurred_on, when_from=text),
             *_graduated(stripped, occurred_on, when_from=text),
         ]
-    return findings + _OPENING.read(text, occurred_on)
+    return findings + _OPENING.read(text, occurred_on, possible)
 
 
 def _event(text: str, occurred_on: date | None, when_from: str | None = None) -> list[Finding]:
@@ -220,49 +221,52 @@ def _on_a_trip(text: str, occurred_on: date | None) -> list[Finding]:
     )
 
 
-_TOLD_ANYWHERE = Readers(
+_INDEX, (_TOLD_ANYWHERE, _OPENING) = families(
     (
-        *pursuits.PROPOSERS,
-        *plans.PROPOSERS,
-        *jobs.PROPOSERS,
-        *memberships.PROPOSERS,
-        *skills.PROPOSERS,
-        *favourites.PROPOSERS,
-        *hosting.PROPOSERS,
-        *pets.PROPOSERS,
-        *outings.PROPOSERS,
+        (
+            *pursuits.PROPOSERS,
+            *plans.PROPOSERS,
+            *jobs.PROPOSERS,
+            *memberships.PROPOSERS,
+            *skills.PROPOSERS,
+            *favourites.PROPOSERS,
+            *hosting.PROPOSERS,
+            *pets.PROPOSERS,
+            *outings.PROPOSERS,
+        ),
+        {
+            **pursuits.TRIGGERS,
+            **plans.TRIGGERS,
+            **jobs.TRIGGERS,
+            **memberships.TRIGGERS,
+            **skills.TRIGGERS,
+            **favourites.TRIGGERS,
+            **hosting.TRIGGERS,
+            **pets.TRIGGERS,
+            **outings.TRIGGERS,
+        },
     ),
-    {
-        **pursuits.TRIGGERS,
-        **plans.TRIGGERS,
-        **jobs.TRIGGERS,
-        **memberships.TRIGGERS,
-        **skills.TRIGGERS,
-        **favourites.TRIGGERS,
-        **hosting.TRIGGERS,
-        **pets.TRIGGERS,
-        **outings.TRIGGERS,
-    },
-)
-"""The readers that search the whole clause, whatever it opens with (:mod:`.dispatch`)."""
-_OPENING = Readers(
     (
-        _event,
-        _created,
-        _graduated,
-        _my_trip,
-        _on_a_trip,
-        *activities.PROPOSERS,
-        *belongings.PROPOSERS,
+        (
+            _event,
+            _created,
+            _graduated,
+            _my_trip,
+            _on_a_trip,
+            *activities.PROPOSERS,
+            *belongings.PROPOSERS,
+        ),
+        {
+            _event: (_EVENT,),
+            _created: (_CREATED,),
+            _graduated: (_GRADUATED,),
+            _my_trip: (_MY_TRIP,),
+            _on_a_trip: (_ON_A_TRIP,),
+            **activities.TRIGGERS,
+            **belongings.TRIGGERS,
+        },
     ),
-    {
-        _event: (_EVENT,),
-        _created: (_CREATED,),
-        _graduated: (_GRADUATED,),
-        _my_trip: (_MY_TRIP,),
-        _on_a_trip: (_ON_A_TRIP,),
-        **activities.TRIGGERS,
-        **belongings.TRIGGERS,
-    },
 )
-"""The readers of a clause that opens neither with a dropped "I" nor with a time phrase."""
+"""The readers that search the whole clause, whatever it opens with, and those of a clause
+that opens neither with a dropped "I" nor with a time phrase: one needle index for both
+(:mod:`.dispatch`)."""
