@@ -22,7 +22,7 @@ CUE = (
     r"|note)(?:\s+that\b|\s+this\b)?\s*[,:]?"
 )
 _SOFTENER = r"(?:please|pls|also|and|just|oh|hey|so|(?:can|could|would|will) you)"
-EXPLICIT_PREFIX = re.compile(r"^(?:" + _SOFTENER + r"[,]?\s+)*" + CUE + r"\s+", re.IGNORECASE)
+EXPLICIT_PREFIX = screened(r"^(?:" + _SOFTENER + r"[,]?\s+)*" + CUE + r"\s+", re.IGNORECASE)
 """The cue at the start of a clause, with its softeners: what the arm strips before reading."""
 
 _CUE_ANYWHERE = screened(

@@ -78,7 +78,7 @@ _MY_TRIP = screened(
 _PAST_TRIP = screened(
     r"\b(?:was|were|took|snapped|went|had|visited|loved|ago|last\s+\w+|yesterday)\b", re.I
 )
-_LEAD_TIME = re.compile(
+_LEAD_TIME = screened(
     r"^(?:(?:last|this|earlier this)\s+\w+|yesterday|today|earlier today|on\s+\w+day"
     r"|(?:a few|a couple of|\w+)\s+(?:days|weeks|months|years)\s+ago),?\s+(?=(?:I|[Ww]e)\s)",
     re.IGNORECASE,

@@ -41,10 +41,10 @@ def _alternatives(words: tuple[str, ...]) -> str:
 _CONDITIONAL = re.compile(
     r"(?:" + _alternatives((*CONDITIONAL_LEADS, "hypothetically")) + r")\b", re.IGNORECASE
 )
-CONDITIONAL_PREFIX = re.compile(
+CONDITIONAL_PREFIX = screened(
     r"^(?:" + _alternatives(CONDITIONAL_LEADS) + r")\s+(?:that\s+)?", re.IGNORECASE
 )
-HEDGE_PREFIX = re.compile(
+HEDGE_PREFIX = screened(
     r"^(?:(?:" + _alternatives(HEDGE_LEADS) + r")(?:\s+that)?,?\s+)+", re.IGNORECASE
 )
 _WISH = screened(
