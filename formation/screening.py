@@ -44,7 +44,7 @@ with warnings.catch_warnings():  # the parser's public name is deprecated, not t
     import sre_constants as _codes
     import sre_parse as _parser
 
-__all__ = ["NeedleIndex", "Screened", "lowered", "screen", "screened"]
+__all__ = ["NeedleIndex", "Screened", "longest_match", "lowered", "screen", "screened"]
 
 _T = TypeVar("_T")
 _UPPER = frozenset(range(ord("A"), ord("Z") + 1))
@@ -218,6 +218,12 @@ class NeedleIndex:
             for _end, bits in self._automaton.iter(text.lower()):
                 mask |= bits
         return mask
+
+
+def longest_match(pattern: re.Pattern[str]) -> int:
+    """The most characters a match of ``pattern`` can span (from the parsed pattern)."""
+    width: int = _parser.parse(pattern.pattern, pattern.flags).getwidth()[1]
+    return width
 
 
 def _none_in(needles: tuple[str, ...] | None, text: str) -> bool:
