@@ -176,7 +176,7 @@ class NeedleIndex:
     group for text that is not ASCII.
     """
 
-    __slots__ = ("_all", "_always", "_automaton")
+    __slots__ = ("_all", "_always", "_automaton", "_searching")
 
     def __init__(self, groups: Sequence[Sequence[Screened]]) -> None:
         by_needle: dict[str, int] = {}
@@ -194,7 +194,8 @@ class NeedleIndex:
         self._automaton = ahocorasick.Automaton()
         for needle, bits in by_needle.items():
             self._automaton.add_word(needle, bits)
-        if by_needle:
+        self._searching = bool(by_needle)
+        if self._searching:
             self._automaton.make_automaton()
 
     @classmethod
@@ -214,7 +215,7 @@ class NeedleIndex:
         if not text.isascii():
             return self._all
         mask = self._always
-        if self._automaton.kind == ahocorasick.AHOCORASICK:
+        if self._searching:
             for _end, bits in self._automaton.iter(text.lower()):
                 mask |= bits
         return mask
