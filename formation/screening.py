@@ -12,7 +12,15 @@ both say a match is possible:
    each). None of them in the text: no match. ``"passionate" in text`` costs a fraction of a
    regular-expression search.
 2. **A case-sensitive twin** for an ``IGNORECASE`` pattern: the same pattern, letters
-   lower-cased, without the flag, over the lower-cased text.
+   lower-cased, without the flag, over the lower-cased text. When the twin has only a few
+   needles (lower-case), they are tested first: a twin that opens with ``\\b`` is still tried at
+   every position.
+
+Many patterns over one text ask the first question together: :class:`NeedleIndex` finds the
+needles of all of them in one Aho-Corasick pass (:mod:`ahocorasick`) and tells which patterns
+(or groups of patterns, such as the triggers of a reader: :mod:`.deterministic.dispatch`) may
+match. That is what turns "forty readers, each asking its own pattern" into one scan a clause
+and a call to the few readers whose words are there.
 
 Why the twin never changes an answer. For ASCII text ``t``, ``t.lower()`` has the same length
 and the same word, space and digit characters at every position, so ``\\b``, ``\\w``, ``\\s``,
