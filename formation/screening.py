@@ -216,7 +216,12 @@ class NeedleIndex:
         possible = self.possible(text)
         if possible == self._all:
             return list(items)
-        return [item for position, item in enumerate(items) if possible >> position & 1]
+        chosen: list[_T] = []
+        while possible:  # the set bits only, lowest (first item) first
+            lowest = possible & -possible
+            chosen.append(items[lowest.bit_length() - 1])
+            possible ^= lowest
+        return chosen
 
     def possible(self, text: str) -> int:
         """A bit mask: bit ``i`` set when group ``i`` may match ``text`` (unset: cannot)."""
