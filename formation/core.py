@@ -185,6 +185,11 @@ def is_explicit(episode: Episode, message: Message) -> bool:
 
 
 def _char_range(content: str, span: Span) -> tuple[int, int]:
+    """The span's character offsets (it counts bytes). ASCII content has one byte a character,
+    so its offsets are the span's own: no need to encode the message for every candidate."""
+    if content.isascii():
+        start = min(span.start, len(content))
+        return start, start + len(span.quote)
     encoded = content.encode("utf-8")
     start = len(encoded[: span.start].decode("utf-8", errors="ignore"))
     return start, start + len(span.quote)

@@ -15,19 +15,23 @@ from __future__ import annotations
 
 import re
 
+from formation.screening import screened
+
 CUE = (
     r"(?:remember|don't forget|do not forget|keep in mind|make a note|note for (?:later|the future)"
     r"|note)(?:\s+that\b|\s+this\b)?\s*[,:]?"
 )
 _SOFTENER = r"(?:please|pls|also|and|just|oh|hey|so|(?:can|could|would|will) you)"
-EXPLICIT_PREFIX = re.compile(r"^(?:" + _SOFTENER + r"[,]?\s+)*" + CUE + r"\s+", re.IGNORECASE)
+EXPLICIT_PREFIX = screened(r"^(?:" + _SOFTENER + r"[,]?\s+)*" + CUE + r"\s+", re.IGNORECASE)
 """The cue at the start of a clause, with its softeners: what the arm strips before reading."""
 
-_CUE_ANYWHERE = re.compile(
+_CUE_ANYWHERE = screened(
     r"(?:^|(?<=[.!?;:\n])\s*|(?<=,)\s*|\s*\b(?=" + _SOFTENER + r"\b))"
     r"(?P<cue>(?:" + _SOFTENER + r"[,]?\s+)*" + CUE + r")",
     re.IGNORECASE,
 )
+"""Screened (:mod:`.screening`): a cue can start at almost any position, so the search is
+slow, and most messages hold no cue word at all."""
 _SENTENCE_END = re.compile(r"[.!?\n]")
 
 

@@ -22,7 +22,7 @@ the thing itself; :func:`redact` removes secrets and policy PII from the words a
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -33,7 +33,7 @@ from formation.injection import (
     TRANSIENT,
 )
 from formation.pii import find_pii
-from formation.screening import Screened, lowered, screen
+from formation.screening import NeedleIndex, Screened, lowered, screen
 from formation.secrets import Finding, find_secrets
 from formation.sensitivity import classify_sensitivity
 from schemas.claims import RefusalReason
@@ -42,30 +42,60 @@ from schemas.common import Role
 __all__ = ["Cited", "classify_sensitivity", "eligibility_refusal", "redact"]
 
 Verdict = tuple[RefusalReason, str]
-Markers = tuple[tuple[str, Screened], ...]
 
 
-def _screened(markers: tuple[tuple[str, re.Pattern[str]], ...]) -> Markers:
-    return tuple((name, screen(pattern)) for name, pattern in markers)
+@dataclass(frozen=True, slots=True)
+class Markers:
+    """A marker set of :mod:`.injection`, each marker behind its cheap check
+    (:mod:`.screening`). The needles of every marker of every set are looked for in one pass
+    over a text (:data:`_MARKER_INDEX`, a :class:`~formation.screening.NeedleIndex`): a marker
+    none of whose needles is in the text cannot occur in it, so it is not searched."""
+
+    markers: tuple[tuple[int, str, Screened], ...]
+    """Each marker's bit in the shared index, its name and its screened pattern, in order."""
+    mask: int
+    """The bits of this set's markers."""
+
+    def first(self, texts: Sequence[str], possible: Sequence[int] | None = None) -> str | None:
+        """The name of the first marker that occurs in any of ``texts``
+        (:func:`.injection.first_marker`, the same answer); ``possible`` is
+        :func:`marker_needles` of the texts, when the caller has it already."""
+        masks = possible if possible is not None else marker_needles(texts)
+        for text, found in zip(texts, masks, strict=True):
+            if not found & self.mask:
+                continue
+            low = lowered(text)
+            for bit, name, pattern in self.markers:
+                if found & bit and pattern.search_lowered(text, low):
+                    return name
+        return None
 
 
-_TRANSIENT = _screened(TRANSIENT)
-_SYSTEM_RESTATEMENT = _screened(SYSTEM_RESTATEMENT)
-_AGENT_RESTATEMENT = _screened(AGENT_RESTATEMENT)
-_INSTRUCTION_SHAPED = _screened(INSTRUCTION_SHAPED)
-"""The markers of :mod:`.injection`, each behind its cheap check (:mod:`.screening`): every
-candidate's statement and sentence is read for all of them."""
+def _marker_sets(
+    *sets: tuple[tuple[str, re.Pattern[str]], ...],
+) -> tuple[NeedleIndex, tuple[Markers, ...]]:
+    """One index over the markers of all ``sets``, and each set with its bits in it."""
+    screened = [(name, screen(pattern)) for markers in sets for name, pattern in markers]
+    index = NeedleIndex.of([pattern for _, pattern in screened])
+    found: list[Markers] = []
+    position = 0
+    for markers in sets:
+        bits = range(position, position + len(markers))
+        members = tuple((1 << b, screened[b][0], screened[b][1]) for b in bits)
+        found.append(Markers(members, sum(1 << b for b in bits)))
+        position += len(markers)
+    return index, tuple(found)
 
 
-def _first_marker(markers: Markers, texts: Iterable[str]) -> str | None:
-    """The name of the first marker that occurs in any of ``texts``
-    (:func:`.injection.first_marker` over screened markers)."""
-    for text in texts:
-        low = lowered(text)
-        for name, pattern in markers:
-            if pattern.search_lowered(text, low):
-                return name
-    return None
+_MARKER_INDEX, (_TRANSIENT, _SYSTEM_RESTATEMENT, _AGENT_RESTATEMENT, _INSTRUCTION_SHAPED) = (
+    _marker_sets(TRANSIENT, SYSTEM_RESTATEMENT, AGENT_RESTATEMENT, INSTRUCTION_SHAPED)
+)
+"""Every candidate's statement and sentence is read for all of them."""
+
+
+def marker_needles(texts: Sequence[str]) -> tuple[int, ...]:
+    """For each text, the markers (bits of :data:`_MARKER_INDEX`) that may occur in it."""
+    return tuple(_MARKER_INDEX.possible(text) for text in texts)
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,43 +144,50 @@ def _pii(cited: Cited, kinds: tuple[str, ...]) -> Verdict | None:
     return RefusalReason.PII, f"personal identifier beyond policy ({_kinds(found)})"
 
 
-def _transient(cited: Cited) -> Verdict | None:
-    marker = _first_marker(_TRANSIENT, (*cited.statements, cited.context))
+def _transient(cited: Cited, texts: Sequence[str], possible: Sequence[int]) -> Verdict | None:
+    marker = _TRANSIENT.first(texts, possible)
     return (
         None if marker is None else (RefusalReason.TRANSIENT, f"transient task detail ({marker})")
     )
 
 
-def _system_restatement(cited: Cited) -> Verdict | None:
-    texts = (*cited.statements, cited.context)
+def _system_restatement(
+    cited: Cited, texts: Sequence[str], possible: Sequence[int]
+) -> Verdict | None:
     if cited.role is Role.SYSTEM:
         marker: str | None = "system_message"
     elif cited.in_private_reasoning:
         marker = "private_reasoning_block"
     else:
-        marker = _first_marker(_SYSTEM_RESTATEMENT, texts)
+        marker = _SYSTEM_RESTATEMENT.first(texts, possible)
         if marker is None and cited.role is not Role.USER:
-            marker = _first_marker(_AGENT_RESTATEMENT, texts)
+            marker = _AGENT_RESTATEMENT.first(texts, possible)
     if marker is None:
         return None
     return RefusalReason.SYSTEM_RESTATEMENT, f"restates instructions or reasoning ({marker})"
 
 
-def _instruction_shaped(cited: Cited) -> Verdict | None:
-    marker = _first_marker(_INSTRUCTION_SHAPED, (*cited.statements, cited.context))
+def _instruction_shaped(texts: Sequence[str], possible: Sequence[int]) -> Verdict | None:
+    marker = _INSTRUCTION_SHAPED.first(texts, possible)
     if marker is None:
         return None
     return RefusalReason.INSTRUCTION_SHAPED, f"instruction-shaped content ({marker})"
 
 
 def eligibility_refusal(cited: Cited, *, pii_kinds: tuple[str, ...]) -> Verdict | None:
-    """The first hard gate the candidate fails, in the documented order, or ``None``."""
+    """The first hard gate the candidate fails, in the documented order, or ``None``.
+
+    The last three read the same texts (the statements and the sentence), so the markers that
+    may occur in each are found once for all three (:func:`marker_needles`)."""
+    found = _secret(cited) or _pii(cited, pii_kinds)
+    if found is not None:
+        return found
+    texts = (*cited.statements, cited.context)
+    possible = marker_needles(texts)
     return (
-        _secret(cited)
-        or _pii(cited, pii_kinds)
-        or _transient(cited)
-        or _system_restatement(cited)
-        or _instruction_shaped(cited)
+        _transient(cited, texts, possible)
+        or _system_restatement(cited, texts, possible)
+        or _instruction_shaped(texts, possible)
     )
 
 

@@ -12,7 +12,15 @@ both say a match is possible:
    each). None of them in the text: no match. ``"passionate" in text`` costs a fraction of a
    regular-expression search.
 2. **A case-sensitive twin** for an ``IGNORECASE`` pattern: the same pattern, letters
-   lower-cased, without the flag, over the lower-cased text.
+   lower-cased, without the flag, over the lower-cased text. When the twin has only a few
+   needles (lower-case), they are tested first: a twin that opens with ``\\b`` is still tried at
+   every position.
+
+Many patterns over one text ask the first question together: :class:`NeedleIndex` finds the
+needles of all of them in one Aho-Corasick pass (:mod:`ahocorasick`) and tells which patterns
+(or groups of patterns, such as the triggers of a reader: :mod:`.deterministic.dispatch`) may
+match. That is what turns "forty readers, each asking its own pattern" into one scan a clause
+and a call to the few readers whose words are there.
 
 Why the twin never changes an answer. For ASCII text ``t``, ``t.lower()`` has the same length
 and the same word, space and digit characters at every position, so ``\\b``, ``\\w``, ``\\s``,
@@ -33,8 +41,10 @@ from __future__ import annotations
 import re
 import sys
 import warnings
-from collections.abc import Callable, Iterator
-from typing import Any
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any, TypeVar
+
+import ahocorasick
 
 with warnings.catch_warnings():  # the parser's public name is deprecated, not the parser
     warnings.simplefilter("ignore", DeprecationWarning)
@@ -42,13 +52,16 @@ with warnings.catch_warnings():  # the parser's public name is deprecated, not t
     import sre_constants as _codes
     import sre_parse as _parser
 
-__all__ = ["Screened", "lowered", "screen", "screened"]
+__all__ = ["NeedleIndex", "Screened", "longest_match", "lowered", "screen", "screened"]
 
+_T = TypeVar("_T")
 _UPPER = frozenset(range(ord("A"), ord("Z") + 1))
 _FEW = 4
+"""Up to this many needles, ``in`` tests beat one search for any of them."""
+_FEW_FOLDED = 8
+"""Up to this many lower-case needles, ``in`` tests go before a case-insensitive twin."""
 _MAX_RUN = 16
 """The most strings a run of small classes may stand for before it ends."""
-"""Up to this many needles, ``in`` tests beat one search for any of them."""
 
 
 class Screened:
@@ -58,7 +71,7 @@ class Screened:
     ``sub``), each answering exactly what the wrapped pattern answers.
     """
 
-    __slots__ = ("_folds", "_probe", "_twin", "needles", "pattern")
+    __slots__ = ("_folded", "_folds", "_probe", "_twin", "needles", "pattern")
 
     def __init__(self, pattern: re.Pattern[str]) -> None:
         self.pattern = pattern
@@ -77,6 +90,14 @@ class Screened:
             else None
         )
         """Many needles: one case-sensitive search for any of them, a single scan."""
+        self._folded = (
+            self.needles
+            if self._twin is not None and self.needles and len(self.needles) <= _FEW_FOLDED
+            else None
+        )
+        """A few lower-case needles of the twin, tested before the twin: a twin that opens
+        with ``\\b`` or a lookaround is tried at every position of the text, and ``in`` is
+        several times cheaper where no needle is there (most texts)."""
 
     @property
     def fast(self) -> bool:
@@ -97,11 +118,10 @@ class Screened:
                     return False
             return True
         twin = self._twin  # the twin over lower-cased text is itself the cheap check
-        return (
-            twin is not None
-            and text.isascii()
-            and getattr(twin, how)(text.lower(), pos, endpos) is None
-        )
+        if twin is None or not text.isascii():
+            return False
+        low = text.lower()
+        return _none_in(self._folded, low) or getattr(twin, how)(low, pos, endpos) is None
 
     def search(self, text: str, pos: int = 0, endpos: int = sys.maxsize) -> re.Match[str] | None:
         if self._impossible(text, "search", pos, endpos):
@@ -113,7 +133,11 @@ class Screened:
         text): a caller trying many patterns on one text lower-cases it once."""
         if self._folds:
             twin = self._twin
-            if twin is not None and lowered is not None and twin.search(lowered) is None:
+            if (
+                twin is not None
+                and lowered is not None
+                and (_none_in(self._folded, lowered) or twin.search(lowered) is None)
+            ):
                 return None
         elif self._impossible(text, "search", 0, sys.maxsize):
             return None
@@ -140,6 +164,90 @@ class Screened:
         if self._impossible(text, "search", 0, sys.maxsize):
             return text
         return self.pattern.sub(repl, text, count)
+
+
+class NeedleIndex:
+    """Which of many groups of patterns may match a text, told by one pass over it.
+
+    A group may match only when one of its patterns' needles is in the text. Each needle is
+    looked for lower-cased in the lower-cased text, all at once, with an Aho-Corasick automaton
+    (:mod:`ahocorasick`): one scan that reports every needle present, overlapping ones too, in
+    place of a ``needle in text`` test per needle per pattern.
+
+    Why the answer can only rule a match out, never in. Take ASCII text ``t``. A needle ``n`` of
+    a case-sensitive pattern is in ``t`` whenever the pattern matches ``t``, and then
+    ``n.lower()`` is in ``t.lower()`` (lower-casing ASCII maps character to character). The
+    needles of a case-insensitive pattern are its twin's, already lower-case, and the twin
+    matches ``t.lower()`` exactly when the pattern matches ``t`` (module docstring). So a group
+    none of whose lower-cased needles is in ``t.lower()`` has no pattern that matches ``t``.
+    A group with a pattern that guarantees no needle is always possible, and so is every
+    group for text that is not ASCII.
+    """
+
+    __slots__ = ("_all", "_always", "_automaton", "_searching")
+
+    def __init__(self, groups: Sequence[Sequence[Screened]]) -> None:
+        by_needle: dict[str, int] = {}
+        self._always = 0
+        for position, group in enumerate(groups):
+            bit = 1 << position
+            if not group or any(pattern.needles is None for pattern in group):
+                self._always |= bit
+                continue
+            for pattern in group:
+                for needle in pattern.needles or ():
+                    key = needle.lower()
+                    by_needle[key] = by_needle.get(key, 0) | bit
+        self._all = (1 << len(groups)) - 1
+        self._automaton = ahocorasick.Automaton()
+        for needle, bits in by_needle.items():
+            self._automaton.add_word(needle, bits)
+        self._searching = bool(by_needle)
+        if self._searching:
+            self._automaton.make_automaton()
+
+    @classmethod
+    def of(cls, patterns: Sequence[Screened]) -> NeedleIndex:
+        """An index with one group per pattern."""
+        return cls([(pattern,) for pattern in patterns])
+
+    def chosen(self, text: str, items: Sequence[_T]) -> list[_T]:
+        """The items, one per group, whose group may match ``text``, in order."""
+        possible = self.possible(text)
+        if possible == self._all:
+            return list(items)
+        chosen: list[_T] = []
+        while possible:  # the set bits only, lowest (first item) first
+            lowest = possible & -possible
+            chosen.append(items[lowest.bit_length() - 1])
+            possible ^= lowest
+        return chosen
+
+    def possible(self, text: str) -> int:
+        """A bit mask: bit ``i`` set when group ``i`` may match ``text`` (unset: cannot)."""
+        if not text.isascii():
+            return self._all
+        mask = self._always
+        if self._searching:
+            for _end, bits in self._automaton.iter(text.lower()):
+                mask |= bits
+        return mask
+
+
+def longest_match(pattern: re.Pattern[str]) -> int:
+    """The most characters a match of ``pattern`` can span (from the parsed pattern)."""
+    width: int = _parser.parse(pattern.pattern, pattern.flags).getwidth()[1]
+    return width
+
+
+def _none_in(needles: tuple[str, ...] | None, text: str) -> bool:
+    """Whether ``needles`` are known and none of them is in ``text``."""
+    if needles is None:
+        return False
+    for needle in needles:  # noqa: SIM110 - a generator costs more than the tests
+        if needle in text:
+            return False
+    return True
 
 
 def lowered(text: str) -> str | None:

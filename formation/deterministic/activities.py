@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from datetime import date
 
+from formation.deterministic.dispatch import Triggers
 from formation.deterministic.ends import words
 from formation.deterministic.findings import Finding
 from formation.deterministic.lexicon import LANGUAGE_NAMES
@@ -208,3 +209,19 @@ PROPOSERS = (
     _learning_subject,
     _off_to,
 )
+
+TRIGGERS: Triggers = {
+    _ongoing: (_ONGOING,),
+    _took_up: (_TOOK_UP,),
+    _left_job: (_LEFT_JOB,),
+    _teach: (_TEACH,),
+    _hobby_now: (_HOBBY_NOW,),
+    _play: (_PLAY,),
+    _hobby: (_HOBBY,),
+    _volunteer: (_VOLUNTEER,),
+    _passion: (_PASSION,),
+    _learning_subject: (_LEARNING_SUBJECT,),
+    _off_to: (_OFF_TO,),
+}
+"""For each reader, the patterns one of which must match a clause for it to find anything
+(:mod:`.dispatch` skips it otherwise)."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from datetime import date
 
+from formation.deterministic.dispatch import Triggers
 from formation.deterministic.ends import words
 from formation.deterministic.findings import Finding
 from formation.deterministic.nouns import OWNABLE_HEADS, PET_HEADS
@@ -74,3 +75,11 @@ GONE = _GONE
 """Words that say a pet is gone: shared with :mod:`.together` for "our dog Max"."""
 
 PROPOSERS = (_adopted, _my_new, _my_pet)
+
+TRIGGERS: Triggers = {
+    _adopted: (_ADOPTED,),
+    _my_new: (_MY_NEW,),
+    _my_pet: (_MY_PET, _NAME_MY_PET),
+}
+"""For each reader, the patterns one of which must match a clause for it to find anything
+(:mod:`.dispatch` skips it otherwise)."""

@@ -12,11 +12,17 @@ import re
 from dataclasses import dataclass
 
 from formation.deterministic.lexicon import RELATIVE_WORDS
+from formation.screening import longest_match
 
 _SENTENCE_END = re.compile(r"[.!?;]+(?=[\s\"'\u201d\u2019)]|$)|\n+")
 _ABBREVIATION = re.compile(
     r"\b(?:St|Dr|Mr|Mrs|Ms|Jr|Sr|Inc|Ltd|Co|Corp|vs|etc|e\.g|i\.e|approx|Prof|Mt)$"
 )
+_ABBREVIATION_WIDTH = longest_match(_ABBREVIATION)
+_ABBREVIATION_REACH = _ABBREVIATION_WIDTH + 1
+"""How far before a full stop an abbreviation can start: its longest match, and one more for
+a ``$`` that matches before a final newline. The search starts there instead of at the start of
+the message (``\\b`` still sees the character before: a search's start is not the string's)."""
 _STARTER = (
     r"(?=(?:I\b|I['\u2019]|[Ww]e\b|[Ww]e['\u2019]|[Tt]he team\b|[Oo]ur team\b|[Cc]all me\b"
     r"|(?:[Mm]y|[Oo]ur|[Tt]he)\s+[\w-]+(?:\s+[\w-]+)?\s+(?:is|are|was|has|isn['\u2019]t)\b"
@@ -73,7 +79,9 @@ def _sentences(content: str) -> list[tuple[int, int, bool]]:
     pieces: list[tuple[int, int, bool]] = []
     start = 0
     for match in _SENTENCE_END.finditer(content):
-        if match.group() == "." and _ABBREVIATION.search(content, 0, match.start()):
+        end = match.start()
+        reach = max(0, end - _ABBREVIATION_REACH)
+        if match.group() == "." and _ABBREVIATION.search(content, reach, end):
             continue
         pieces.append((start, match.start(), "?" in match.group()))
         start = match.end()

@@ -28,6 +28,7 @@ from formation.deterministic import (
     skills,
 )
 from formation.deterministic.dates import ground
+from formation.deterministic.dispatch import families
 from formation.deterministic.ends import words
 from formation.deterministic.findings import Finding
 from formation.deterministic.nouns import CREATIONS, EVENT_HEADS, VAGUE_EVENTS
@@ -77,7 +78,7 @@ _MY_TRIP = screened(
 _PAST_TRIP = screened(
     r"\b(?:was|were|took|snapped|went|had|visited|loved|ago|last\s+\w+|yesterday)\b", re.I
 )
-_LEAD_TIME = re.compile(
+_LEAD_TIME = screened(
     r"^(?:(?:last|this|earlier this)\s+\w+|yesterday|today|earlier today|on\s+\w+day"
     r"|(?:a few|a couple of|\w+)\s+(?:days|weeks|months|years)\s+ago),?\s+(?=(?:I|[Ww]e)\s)",
     re.IGNORECASE,
@@ -97,18 +98,8 @@ def propose_events(text: str, occurred_on: date | None) -> list[Finding]:
     still grounded from the whole clause. Pursuits and plans (:mod:`.pursuits`, :mod:`.plans`)
     search the whole clause for the speaker's own words, so they run whatever it opens with.
     """
-    told_anywhere = (
-        *pursuits.PROPOSERS,
-        *plans.PROPOSERS,
-        *jobs.PROPOSERS,
-        *memberships.PROPOSERS,
-        *skills.PROPOSERS,
-        *favourites.PROPOSERS,
-        *hosting.PROPOSERS,
-        *pets.PROPOSERS,
-        *outings.PROPOSERS,
-    )
-    findings = [f for propose in told_anywhere for f in propose(text, occurred_on)]
+    possible = _INDEX.possible(text)
+    findings = _TOLD_ANYWHERE.read(text, occurred_on, possible)
     if _DROPPED_I.match(text):
         told = "I " + text[0].lower() + text[1:]
         return [
@@ -125,10 +116,7 @@ def propose_events(text: str, occurred_on: date | None) -> list[Finding]:
             *_created(stripped, occurred_on, when_from=text),
             *_graduated(stripped, occurred_on, when_from=text),
         ]
-    own = (_event, _created, _graduated, _my_trip, _on_a_trip)
-    for propose in (*own, *activities.PROPOSERS, *belongings.PROPOSERS):
-        findings += propose(text, occurred_on)
-    return findings
+    return findings + _OPENING.read(text, occurred_on, possible)
 
 
 def _event(text: str, occurred_on: date | None, when_from: str | None = None) -> list[Finding]:
@@ -231,3 +219,54 @@ def _on_a_trip(text: str, occurred_on: date | None) -> list[Finding]:
     return _dated(
         Finding("I", "participated_in", match.group("kind"), tense="past"), text, occurred_on
     )
+
+
+_INDEX, (_TOLD_ANYWHERE, _OPENING) = families(
+    (
+        (
+            *pursuits.PROPOSERS,
+            *plans.PROPOSERS,
+            *jobs.PROPOSERS,
+            *memberships.PROPOSERS,
+            *skills.PROPOSERS,
+            *favourites.PROPOSERS,
+            *hosting.PROPOSERS,
+            *pets.PROPOSERS,
+            *outings.PROPOSERS,
+        ),
+        {
+            **pursuits.TRIGGERS,
+            **plans.TRIGGERS,
+            **jobs.TRIGGERS,
+            **memberships.TRIGGERS,
+            **skills.TRIGGERS,
+            **favourites.TRIGGERS,
+            **hosting.TRIGGERS,
+            **pets.TRIGGERS,
+            **outings.TRIGGERS,
+        },
+    ),
+    (
+        (
+            _event,
+            _created,
+            _graduated,
+            _my_trip,
+            _on_a_trip,
+            *activities.PROPOSERS,
+            *belongings.PROPOSERS,
+        ),
+        {
+            _event: (_EVENT,),
+            _created: (_CREATED,),
+            _graduated: (_GRADUATED,),
+            _my_trip: (_MY_TRIP,),
+            _on_a_trip: (_ON_A_TRIP,),
+            **activities.TRIGGERS,
+            **belongings.TRIGGERS,
+        },
+    ),
+)
+"""The readers that search the whole clause, whatever it opens with, and those of a clause
+that opens neither with a dropped "I" nor with a time phrase: one needle index for both
+(:mod:`.dispatch`)."""

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from datetime import date
 
+from formation.deterministic.dispatch import Triggers
 from formation.deterministic.ends import words
 from formation.deterministic.findings import Finding
 
@@ -59,3 +60,10 @@ def _loved_title(text: str, occurred_on: date | None) -> list[Finding]:
 
 
 PROPOSERS = (_of_mine, _loved_title)
+
+TRIGGERS: Triggers = {
+    _of_mine: (_OF_MINE,),
+    _loved_title: (_LOVED_TITLE,),
+}
+"""For each reader, the patterns one of which must match a clause for it to find anything
+(:mod:`.dispatch` skips it otherwise)."""

@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from datetime import date
 
+from formation.deterministic.dispatch import Triggers
 from formation.deterministic.findings import WEAK_CONFIDENCE, Finding
 from formation.deterministic.phrases import ADVERBS
 from formation.deterministic.pursuits import EVALUATIVE, named_event, short_phrase
@@ -43,3 +44,9 @@ def _hosting(text: str, occurred_on: date | None) -> list[Finding]:
 
 
 PROPOSERS = (_hosting,)
+
+TRIGGERS: Triggers = {
+    _hosting: (_HOSTING,),
+}
+"""For each reader, the patterns one of which must match a clause for it to find anything
+(:mod:`.dispatch` skips it otherwise)."""

@@ -24,6 +24,7 @@ import re
 from datetime import date
 
 from formation.deterministic.attributes import organisation
+from formation.deterministic.dispatch import Triggers
 from formation.deterministic.ends import words
 from formation.deterministic.findings import Finding
 from formation.deterministic.lexicon import ROLE_HEADS
@@ -129,3 +130,12 @@ def _place_i_work_at(text: str, occurred_on: date | None) -> list[Finding]:
 
 
 PROPOSERS = (_new_job, _promoted, _my_business, _place_i_work_at)
+
+TRIGGERS: Triggers = {
+    _new_job: (_NEW_JOB,),
+    _promoted: (_PROMOTED,),
+    _my_business: (_MY_BUSINESS,),
+    _place_i_work_at: (_PLACE_I_WORK_AT,),
+}
+"""For each reader, the patterns one of which must match a clause for it to find anything
+(:mod:`.dispatch` skips it otherwise)."""

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from datetime import date
 
+from formation.deterministic.dispatch import Triggers
 from formation.deterministic.ends import words
 from formation.deterministic.findings import Finding
 from formation.deterministic.nouns import closed
@@ -67,3 +68,10 @@ def _part_of(text: str, occurred_on: date | None) -> list[Finding]:
 
 
 PROPOSERS = (_joined, _part_of)
+
+TRIGGERS: Triggers = {
+    _joined: (_JOINED,),
+    _part_of: (_PART_OF,),
+}
+"""For each reader, the patterns one of which must match a clause for it to find anything
+(:mod:`.dispatch` skips it otherwise)."""

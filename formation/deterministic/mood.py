@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from formation.screening import lowered, screened
+from formation.screening import NeedleIndex, lowered, screened
 
 _REPORTED = screened(
     r"\b(?:said|says|told me|tells me|telling me|mentioned|claims?|claimed|thinks|believes"
@@ -41,10 +41,10 @@ def _alternatives(words: tuple[str, ...]) -> str:
 _CONDITIONAL = re.compile(
     r"(?:" + _alternatives((*CONDITIONAL_LEADS, "hypothetically")) + r")\b", re.IGNORECASE
 )
-CONDITIONAL_PREFIX = re.compile(
+CONDITIONAL_PREFIX = screened(
     r"^(?:" + _alternatives(CONDITIONAL_LEADS) + r")\s+(?:that\s+)?", re.IGNORECASE
 )
-HEDGE_PREFIX = re.compile(
+HEDGE_PREFIX = screened(
     r"^(?:(?:" + _alternatives(HEDGE_LEADS) + r")(?:\s+that)?,?\s+)+", re.IGNORECASE
 )
 _WISH = screened(
@@ -58,6 +58,10 @@ _MODAL_MAY = screened(r"\bmay\b")
 _NO_LONGER = screened(r"\b(?:no longer|anymore|any more|not any longer)\b", re.IGNORECASE)
 
 
+_MOOD_WORDS = NeedleIndex.of([_REPORTED, _WISH, _HEDGE, _NO_LONGER])
+_REPORTED_BIT, _WISH_BIT, _HEDGE_BIT, _NO_LONGER_BIT = 1, 2, 4, 8
+
+
 @dataclass(frozen=True, slots=True)
 class Mood:
     silent: bool
@@ -68,14 +72,22 @@ class Mood:
 
 
 def clause_mood(text: str, *, question: bool) -> Mood:
-    """The mood of one clause, from its words (apostrophes already normalised)."""
-    low = lowered(text)
-    wish = bool(_WISH.search_lowered(text, low)) and not _NOT_A_WISH.search(text)
+    """The mood of one clause, from its words (apostrophes already normalised).
+
+    The four screened word lists are looked for in one pass (:data:`_MOOD_WORDS`); a list none
+    of whose needles is in the clause cannot match it and is not searched."""
+    possible = _MOOD_WORDS.possible(text)
+    low = lowered(text) if possible else None
+    wish = bool(possible & _WISH_BIT and _WISH.search_lowered(text, low)) and not (
+        _NOT_A_WISH.search(text)
+    )
+    reported = bool(possible & _REPORTED_BIT and _REPORTED.search_lowered(text, low))
+    hedge = bool(possible & _HEDGE_BIT and _HEDGE.search_lowered(text, low))
     return Mood(
-        silent=question or bool(_REPORTED.search_lowered(text, low)) or wish,
+        silent=question or reported or wish,
         conditional=bool(_CONDITIONAL.match(text)),
-        hedged=bool(_HEDGE.search_lowered(text, low) or _MODAL_MAY.search(text)),
-        no_longer=bool(_NO_LONGER.search_lowered(text, low)),
+        hedged=hedge or bool(_MODAL_MAY.search(text)),
+        no_longer=bool(possible & _NO_LONGER_BIT and _NO_LONGER.search_lowered(text, low)),
     )
 
 

@@ -15,6 +15,7 @@ import re
 from datetime import date
 
 from formation.deterministic.belongings import GONE
+from formation.deterministic.dispatch import Triggers
 from formation.deterministic.ends import words
 from formation.deterministic.findings import Finding
 from formation.deterministic.nouns import PET_HEADS
@@ -81,3 +82,12 @@ def _my_pets(text: str, occurred_on: date | None) -> list[Finding]:
 
 
 PROPOSERS = (_household_pet, _our_pet, _adopted_this, _my_pets)
+
+TRIGGERS: Triggers = {
+    _household_pet: (_HOUSEHOLD_PET,),
+    _our_pet: (_OUR_PET,),
+    _adopted_this: (_ADOPTED_THIS,),
+    _my_pets: (_MY_PETS,),
+}
+"""For each reader, the patterns one of which must match a clause for it to find anything
+(:mod:`.dispatch` skips it otherwise)."""

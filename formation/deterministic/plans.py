@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from datetime import date
 
+from formation.deterministic.dispatch import Triggers
 from formation.deterministic.ends import words
 from formation.deterministic.findings import WEAK_CONFIDENCE, Finding
 from formation.deterministic.nouns import PLACEHOLDERS, closed
@@ -108,3 +109,11 @@ def _decided(text: str, occurred_on: date | None) -> list[Finding]:
 
 
 PROPOSERS = (_plans, _events_ahead, _decided)
+
+TRIGGERS: Triggers = {
+    _plans: (_OWN_VENTURE, _ADOPTION, _PLANNED_TRIP),
+    _events_ahead: (_GOING_TO_EVENT, _COMING_UP),
+    _decided: (_DECIDED,),
+}
+"""For each reader, the patterns one of which must match a clause for it to find anything
+(:mod:`.dispatch` skips it otherwise)."""

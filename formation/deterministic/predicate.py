@@ -322,8 +322,11 @@ def _skip_space(text: str, position: int) -> int:
     return position
 
 
+_WORD = re.compile(r"[A-Za-z']+")
+
+
 def _next_word(text: str, position: int) -> str:
-    match = re.match(r"[A-Za-z']+", text[position:])
+    match = _WORD.match(text, position)
     return match.group().lower() if match else ""
 
 

@@ -23,6 +23,7 @@ from __future__ import annotations
 import re
 from datetime import date
 
+from formation.deterministic.dispatch import Triggers
 from formation.deterministic.ends import words
 from formation.deterministic.findings import Finding
 from formation.deterministic.nouns import (
@@ -208,3 +209,16 @@ PROPOSERS = (
     _lost_job_at,
     _instrument,
 )
+
+TRIGGERS: Triggers = {
+    _passion: (_PASSIONATE,),
+    _groups: (_GROUP,),
+    _went_out: (_WENT_OUT,),
+    _faves: (_FAVE,),
+    _pursued: (_LOOKING_INTO,),
+    _had_event: (_HAD_EVENT,),
+    _lost_job_at: (_LOST_JOB_AT,),
+    _instrument: (_INSTRUMENT,),
+}
+"""For each reader, the patterns one of which must match a clause for it to find anything
+(:mod:`.dispatch` skips it otherwise)."""

@@ -31,7 +31,7 @@ from formation.deterministic.terms import (
     object_list,
     object_phrase,
 )
-from formation.screening import Screened, screened
+from formation.screening import NeedleIndex, Screened, screened
 
 _KIN = "|".join(re.escape(w) for w in sorted(RELATIVE_WORDS, key=len, reverse=True))
 _IS = r"(?:is|'s|are)(?P<neg>\s+not|n't|\s+no longer)?"
@@ -186,12 +186,16 @@ _ATTRIBUTES: tuple[tuple[Screened, Attribute], ...] = tuple(
     )
 )
 
+_ATTRIBUTE_INDEX = NeedleIndex.of([pattern for pattern, _ in _ATTRIBUTES])
+"""The attribute patterns' needles, found in one pass: a pattern none of whose needles is in
+the clause is not searched (:class:`~formation.screening.NeedleIndex`)."""
+
 
 def propose_attributes(text: str) -> list[Finding]:
     """ "my name is Ana", "call me Ana", "my timezone is CET", "my favourite editor is Helix",
     "Spanish is my first language", "Berlin has been home for years"."""
     findings: list[Finding] = []
-    for pattern, handler in _ATTRIBUTES:
+    for pattern, handler in _ATTRIBUTE_INDEX.chosen(text, _ATTRIBUTES):
         for match in pattern.finditer(text):
             findings.extend(handler(match))
     return findings

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from datetime import date
 
+from formation.deterministic.dispatch import Triggers
 from formation.deterministic.ends import words
 from formation.deterministic.findings import Finding
 from formation.deterministic.nouns import SPORTS, closed
@@ -58,3 +59,10 @@ def _lessons(text: str, occurred_on: date | None) -> list[Finding]:
 
 
 PROPOSERS = (_to_play, _lessons)
+
+TRIGGERS: Triggers = {
+    _to_play: (_TO_PLAY, _LEARNING_INSTRUMENT),
+    _lessons: (_LESSONS,),
+}
+"""For each reader, the patterns one of which must match a clause for it to find anything
+(:mod:`.dispatch` skips it otherwise)."""
