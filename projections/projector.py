@@ -28,7 +28,7 @@ from engram.shared.metrics import BATCHES_PROJECTED
 from engram.shared.settings import KafkaSettings
 from formation.resolution import BatchOutcome
 from projections.belief_store import ClaimsRecord, project_records, stored_offsets
-from projections.memory_events import OutboxPublisher, drain_outbox
+from projections.memory_events import OutboxPublisher, QueuedPayloads, drain_outbox
 from schemas.claims import decode_claims_batch
 
 log = structlog.get_logger(__name__)
@@ -129,6 +129,8 @@ class BeliefProjector:
         self._unreachable = False
         self._in_flight: asyncio.Task[None] | None = None
         self._publisher: OutboxPublisher | None = None
+        self._queued = QueuedPayloads()
+        """Memory events this projector committed and has not yet published, with their JSON."""
 
     def stop(self) -> None:
         self._stopping.set()
@@ -260,7 +262,7 @@ class BeliefProjector:
         """Publish pending memory events (how many); while the database or the broker is
         unreachable they wait in the outbox for a later drain."""
         try:
-            return await drain_outbox(self._pool, producer, topic)
+            return await drain_outbox(self._pool, producer, topic, self._queued)
         except UNAVAILABLE as error:
             self.outages += 1
             report_unavailable("projector.outbox", error, 0)
@@ -304,6 +306,7 @@ class BeliefProjector:
                 topic=tp.topic,
                 partition=tp.partition,
                 read_through=read_through,
+                queued=self._queued,
             )
         if self._publisher is not None:
             self._publisher.wake()
