@@ -11,6 +11,7 @@ claims batches to a fresh claims topic, then measures in the same run:
 Prints JSON; the ratio is what to compare across machines.
 
     .venv/bin/python -m bench.projector --turns 3000 [--profile .dev/projector.prof] [--statements]
+        [--partitions 2]
 """
 
 from __future__ import annotations
@@ -63,12 +64,14 @@ async def publish(kafka: KafkaSettings, batches: list[ClaimsBatchFormed]) -> Non
 
 
 async def main(
-    count: int, profile: Path | None = None, statements: bool = False
+    count: int, profile: Path | None = None, statements: bool = False, partitions: int = 1
 ) -> dict[str, object]:
     settings = load_settings()
     run = "proj" + secrets.token_hex(3)
     batches = await form_batches(count, tenant=run)
-    kafka, db_url = await fresh(settings.kafka, settings.database.url.get_secret_value(), run)
+    kafka, db_url = await fresh(
+        settings.kafka, settings.database.url.get_secret_value(), run, partitions=partitions
+    )
     await publish(kafka, batches)
     raw = await measure_raw(kafka, db_url, count, topic=kafka.claims_topic)
     profiler = cProfile.Profile() if profile else None
@@ -85,6 +88,7 @@ async def main(
     timings = {"chunks": chunks, "statements": report(tallies, chunks)} if statements else {}
     return {
         "batches": count,
+        "partitions": partitions,
         "candidates_per_batch": round(candidates / count, 2),
         "refusals_per_batch": round(refusals / count, 2),
         "raw_consume_copy_per_s": round(raw, 1),
@@ -110,8 +114,14 @@ if __name__ == "__main__":
         action="store_true",
         help="time each statement the projector sends (bench/statement_timing.py), per chunk",
     )
+    parser.add_argument(
+        "--partitions",
+        type=int,
+        default=1,
+        help="claims partitions (the 8 principals spread over them by key, as in production)",
+    )
     args = parser.parse_args()
-    result = asyncio.run(main(args.turns, args.profile, args.statements))
+    result = asyncio.run(main(args.turns, args.profile, args.statements, args.partitions))
     sys.stdout.write(orjson.dumps(result, option=orjson.OPT_INDENT_2).decode() + "\n")
     if args.profile:
         text = io.StringIO()
