@@ -61,10 +61,14 @@ async def _kill_after(kafka: KafkaSettings, pool: asyncpg.Pool, *, count: int) -
 
 
 async def _one_partition_digest(
-    isolated: Isolated, pool: asyncpg.Pool, batches: Sequence[ClaimsBatchFormed], name: str
+    isolated: Isolated,
+    kafka: KafkaSettings,
+    pool: asyncpg.Pool,
+    batches: Sequence[ClaimsBatchFormed],
 ) -> str:
+    """The projection of ``batches`` from a one-partition topic of this test's own."""
     single = isolated.kafka(
-        partitions=1, claims_topic=f"{name}.single", group_id=f"{isolated.tenant}-{name}"
+        partitions=1, claims_topic=f"{kafka.claims_topic}.single", group_id=kafka.group_id + "s"
     )
     await ensure_topics(single)
     await publish_batches(single, batches)
@@ -86,7 +90,7 @@ async def test_partitions_projected_side_by_side_and_killed_equal_one_partition(
     await run_projector_until(kafka, pool, count=45 - await run_count(pool), max_chunk=3)
     assert await run_count(pool) == 45
     side_by_side = await projection_digest(pool)
-    assert side_by_side == await _one_partition_digest(isolated, pool, batches, "p3")
+    assert side_by_side == await _one_partition_digest(isolated, kafka, pool, batches)
 
 
 async def test_a_principal_in_two_partitions_is_resolved_by_one_chunk_at_a_time(
@@ -99,4 +103,4 @@ async def test_a_principal_in_two_partitions_is_resolved_by_one_chunk_at_a_time(
     await run_projector_until(kafka, pool, count=40, max_chunk=4)
     assert await run_count(pool) == 40
     spread = await projection_digest(pool)
-    assert spread == await _one_partition_digest(isolated, pool, batches, "rr")
+    assert spread == await _one_partition_digest(isolated, kafka, pool, batches)
