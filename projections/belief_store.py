@@ -212,6 +212,7 @@ _REFUSAL_COLUMNS = columns_of(RefusalRow)
 _REJECTION_COLUMNS = columns_of(RejectionRow)
 _TOMBSTONE_COLUMNS = columns_of(TombstoneRow)
 _PRINCIPAL_TOMBSTONE_COLUMNS = columns_of(PrincipalTombstoneRow)
+_OUTBOX_COLUMNS = ["event_id", "tenant", "principal", "payload"]
 
 
 async def write_changes(conn: asyncpg.Connection, changes: Changes) -> list[tuple[uuid.UUID, str]]:
@@ -267,15 +268,28 @@ async def _record_in_outbox(
 ) -> list[tuple[uuid.UUID, str]]:
     """Memory events, published after commit by :func:`projections.memory_events.drain_outbox`;
     the ones queued now, with their JSON. An event id is stable, so a replay into emptied
-    projections does not queue it twice, and an event already queued keeps its row."""
+    projections does not queue it twice, and an event already queued keeps its row.
+
+    Copied straight into the outbox in a savepoint, as the other idempotent rows are
+    (:func:`projections.rows.copy_rows`); only when an id is there already (a rewind queues
+    events again) is that undone and the events inserted with ``ON CONFLICT DO NOTHING``,
+    which returns the ones it queued."""
     events = changes.memory_events
     if not events:
         return []
-    payloads = [e.model_dump_json() for e in events]
+    rows = [(e.event_id, e.tenant, e.principal, e.model_dump_json()) for e in events]
+    try:
+        async with conn.transaction():
+            await conn.copy_records_to_table(
+                "memory_event_outbox", records=rows, columns=_OUTBOX_COLUMNS
+            )
+        return [(event_id, payload) for event_id, _, _, payload in rows]
+    except asyncpg.UniqueViolationError:
+        pass
     first: dict[uuid.UUID, str] = {}  # an id twice in one chunk: the first row is the one kept
-    for event, payload in zip(events, payloads, strict=True):
-        first.setdefault(event.event_id, payload)
-    rows = await conn.fetch(
+    for event_id, _, _, payload in rows:
+        first.setdefault(event_id, payload)
+    inserted = await conn.fetch(
         """
         INSERT INTO memory_event_outbox (event_id, tenant, principal, payload)
         SELECT e.event_id, e.tenant, e.principal, e.payload::jsonb
@@ -284,9 +298,6 @@ async def _record_in_outbox(
         ON CONFLICT (event_id) DO NOTHING
         RETURNING event_id
         """,
-        [e.event_id for e in events],
-        [e.tenant for e in events],
-        [e.principal for e in events],
-        payloads,
+        *(list(column) for column in zip(*rows, strict=True)),
     )
-    return [(r["event_id"], first[r["event_id"]]) for r in rows]
+    return [(r["event_id"], first[r["event_id"]]) for r in inserted]
