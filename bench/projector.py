@@ -10,7 +10,8 @@ claims batches to a fresh claims topic, then measures in the same run:
 
 Prints JSON; the ratio is what to compare across machines.
 
-    .venv/bin/python bench/projector.py --turns 3000 [--profile .dev/projector.prof]
+    .venv/bin/python -m bench.projector --turns 3000 [--profile .dev/projector.prof] [--statements]
+        [--partitions 2]
 """
 
 from __future__ import annotations
@@ -22,11 +23,13 @@ import io
 import pstats
 import secrets
 import sys
+from contextlib import nullcontext
 from pathlib import Path
 
 import orjson
 from aiokafka import AIOKafkaProducer
 
+from bench.statement_timing import report, timed_statements
 from bench.throughput import fresh, measure_projector, measure_raw, synthetic_turns
 from engram.shared.settings import KafkaSettings, load_settings
 from schemas.claims import ClaimsBatchFormed, SourcePosition
@@ -60,24 +63,32 @@ async def publish(kafka: KafkaSettings, batches: list[ClaimsBatchFormed]) -> Non
         await producer.stop()
 
 
-async def main(count: int, profile: Path | None = None) -> dict[str, object]:
+async def main(
+    count: int, profile: Path | None = None, statements: bool = False, partitions: int = 1
+) -> dict[str, object]:
     settings = load_settings()
     run = "proj" + secrets.token_hex(3)
     batches = await form_batches(count, tenant=run)
-    kafka, db_url = await fresh(settings.kafka, settings.database.url.get_secret_value(), run)
+    kafka, db_url = await fresh(
+        settings.kafka, settings.database.url.get_secret_value(), run, partitions=partitions
+    )
     await publish(kafka, batches)
     raw = await measure_raw(kafka, db_url, count, topic=kafka.claims_topic)
     profiler = cProfile.Profile() if profile else None
     if profiler:
         profiler.enable()
-    projector = await measure_projector(kafka, db_url, count)
+    with timed_statements() if statements else nullcontext({}) as tallies:
+        projector = await measure_projector(kafka, db_url, count)
     if profiler and profile:
         profiler.disable()
         profiler.dump_stats(profile)
     candidates = sum(len(b.candidates) for b in batches)
     refusals = sum(len(b.refusals) for b in batches)
+    chunks = tallies["BEGIN;"].calls if "BEGIN;" in tallies else 0
+    timings = {"chunks": chunks, "statements": report(tallies, chunks)} if statements else {}
     return {
         "batches": count,
+        "partitions": partitions,
         "candidates_per_batch": round(candidates / count, 2),
         "refusals_per_batch": round(refusals / count, 2),
         "raw_consume_copy_per_s": round(raw, 1),
@@ -85,6 +96,7 @@ async def main(count: int, profile: Path | None = None) -> dict[str, object]:
         "projector_over_raw": round(projector.per_s / raw, 4),
         "projector_steady_batches_per_s": round(projector.steady_per_s, 1),
         "projector_steady_over_raw": round(projector.steady_per_s / raw, 4),
+        **timings,
     }
 
 
@@ -97,8 +109,19 @@ if __name__ == "__main__":
     parser.add_argument(
         "--profile", type=Path, help="write a cProfile of the projector's run here and print it"
     )
+    parser.add_argument(
+        "--statements",
+        action="store_true",
+        help="time each statement the projector sends (bench/statement_timing.py), per chunk",
+    )
+    parser.add_argument(
+        "--partitions",
+        type=int,
+        default=1,
+        help="claims partitions (the 8 principals spread over them by key, as in production)",
+    )
     args = parser.parse_args()
-    result = asyncio.run(main(args.turns, args.profile))
+    result = asyncio.run(main(args.turns, args.profile, args.statements, args.partitions))
     sys.stdout.write(orjson.dumps(result, option=orjson.OPT_INDENT_2).decode() + "\n")
     if args.profile:
         text = io.StringIO()

@@ -1,12 +1,13 @@
 """Loading what resolving a chunk of claims batches can consult, one query per table.
 
-Resolution (:func:`formation.resolution.resolve_chunk`) is pure; this reads its input: the runs
-already applied, the beliefs resolution compares each candidate with (see ``_load_beliefs``:
-never a whole key's history, which grows with the principal's), every belief of content the
-chunk corrects or deletes, what the chunk's episodes already cite, the entities it names, the
-principal's corrections and tombstones of that content, and whether the principal was
-forgotten. Every lookup is an index range of a few rows, so a batch costs the same at the
-hundredth batch of a principal's history as at the ten-thousandth.
+Resolution (:func:`formation.resolution.resolve_chunk`) is pure; this reads its input, for
+batches not yet applied (the store has checked their runs already): the beliefs resolution
+compares each candidate with (see ``_load_beliefs``: never a whole key's history, which grows
+with the principal's), every belief of content the chunk corrects or deletes, what the chunk's
+episodes already cite, the entities it names, the principal's corrections and tombstones of
+that content, and whether the principal was forgotten. Every lookup is an index range of a few
+rows, so a batch costs the same at the hundredth batch of a principal's history as at the
+ten-thousandth.
 """
 
 from __future__ import annotations
@@ -41,12 +42,10 @@ _REJECTION_COLUMNS = columns_of(RejectionRow)
 
 
 async def load_state(conn: asyncpg.Connection, batches: Sequence[ClaimsBatchFormed]) -> BeliefState:
-    applied = await conn.fetch(
-        "SELECT run_id FROM consolidation_run WHERE run_id = ANY($1::uuid[])",
-        [b.batch_id for b in batches],
-    )
-    applied_runs = {row["run_id"] for row in applied}
-    todo = [b for b in batches if b.batch_id not in applied_runs]
+    """What resolving ``batches`` consults. None of them may be applied already: the projector
+    has just left out the applied ones and undone the ones it resolves again (so this no longer
+    asks the database a second time; resolution still skips a batch given twice)."""
+    todo = list(batches)
     hashes = _hashes(todo)
     beliefs = await _load_beliefs(conn, _claims(todo), _corrected(todo))
     cited = await _load_cited(conn, todo)
@@ -55,7 +54,7 @@ async def load_state(conn: asyncpg.Connection, batches: Sequence[ClaimsBatchForm
         beliefs,
         entities=await _load_entities(conn, todo),
         cited=cited,
-        applied_runs=applied_runs,
+        applied_runs=set(),
         rejections=await _load_rejections(conn, hashes),
         tombstones=await _load_tombstones(conn, hashes),
         forgotten=await _load_forgotten(conn, todo),

@@ -49,6 +49,7 @@ from projections.claims_history import (
     undo_suffixes,
 )
 from projections.forgetting import delete_content, forget_principal
+from projections.memory_events import QueuedPayloads
 from projections.rows import columns_of, copy_rows, update_rows
 from schemas.claims import ClaimsBatchFormed
 
@@ -73,12 +74,14 @@ async def project_records(
     topic: str,
     partition: int,
     read_through: int,
+    queued: QueuedPayloads | None = None,
 ) -> list[BatchOutcome]:
     """Apply consecutive records of one partition exactly once, in one transaction.
 
     Records below the stored offset were applied already and are skipped. ``read_through`` is
     the last offset read, which may be past the last record given when undecodable records
-    were left out.
+    were left out. Once the transaction has committed, the memory events it queued are handed
+    to ``queued``, for the outbox drain to publish without reading them back.
     """
     async with conn.transaction():
         next_offset = await conn.fetchval(
@@ -92,7 +95,7 @@ async def project_records(
         fresh = [r.batch for r, old in zip(records, stale, strict=True) if not old]
         wire = {id(r.batch): r.payload for r in records if r.payload is not None}
         changes, resolved = await resolve_in_canonical_order(conn, fresh, wire)
-        await write_changes(conn, changes)
+        inserted = await write_changes(conn, changes)
         if next_offset is None or read_through + 1 > next_offset:
             await conn.execute(
                 "INSERT INTO projector_offset (projector, topic, partition, next_offset) "
@@ -103,6 +106,8 @@ async def project_records(
                 partition,
                 read_through + 1,
             )
+    if queued is not None:
+        queued.add(inserted)
     outcomes = iter(resolved)
     return [BatchOutcome(skipped=True) if old else next(outcomes) for old in stale]
 
@@ -133,6 +138,7 @@ async def resolve_in_canonical_order(
     rewind = principals_to_rewind(todo, await last_applied(conn, {principal_of(b) for b in todo}))
     kept = await _undo_for_rewind(conn, todo, rewind)
     unredacted = chunk_order(todo, rewind, kept, ())
+    # None of these is applied: ``todo`` was just checked, and ``kept``'s runs were undone.
     state = await load_state(conn, unredacted)
     ordered = chunk_order(todo, rewind, kept, state.tombstones)
     changes, outcomes = resolve_chunk(state, ordered)
@@ -206,14 +212,16 @@ _REFUSAL_COLUMNS = columns_of(RefusalRow)
 _REJECTION_COLUMNS = columns_of(RejectionRow)
 _TOMBSTONE_COLUMNS = columns_of(TombstoneRow)
 _PRINCIPAL_TOMBSTONE_COLUMNS = columns_of(PrincipalTombstoneRow)
+_OUTBOX_COLUMNS = ["event_id", "tenant", "principal", "payload"]
 
 
-async def write_changes(conn: asyncpg.Connection, changes: Changes) -> None:
+async def write_changes(conn: asyncpg.Connection, changes: Changes) -> list[tuple[uuid.UUID, str]]:
     """Write what resolution decided, one statement per table, in dependency order: runs and
     entities before the beliefs that reference them; updates to existing beliefs (which only
     ever end a value or link a conflict) before the inserts that replace them, so the
     one-current-value constraint holds at every statement. Deletions and forgetting go last,
-    so they also remove what this chunk wrote."""
+    so they also remove what this chunk wrote. Returns the memory events queued in the outbox
+    (id and JSON; not those whose rows were there already)."""
     await copy_rows(conn, "consolidation_run", changes.runs, columns=_RUN_COLUMNS)
     entities = list(changes.entities_new.values())
     await copy_rows(conn, "entity", entities, columns=_ENTITY_COLUMNS, skip_existing=True)
@@ -239,7 +247,7 @@ async def write_changes(conn: asyncpg.Connection, changes: Changes) -> None:
     )
     await copy_rows(conn, "refusal", changes.refusals, columns=_REFUSAL_COLUMNS, skip_existing=True)
     await copy_rows(conn, "belief_rejection", changes.rejections, columns=_REJECTION_COLUMNS)
-    await _record_in_outbox(conn, changes)
+    queued = await _record_in_outbox(conn, changes)
     await mark_formed(conn, [(f.topic, f.partition, f.offset) for f in changes.formed])
     for tombstone in changes.tombstones:
         await delete_content(conn, tombstone)
@@ -252,23 +260,44 @@ async def write_changes(conn: asyncpg.Connection, changes: Changes) -> None:
         changes.principal_tombstones,
         columns=_PRINCIPAL_TOMBSTONE_COLUMNS,
     )
+    return queued
 
 
-async def _record_in_outbox(conn: asyncpg.Connection, changes: Changes) -> None:
-    """Memory events, published after commit by :func:`projections.memory_events.drain_outbox`.
-    An event id is stable, so a replay into emptied projections does not queue it twice."""
+async def _record_in_outbox(
+    conn: asyncpg.Connection, changes: Changes
+) -> list[tuple[uuid.UUID, str]]:
+    """Memory events, published after commit by :func:`projections.memory_events.drain_outbox`;
+    the ones queued now, with their JSON. An event id is stable, so a replay into emptied
+    projections does not queue it twice, and an event already queued keeps its row.
+
+    Copied straight into the outbox in a savepoint, as the other idempotent rows are
+    (:func:`projections.rows.copy_rows`); only when an id is there already (a rewind queues
+    events again) is that undone and the events inserted with ``ON CONFLICT DO NOTHING``,
+    which returns the ones it queued."""
     events = changes.memory_events
-    if events:
-        await conn.execute(
-            """
-            INSERT INTO memory_event_outbox (event_id, tenant, principal, payload)
-            SELECT e.event_id, e.tenant, e.principal, e.payload::jsonb
-            FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[])
-              AS e(event_id, tenant, principal, payload)
-            ON CONFLICT (event_id) DO NOTHING
-            """,
-            [e.event_id for e in events],
-            [e.tenant for e in events],
-            [e.principal for e in events],
-            [e.model_dump_json() for e in events],
-        )
+    if not events:
+        return []
+    rows = [(e.event_id, e.tenant, e.principal, e.model_dump_json()) for e in events]
+    try:
+        async with conn.transaction():
+            await conn.copy_records_to_table(
+                "memory_event_outbox", records=rows, columns=_OUTBOX_COLUMNS
+            )
+        return [(event_id, payload) for event_id, _, _, payload in rows]
+    except asyncpg.UniqueViolationError:
+        pass
+    first: dict[uuid.UUID, str] = {}  # an id twice in one chunk: the first row is the one kept
+    for event_id, _, _, payload in rows:
+        first.setdefault(event_id, payload)
+    inserted = await conn.fetch(
+        """
+        INSERT INTO memory_event_outbox (event_id, tenant, principal, payload)
+        SELECT e.event_id, e.tenant, e.principal, e.payload::jsonb
+        FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[])
+          AS e(event_id, tenant, principal, payload)
+        ON CONFLICT (event_id) DO NOTHING
+        RETURNING event_id
+        """,
+        *(list(column) for column in zip(*rows, strict=True)),
+    )
+    return [(r["event_id"], first[r["event_id"]]) for r in inserted]

@@ -3,6 +3,15 @@
 Offsets are owned by PostgreSQL, not by the consumer group: on every assignment the consumer
 seeks to the offsets stored beside the beliefs, and each batch advances its offset in the same
 transaction as its rows. Kafka's committed offsets are written too, but only as a lag gauge.
+
+Pipelining, and what it may not do: a partition's next chunk is fetched and decoded while its
+last one commits, but resolved only after (its resolution reads what the last one wrote), so
+within a partition the projector and PostgreSQL take turns. Chunks of *different* partitions
+run side by side, each in its own transaction with its own stored offset: they name different
+principals, so neither reads what the other writes (see ``BeliefProjector._consume``). State
+resolved from is never carried over from one chunk to the next in memory: every chunk loads
+what it consults inside its own transaction, so a failed chunk, a rebalance, a rewind, a
+correction or a writer outside the projector cannot leave a stale copy behind.
 """
 
 from __future__ import annotations
@@ -28,7 +37,7 @@ from engram.shared.metrics import BATCHES_PROJECTED
 from engram.shared.settings import KafkaSettings
 from formation.resolution import BatchOutcome
 from projections.belief_store import ClaimsRecord, project_records, stored_offsets
-from projections.memory_events import OutboxPublisher, drain_outbox
+from projections.memory_events import OutboxPublisher, QueuedPayloads, drain_outbox
 from schemas.claims import decode_claims_batch
 
 log = structlog.get_logger(__name__)
@@ -127,8 +136,12 @@ class BeliefProjector:
         """Database operations that found PostgreSQL unreachable (each retried after a pause)."""
         self._listener: _SeekToStoredOffsets | None = None
         self._unreachable = False
-        self._in_flight: asyncio.Task[None] | None = None
+        self._in_flight: dict[TopicPartition, asyncio.Task[None]] = {}
+        self._principals: dict[TopicPartition, set[tuple[str, str]]] = {}
+        """The principals of each partition's chunk in flight."""
         self._publisher: OutboxPublisher | None = None
+        self._queued = QueuedPayloads()
+        """Memory events this projector committed and has not yet published, with their JSON."""
 
     def stop(self) -> None:
         self._stopping.set()
@@ -211,10 +224,18 @@ class BeliefProjector:
         """Fetch once and project each partition's records as one chunk; whether anything was
         fetched and kept.
 
-        One chunk is in flight at a time: while its statements run in PostgreSQL, this fetches
-        and decodes the next one, then waits for that chunk's commit before applying the next
-        (whose resolution reads what it wrote). A chunk that fails raises here, before anything
-        fetched after it is applied; the caller then reads again from the stored offsets."""
+        One chunk per partition is in flight at a time: while its statements run in
+        PostgreSQL, this fetches and decodes the partition's next one, then waits for that
+        chunk's commit before applying the next (whose resolution reads what it wrote).
+        Chunks of different partitions run side by side, each in its own transaction on its
+        own connection: a principal's batches are all in one partition (``engram.claims`` is
+        keyed by tenant/principal), so one partition's resolution never reads what another's
+        writes, and while one chunk's statements run in PostgreSQL another's resolution runs
+        here. Should a principal's batches ever sit in two partitions (the topic's partition
+        count raised), a chunk naming a principal that another chunk in flight names waits
+        for that chunk's commit first. A chunk that fails raises here, before anything fetched after it in its
+        partition is applied; the caller then settles the others and reads again from the
+        stored offsets."""
         if reseek or listener.seek_pending:
             await self._settle()
             await listener.reseek()
@@ -222,34 +243,42 @@ class BeliefProjector:
         fetched = await consumer.getmany(timeout_ms=200, max_records=self._max_chunk)
         for tp, records in fetched.items():
             decoded = self._decode(tp, records)
-            await self._settle()
+            principals = {(r.batch.tenant, r.batch.principal) for r in decoded}
+            await self._settle(tp, *(p for p, n in self._principals.items() if n & principals))
             if listener.moved_since(generation):
                 # Fetched across a rebalance, possibly from before its seek: drop the rest and
                 # read again from the stored offsets, the truth.
+                await self._settle()
                 await listener.reseek()
                 return False
             if self._stopping.is_set():
                 break
-            self._in_flight = asyncio.create_task(
+            self._in_flight[tp] = asyncio.create_task(
                 self._apply(tp, decoded, read_through=records[-1].offset)
             )
+            self._principals[tp] = principals
         return bool(fetched)
 
     def _abandon_in_flight(self) -> None:
-        in_flight, self._in_flight = self._in_flight, None
-        if in_flight is None:
-            return
-        if in_flight.done():
-            if not in_flight.cancelled() and in_flight.exception() is not None:
-                log.warning("projector.chunk_abandoned", error=repr(in_flight.exception()))
-        else:
-            in_flight.cancel()
+        in_flight, self._in_flight, self._principals = self._in_flight, {}, {}
+        for task in in_flight.values():
+            if task.done():
+                if not task.cancelled() and task.exception() is not None:
+                    log.warning("projector.chunk_abandoned", error=repr(task.exception()))
+            else:
+                task.cancel()
 
-    async def _settle(self) -> None:
-        """Wait for the chunk in flight to commit (raising what made it fail)."""
-        in_flight, self._in_flight = self._in_flight, None
-        if in_flight is not None:
-            await in_flight
+    async def _settle(self, *partitions: TopicPartition) -> None:
+        """Wait for the chunks in flight of ``partitions`` (default: of every partition) to
+        commit, raising what made one fail once all of them have finished."""
+        chosen = list(partitions or self._in_flight)
+        for tp in chosen:
+            self._principals.pop(tp, None)
+        tasks = [task for tp in chosen if (task := self._in_flight.pop(tp, None)) is not None]
+        results = await asyncio.gather(*tasks, return_exceptions=True)
+        for result in results:
+            if isinstance(result, BaseException):
+                raise result
 
     async def _pause(self, seconds: float) -> None:
         """Back off, but end the pause as soon as the projector is asked to stop."""
@@ -260,7 +289,7 @@ class BeliefProjector:
         """Publish pending memory events (how many); while the database or the broker is
         unreachable they wait in the outbox for a later drain."""
         try:
-            return await drain_outbox(self._pool, producer, topic)
+            return await drain_outbox(self._pool, producer, topic, self._queued)
         except UNAVAILABLE as error:
             self.outages += 1
             report_unavailable("projector.outbox", error, 0)
@@ -304,6 +333,7 @@ class BeliefProjector:
                 topic=tp.topic,
                 partition=tp.partition,
                 read_through=read_through,
+                queued=self._queued,
             )
         if self._publisher is not None:
             self._publisher.wake()

@@ -13,7 +13,7 @@ import pytest
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
 
 from ingest.topics import ensure_topics
-from projections.memory_events import DRAIN_LIMIT, drain_outbox
+from projections.memory_events import DRAIN_LIMIT, QueuedPayloads, drain_outbox
 from projections.projector import MEMORY_EVENT_BATCH_BYTES
 from schemas.common import principal_key
 from tests.support.isolation import Isolated
@@ -101,3 +101,65 @@ async def test_batched_memory_events_keep_each_principals_partition_and_order(
         "SELECT count(*) FROM memory_event_outbox WHERE published_at IS NULL"
     )
     assert unpublished == 0
+
+
+async def test_a_drain_sends_the_queued_json_and_reads_back_only_what_it_lacks(
+    isolated: Isolated, pool: asyncpg.Pool
+) -> None:
+    kafka = isolated.kafka(partitions=1)
+    await ensure_topics(kafka)
+    topic = kafka.memory_events_topic
+    ids = [uuid.uuid4() for _ in range(4)]
+    stored = [orjson.dumps({"type": "memory.formed", "n": n}).decode() for n in range(4)]
+    await pool.executemany(
+        "INSERT INTO memory_event_outbox (event_id, tenant, principal, payload) "
+        "VALUES ($1, $2, 'ana', $3::jsonb)",
+        [(i, isolated.tenant, p) for i, p in zip(ids, stored, strict=True)],
+    )
+    queued = QueuedPayloads()
+    # What this process committed, as it serialised it (the outbox row reads back as jsonb text,
+    # with other spacing): events 1 and 3. Events 0 and 2 come from the outbox.
+    queued.add(
+        [(ids[1], '{"type":"memory.formed","n":1}'), (ids[3], '{"type":"memory.formed","n":3}')]
+    )
+    producer = AIOKafkaProducer(bootstrap_servers=kafka.bootstrap, enable_idempotence=True)
+    await producer.start()
+    try:
+        assert await drain_outbox(pool, producer, topic, queued) == 4
+    finally:
+        await producer.stop()
+    consumer = AIOKafkaConsumer(
+        topic, bootstrap_servers=kafka.bootstrap, auto_offset_reset="earliest", group_id=None
+    )
+    await consumer.start()
+    values: list[bytes] = []
+    deadline = time.monotonic() + 60
+    try:
+        while len(values) < 4 and time.monotonic() < deadline:
+            for records in (await consumer.getmany(timeout_ms=500)).values():
+                values += [r.value for r in records]
+    finally:
+        await consumer.stop()
+    assert values == [
+        b'{"n": 0, "type": "memory.formed"}',
+        b'{"type":"memory.formed","n":1}',
+        b'{"n": 2, "type": "memory.formed"}',
+        b'{"type":"memory.formed","n":3}',
+    ], "in outbox order, each from the queue where it was queued, else read back"
+    assert len(queued) == 0, "published events are forgotten"
+    pending = await pool.fetchval(
+        "SELECT count(*) FROM memory_event_outbox WHERE published_at IS NULL AND tenant = $1",
+        isolated.tenant,
+    )
+    assert pending == 0
+
+
+def test_queued_payloads_stay_bounded_and_the_outbox_keeps_what_they_drop() -> None:
+    queued = QueuedPayloads()
+    first = [(uuid.uuid4(), "{}") for _ in range(QueuedPayloads.LIMIT)]
+    queued.add(first)
+    assert len(queued) == QueuedPayloads.LIMIT
+    later = (uuid.uuid4(), '{"later":1}')
+    queued.add([later])
+    assert len(queued) == 1, "full: what it held is read back from the outbox instead"
+    assert queued.known([first[0][0], later[0]]) == {later[0]: '{"later":1}'}
