@@ -46,6 +46,7 @@ Verdict = Admitted | Refused
 
 _SPEAKER = ClaimEnd(kind=EndKind.SPEAKER, text="speaker")
 """The principal's end, built once: a ``ClaimEnd`` is frozen, so every claim can share it."""
+_SPEAKER_TERM = normalise_term(_SPEAKER.text)
 
 
 def resolve_end(text: str, *, project: str, default_kind: EndKind) -> ClaimEnd:
@@ -99,6 +100,7 @@ class MessageAdmission:
         self._ascii = content.isascii()
         self._enabled = enabled_relations
         self._project = ClaimEnd(kind=EndKind.PROJECT, text=project)
+        self._project_term = normalise_term(project)
         self._unresolvable = unresolvable_terms
         self._max_name_bytes = min(max_name_bytes, MAX_NAME_BYTES)
         self._seen: set[tuple[str, ...]] = set()
@@ -135,13 +137,30 @@ class MessageAdmission:
         object_kind = EndKind.ENTITY if relation.object_kind == "entity" else EndKind.VALUE
         obj = _resolved(proposal.object, object_term, self._project, object_kind)
         facet = " ".join(proposal.facet.split()).lower() if proposal.facet else None
-        key = (*claim_key(relation.name, subject, obj, facet), proposal.polarity or "")
+        key = (
+            relation.name,
+            subject.kind,
+            self._key_term(subject),
+            obj.kind,
+            self._key_term(obj),
+            normalise_term(facet or ""),
+            proposal.polarity or "",
+        )  # claim_key's, with the shared ends' terms normalised once
         if key in self._seen:
             return Refused(
                 proposal, RefusalReason.DUPLICATE_CLAIM, "already claimed in this message"
             )
         self._seen.add(key)
         return Admitted(proposal, relation, subject, obj, facet, span)
+
+    def _key_term(self, end: ClaimEnd) -> str:
+        """``normalise_term(end.text)``, looked up for the two ends this admission shares (the
+        speaker's and the project's, built once) instead of normalised per proposal."""
+        if end is _SPEAKER:
+            return _SPEAKER_TERM
+        if end is self._project:
+            return self._project_term
+        return normalise_term(end.text)
 
 
 MAX_NAME_BYTES = 4096
