@@ -440,20 +440,26 @@ def form_episode(
     """
     outcome = _Outcome()
     budget = policy.scan_ceiling
-    unresolvable = frozenset(policy.unresolvable_terms)  # once an episode, not once a message
-    enabled = frozenset(policy.enabled_relations)
+    admission_sets: tuple[frozenset[str], frozenset[str]] | None = None  # once an episode
     for message in episode_messages(episode):
         offered = list(proposals.get(message.ordinal, ()))
         considered = offered[: max(budget, 0)]
         budget -= len(considered)
         outcome.proposed += len(offered)
         outcome.overflow += len(offered) - len(considered)
+        if not considered:
+            continue  # nothing to admit: no message state to build (most messages propose none)
+        if admission_sets is None:
+            admission_sets = (
+                frozenset(policy.unresolvable_terms),
+                frozenset(policy.enabled_relations),
+            )
         admission = MessageAdmission(
             message.content,
             project=episode.project,
-            unresolvable_terms=unresolvable,
+            unresolvable_terms=admission_sets[0],
             max_name_bytes=policy.max_entity_name_bytes,
-            enabled_relations=enabled,
+            enabled_relations=admission_sets[1],
         )
         _form_message(_MessageForming.of(episode, message, policy), admission, considered, outcome)
     counts = FormationCounts(
