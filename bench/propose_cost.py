@@ -19,6 +19,8 @@ input's turns formed twice (as written and with ``user``/``assistant`` swapped, 
 are the principal) and on ``bench/throughput.py``'s synthetic turns (``--bench-turns``). Each
 round runs this checkout and the baseline in child processes, one after the other, so both meet
 the same machine; a child warms up with one pass and keeps its best of ``--repeat``.
+With ``--after-extractor`` the rounds time ``form_episode`` alone (admission, gates,
+candidates, refusals, the batch), each turn's proposals computed before the clock starts.
 
     .venv/bin/python bench/propose_cost.py --input ../shared/data/locomo-dev.jsonl \
         --baseline-root ../main [--spacy-model en_core_web_sm] [--core 5]
@@ -100,10 +102,13 @@ def _baseline(root: Path, path: Path, repeat: int) -> float:
     return float(out.stdout.strip().splitlines()[-1])
 
 
-def _core_child(root: Path, corpus: str, path: Path, turns: int, repeat: int) -> float:
+def _core_child(
+    root: Path, corpus: str, path: Path, turns: int, repeat: int, *, after_extractor: bool = False
+) -> float:
     """CPU microseconds a turn of the core with ``root``'s code, timed in a child process."""
     child = [sys.executable, __file__, "--core-child", corpus, "--code-root", str(root.resolve())]
     options = ["--input", str(path), "--bench-turns", str(turns), "--repeat", str(repeat)]
+    options += ["--after-extractor"] if after_extractor else []
     out = subprocess.run(
         [*child, *options],
         check=True,
@@ -152,6 +157,35 @@ def _time_core(corpus: str, path: Path, turns: int, repeat: int) -> float:
     return best / len(episodes) * 1e6
 
 
+def _time_after_extractor(corpus: str, path: Path, turns: int, repeat: int) -> float:
+    """Best CPU microseconds a turn of ``form_episode`` alone (admission, gates, candidates,
+    refusals, the batch), the extractor's proposals computed beforehand as the stage does."""
+    propose = importlib.import_module("formation.deterministic").propose
+    form_episode = importlib.import_module("formation.core").form_episode
+    messages_of = importlib.import_module("schemas.episodes").episode_messages
+    policy = importlib.import_module("formation.policy").FormationPolicy()
+    position = importlib.import_module("schemas.claims").SourcePosition
+    episodes = _core_episodes(corpus, path, turns)
+    sources = [position(topic="cost", partition=0, offset=i) for i in range(len(episodes))]
+    proposals = [
+        {
+            m.ordinal: propose(
+                m.content, occurred_on=e.occurred_at.date(), ceiling=policy.scan_ceiling
+            )
+            for m in messages_of(e)
+        }
+        for e in episodes
+    ]
+    best = float("inf")
+    for attempt in range(repeat + 1):
+        started = time.process_time()
+        for episode, proposed, source in zip(episodes, proposals, sources, strict=True):
+            form_episode(episode, policy, proposed, source=source)
+        if attempt:  # the first pass warms up
+            best = min(best, time.process_time() - started)
+    return best / len(episodes) * 1e6
+
+
 def _drive(coroutine: Any) -> Any:
     """Run a coroutine that never suspends (the deterministic arm) without an event loop."""
     try:
@@ -164,15 +198,25 @@ def _drive(coroutine: Any) -> Any:
 def _compare_core(args: argparse.Namespace) -> dict[str, object]:
     """Rounds of this checkout and the baseline, alternating, on each corpus."""
     report: dict[str, object] = {}
+    after = bool(args.after_extractor)
     for corpus in ("real", "bench"):
         mine: list[float] = []
         theirs: list[float] = []
         for _ in range(args.core):
-            mine.append(_core_child(REPO, corpus, args.input, args.bench_turns, args.repeat))
+            mine.append(
+                _core_child(
+                    REPO, corpus, args.input, args.bench_turns, args.repeat, after_extractor=after
+                )
+            )
             if args.baseline_root is not None:
                 theirs.append(
                     _core_child(
-                        args.baseline_root, corpus, args.input, args.bench_turns, args.repeat
+                        args.baseline_root,
+                        corpus,
+                        args.input,
+                        args.bench_turns,
+                        args.repeat,
+                        after_extractor=after,
                     )
                 )
         entry: dict[str, object] = {"core_us_per_turn": [round(v, 1) for v in mine]}
@@ -195,12 +239,18 @@ def main() -> None:
     parser.add_argument("--spacy-model")
     parser.add_argument("--core", type=int, default=0, metavar="ROUNDS")
     parser.add_argument("--bench-turns", type=int, default=1500)
+    parser.add_argument(
+        "--after-extractor",
+        action="store_true",
+        help="with --core: time form_episode alone, the proposals computed beforehand",
+    )
     parser.add_argument("--core-child", choices=("real", "bench"), help=argparse.SUPPRESS)
     parser.add_argument("--code-root", type=Path, default=REPO, help=argparse.SUPPRESS)
     args = parser.parse_args()
     sys.path.insert(0, str(args.code_root))  # this checkout's code, not an installed copy's
     if args.core_child:
-        print(_time_core(args.core_child, args.input, args.bench_turns, args.repeat))
+        timed = _time_after_extractor if args.after_extractor else _time_core
+        print(timed(args.core_child, args.input, args.bench_turns, args.repeat))
         return
     messages = user_messages(args.input)
     n = len(messages)

@@ -44,13 +44,25 @@ class Refused:
 Verdict = Admitted | Refused
 
 
+_SPEAKER = ClaimEnd(kind=EndKind.SPEAKER, text="speaker")
+"""The principal's end, built once: a ``ClaimEnd`` is frozen, so every claim can share it."""
+_SPEAKER_TERM = normalise_term(_SPEAKER.text)
+
+
 def resolve_end(text: str, *, project: str, default_kind: EndKind) -> ClaimEnd:
     """The end a written term names: the principal, the project, or itself."""
-    term = normalise_term(text)  # once: what is_speaker_term and is_project_term compare
+    return _resolved(
+        text, normalise_term(text), ClaimEnd(kind=EndKind.PROJECT, text=project), default_kind
+    )
+
+
+def _resolved(text: str, term: str, project: ClaimEnd, default_kind: EndKind) -> ClaimEnd:
+    """:func:`resolve_end` with the term already normalised and the project's end built: a
+    message's admission normalises each written end once and builds its project end once."""
     if term in SPEAKER_TERMS:
-        return ClaimEnd(kind=EndKind.SPEAKER, text="speaker")
+        return _SPEAKER
     if term in PROJECT_TERMS:
-        return ClaimEnd(kind=EndKind.PROJECT, text=project)
+        return project
     return ClaimEnd(kind=default_kind, text=" ".join(text.split()))
 
 
@@ -85,8 +97,10 @@ class MessageAdmission:
         enabled_relations: frozenset[str] | None = None,
     ):
         self._content = content
+        self._ascii = content.isascii()
         self._enabled = enabled_relations
-        self._project = project
+        self._project = ClaimEnd(kind=EndKind.PROJECT, text=project)
+        self._project_term = normalise_term(project)
         self._unresolvable = unresolvable_terms
         self._max_name_bytes = min(max_name_bytes, MAX_NAME_BYTES)
         self._seen: set[tuple[str, ...]] = set()
@@ -101,7 +115,7 @@ class MessageAdmission:
         if not subject_term or subject_term in self._unresolvable:
             detail = f"subject {proposal.subject!r} names nothing on its own"
             return Refused(proposal, RefusalReason.UNRESOLVABLE_SUBJECT, detail)
-        span = locate(proposal.quote, self._content)
+        span = locate(proposal.quote, self._content, ascii=self._ascii)
         if span is None:
             return Refused(proposal, RefusalReason.UNLOCATABLE_QUOTE, "quote not in the message")
         if proposal.polarity not in ADMITTED_POLARITIES:
@@ -110,19 +124,28 @@ class MessageAdmission:
         if proposal.tense not in TENSES or not _is_current(proposal.tense, relation):
             detail = f"tense {proposal.tense!r} on {'an event' if relation.is_event else 'a state'}"
             return Refused(proposal, RefusalReason.NOT_CURRENT, detail)
-        return self._admit_unless_duplicate(proposal, relation, span)
+        return self._admit_unless_duplicate(proposal, relation, span, subject_term)
 
     def _admit_unless_duplicate(
-        self, proposal: Proposal, relation: Relation, span: Span
+        self, proposal: Proposal, relation: Relation, span: Span, subject_term: str
     ) -> Verdict:
-        bounded = _unbounded_end(proposal, self._max_name_bytes)
+        object_term = normalise_term(proposal.object)
+        bounded = _unbounded_end(proposal, object_term, self._max_name_bytes)
         if bounded is not None:
             return bounded
-        subject = resolve_end(proposal.subject, project=self._project, default_kind=EndKind.ENTITY)
+        subject = _resolved(proposal.subject, subject_term, self._project, EndKind.ENTITY)
         object_kind = EndKind.ENTITY if relation.object_kind == "entity" else EndKind.VALUE
-        obj = resolve_end(proposal.object, project=self._project, default_kind=object_kind)
+        obj = _resolved(proposal.object, object_term, self._project, object_kind)
         facet = " ".join(proposal.facet.split()).lower() if proposal.facet else None
-        key = (*claim_key(relation.name, subject, obj, facet), proposal.polarity or "")
+        key = (
+            relation.name,
+            subject.kind,
+            self._key_term(subject),
+            obj.kind,
+            self._key_term(obj),
+            normalise_term(facet or ""),
+            proposal.polarity or "",
+        )  # claim_key's, with the shared ends' terms normalised once
         if key in self._seen:
             return Refused(
                 proposal, RefusalReason.DUPLICATE_CLAIM, "already claimed in this message"
@@ -130,15 +153,24 @@ class MessageAdmission:
         self._seen.add(key)
         return Admitted(proposal, relation, subject, obj, facet, span)
 
+    def _key_term(self, end: ClaimEnd) -> str:
+        """``normalise_term(end.text)``, looked up for the two ends this admission shares (the
+        speaker's and the project's, built once) instead of normalised per proposal."""
+        if end is _SPEAKER:
+            return _SPEAKER_TERM
+        if end is self._project:
+            return self._project_term
+        return normalise_term(end.text)
+
 
 MAX_NAME_BYTES = 4096
 """The longest name an end can carry at all (seed 003's bound, and the wire contract's); a
 policy may set a lower one. Longer is ``entity_name_limit``."""
 
 
-def _unbounded_end(proposal: Proposal, max_bytes: int) -> Refused | None:
+def _unbounded_end(proposal: Proposal, object_term: str, max_bytes: int) -> Refused | None:
     """Refuse an end that names nothing or is too long to be a name, instead of failing."""
-    if not normalise_term(proposal.object):
+    if not object_term:
         return Refused(proposal, RefusalReason.UNRESOLVABLE_SUBJECT, "the object names nothing")
     for end in (proposal.subject, proposal.object):
         if len(end.encode()) > max_bytes:

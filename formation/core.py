@@ -66,7 +66,47 @@ def name_uuid(*parts: object) -> uuid.UUID:
     Exactly :func:`uuid.uuid5` (RFC 4122 §4.3: SHA-1 of namespace and name), with the
     namespace's bytes computed once: the projector names ~10 rows a batch this way."""
     name = "\x1f".join(map(str, parts)).encode()
-    return uuid.UUID(bytes=hashlib.sha1(_NAMESPACE_BYTES + name).digest()[:16], version=5)
+    return _uuid5(hashlib.sha1(_NAMESPACE_BYTES + name).digest())
+
+
+_VERSION_CLEAR = ~((0xC000 << 48) | (0xF000 << 64))
+_VERSION_SET = (0x8000 << 48) | (5 << 76)
+
+
+def _uuid5(digest: bytes) -> uuid.UUID:
+    """A SHA-1 digest as a version-5 UUID: the variant and version bits set as
+    ``uuid.UUID(bytes=..., version=5)`` sets them, without its argument checks (a third of its
+    cost, and the core names a row per proposal)."""
+    return uuid.UUID(int=(int.from_bytes(digest[:16]) & _VERSION_CLEAR) | _VERSION_SET)
+
+
+class MessageNames:
+    """The identities of one message's candidates and refusals, their common head hashed once.
+
+    ``candidate(*rest)`` is ``name_uuid("candidate", episode_id, ordinal, *rest)`` and
+    ``refusal(*rest)`` is ``name_uuid("refusal", episode_id, ordinal, *rest)``, byte for byte:
+    the name is the parts joined by a separator, so the head's bytes and the separator after
+    them are the same for every row of the message, and SHA-1 can resume from a copy of their
+    state instead of rendering and hashing them again per proposal."""
+
+    __slots__ = ("_candidate", "_refusal")
+
+    def __init__(self, episode_id: uuid.UUID, ordinal: int):
+        head = f"\x1f{episode_id}\x1f{ordinal}\x1f".encode()
+        self._candidate = hashlib.sha1(_NAMESPACE_BYTES + b"candidate" + head)
+        self._refusal = hashlib.sha1(_NAMESPACE_BYTES + b"refusal" + head)
+
+    def candidate(self, *rest: object) -> uuid.UUID:
+        return self._named(self._candidate, rest)
+
+    def refusal(self, *rest: object) -> uuid.UUID:
+        return self._named(self._refusal, rest)
+
+    @staticmethod
+    def _named(head: hashlib._Hash, rest: tuple[object, ...]) -> uuid.UUID:
+        state = head.copy()
+        state.update("\x1f".join(map(str, rest)).encode())
+        return _uuid5(state.digest())
 
 
 def authorised_scope(episode: Episode) -> str:
@@ -84,6 +124,38 @@ def render_statement(
     return f"{subject.text} {verb} {obj.text}{about}"
 
 
+@dataclass(frozen=True, slots=True)
+class _MessageForming:
+    """What every proposal of one message shares, worked out once per message instead of once
+    per proposal: the episode and policy, the row identities' hashed head, the authority and
+    trust the message confers, the authorised scope, whether the content is ASCII (byte and
+    character offsets agree) and the ranges the user asked to be remembered."""
+
+    episode: Episode
+    message: Message
+    policy: FormationPolicy
+    names: MessageNames
+    authority: Authority
+    untrusted: bool
+    scope: str
+    ascii: bool
+    remembered: list[tuple[int, int]]
+
+    @classmethod
+    def of(cls, episode: Episode, message: Message, policy: FormationPolicy) -> _MessageForming:
+        return cls(
+            episode=episode,
+            message=message,
+            policy=policy,
+            names=MessageNames(episode.event_id, message.ordinal),
+            authority=_authority(message),
+            untrusted=message.effective_trust is Trust.UNTRUSTED,
+            scope=authorised_scope(episode),
+            ascii=message.content.isascii(),
+            remembered=explicit_ranges(episode, message),
+        )
+
+
 @dataclass
 class _Outcome:
     candidates: list[Candidate] = field(default_factory=list)
@@ -93,12 +165,10 @@ class _Outcome:
 
 
 def _refusal(
-    episode: Episode,
-    message: Message,
+    forming: _MessageForming,
     position: int,
     proposal: Proposal,
     refused: tuple[RefusalReason, str],
-    policy: FormationPolicy,
 ) -> Refusal:
     """A refusal row that keeps the proposal's words, with secrets and policy PII redacted.
 
@@ -109,15 +179,13 @@ def _refusal(
     redacted refusal's identity also names the proposal's ``position`` in its message.
     """
     reason, detail = refused
+    message, policy = forming.message, forming.policy
     proposed = proposal.statement or f"{proposal.subject} {proposal.relation} {proposal.object}"
     words = [proposal.relation, proposed, proposal.quote, detail]
     relation, statement, quote, detail = (redact(w, pii_kinds=policy.pii_kinds) for w in words)
     redacted = [relation, statement, quote, detail] != words
     return Refusal(
-        refusal_id=name_uuid(
-            "refusal",
-            episode.event_id,
-            message.ordinal,
+        refusal_id=forming.names.refusal(
             relation,
             statement,
             quote,
@@ -147,15 +215,18 @@ def _authority(message: Message) -> Authority:
             return Authority.INFERRED
 
 
-def _trust_refusal(admitted: Admitted, message: Message) -> tuple[RefusalReason, str] | None:
+def _trust_refusal(
+    admitted: Admitted, forming: _MessageForming
+) -> tuple[RefusalReason, str] | None:
     """The speaker rule, then the untrusted-source ban."""
+    message = forming.message
     speaks_for_principal = EndKind.SPEAKER in (admitted.subject.kind, admitted.object.kind)
     if speaks_for_principal and message.role is not Role.USER:
         return (
             RefusalReason.NOT_SPOKEN_BY_PRINCIPAL,
             f"first-person claim in a {message.role} message",
         )
-    if message.effective_trust is Trust.UNTRUSTED:
+    if forming.untrusted:
         return (
             RefusalReason.UNTRUSTED_SOURCE,
             f"derived solely from untrusted {message.role} content",
@@ -184,10 +255,11 @@ def is_explicit(episode: Episode, message: Message) -> bool:
     return bool(explicit_ranges(episode, message))
 
 
-def _char_range(content: str, span: Span) -> tuple[int, int]:
-    """The span's character offsets (it counts bytes). ASCII content has one byte a character,
-    so its offsets are the span's own: no need to encode the message for every candidate."""
-    if content.isascii():
+def _char_range(content: str, span: Span, ascii: bool) -> tuple[int, int]:
+    """The span's character offsets (it counts bytes). ASCII content (``ascii``, known per
+    message) has one byte a character, so its offsets are the span's own: no need to encode the
+    message for every candidate."""
+    if ascii:
         start = min(span.start, len(content))
         return start, start + len(span.quote)
     encoded = content.encode("utf-8")
@@ -195,8 +267,11 @@ def _char_range(content: str, span: Span) -> tuple[int, int]:
     return start, start + len(span.quote)
 
 
-def _cited(admitted: Admitted, message: Message, statement: str) -> Cited:
-    start, end = _char_range(message.content, admitted.span)
+def _cited(
+    admitted: Admitted, forming: _MessageForming, statement: str, chars: tuple[int, int]
+) -> Cited:
+    start, end = chars
+    message = forming.message
     proposed = admitted.proposal.statement
     return Cited(
         statements=(statement,) if not proposed else (statement, proposed),
@@ -208,36 +283,35 @@ def _cited(admitted: Admitted, message: Message, statement: str) -> Cited:
 
 
 def _gate(
-    admitted: Admitted, message: Message, statement: str, episode: Episode, policy: FormationPolicy
+    admitted: Admitted, forming: _MessageForming, statement: str, chars: tuple[int, int]
 ) -> tuple[RefusalReason, str] | None:
-    trust = _trust_refusal(admitted, message)
+    trust = _trust_refusal(admitted, forming)
     if trust is not None:
         return trust
     scope = admitted.proposal.scope
-    if scope is not None and scope != authorised_scope(episode):
+    if scope is not None and scope != forming.scope:
         return RefusalReason.SCOPE_MISMATCH, f"proposed scope {scope!r} is not authorised"
-    cited = _cited(admitted, message, statement)
-    return eligibility_refusal(cited, pii_kinds=policy.pii_kinds)
+    cited = _cited(admitted, forming, statement, chars)
+    return eligibility_refusal(cited, pii_kinds=forming.policy.pii_kinds)
 
 
-def _confidence(
-    admitted: Admitted, message: Message, explicit: bool, policy: FormationPolicy
-) -> float:
+def _confidence(admitted: Admitted, forming: _MessageForming, explicit: bool) -> float:
     """Confidence from the strength of the evidence (seed 000). An explicit memory the owner
     wrote keeps its own path. Otherwise every automatic belief stays within
     ``inferred_confidence_cap``: a plain first-person statement by the principal reaches
     ``first_person_confidence``; a hedged reading keeps the lower value its extractor gave; what
     the principal only affirmed, or what came from others' words, stays within
     ``second_hand_confidence_cap``. Corroboration raises it later, in resolution."""
+    policy = forming.policy
     reported = admitted.proposal.confidence
     if reported is None or not math.isfinite(reported):
         value = policy.default_confidence
     else:
         value = min(max(reported, 0.0), 1.0)
-    if explicit and message.effective_trust is Trust.OWNER:
+    if explicit and forming.authority is Authority.USER:  # owner trust: the only USER authority
         return round(max(value, policy.explicit_confidence), 4)
     cap = policy.inferred_confidence_cap
-    if _authority(message) is not Authority.USER:
+    if forming.authority is not Authority.USER:
         cap = min(cap, policy.second_hand_confidence_cap)
     elif _first_person(admitted) and value >= policy.default_confidence:
         value = max(value, policy.first_person_confidence)
@@ -254,92 +328,82 @@ def _first_person(admitted: Admitted) -> bool:
     )
 
 
+_POLARITIES: dict[str | None, Polarity] = {p.value: p for p in Polarity}
+_TENSES: dict[str | None, Tense] = {t.value: t for t in Tense}
+"""Admitted words to their members by lookup: admission lets through only ``assert`` and
+``retract``, ``present`` and ``past``, so an enum call (and its failure path) is not needed."""
+
+
 def _candidate(
     admitted: Admitted,
-    message: Message,
+    forming: _MessageForming,
     statement: str,
-    episode: Episode,
-    policy: FormationPolicy,
     *,
     explicit: bool,
 ) -> Candidate:
-    proposal, relation = admitted.proposal, admitted.relation
-    confidence = _confidence(admitted, message, explicit, policy)
+    proposal, relation, policy = admitted.proposal, admitted.relation, forming.policy
+    confidence = _confidence(admitted, forming, explicit)
     sensitivity = classify_sensitivity(f"{statement} {admitted.span.quote}")
     single = relation.cardinality == "single" or (
         relation.belief_type == "preference" and admitted.facet is not None
     )
+    subject, obj, span = admitted.subject, admitted.object, admitted.span
     return Candidate(
-        candidate_id=name_uuid(
-            "candidate",
-            episode.event_id,
-            message.ordinal,
+        candidate_id=forming.names.candidate(
             relation.name,
-            admitted.subject.kind,
-            admitted.subject.text.lower(),
-            admitted.object.kind,
-            admitted.object.text.lower(),
+            subject.kind,
+            subject.text.lower(),
+            obj.kind,
+            obj.text.lower(),
             admitted.facet,
             proposal.polarity,
             policy.version,
         ),
-        message_ordinal=message.ordinal,
-        role=message.role,
-        subject=admitted.subject,
+        message_ordinal=forming.message.ordinal,
+        role=forming.message.role,
+        subject=subject,
         relation=relation.name,
-        object=admitted.object,
+        object=obj,
         facet=admitted.facet,
-        polarity=Polarity(proposal.polarity or ""),
-        tense=Tense(proposal.tense or ""),
+        polarity=_POLARITIES[proposal.polarity],
+        tense=_TENSES[proposal.tense],
         statement=statement,
-        quote=admitted.span.quote,
-        span_start=admitted.span.start,
-        span_end=admitted.span.end,
+        quote=span.quote,
+        span_start=span.start,
+        span_end=span.end,
         belief_type=relation.belief_type.value,
         cardinality="single" if single else "many",
         is_event=relation.is_event,
-        authority=_authority(message),
+        authority=forming.authority,
         confidence=confidence,
         provisional=not explicit and confidence < policy.salience_threshold,
         portability=_portability(admitted),
         sensitivity=sensitivity,
         flagged_for_review=bool(sensitivity),
-        scope=authorised_scope(episode),
+        scope=forming.scope,
         extractor=proposal.extractor,
     )
 
 
-_PORTABILITIES = frozenset(p.value for p in Portability)
+_PORTABILITIES: dict[str | None, Portability] = {p.value: p for p in Portability}
 
 
 def _portability(admitted: Admitted) -> Portability:
-    proposed = admitted.proposal.portability
-    valid = proposed if proposed in _PORTABILITIES else None
-    return clamp_portability(admitted.relation, Portability(valid) if valid else None)
+    return clamp_portability(admitted.relation, _PORTABILITIES.get(admitted.proposal.portability))
 
 
 def _form_message(
-    episode: Episode,
-    message: Message,
+    forming: _MessageForming,
+    admission: MessageAdmission,
     proposals: Sequence[Proposal],
-    policy: FormationPolicy,
     outcome: _Outcome,
 ) -> None:
-    admission = MessageAdmission(
-        message.content,
-        project=episode.project,
-        unresolvable_terms=frozenset(policy.unresolvable_terms),
-        max_name_bytes=policy.max_entity_name_bytes,
-        enabled_relations=frozenset(policy.enabled_relations),
-    )
-    remembered = explicit_ranges(episode, message)
+    content, policy = forming.message.content, forming.policy
     for position, proposal in enumerate(proposals):
         verdict = admission.check(proposal)
         if isinstance(verdict, Refused):
             refused_at_admission = (verdict.reason, verdict.detail)
-            outcome.refusals.append(
-                _refusal(episode, message, position, proposal, refused_at_admission, policy)
-            )
+            outcome.refusals.append(_refusal(forming, position, proposal, refused_at_admission))
             continue
         statement = render_statement(
             verdict.subject,
@@ -348,15 +412,15 @@ def _form_message(
             verdict.facet,
             proposal.polarity or "",
         )
-        refused = _gate(verdict, message, statement, episode, policy)
+        chars = _char_range(content, verdict.span, forming.ascii)
+        refused = _gate(verdict, forming, statement, chars)
         if refused is not None:
-            outcome.refusals.append(_refusal(episode, message, position, proposal, refused, policy))
+            outcome.refusals.append(_refusal(forming, position, proposal, refused))
         elif len(outcome.candidates) >= policy.max_committed_per_consolidation:
             outcome.overflow += 1
         else:
-            explicit = within(remembered, *_char_range(message.content, verdict.span))
-            candidate = _candidate(verdict, message, statement, episode, policy, explicit=explicit)
-            outcome.candidates.append(candidate)
+            explicit = within(forming.remembered, *chars)
+            outcome.candidates.append(_candidate(verdict, forming, statement, explicit=explicit))
 
 
 def form_episode(
@@ -376,13 +440,28 @@ def form_episode(
     """
     outcome = _Outcome()
     budget = policy.scan_ceiling
+    admission_sets: tuple[frozenset[str], frozenset[str]] | None = None  # once an episode
     for message in episode_messages(episode):
         offered = list(proposals.get(message.ordinal, ()))
         considered = offered[: max(budget, 0)]
         budget -= len(considered)
         outcome.proposed += len(offered)
         outcome.overflow += len(offered) - len(considered)
-        _form_message(episode, message, considered, policy, outcome)
+        if not considered:
+            continue  # nothing to admit: no message state to build (most messages propose none)
+        if admission_sets is None:
+            admission_sets = (
+                frozenset(policy.unresolvable_terms),
+                frozenset(policy.enabled_relations),
+            )
+        admission = MessageAdmission(
+            message.content,
+            project=episode.project,
+            unresolvable_terms=admission_sets[0],
+            max_name_bytes=policy.max_entity_name_bytes,
+            enabled_relations=admission_sets[1],
+        )
+        _form_message(_MessageForming.of(episode, message, policy), admission, considered, outcome)
     counts = FormationCounts(
         proposed=outcome.proposed,
         admitted=len(outcome.candidates),

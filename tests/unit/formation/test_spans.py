@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from hypothesis import given
+from hypothesis import strategies as st
+
 from formation.spans import locate, quote_at
 
 
@@ -47,3 +50,12 @@ def test_surrounding_whitespace_of_a_quote_is_ignored() -> None:
     span = locate("  Berlin ", "I live in Berlin")
     assert span is not None
     assert span.quote == "Berlin"
+
+
+@given(content=st.text(max_size=80), start=st.integers(0, 80), length=st.integers(0, 20))
+def test_a_known_ascii_flag_locates_the_same_span(content: str, start: int, length: int) -> None:
+    """The flag only skips encoding: the span is the one found without it, ASCII or not."""
+    quote = content[start : start + length]
+    assert locate(quote, content, ascii=content.isascii()) == locate(quote, content)
+    if content.isascii():
+        assert locate(quote, content, ascii=True) == locate(quote, content)
