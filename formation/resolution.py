@@ -37,6 +37,7 @@ from formation.beliefs import (
 )
 from formation.core import name_uuid
 from formation.corrections import candidate_hash
+from formation.naming import Names
 from formation.proposals import normalise_term
 from formation.resolve import (
     ConflictWithHistory,
@@ -71,6 +72,8 @@ UNSPECIFIED_WEIGHT = 0.5
 """An ``unspecified`` correction multiplies confidence by this: down-weighted, never retired."""
 _LOWER_PORTABILITY = {"portable": "contextual", "contextual": "local", "local": "local"}
 _BLOCKING = frozenset({CorrectionKind.UNTRUE.value, CorrectionKind.CHANGED.value})
+_BELIEF_NAMES = Names("belief")
+_EVIDENCE_NAMES = Names("evidence")
 
 
 @dataclass
@@ -162,8 +165,8 @@ class _BatchWriter:
             principal=batch.principal,
             episode_id=batch.episode_id,
             occurred_at=batch.occurred_at,
-            new_belief_id=lambda: name_uuid(
-                "belief", batch.tenant, batch.principal, candidate.candidate_id
+            new_belief_id=lambda: _BELIEF_NAMES.name(
+                batch.tenant, batch.principal, candidate.candidate_id
             ),
             state=self._state,
         )
@@ -450,7 +453,7 @@ class _BatchWriter:
         self._state.cited.add(cited)
         self._changes.evidence.append(
             EvidenceRow(
-                evidence_id=name_uuid("evidence", belief_id, self._episode, c.message_ordinal),
+                evidence_id=_EVIDENCE_NAMES.name(belief_id, self._episode, c.message_ordinal),
                 belief_id=belief_id,
                 tenant=batch.tenant,
                 principal=batch.principal,
@@ -573,8 +576,7 @@ def memory_events(batch: ClaimsBatchFormed, outcome: BatchOutcome) -> list[Memor
         return []
     # Built without validation: every value comes from a validated batch and a name-based id.
     # The batch's fields are set once, in a template each event copies with its own three
-    # (a copy costs about half a construction); the run id is spelt once for the names
-    # (``name_uuid`` spells each part with ``str``, so the names are the same).
+    # (a copy costs about half a construction); the names share the run's part, hashed once.
     template = MemoryChanged.model_construct(
         schema_version=1,
         related_belief_id=None,
@@ -588,14 +590,10 @@ def memory_events(batch: ClaimsBatchFormed, outcome: BatchOutcome) -> list[Memor
         occurred_at=batch.occurred_at,
         policy_version=batch.policy_version,
     )
-    run = str(batch.batch_id)
+    names = Names("memory-event", batch.batch_id)
     return [
         template.model_copy(
-            update={
-                "type": kind,
-                "event_id": name_uuid("memory-event", run, kind, belief_id),
-                "belief_id": belief_id,
-            }
+            update={"type": kind, "event_id": names.name(kind, belief_id), "belief_id": belief_id}
         )
         for kind, belief_ids in kinds
         for belief_id in belief_ids
