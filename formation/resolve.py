@@ -4,7 +4,9 @@ Seed 000's order: same-source replay (no-op) → duplicate (reinforce) → contr
 (supersede) or conflict (both live, linked, flagged). Ordering uses authority first
 (user > affirmed > inferred), then the time of the source event — never processing time — so a
 replay of the log resolves exactly as the first pass did. Pure: this names the decision;
-:mod:`.resolution` turns decisions into rows, and the store writes them.
+:mod:`.resolution` turns decisions into rows, and the store writes them. A decision is made
+for every candidate and read once, so it is a plain slotted dataclass (a frozen one costs
+several times as much to construct).
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ AUTHORITY_RANK = {Authority.INFERRED: 1, Authority.AFFIRMED: 2, Authority.USER: 
 PROMOTION_SCOPES = 2
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class Create:
     candidate: Candidate
     belief_id: uuid.UUID
@@ -30,7 +32,7 @@ class Create:
     conflicts_with: tuple[uuid.UUID, ...] = ()
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class Reinforce:
     candidate: Candidate
     belief_id: uuid.UUID
@@ -38,7 +40,7 @@ class Reinforce:
     origin_scopes: tuple[str, ...]
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class Replayed:
     """The same source already produced this belief: nothing changes."""
 
@@ -46,7 +48,7 @@ class Replayed:
     belief_id: uuid.UUID
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class ConflictWithHistory:
     """An older-dated claim repeats a value that was already superseded: it is linked, as a
     conflict, to the value that replaced it, instead of reverting to the old value."""
@@ -56,7 +58,7 @@ class ConflictWithHistory:
     current_belief_id: uuid.UUID
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class Rejected:
     candidate: Candidate
     reason: RefusalReason
