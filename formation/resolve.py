@@ -16,7 +16,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 
-from formation.beliefs import BeliefRow, BeliefState, end_key
+from formation.beliefs import BeliefRow, BeliefState
+from formation.corrections import ContentParts
 from schemas.claims import Authority, Candidate, RefusalReason
 from schemas.common import Polarity
 
@@ -68,12 +69,9 @@ class Rejected:
 Decision = Create | Reinforce | Replayed | ConflictWithHistory | Rejected
 
 
-def conflict_key(candidate: Candidate) -> tuple[str, str, str]:
-    return end_key(candidate.subject), candidate.relation, candidate.facet or ""
-
-
 def resolve(
     candidate: Candidate,
+    parts: ContentParts,
     *,
     tenant: str,
     principal: str,
@@ -82,15 +80,14 @@ def resolve(
     new_belief_id: Callable[[], uuid.UUID],
     state: BeliefState,
 ) -> Decision:
-    """Decide what ``candidate`` does to the beliefs sharing its conflict key.
+    """Decide what ``candidate`` (its content key: ``parts``) does to the beliefs sharing its
+    conflict key.
 
     ``state`` holds the current beliefs of the key and its past values (superseded), and which
     of them this episode already cites. ``new_belief_id`` names the belief a ``Create`` makes;
     it is called only then (most candidates reinforce, and naming costs a SHA-1).
     """
-    subject_key, relation, facet = conflict_key(candidate)
-    object_key = end_key(candidate.object)
-    polarity = candidate.polarity.value
+    subject_key, relation, object_key, facet, polarity = parts
     key = (tenant, principal, subject_key, relation, facet)
     same_object = state.with_object(key, object_key)
     same_claim = [b for b in same_object if b.polarity == polarity]
