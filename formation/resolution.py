@@ -47,6 +47,7 @@ from formation.resolve import (
     Replayed,
     resolve,
 )
+from formation.trusted import unvalidated
 from formation.undo import AliasImage, BatchUndo, BeliefImage
 from schemas.claims import (
     Candidate,
@@ -586,26 +587,25 @@ def memory_events(batch: ClaimsBatchFormed, outcome: BatchOutcome) -> list[Memor
     ]
     if not any(belief_ids for _, belief_ids in kinds):
         return []
-    # Built without validation: every value comes from a validated batch and a name-based id.
-    # The batch's fields are set once, in a template each event copies with its own three
-    # (a copy costs about half a construction); the names share the run's part, hashed once.
-    template = MemoryChanged.model_construct(
-        schema_version=1,
-        related_belief_id=None,
-        type="memory.formed",
-        event_id=batch.batch_id,
-        tenant=batch.tenant,
-        principal=batch.principal,
-        belief_id=batch.batch_id,
-        run_id=batch.batch_id,
-        episode_id=batch.episode_id,
-        occurred_at=batch.occurred_at,
-        policy_version=batch.policy_version,
-    )
+    # Built without validation: every value comes from a validated batch and a name-based id,
+    # in the model's field order; the names share the run's part, hashed once.
     names = Names("memory-event", batch.batch_id)
     return [
-        template.model_copy(
-            update={"type": kind, "event_id": names.name(kind, belief_id), "belief_id": belief_id}
+        unvalidated(
+            MemoryChanged,
+            {
+                "schema_version": 1,
+                "type": kind,
+                "event_id": names.name(kind, belief_id),
+                "tenant": batch.tenant,
+                "principal": batch.principal,
+                "belief_id": belief_id,
+                "run_id": batch.batch_id,
+                "episode_id": batch.episode_id,
+                "occurred_at": batch.occurred_at,
+                "policy_version": batch.policy_version,
+                "related_belief_id": None,
+            },
         )
         for kind, belief_ids in kinds
         for belief_id in belief_ids
