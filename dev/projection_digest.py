@@ -7,10 +7,15 @@ decoding the same bytes, without Kafka — into a fresh, migrated database, in c
 ``--chunk`` records. With ``--window N`` the records are shuffled within windows of N (a fixed
 seed), so late batches rewind principals across chunk boundaries. Prints JSON: the projection
 digest, digests of the memory-event outbox and of ``claims_history`` (payloads and undo
-records), and the seconds the projection took. Run it from each checkout (or with
-``PYTHONPATH`` naming the checkout) and compare the digests:
+records), and the seconds the projection took.
 
-    PYTHONPATH=. .venv/bin/python dev/projection_digest.py [--window 64 --chunk 50]
+The policy version digests the formation package's source, so two checkouts form different
+batches (other versions, other ids) from the same turns: to compare two checkouts' projectors,
+form the records once (``--records FILE`` writes them when FILE does not exist and reads them
+when it does) and project the same bytes with each checkout on ``PYTHONPATH``:
+
+    PYTHONPATH=../base .venv/bin/python dev/projection_digest.py --records /tmp/r.jsonl
+    PYTHONPATH=. .venv/bin/python dev/projection_digest.py --records /tmp/r.jsonl
 """
 
 from __future__ import annotations
@@ -142,10 +147,22 @@ async def digests(url: str) -> dict[str, object]:
         await conn.close()
 
 
-async def main(args: argparse.Namespace) -> dict[str, object]:
+async def formed(args: argparse.Namespace) -> list[tuple[int, bytes]]:
+    """The records to project: read from ``args.records`` when it exists, else formed (and
+    written there when it is named)."""
+    path: Path | None = args.records
+    if path is not None and path.exists():
+        return list(enumerate(path.read_bytes().splitlines()))
     batches = await form_batches(args.turns, tenant=TENANT)
     batches += corrections(batches, args.every) if args.every else []
     wire = records(batches, args.window)
+    if path is not None:
+        path.write_bytes(b"\n".join(raw for _, raw in wire) + b"\n")
+    return wire
+
+
+async def main(args: argparse.Namespace) -> dict[str, object]:
+    wire = await formed(args)
     admin_url = load_settings().database.url.get_secret_value()
     name = "digest" + secrets.token_hex(3)
     url = await create_database(admin_url, name)
@@ -178,6 +195,7 @@ if __name__ == "__main__":
     parser.add_argument("--window", type=int, default=0)
     parser.add_argument("--every", type=int, default=97, help="a correction every N batches")
     parser.add_argument("--profile", type=Path, help="write a cProfile of the projection here")
+    parser.add_argument("--records", type=Path, help="read the records here, or form and write")
     args = parser.parse_args()
     result = asyncio.run(main(args))
     sys.stdout.write(orjson.dumps(result, option=orjson.OPT_INDENT_2).decode() + "\n")
