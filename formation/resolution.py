@@ -32,11 +32,11 @@ from formation.beliefs import (
     RejectionRow,
     RunRow,
     TombstoneRow,
-    end_key,
     principal_hash,
 )
 from formation.core import name_uuid
-from formation.corrections import candidate_hash
+from formation.corrections import ContentParts, candidate_parts, parts_hash
+from formation.naming import Names
 from formation.proposals import normalise_term
 from formation.resolve import (
     ConflictWithHistory,
@@ -47,6 +47,7 @@ from formation.resolve import (
     Replayed,
     resolve,
 )
+from formation.trusted import unvalidated
 from formation.undo import AliasImage, BatchUndo, BeliefImage
 from schemas.claims import (
     Candidate,
@@ -71,6 +72,8 @@ UNSPECIFIED_WEIGHT = 0.5
 """An ``unspecified`` correction multiplies confidence by this: down-weighted, never retired."""
 _LOWER_PORTABILITY = {"portable": "contextual", "contextual": "local", "local": "local"}
 _BLOCKING = frozenset({CorrectionKind.UNTRUE.value, CorrectionKind.CHANGED.value})
+_BELIEF_NAMES = Names("belief")
+_EVIDENCE_NAMES = Names("evidence")
 
 
 @dataclass
@@ -108,7 +111,7 @@ def resolve_chunk(
 def _resolve_batch(state: BeliefState, batch: ClaimsBatchFormed, changes: Changes) -> BatchOutcome:
     source = batch.source
     changes.formed.append(EpisodeFormed(source.topic, source.partition, source.offset))
-    if principal_hash(batch.tenant, batch.principal) in state.forgotten:
+    if state.forgotten and principal_hash(batch.tenant, batch.principal) in state.forgotten:
         return BatchOutcome(skipped=True)  # a forgotten principal forms nothing, stores nothing
     if batch.batch_id in state.applied_runs:
         return BatchOutcome(skipped=True)
@@ -153,23 +156,26 @@ class _BatchWriter:
 
     def decide_and_apply(self, candidate: Candidate) -> Decision:
         batch = self._batch
-        blocked = self._blocked(candidate)
+        parts = candidate_parts(candidate)  # spelt once: every step below compares by them
+        digest = parts_hash(parts)
+        blocked = self._blocked(candidate, digest)
         if blocked is not None:
             return blocked
         decision = resolve(
             candidate,
+            parts,
             tenant=batch.tenant,
             principal=batch.principal,
             episode_id=batch.episode_id,
             occurred_at=batch.occurred_at,
-            new_belief_id=lambda: name_uuid(
-                "belief", batch.tenant, batch.principal, candidate.candidate_id
+            new_belief_id=lambda: _BELIEF_NAMES.name(
+                batch.tenant, batch.principal, candidate.candidate_id
             ),
             state=self._state,
         )
         match decision:
             case Create():
-                self._create(decision)
+                self._create(decision, parts, digest)
             case Reinforce():
                 self._reinforce(decision)
             case ConflictWithHistory():
@@ -178,12 +184,12 @@ class _BatchWriter:
                 pass
         return decision
 
-    def _blocked(self, candidate: Candidate) -> Rejected | None:
+    def _blocked(self, candidate: Candidate, digest: str) -> Rejected | None:
         """Deleted content never forms again; content the principal rejected (untrue, changed)
         forms again only from a statement dated after the rejection — a late-arriving or
-        replayed statement from before it never undoes it."""
+        replayed statement from before it never undoes it. ``digest``: the candidate's content
+        hash."""
         batch = self._batch
-        digest = candidate_hash(candidate)
         if (batch.tenant, batch.principal, digest) in self._state.tombstones:
             return Rejected(candidate, RefusalReason.TOMBSTONED, "the principal deleted this")
         for rejection in self._state.rejections_of(batch.tenant, batch.principal, digest):
@@ -300,7 +306,7 @@ class _BatchWriter:
     def _belief(self, belief_id: uuid.UUID) -> BeliefRow:
         return self._state.beliefs[belief_id]
 
-    def _create(self, decision: Create) -> None:
+    def _create(self, decision: Create, parts: ContentParts, digest: str) -> None:
         at, new_id = self._batch.occurred_at, decision.belief_id
         for old_id in decision.supersedes:
             old = self._belief(old_id)
@@ -311,7 +317,7 @@ class _BatchWriter:
         for other_id in decision.conflicts_with:
             self._link_conflict(self._belief(other_id), new_id)
             self.outcome.conflicted.append(other_id)
-        belief = self._new_belief(decision)
+        belief = self._new_belief(decision, parts, digest)
         self._imaged.add(belief.belief_id)
         self.outcome.undo.beliefs_created.append(belief.belief_id)
         for rejection in self._state.rejections_of(
@@ -326,25 +332,26 @@ class _BatchWriter:
         self._evidence(decision.candidate, belief.belief_id)
         self.outcome.created.append(belief.belief_id)
 
-    def _new_belief(self, decision: Create) -> BeliefRow:
+    def _new_belief(self, decision: Create, parts: ContentParts, digest: str) -> BeliefRow:
         c, batch = decision.candidate, self._batch
+        subject_key, _, object_key, facet, polarity = parts
         return BeliefRow(
             belief_id=decision.belief_id,
             tenant=batch.tenant,
             principal=batch.principal,
             subject_kind=c.subject.kind.value,
             subject_entity_id=self._entity(c.subject),
-            subject_key=end_key(c.subject),
+            subject_key=subject_key,
             relation=c.relation,
             object_kind=c.object.kind.value,
             object_entity_id=self._entity(c.object),
             object_text=c.object.text,
-            object_key=end_key(c.object),
-            facet=c.facet or "",
-            content_hash=candidate_hash(c),
+            object_key=object_key,
+            facet=facet,
+            content_hash=digest,
             statement=c.statement,
             belief_type=c.belief_type,
-            polarity=c.polarity.value,
+            polarity=polarity,
             authority=c.authority.value,
             portability=c.portability.value,
             sensitivity=list(c.sensitivity),
@@ -444,13 +451,13 @@ class _BatchWriter:
 
     def _evidence(self, c: Candidate, belief_id: uuid.UUID) -> None:
         batch = self._batch
-        cited = (belief_id, batch.episode_id, c.message_ordinal)
-        if cited in self._state.cited:
+        cited, already = self._state.cited, len(self._state.cited)
+        cited.add((belief_id, batch.episode_id, c.message_ordinal))
+        if len(cited) == already:  # cited before (one hash of the key, not two)
             return
-        self._state.cited.add(cited)
         self._changes.evidence.append(
             EvidenceRow(
-                evidence_id=name_uuid("evidence", belief_id, self._episode, c.message_ordinal),
+                evidence_id=_EVIDENCE_NAMES.name(belief_id, self._episode, c.message_ordinal),
                 belief_id=belief_id,
                 tenant=batch.tenant,
                 principal=batch.principal,
@@ -474,8 +481,19 @@ class _BatchWriter:
 
 def _run_row(batch: ClaimsBatchFormed, decisions: Sequence[Decision]) -> RunRow:
     reasons = Counter(r.reason.value for r in batch.refusals)
-    reasons.update(d.reason.value for d in decisions if isinstance(d, Rejected))
-    creates = [d for d in decisions if isinstance(d, Create)]
+    committed = reinforced = superseded = conflicted = 0
+    for d in decisions:  # one pass over the decisions for every count
+        match d:
+            case Reinforce():
+                reinforced += 1
+            case Create():
+                committed += 1
+                superseded += len(d.supersedes)
+                conflicted += len(d.conflicts_with)
+            case ConflictWithHistory():
+                conflicted += 1
+            case Rejected():
+                reasons[d.reason.value] += 1
     return RunRow(
         run_id=batch.batch_id,
         tenant=batch.tenant,
@@ -492,11 +510,10 @@ def _run_row(batch: ClaimsBatchFormed, decisions: Sequence[Decision]) -> RunRow:
         occurred_at=batch.occurred_at,
         proposed=batch.counts.proposed,
         admitted=batch.counts.admitted,
-        committed=len(creates),
-        reinforced=sum(isinstance(d, Reinforce) for d in decisions),
-        superseded=sum(len(d.supersedes) for d in creates),
-        conflicted=sum(len(d.conflicts_with) for d in creates)
-        + sum(isinstance(d, ConflictWithHistory) for d in decisions),
+        committed=committed,
+        reinforced=reinforced,
+        superseded=superseded,
+        conflicted=conflicted,
         refused=batch.counts.refused,
         overflow=batch.counts.overflow,
         retracted=batch.counts.retracted,
@@ -509,27 +526,26 @@ def _refusal_rows(batch: ClaimsBatchFormed, decisions: Sequence[Decision]) -> li
     one message share an identity and are one row)."""
     rejected = [_refusal(d) for d in decisions if isinstance(d, Rejected)]
     rows: dict[uuid.UUID, RefusalRow] = {}
-    for r in (*batch.refusals, *rejected):
-        rows.setdefault(
-            r.refusal_id,
-            RefusalRow(
-                refusal_id=r.refusal_id,
-                run_id=batch.batch_id,
-                tenant=batch.tenant,
-                principal=batch.principal,
-                project=batch.project,
-                episode_id=batch.episode_id,
-                message_ordinal=r.message_ordinal,
-                role=r.role.value,
-                relation=r.relation,
-                statement=r.statement,
-                quote=r.quote,
-                reason=r.reason.value,
-                detail=r.detail,
-                extractor=r.extractor,
-                policy_version=batch.policy_version,
-                occurred_at=batch.occurred_at,
-            ),
+    for r in (*batch.refusals, *rejected) if rejected else batch.refusals:
+        if r.refusal_id in rows:
+            continue
+        rows[r.refusal_id] = RefusalRow(
+            refusal_id=r.refusal_id,
+            run_id=batch.batch_id,
+            tenant=batch.tenant,
+            principal=batch.principal,
+            project=batch.project,
+            episode_id=batch.episode_id,
+            message_ordinal=r.message_ordinal,
+            role=r.role.value,
+            relation=r.relation,
+            statement=r.statement,
+            quote=r.quote,
+            reason=r.reason.value,
+            detail=r.detail,
+            extractor=r.extractor,
+            policy_version=batch.policy_version,
+            occurred_at=batch.occurred_at,
         )
     return list(rows.values())
 
@@ -571,31 +587,25 @@ def memory_events(batch: ClaimsBatchFormed, outcome: BatchOutcome) -> list[Memor
     ]
     if not any(belief_ids for _, belief_ids in kinds):
         return []
-    # Built without validation: every value comes from a validated batch and a name-based id.
-    # The batch's fields are set once, in a template each event copies with its own three
-    # (a copy costs about half a construction); the run id is spelt once for the names
-    # (``name_uuid`` spells each part with ``str``, so the names are the same).
-    template = MemoryChanged.model_construct(
-        schema_version=1,
-        related_belief_id=None,
-        type="memory.formed",
-        event_id=batch.batch_id,
-        tenant=batch.tenant,
-        principal=batch.principal,
-        belief_id=batch.batch_id,
-        run_id=batch.batch_id,
-        episode_id=batch.episode_id,
-        occurred_at=batch.occurred_at,
-        policy_version=batch.policy_version,
-    )
-    run = str(batch.batch_id)
+    # Built without validation: every value comes from a validated batch and a name-based id,
+    # in the model's field order; the names share the run's part, hashed once.
+    names = Names("memory-event", batch.batch_id)
     return [
-        template.model_copy(
-            update={
+        unvalidated(
+            MemoryChanged,
+            {
+                "schema_version": 1,
                 "type": kind,
-                "event_id": name_uuid("memory-event", run, kind, belief_id),
+                "event_id": names.name(kind, belief_id),
+                "tenant": batch.tenant,
+                "principal": batch.principal,
                 "belief_id": belief_id,
-            }
+                "run_id": batch.batch_id,
+                "episode_id": batch.episode_id,
+                "occurred_at": batch.occurred_at,
+                "policy_version": batch.policy_version,
+                "related_belief_id": None,
+            },
         )
         for kind, belief_ids in kinds
         for belief_id in belief_ids

@@ -4,7 +4,9 @@ Seed 000's order: same-source replay (no-op) → duplicate (reinforce) → contr
 (supersede) or conflict (both live, linked, flagged). Ordering uses authority first
 (user > affirmed > inferred), then the time of the source event — never processing time — so a
 replay of the log resolves exactly as the first pass did. Pure: this names the decision;
-:mod:`.resolution` turns decisions into rows, and the store writes them.
+:mod:`.resolution` turns decisions into rows, and the store writes them. A decision is made
+for every candidate and read once, so it is a plain slotted dataclass (a frozen one costs
+several times as much to construct).
 """
 
 from __future__ import annotations
@@ -14,7 +16,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 
-from formation.beliefs import BeliefRow, BeliefState, end_key
+from formation.beliefs import BeliefRow, BeliefState
+from formation.corrections import ContentParts
 from schemas.claims import Authority, Candidate, RefusalReason
 from schemas.common import Polarity
 
@@ -22,7 +25,7 @@ AUTHORITY_RANK = {Authority.INFERRED: 1, Authority.AFFIRMED: 2, Authority.USER: 
 PROMOTION_SCOPES = 2
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class Create:
     candidate: Candidate
     belief_id: uuid.UUID
@@ -30,7 +33,7 @@ class Create:
     conflicts_with: tuple[uuid.UUID, ...] = ()
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class Reinforce:
     candidate: Candidate
     belief_id: uuid.UUID
@@ -38,7 +41,7 @@ class Reinforce:
     origin_scopes: tuple[str, ...]
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class Replayed:
     """The same source already produced this belief: nothing changes."""
 
@@ -46,7 +49,7 @@ class Replayed:
     belief_id: uuid.UUID
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class ConflictWithHistory:
     """An older-dated claim repeats a value that was already superseded: it is linked, as a
     conflict, to the value that replaced it, instead of reverting to the old value."""
@@ -56,7 +59,7 @@ class ConflictWithHistory:
     current_belief_id: uuid.UUID
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class Rejected:
     candidate: Candidate
     reason: RefusalReason
@@ -66,12 +69,9 @@ class Rejected:
 Decision = Create | Reinforce | Replayed | ConflictWithHistory | Rejected
 
 
-def conflict_key(candidate: Candidate) -> tuple[str, str, str]:
-    return end_key(candidate.subject), candidate.relation, candidate.facet or ""
-
-
 def resolve(
     candidate: Candidate,
+    parts: ContentParts,
     *,
     tenant: str,
     principal: str,
@@ -80,15 +80,14 @@ def resolve(
     new_belief_id: Callable[[], uuid.UUID],
     state: BeliefState,
 ) -> Decision:
-    """Decide what ``candidate`` does to the beliefs sharing its conflict key.
+    """Decide what ``candidate`` (its content key: ``parts``) does to the beliefs sharing its
+    conflict key.
 
     ``state`` holds the current beliefs of the key and its past values (superseded), and which
     of them this episode already cites. ``new_belief_id`` names the belief a ``Create`` makes;
     it is called only then (most candidates reinforce, and naming costs a SHA-1).
     """
-    subject_key, relation, facet = conflict_key(candidate)
-    object_key = end_key(candidate.object)
-    polarity = candidate.polarity.value
+    subject_key, relation, object_key, facet, polarity = parts
     key = (tenant, principal, subject_key, relation, facet)
     same_object = state.with_object(key, object_key)
     same_claim = [b for b in same_object if b.polarity == polarity]

@@ -29,9 +29,11 @@ import orjson
 from formation.beliefs import MUTABLE_BELIEF_COLUMNS, BeliefRow
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class BeliefImage:
-    """A belief's changeable columns at one moment; field names are the belief's columns."""
+    """A belief's changeable columns at one moment; field names are the belief's columns.
+    Not frozen: one is taken for every reinforcement, and a frozen dataclass costs several times
+    as much to construct; nothing changes an image once taken."""
 
     belief_id: uuid.UUID
     portability: str
@@ -80,7 +82,7 @@ _IMAGED: tuple[str, ...] = MUTABLE_BELIEF_COLUMNS
 """Every column resolution changes (a unit test holds the image's fields to it)."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class AliasImage:
     entity_id: uuid.UUID
     aliases: list[str]
