@@ -202,19 +202,23 @@ class _BatchWriter:
         """Record the rejection by content, apply it to the current beliefs with that content,
         and for ``changed`` resolve the replacement like any statement of the principal."""
         batch = self._batch
+        # Deleted content keeps no words, here as in the store's scrub of a deletion
+        # (projections/forgetting.py): a rewind that resolves the correction again after the
+        # deletion must write what the deletion left, not the redacted batch's placeholders.
+        deleted = (batch.tenant, batch.principal, event.content_hash) in self._state.tombstones
         rejection = RejectionRow(
             rejection_id=name_uuid("rejection", event.event_id),
             tenant=batch.tenant,
             principal=batch.principal,
             content_hash=event.content_hash,
             kind=event.kind.value,
-            subject_key=event.content.subject_key,
+            subject_key=None if deleted else event.content.subject_key,
             relation=event.content.relation,
-            object_key=event.content.object_key,
-            facet=event.content.facet,
+            object_key=None if deleted else event.content.object_key,
+            facet=None if deleted else event.content.facet,
             polarity=event.content.polarity,
-            statement=event.statement,
-            replacement=event.replacement,
+            statement=None if deleted else event.statement,
+            replacement=None if deleted else event.replacement,
             scope=f"project:{event.project}",
             belief_id=event.belief_id,
             correcting_event=event.event_id,

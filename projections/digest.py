@@ -11,14 +11,16 @@ import hashlib
 
 import asyncpg
 
-PROJECTED_TABLES: tuple[tuple[str, str], ...] = (
-    ("entity", "entity_id"),
-    ("consolidation_run", "run_id"),
-    ("belief", "belief_id"),
-    ("evidence", "evidence_id"),
-    ("refusal", "refusal_id"),
-    ("belief_rejection", "rejection_id"),
-    ("belief_tombstone", "content_hash"),
+PROJECTED_TABLES: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("entity", ("entity_id",)),
+    ("consolidation_run", ("run_id",)),
+    ("belief", ("belief_id",)),
+    ("evidence", ("evidence_id",)),
+    ("refusal", ("refusal_id",)),
+    ("belief_rejection", ("rejection_id",)),
+    # Its whole primary key: two principals can delete the same content (same hash), and
+    # ordering by the hash alone left their order to the table's physical layout.
+    ("belief_tombstone", ("tenant", "principal", "content_hash")),
 )
 
 
@@ -45,9 +47,10 @@ async def projection_digest(
 ) -> str:
     digest = hashlib.sha256()
     for table, key in PROJECTED_TABLES:
+        order = ", ".join(f"t.{column}" for column in key)
         where = "WHERE t.tenant = $1" if tenant is not None else "WHERE $1::text IS NULL"
         rows = await conn.fetch(
-            f"SELECT row_to_json(t)::text AS row FROM {table} t {where} ORDER BY t.{key}", tenant
+            f"SELECT row_to_json(t)::text AS row FROM {table} t {where} ORDER BY {order}", tenant
         )
         digest.update(table.encode())
         for row in rows:

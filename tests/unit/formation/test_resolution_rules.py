@@ -424,6 +424,31 @@ class TestDeletionAndForgetting:
         [refusal] = again.refusals
         assert (refusal.reason, refusal.statement, refusal.quote) == ("tombstoned", "", "")
 
+    def test_a_correction_of_deleted_content_keeps_no_words(self) -> None:
+        """As the store's scrub of a deletion leaves it: a rewind resolves the correction again
+        after the tombstone exists, and must write the same row the in-order run ended with
+        (it wrote the redacted batch's placeholders, so the projection depended on order)."""
+        state, first, _ = _resolve(_lives("Lisbon", 0))
+        lisbon = _only(first)
+        deleted = BeliefDeleted(
+            event_id=uuid.UUID(int=1),
+            tenant=T,
+            principal="ana",
+            project="p",
+            session="corrections",
+            occurred_at=lisbon.valid_from,
+            belief_id=lisbon.belief_id,
+            content_hash=lisbon.content_hash,
+        )
+        source = SourcePosition(topic="e", partition=0, offset=1)
+        _resolve(form_correction(deleted, FormationPolicy(), source=source), state=state)
+        _, changes, _ = _resolve(_correction(lisbon, CorrectionKind.UNTRUE, 5), state=state)
+        [rejection] = changes.rejections
+        words = (rejection.subject_key, rejection.object_key, rejection.facet)
+        assert words == (None, None, None)
+        assert (rejection.statement, rejection.replacement) == (None, None)
+        assert (rejection.content_hash, rejection.kind) == (lisbon.content_hash, "untrue")
+
     def test_a_forgotten_principal_forms_nothing_and_writes_no_run(self) -> None:
         state = BeliefState()
         forgotten = PrincipalForgotten(
