@@ -203,9 +203,19 @@ class _BatchWriter:
         and for ``changed`` resolve the replacement like any statement of the principal."""
         batch = self._batch
         # Deleted content keeps no words, here as in the store's scrub of a deletion
-        # (projections/forgetting.py): a rewind that resolves the correction again after the
-        # deletion must write what the deletion left, not the redacted batch's placeholders.
-        deleted = (batch.tenant, batch.principal, event.content_hash) in self._state.tombstones
+        # (projections/forgetting.py), which also takes the words of a correction whose
+        # replacement it deletes: a rewind that resolves the correction again after the
+        # deletion must write what the deletion left — not the redacted batch's placeholders,
+        # nor the deleted replacement's words (the redacted batch has only its refusal left).
+        tombstones = self._state.tombstones
+        deleted = (
+            (batch.tenant, batch.principal, event.content_hash) in tombstones
+            or any(r.reason is RefusalReason.TOMBSTONED for r in batch.refusals)
+            or any(
+                (batch.tenant, batch.principal, parts_hash(candidate_parts(c))) in tombstones
+                for c in batch.candidates
+            )
+        )
         rejection = RejectionRow(
             rejection_id=name_uuid("rejection", event.event_id),
             tenant=batch.tenant,

@@ -449,6 +449,36 @@ class TestDeletionAndForgetting:
         assert (rejection.statement, rejection.replacement) == (None, None)
         assert (rejection.content_hash, rejection.kind) == (lisbon.content_hash, "untrue")
 
+    def test_a_change_to_deleted_content_keeps_no_words(self) -> None:
+        """The store's scrub of a deletion also takes the words of a correction whose
+        replacement it deletes; resolved with the replacement already deleted (in order, or
+        again in a rewind), the correction writes the same: no words."""
+        state, first, _ = _resolve(_lives("Lisbon", 0))
+        lisbon = _only(first)
+        _, second, _ = _resolve(_lives("Porto", 1, session="s2"), state=state)
+        porto = _only(second)
+        deleted = BeliefDeleted(
+            event_id=uuid.UUID(int=2),
+            tenant=T,
+            principal="ana",
+            project="p",
+            session="corrections",
+            occurred_at=porto.valid_from,
+            belief_id=porto.belief_id,
+            content_hash=porto.content_hash,
+        )
+        source = SourcePosition(topic="e", partition=0, offset=2)
+        _resolve(form_correction(deleted, FormationPolicy(), source=source), state=state)
+        changed = _correction(lisbon, CorrectionKind.CHANGED, 5, replacement="Porto")
+        _, changes, _ = _resolve(changed, state=state)
+        [rejection] = changes.rejections
+        assert (rejection.subject_key, rejection.object_key, rejection.replacement) == (
+            None,
+            None,
+            None,
+        )
+        assert [r.reason for r in changes.refusals] == ["tombstoned"]
+
     def test_a_forgotten_principal_forms_nothing_and_writes_no_run(self) -> None:
         state = BeliefState()
         forgotten = PrincipalForgotten(
