@@ -30,7 +30,7 @@ from streams.model_evidence import (
 )
 from streams.prompt import load_extraction_prompt
 
-if TYPE_CHECKING:  # the openai client costs ~1 s and ~28 MiB at import: see model_extractor_for
+if TYPE_CHECKING:  # the openai client: ~1 s and ~15 MiB at start, see model_extractor_for
     from streams.model_extractor import ModelExtractor
 
 log = structlog.get_logger(__name__)
@@ -197,7 +197,7 @@ def model_extractor_for(settings: Settings, policy: FormationPolicy) -> ModelExt
     """The model extractor for the policy's relations and PII kinds, at the settings' endpoint.
 
     Imported here, at the one place a model is built, rather than at module level: the openai
-    client costs ~1 s and ~28 MiB at import, which every ``engram`` command (the deterministic
+    client costs ~1 s and ~15 MiB of RSS at start, which every ``engram`` command (the deterministic
     worker and the projector included) paid through the CLI's imports. A test holds the CLI's
     import free of it (tests/unit/test_start_up_imports.py)."""
     from streams.model_extractor import build_model_extractor

@@ -1,6 +1,6 @@
 """Every ``engram`` command starts by importing the CLI: what it loads, each process pays.
 
-The openai client is ~1 s and ~28 MiB at import and only a model arm uses it; through the
+The openai client is ~1 s and ~15 MiB of RSS at start and only a model arm uses it; through the
 evaluation command's imports the deterministic worker and the projector both loaded it (their
 starting RSS rose by about that much). It is imported where a model is built
 (``streams.wiring.model_extractor_for``), and this holds the CLI to that.
