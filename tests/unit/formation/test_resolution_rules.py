@@ -347,6 +347,22 @@ def _correction(
     return form_correction(event, FormationPolicy(), source=source)
 
 
+def _deletion(target: BeliefRow, seq: int) -> ClaimsBatchFormed:
+    """The principal deletes ``target``'s content (at its own time)."""
+    event = BeliefDeleted(
+        event_id=uuid.UUID(int=seq),
+        tenant=T,
+        principal="ana",
+        project="p",
+        session="corrections",
+        occurred_at=target.valid_from,
+        belief_id=target.belief_id,
+        content_hash=target.content_hash,
+    )
+    source = SourcePosition(topic="e", partition=0, offset=seq)
+    return form_correction(event, FormationPolicy(), source=source)
+
+
 def _only(changes: Changes) -> BeliefRow:
     [belief] = changes.beliefs_new.values()
     return belief
@@ -404,20 +420,7 @@ class TestDeletionAndForgetting:
     def test_deleted_content_never_forms_again_and_its_refusal_keeps_no_words(self) -> None:
         state, first, _ = _resolve(_lives("Lisbon", 0))
         lisbon = _only(first)
-        deleted = BeliefDeleted(
-            event_id=uuid.uuid4(),
-            tenant=T,
-            principal="ana",
-            project="p",
-            session="corrections",
-            occurred_at=lisbon.valid_from,
-            belief_id=lisbon.belief_id,
-            content_hash=lisbon.content_hash,
-        )
-        batch = form_correction(
-            deleted, FormationPolicy(), source=SourcePosition(topic="e", partition=0, offset=1)
-        )
-        _, changes, _ = _resolve(batch, state=state)
+        _, changes, _ = _resolve(_deletion(lisbon, 1), state=state)
         assert [t.content_hash for t in changes.tombstones] == [lisbon.content_hash]
         assert lisbon.belief_id not in state.beliefs
         _, again, _ = _resolve(_lives("Lisbon", 9, session="s9"), state=state)
@@ -430,18 +433,7 @@ class TestDeletionAndForgetting:
         (it wrote the redacted batch's placeholders, so the projection depended on order)."""
         state, first, _ = _resolve(_lives("Lisbon", 0))
         lisbon = _only(first)
-        deleted = BeliefDeleted(
-            event_id=uuid.UUID(int=1),
-            tenant=T,
-            principal="ana",
-            project="p",
-            session="corrections",
-            occurred_at=lisbon.valid_from,
-            belief_id=lisbon.belief_id,
-            content_hash=lisbon.content_hash,
-        )
-        source = SourcePosition(topic="e", partition=0, offset=1)
-        _resolve(form_correction(deleted, FormationPolicy(), source=source), state=state)
+        _resolve(_deletion(lisbon, 1), state=state)
         _, changes, _ = _resolve(_correction(lisbon, CorrectionKind.UNTRUE, 5), state=state)
         [rejection] = changes.rejections
         words = (rejection.subject_key, rejection.object_key, rejection.facet)
@@ -457,18 +449,7 @@ class TestDeletionAndForgetting:
         lisbon = _only(first)
         _, second, _ = _resolve(_lives("Porto", 1, session="s2"), state=state)
         porto = _only(second)
-        deleted = BeliefDeleted(
-            event_id=uuid.UUID(int=2),
-            tenant=T,
-            principal="ana",
-            project="p",
-            session="corrections",
-            occurred_at=porto.valid_from,
-            belief_id=porto.belief_id,
-            content_hash=porto.content_hash,
-        )
-        source = SourcePosition(topic="e", partition=0, offset=2)
-        _resolve(form_correction(deleted, FormationPolicy(), source=source), state=state)
+        _resolve(_deletion(porto, 2), state=state)
         changed = _correction(lisbon, CorrectionKind.CHANGED, 5, replacement="Porto")
         _, changes, _ = _resolve(changed, state=state)
         [rejection] = changes.rejections
@@ -501,22 +482,6 @@ class TestDeletionAndForgetting:
 def test_deleting_the_same_content_twice_leaves_one_tombstone() -> None:
     state, first, _ = _resolve(_lives("Lisbon", 0))
     lisbon = _only(first)
-    deletions = [
-        form_correction(
-            BeliefDeleted(
-                event_id=uuid.UUID(int=seq),
-                tenant=T,
-                principal="ana",
-                project="p",
-                session="corrections",
-                occurred_at=lisbon.valid_from,
-                belief_id=lisbon.belief_id,
-                content_hash=lisbon.content_hash,
-            ),
-            FormationPolicy(),
-            source=SourcePosition(topic="e", partition=0, offset=seq),
-        )
-        for seq in (1, 2)
-    ]
+    deletions = [_deletion(lisbon, seq) for seq in (1, 2)]
     _, changes, _ = _resolve(*deletions, state=state)
     assert len(changes.tombstones) == 1
