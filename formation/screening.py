@@ -110,13 +110,7 @@ class Screened:
         if not self._folds:
             if self._probe is not None:
                 return self._probe.search(text) is None
-            needles = self.needles
-            if needles is None:
-                return False
-            for needle in needles:  # noqa: SIM110 - a generator costs more than the tests
-                if needle in text:
-                    return False
-            return True
+            return _none_in(self.needles, text)
         twin = self._twin  # the twin over lower-cased text is itself the cheap check
         if twin is None or not text.isascii():
             return False

@@ -4,7 +4,6 @@ and writes nothing twice, because its offsets commit in the same transaction as 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 
 import asyncpg
 import pytest
@@ -14,32 +13,16 @@ import projections.projector as projector_module
 from engram.shared.settings import KafkaSettings
 from ingest.topics import ensure_topics
 from projections.digest import drop_projections, projection_digest
-from projections.projector import BeliefProjector
-from tests.support.conditions import wait_until
 from tests.support.isolation import Isolated
 from tests.support.projecting import (
     city_batches,
+    kill_projector_after,
     publish_batches,
     run_count,
     run_projector_until,
 )
 
 pytestmark = pytest.mark.integration
-
-
-async def _kill_after(kafka: KafkaSettings, pool: asyncpg.Pool, *, count: int) -> None:
-    """Cancel a running projector mid-flight, wherever it is (inside a transaction or not)."""
-    projector = BeliefProjector(kafka, pool, max_chunk=4)
-    task = asyncio.create_task(projector.run())
-
-    def reached() -> bool:
-        assert not task.done(), "the projector stopped by itself"
-        return projector.projected >= count
-
-    await wait_until(reached, timeout_s=60, what=f"{count} batches projected", poll_s=0.001)
-    task.cancel()
-    with contextlib.suppress(asyncio.CancelledError):
-        await task
 
 
 async def test_a_projector_killed_between_batches_loses_and_duplicates_nothing(
@@ -100,7 +83,7 @@ async def test_a_projector_cancelled_mid_transaction_loses_and_duplicates_nothin
     batches = city_batches(isolated.tenant, 30)
     await publish_batches(kafka, batches)
     for kill_at in (3, 11, 19):
-        await _kill_after(kafka, pool, count=kill_at - await run_count(pool))
+        await kill_projector_after(kafka, pool, count=kill_at - await run_count(pool), max_chunk=4)
     await run_projector_until(kafka, pool, count=30 - await run_count(pool))
     assert await run_count(pool) == 30
     killed = await projection_digest(pool)

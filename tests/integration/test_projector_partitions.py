@@ -5,8 +5,6 @@ by two chunks at once."""
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 from collections.abc import Sequence
 
 import asyncpg
@@ -17,12 +15,16 @@ from aiokafka import AIOKafkaProducer
 from engram.shared.settings import KafkaSettings
 from ingest.topics import ensure_topics
 from projections.digest import drop_projections, projection_digest
-from projections.projector import BeliefProjector
 from schemas.claims import ClaimsBatchFormed
 from schemas.common import principal_key
-from tests.support.conditions import wait_until
 from tests.support.isolation import Isolated
-from tests.support.projecting import city_batches, publish_batches, run_count, run_projector_until
+from tests.support.projecting import (
+    city_batches,
+    kill_projector_after,
+    publish_batches,
+    run_count,
+    run_projector_until,
+)
 
 pytestmark = pytest.mark.integration
 
@@ -44,20 +46,6 @@ async def _publish_round_robin(
             )
     finally:
         await producer.stop()
-
-
-async def _kill_after(kafka: KafkaSettings, pool: asyncpg.Pool, *, count: int) -> None:
-    projector = BeliefProjector(kafka, pool, max_chunk=3)
-    task = asyncio.create_task(projector.run())
-
-    def reached() -> bool:
-        assert not task.done(), "the projector stopped by itself"
-        return projector.projected >= count
-
-    await wait_until(reached, timeout_s=60, what=f"{count} batches projected", poll_s=0.001)
-    task.cancel()
-    with contextlib.suppress(asyncio.CancelledError):
-        await task
 
 
 async def _one_partition_digest(
@@ -86,7 +74,7 @@ async def test_partitions_projected_side_by_side_and_killed_equal_one_partition(
     batches = city_batches(isolated.tenant, 45)
     await publish_batches(kafka, batches)
     for kill_at in (7, 19, 31):
-        await _kill_after(kafka, pool, count=kill_at - await run_count(pool))
+        await kill_projector_after(kafka, pool, count=kill_at - await run_count(pool), max_chunk=3)
     await run_projector_until(kafka, pool, count=45 - await run_count(pool), max_chunk=3)
     assert await run_count(pool) == 45
     side_by_side = await projection_digest(pool)

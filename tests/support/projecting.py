@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import uuid
 from collections.abc import Sequence
 from datetime import UTC, datetime
@@ -140,6 +141,24 @@ async def run_projector_until(
         await wait_until(counted, timeout_s=timeout_s, what=f"{count} batches projected")
     finally:
         projector.stop()
+        await task
+
+
+async def kill_projector_after(
+    kafka: KafkaSettings, pool: asyncpg.Pool, *, count: int, max_chunk: int
+) -> None:
+    """Cancel a running projector mid-flight once it has projected ``count`` batches, wherever
+    it is (inside a transaction or not): a kill, not a stop."""
+    projector = BeliefProjector(kafka, pool, max_chunk=max_chunk)
+    task = asyncio.create_task(projector.run())
+
+    def reached() -> bool:
+        assert not task.done(), "the projector stopped by itself"
+        return projector.projected >= count
+
+    await wait_until(reached, timeout_s=60, what=f"{count} batches projected", poll_s=0.001)
+    task.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
         await task
 
 
