@@ -142,7 +142,7 @@ def _core_episodes(corpus: str, path: Path, turns: int) -> list[Any]:
 def _time_core(corpus: str, path: Path, turns: int, repeat: int) -> float:
     """Best CPU microseconds a turn of ``repeat`` passes of the core, after one warm-up pass."""
     stage_type = importlib.import_module("streams.formation_stage").FormationStage
-    policy_type = importlib.import_module("formation.policy").FormationPolicy
+    policy_type = _policy_type()
     position = importlib.import_module("schemas.claims").SourcePosition
     episodes = _core_episodes(corpus, path, turns)
     stage = stage_type(policy_type())
@@ -155,6 +155,16 @@ def _time_core(corpus: str, path: Path, turns: int, repeat: int) -> float:
         if attempt:  # the first pass warms up
             best = min(best, time.process_time() - started)
     return best / len(episodes) * 1e6
+
+
+def _policy_type() -> Any:
+    """The checkout's ``FormationPolicy``: in ``formation.policy`` since the layering issue, in
+    ``streams.formation.policy`` before it (the code throughput issue 13 was filed against,
+    1bd4b0f, which ``--corpora bench --core-only`` can take as its baseline)."""
+    try:
+        return importlib.import_module("formation.policy").FormationPolicy
+    except ModuleNotFoundError:
+        return importlib.import_module("streams.formation.policy").FormationPolicy
 
 
 def _time_after_extractor(corpus: str, path: Path, turns: int, repeat: int) -> float:
@@ -199,7 +209,7 @@ def _compare_core(args: argparse.Namespace) -> dict[str, object]:
     """Rounds of this checkout and the baseline, alternating, on each corpus."""
     report: dict[str, object] = {}
     after = bool(args.after_extractor)
-    for corpus in ("real", "bench"):
+    for corpus in args.corpora.split(","):
         mine: list[float] = []
         theirs: list[float] = []
         for _ in range(args.core):
@@ -244,6 +254,17 @@ def main() -> None:
         action="store_true",
         help="with --core: time form_episode alone, the proposals computed beforehand",
     )
+    parser.add_argument(
+        "--corpora",
+        default="real,bench",
+        help="with --core: which corpora the rounds form (real, bench or both, comma-separated)",
+    )
+    parser.add_argument(
+        "--core-only",
+        action="store_true",
+        help="with --core: skip timing propose alone (a baseline before the layering issue has "
+        "no formation.deterministic to call)",
+    )
     parser.add_argument("--core-child", choices=("real", "bench"), help=argparse.SUPPRESS)
     parser.add_argument("--code-root", type=Path, default=REPO, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -252,9 +273,14 @@ def main() -> None:
         timed = _time_after_extractor if args.after_extractor else _time_core
         print(timed(args.core_child, args.input, args.bench_turns, args.repeat))
         return
+    report: dict[str, object] = {}
+    if args.core_only:
+        report["core"] = _compare_core(args)
+        print(json.dumps(report, indent=2))
+        return
     messages = user_messages(args.input)
     n = len(messages)
-    report: dict[str, object] = {"messages": n}
+    report["messages"] = n
     patterns = _time_patterns(messages, args.repeat) / n * 1e6
     report["patterns_us_per_message"] = patterns
     if args.baseline_root is not None:
