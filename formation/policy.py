@@ -30,6 +30,11 @@ does is covered by the formation source digest in the policy version."""
 RELATION_NAMES: tuple[str, ...] = tuple(relation.name for relation in RELATIONS)
 """Every relation of the vocabulary, in its order: what a policy enables unless it says less."""
 
+DEFAULT_SCAN_CEILING = 256
+"""The most proposals one message is scanned for unless a policy says otherwise; a module
+constant so that the deterministic arm's defaults can name it (a compiled dataclass has no
+class-level field defaults to read)."""
+
 DEFAULT_CONTEXT_MESSAGES = 8
 DEFAULT_CONTEXT_CHARS = 4000
 """The model's context window unless a policy says otherwise (a policy without a model has
@@ -70,7 +75,7 @@ class FormationPolicy:
     vocabulary_digest: str = field(default_factory=vocabulary_digest)
     unresolvable_terms: tuple[str, ...] = tuple(sorted(UNRESOLVABLE_TERMS))
     max_committed_per_consolidation: int = 12
-    scan_ceiling: int = 256
+    scan_ceiling: int = DEFAULT_SCAN_CEILING
     inferred_confidence_cap: float = 0.55
     salience_threshold: float = 0.45
     """Below this a new belief is ``provisional`` (weak evidence: a hedged pattern, something

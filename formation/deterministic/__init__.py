@@ -22,7 +22,7 @@ from formation.deterministic.clauses import split_clauses
 from formation.deterministic.ends import Abstain, about_the_project, judge
 from formation.deterministic.reading import Reading, read_clause
 from formation.deterministic.speech import speech_regions, touches_speech
-from formation.policy import DETERMINISTIC_EXTRACTOR, FormationPolicy
+from formation.policy import DEFAULT_SCAN_CEILING, DETERMINISTIC_EXTRACTOR
 from formation.proposals import Proposal
 
 __all__ = ["Abstention", "Trace", "propose", "trace"]
@@ -47,7 +47,7 @@ def propose(
     content: str,
     *,
     occurred_on: date | None = None,
-    ceiling: int = FormationPolicy.scan_ceiling,
+    ceiling: int = DEFAULT_SCAN_CEILING,
 ) -> list[Proposal]:
     """Every claim the patterns find in ``content``, in clause order, at most ``ceiling``."""
     return trace(content, occurred_on=occurred_on, ceiling=ceiling).proposals
@@ -57,7 +57,7 @@ def trace(
     content: str,
     *,
     occurred_on: date | None = None,
-    ceiling: int = FormationPolicy.scan_ceiling,
+    ceiling: int = DEFAULT_SCAN_CEILING,
 ) -> Trace:
     """What :func:`propose` proposes, and every finding it abstained from, with the reason."""
     found = Trace()

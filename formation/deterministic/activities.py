@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from datetime import date
 
-from formation.deterministic.dispatch import Triggers
+from formation.deterministic.dispatch import Reader, Triggers
 from formation.deterministic.ends import words
 from formation.deterministic.findings import Finding
 from formation.deterministic.lexicon import LANGUAGE_NAMES
@@ -196,7 +196,7 @@ LANGUAGE_WORDS = frozenset(name.lower() for name in LANGUAGE_NAMES)
 _NOT_PLACES = frozenset({"time", "while", "first", "moment", "now", "fun", "free", "once"})
 """Words that make "volunteering for …" a when, not a where ("for the first time")."""
 
-PROPOSERS = (
+PROPOSERS: tuple[Reader, ...] = (
     _ongoing,
     _took_up,
     _left_job,

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from datetime import date
 
-from formation.deterministic.dispatch import Triggers
+from formation.deterministic.dispatch import Reader, Triggers
 from formation.deterministic.ends import words
 from formation.deterministic.findings import Finding
 from formation.deterministic.nouns import OWNABLE_HEADS, PET_HEADS
@@ -74,7 +74,7 @@ _GONE = screened(
 GONE = _GONE
 """Words that say a pet is gone: shared with :mod:`.together` for "our dog Max"."""
 
-PROPOSERS = (_adopted, _my_new, _my_pet)
+PROPOSERS: tuple[Reader, ...] = (_adopted, _my_new, _my_pet)
 
 TRIGGERS: Triggers = {
     _adopted: (_ADOPTED,),

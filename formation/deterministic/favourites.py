@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from datetime import date
 
-from formation.deterministic.dispatch import Triggers
+from formation.deterministic.dispatch import Reader, Triggers
 from formation.deterministic.ends import words
 from formation.deterministic.findings import Finding
 
@@ -59,7 +59,7 @@ def _loved_title(text: str, occurred_on: date | None) -> list[Finding]:
     return [Finding("I", "prefers", title)]
 
 
-PROPOSERS = (_of_mine, _loved_title)
+PROPOSERS: tuple[Reader, ...] = (_of_mine, _loved_title)
 
 TRIGGERS: Triggers = {
     _of_mine: (_OF_MINE,),

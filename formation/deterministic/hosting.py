@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from datetime import date
 
-from formation.deterministic.dispatch import Triggers
+from formation.deterministic.dispatch import Reader, Triggers
 from formation.deterministic.findings import WEAK_CONFIDENCE, Finding
 from formation.deterministic.phrases import ADVERBS
 from formation.deterministic.pursuits import EVALUATIVE, named_event, short_phrase
@@ -43,7 +43,7 @@ def _hosting(text: str, occurred_on: date | None) -> list[Finding]:
     return [Finding("I", "intends_to", f"hold {event}", confidence=WEAK_CONFIDENCE)]
 
 
-PROPOSERS = (_hosting,)
+PROPOSERS: tuple[Reader, ...] = (_hosting,)
 
 TRIGGERS: Triggers = {
     _hosting: (_HOSTING,),

@@ -24,7 +24,7 @@ import re
 from datetime import date
 
 from formation.deterministic.attributes import organisation
-from formation.deterministic.dispatch import Triggers
+from formation.deterministic.dispatch import Reader, Triggers
 from formation.deterministic.ends import words
 from formation.deterministic.findings import Finding
 from formation.deterministic.lexicon import ROLE_HEADS
@@ -129,7 +129,7 @@ def _place_i_work_at(text: str, occurred_on: date | None) -> list[Finding]:
     return [Finding("I", "participated_in", f"volunteering at {place}", tense="present")]
 
 
-PROPOSERS = (_new_job, _promoted, _my_business, _place_i_work_at)
+PROPOSERS: tuple[Reader, ...] = (_new_job, _promoted, _my_business, _place_i_work_at)
 
 TRIGGERS: Triggers = {
     _new_job: (_NEW_JOB,),

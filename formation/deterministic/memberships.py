@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from datetime import date
 
-from formation.deterministic.dispatch import Triggers
+from formation.deterministic.dispatch import Reader, Triggers
 from formation.deterministic.ends import words
 from formation.deterministic.findings import Finding
 from formation.deterministic.nouns import closed
@@ -67,7 +67,7 @@ def _part_of(text: str, occurred_on: date | None) -> list[Finding]:
     return [found] if found else []
 
 
-PROPOSERS = (_joined, _part_of)
+PROPOSERS: tuple[Reader, ...] = (_joined, _part_of)
 
 TRIGGERS: Triggers = {
     _joined: (_JOINED,),

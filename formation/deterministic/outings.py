@@ -13,7 +13,7 @@ import re
 from datetime import date
 
 from formation.deterministic.dates import ground
-from formation.deterministic.dispatch import Triggers
+from formation.deterministic.dispatch import Reader, Triggers
 from formation.deterministic.findings import Finding
 from formation.deterministic.nouns import HOBBY_GERUNDS, closed
 from formation.deterministic.phrases import ADVERBS
@@ -45,7 +45,7 @@ def _outing(text: str, occurred_on: date | None) -> list[Finding]:
     ]
 
 
-PROPOSERS = (_outing,)
+PROPOSERS: tuple[Reader, ...] = (_outing,)
 
 TRIGGERS: Triggers = {
     _outing: (_TOOK_ALONG, _HAVE_GONE),

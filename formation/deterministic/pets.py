@@ -15,7 +15,7 @@ import re
 from datetime import date
 
 from formation.deterministic.belongings import GONE
-from formation.deterministic.dispatch import Triggers
+from formation.deterministic.dispatch import Reader, Triggers
 from formation.deterministic.ends import words
 from formation.deterministic.findings import Finding
 from formation.deterministic.nouns import PET_HEADS
@@ -81,7 +81,7 @@ def _my_pets(text: str, occurred_on: date | None) -> list[Finding]:
     return [Finding("I", "owns", pet, tense="present") for pet in sorted(pets)]
 
 
-PROPOSERS = (_household_pet, _our_pet, _adopted_this, _my_pets)
+PROPOSERS: tuple[Reader, ...] = (_household_pet, _our_pet, _adopted_this, _my_pets)
 
 TRIGGERS: Triggers = {
     _household_pet: (_HOUSEHOLD_PET,),

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from datetime import date
 
-from formation.deterministic.dispatch import Triggers
+from formation.deterministic.dispatch import Reader, Triggers
 from formation.deterministic.ends import words
 from formation.deterministic.findings import WEAK_CONFIDENCE, Finding
 from formation.deterministic.nouns import PLACEHOLDERS, closed
@@ -108,7 +108,7 @@ def _decided(text: str, occurred_on: date | None) -> list[Finding]:
     return [Finding("I", "committed_to", what)]
 
 
-PROPOSERS = (_plans, _events_ahead, _decided)
+PROPOSERS: tuple[Reader, ...] = (_plans, _events_ahead, _decided)
 
 TRIGGERS: Triggers = {
     _plans: (_OWN_VENTURE, _ADOPTION, _PLANNED_TRIP),

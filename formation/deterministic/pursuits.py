@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 from datetime import date
 
-from formation.deterministic.dispatch import Triggers
+from formation.deterministic.dispatch import Reader, Triggers
 from formation.deterministic.ends import words
 from formation.deterministic.findings import Finding
 from formation.deterministic.nouns import (
@@ -199,7 +199,7 @@ def _lost_job_at(text: str, occurred_on: date | None) -> list[Finding]:
     return [Finding("I", "works_at", org, polarity="retract", tense="present")]
 
 
-PROPOSERS = (
+PROPOSERS: tuple[Reader, ...] = (
     _passion,
     _groups,
     _went_out,

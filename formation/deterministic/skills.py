@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from datetime import date
 
-from formation.deterministic.dispatch import Triggers
+from formation.deterministic.dispatch import Reader, Triggers
 from formation.deterministic.ends import words
 from formation.deterministic.findings import Finding
 from formation.deterministic.nouns import SPORTS, closed
@@ -58,7 +58,7 @@ def _lessons(text: str, occurred_on: date | None) -> list[Finding]:
     return [Finding("I", "learning", " ".join(match.group("what").split()), tense="present")]
 
 
-PROPOSERS = (_to_play, _lessons)
+PROPOSERS: tuple[Reader, ...] = (_to_play, _lessons)
 
 TRIGGERS: Triggers = {
     _to_play: (_TO_PLAY, _LEARNING_INSTRUMENT),

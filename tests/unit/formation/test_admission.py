@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import fields
+
 import pytest
 
 from formation.admission import Admitted, MessageAdmission, Refused
@@ -78,7 +80,7 @@ def test_a_past_event_is_current_but_a_past_state_is_not() -> None:
 
 
 def _fields(p: Proposal) -> dict[str, object]:
-    return {name: getattr(p, name) for name in p.__slots__}
+    return {f.name: getattr(p, f.name) for f in fields(p)}
 
 
 def test_the_same_claim_twice_in_one_message_is_a_duplicate() -> None:
