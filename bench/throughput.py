@@ -40,6 +40,7 @@ from aiokafka import AIOKafkaConsumer
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))  # this checkout's code, not an installed copy's
 
+from engram.shared.db import leave_session_as_is  # noqa: E402
 from engram.shared.heap import freeze_startup_heap  # noqa: E402
 from engram.shared.settings import KafkaSettings, load_settings, subprocess_env  # noqa: E402
 from formation.policy import FormationPolicy  # noqa: E402
@@ -226,7 +227,10 @@ async def measure_projector(kafka: KafkaSettings, db_url: str, count: int) -> Pr
     async def note_backend(conn: asyncpg.Connection) -> None:
         backends.add(conn.get_server_pid())
 
-    pool = await asyncpg.create_pool(db_url, min_size=1, max_size=4, init=note_backend)
+    # As `engram projector` makes its pool (projections/runner.py): no reset on release.
+    pool = await asyncpg.create_pool(
+        db_url, min_size=1, max_size=4, init=note_backend, reset=leave_session_as_is
+    )
     projector: BeliefProjector
     first: list[tuple[float, int, float, float, float]] = []
 

@@ -11,6 +11,8 @@ import asyncio
 import contextlib
 import signal
 
+import asyncpg
+
 from engram.shared.db import create_pool, retry_while_unavailable
 from engram.shared.health import serve_health
 from engram.shared.heap import freeze_startup_heap
@@ -18,11 +20,21 @@ from engram.shared.settings import Settings
 from projections.projector import BeliefProjector
 
 
-async def run_projector(settings: Settings, *, schema: str | None = None) -> None:
-    pool = await retry_while_unavailable(
-        lambda: create_pool(settings.database, role="engram-projector", schema=schema),
+async def projector_pool(settings: Settings, *, schema: str | None = None) -> asyncpg.Pool:
+    """The projector's own pool, once the database answers. Its connections are not reset on
+    release (``stateless_sessions``): the projector's statements leave no session state behind
+    (``tests/integration/test_projector_session_state.py``), and the reset was a round trip on
+    every release, about five a chunk (the chunk's transaction and the outbox drains)."""
+    return await retry_while_unavailable(
+        lambda: create_pool(
+            settings.database, role="engram-projector", schema=schema, stateless_sessions=True
+        ),
         what="projector.connect",
     )
+
+
+async def run_projector(settings: Settings, *, schema: str | None = None) -> None:
+    pool = await projector_pool(settings, schema=schema)
     projector = BeliefProjector(settings.kafka, pool)
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGINT, signal.SIGTERM):
@@ -50,10 +62,7 @@ async def project_in_worker(settings: Settings, *, schema: str | None = None) ->
     """The belief projector as a task of another process's loop (``engram worker``, ``engram
     rederive``): that process owns signals and health; the task ends when it is cancelled.
     ``schema`` is the generation it projects into (None: ``public``)."""
-    pool = await retry_while_unavailable(
-        lambda: create_pool(settings.database, role="engram-projector", schema=schema),
-        what="projector.connect",
-    )
+    pool = await projector_pool(settings, schema=schema)
     try:
         await BeliefProjector(settings.kafka, pool).run()
     finally:
