@@ -41,7 +41,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))  # this checkout's code, not an installed copy's
 
 from engram.shared.db import leave_session_as_is  # noqa: E402
-from engram.shared.heap import freeze_startup_heap  # noqa: E402
+from engram.shared.heap import collect_young_less_often, freeze_startup_heap  # noqa: E402
 from engram.shared.settings import KafkaSettings, load_settings, subprocess_env  # noqa: E402
 from formation.policy import FormationPolicy  # noqa: E402
 from formation.resolution import BatchOutcome  # noqa: E402
@@ -250,6 +250,7 @@ async def measure_projector(kafka: KafkaSettings, db_url: str, count: int) -> Pr
 
     projector = BeliefProjector(kafka, pool, on_outcome=stop_when_done)
     freeze_startup_heap()  # as `engram projector` does; the bench's own data is start-up heap
+    collect_young_less_often()  # as `engram projector` does too
     started = time.perf_counter()
     try:
         await asyncio.wait_for(projector.run(), timeout=600)

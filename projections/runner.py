@@ -15,7 +15,7 @@ import asyncpg
 
 from engram.shared.db import create_pool, retry_while_unavailable
 from engram.shared.health import serve_health
-from engram.shared.heap import freeze_startup_heap
+from engram.shared.heap import collect_young_less_often, freeze_startup_heap
 from engram.shared.settings import Settings
 from projections.projector import BeliefProjector
 
@@ -48,6 +48,7 @@ async def run_projector(settings: Settings, *, schema: str | None = None) -> Non
         else None
     )
     freeze_startup_heap()
+    collect_young_less_often()  # a process of its own: only the projector's chunks to collect
     try:
         await projector.run()
     finally:
