@@ -159,7 +159,13 @@ async def _load_cited(
     conn: asyncpg.Connection, batches: Sequence[ClaimsBatchFormed]
 ) -> list[tuple[uuid.UUID, uuid.UUID, int]]:
     """(belief, episode, message ordinal) for every belief the chunk's episodes already cite:
-    all a same-source replay is compared against."""
+    all a same-source replay is compared against.
+
+    The ``episode_id = ANY`` repeats what the join already requires, so that the planner reads
+    ``evidence`` through its episode index whatever its statistics say. Without it, a table
+    not yet analysed (a fresh database or generation: the first minute of a replay) was read
+    whole and sorted for every chunk, ~6 ms a chunk at 8,000 rows and growing with the table;
+    analysed, it was hashed whole (~1.3 ms), against ~0.45 ms either way through the index."""
     episodes = sorted({(b.tenant, b.principal, b.episode_id) for b in batches})
     if not episodes:
         return []
@@ -169,6 +175,7 @@ async def _load_cited(
         SELECT e.belief_id, e.episode_id, e.message_ordinal FROM evidence e
         JOIN unnest($1::text[], $2::text[], $3::uuid[]) AS k(tenant, principal, episode_id)
           ON (e.tenant, e.principal, e.episode_id) = (k.tenant, k.principal, k.episode_id)
+        WHERE e.episode_id = ANY($3::uuid[])
         """,
         tenants,
         principals,
