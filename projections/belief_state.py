@@ -27,7 +27,6 @@ from formation.beliefs import (
 )
 from formation.corrections import (
     ContentParts,
-    candidate_hash,
     candidate_parts,
     content_hash,
     parts_hash,
@@ -46,8 +45,8 @@ async def load_state(conn: asyncpg.Connection, batches: Sequence[ClaimsBatchForm
     has just left out the applied ones and undone the ones it resolves again (so this no longer
     asks the database a second time; resolution still skips a batch given twice)."""
     todo = list(batches)
-    hashes = _hashes(todo)
-    beliefs = await _load_beliefs(conn, _claims(todo), _corrected(todo))
+    claims, hashes = _claims_and_hashes(todo)
+    beliefs = await _load_beliefs(conn, claims, _corrected(todo))
     cited = await _load_cited(conn, todo)
     beliefs += await _load_by_id(conn, {i for i, _, _ in cited} - {b.belief_id for b in beliefs})
     return BeliefState(
@@ -66,16 +65,6 @@ Claim = tuple[str, str, str, str, str, str, str, bool]
 claim a chunk's candidate makes, as resolution compares it."""
 
 
-def _claims(batches: Iterable[ClaimsBatchFormed]) -> list[Claim]:
-    found = set()
-    for b in batches:
-        for c in b.candidates:
-            subject, relation, obj, facet, polarity = candidate_parts(c)
-            single = c.cardinality == "single"
-            found.add((b.tenant, b.principal, subject, relation, facet, obj, polarity, single))
-    return sorted(found)
-
-
 def _corrected(batches: Iterable[ClaimsBatchFormed]) -> list[tuple[str, str, str]]:
     """(tenant, principal, content hash) of what the chunk corrects or deletes: every belief
     of that content is read, whatever its status (a correction or deletion applies to all)."""
@@ -88,17 +77,29 @@ def _corrected(batches: Iterable[ClaimsBatchFormed]) -> list[tuple[str, str, str
     )
 
 
-def _hashes(batches: Sequence[ClaimsBatchFormed]) -> list[tuple[str, str, str]]:
-    """(tenant, principal, content hash) of everything the chunk proposes, corrects or deletes:
-    what its rejections and tombstones are looked up by."""
-    found = {(b.tenant, b.principal, candidate_hash(c)) for b in batches for c in b.candidates}
-    found |= {
+def _claims_and_hashes(
+    batches: Sequence[ClaimsBatchFormed],
+) -> tuple[list[Claim], list[tuple[str, str, str]]]:
+    """The claims the chunk's candidates make, and (tenant, principal, content hash) of
+    everything the chunk proposes, corrects or deletes (what its rejections and tombstones are
+    looked up by). One pass reads each candidate's parts once for both (``candidate_hash`` is
+    ``parts_hash`` of the same parts; they were read twice, ~1.5 µs a candidate)."""
+    claims: set[Claim] = set()
+    hashes: set[tuple[str, str, str]] = set()
+    for b in batches:
+        for c in b.candidates:
+            parts = candidate_parts(c)
+            subject, relation, obj, facet, polarity = parts
+            single = c.cardinality == "single"
+            claims.add((b.tenant, b.principal, subject, relation, facet, obj, polarity, single))
+            hashes.add((b.tenant, b.principal, parts_hash(parts)))
+    hashes |= {
         (b.tenant, b.principal, parts_hash(_parts(b.correction.content)))
         for b in batches
         if isinstance(b.correction, BeliefCorrected)
     }
-    found |= set(_corrected(batches))
-    return sorted(found)
+    hashes |= set(_corrected(batches))
+    return sorted(claims), sorted(hashes)
 
 
 def _parts(key: ContentKey) -> ContentParts:
