@@ -96,6 +96,12 @@ async def main(
         "projector_over_raw": round(projector.per_s / raw, 4),
         "projector_steady_batches_per_s": round(projector.steady_per_s, 1),
         "projector_steady_over_raw": round(projector.steady_per_s / raw, 4),
+        # Over the steady stretch: wall time, the projector's CPU and its PostgreSQL backends'.
+        "steady_wall_us_per_batch": round(projector.wall_us_per_batch, 1),
+        "projector_cpu_us_per_batch": round(projector.cpu_us_per_batch, 1),
+        "postgres_cpu_us_per_batch": round(projector.postgres_cpu_us_per_batch, 1),
+        # Cores the whole machine kept busy meanwhile (Kafka and other processes included).
+        "machine_busy_cores": round(projector.busy_cores, 2),
         **timings,
     }
 

@@ -36,6 +36,7 @@ def label_of(method: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> str:
         return f"COPY {args[0] if args else kwargs.get('table_name')}"
     sql = " ".join(str(args[0] if args else kwargs.get("query", "")).split())
     sql = re.sub(r"^WITH k AS \(.*?\) ", "WITH k … ", sql)
+    sql = re.sub(r"__asyncpg_savepoint_\w+__", "…", sql)  # one label, not one per savepoint
     for pattern in (
         r"^(INSERT INTO \w+)",
         r"^(UPDATE \w+)",

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import os
 import secrets
 import signal
@@ -39,7 +40,8 @@ from aiokafka import AIOKafkaConsumer
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))  # this checkout's code, not an installed copy's
 
-from engram.shared.heap import freeze_startup_heap  # noqa: E402
+from engram.shared.db import leave_session_as_is  # noqa: E402
+from engram.shared.heap import collect_young_less_often, freeze_startup_heap  # noqa: E402
 from engram.shared.settings import KafkaSettings, load_settings, subprocess_env  # noqa: E402
 from formation.policy import FormationPolicy  # noqa: E402
 from formation.resolution import BatchOutcome  # noqa: E402
@@ -186,34 +188,90 @@ async def measure_end_to_end(
 class ProjectorRun:
     """Batches/s of one projector run: from its start (consumer group join, assignment and the
     seek to the stored offsets included), and from its first projected chunk to its last (the
-    rate once running; the raw baseline joins no group)."""
+    rate once running; the raw baseline joins no group). Over that steady stretch too: the
+    projector process's CPU (its Python, asyncpg's encoding, the Kafka client) and the CPU of
+    the PostgreSQL backends serving its pool, per batch. On two cores these say whether the
+    two sides take turns (their sum near the wall time a batch) or one of them is the limit,
+    and CPU time moves far less with other load on the machine than the rates do."""
 
     per_s: float
     steady_per_s: float
+    cpu_us_per_batch: float = 0.0
+    postgres_cpu_us_per_batch: float = 0.0
+    wall_us_per_batch: float = 0.0
+    busy_cores: float = 0.0
+
+
+def machine_busy() -> float:
+    """CPU seconds every core of this machine has spent busy so far (``/proc/stat``: all but
+    idle and iowait), to tell a run with a core to spare from one that filled the machine."""
+    ticks = [int(n) for n in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    idle = ticks[3] + ticks[4]
+    return (sum(ticks[:8]) - idle) / os.sysconf("SC_CLK_TCK")
+
+
+def _postgres_cpu(pids: set[int]) -> float:
+    """CPU seconds the PostgreSQL backends ``pids`` have used (0 for one that is gone, or that
+    this machine cannot see: a server elsewhere)."""
+    total = 0.0
+    for pid in pids:
+        with contextlib.suppress(OSError):
+            total += cpu_seconds(pid)
+    return total
 
 
 async def measure_projector(kafka: KafkaSettings, db_url: str, count: int) -> ProjectorRun:
     """The belief projector alone, over the claims the agent stage published."""
-    pool = await asyncpg.create_pool(db_url, min_size=1, max_size=4)
+    backends: set[int] = set()
+
+    async def note_backend(conn: asyncpg.Connection) -> None:
+        backends.add(conn.get_server_pid())
+
+    # As `engram projector` makes its pool (projections/runner.py): no reset on release.
+    pool = await asyncpg.create_pool(
+        db_url, min_size=1, max_size=4, init=note_backend, reset=leave_session_as_is
+    )
     projector: BeliefProjector
-    first: list[tuple[float, int]] = []
+    first: list[tuple[float, int, float, float, float]] = []
 
     def stop_when_done(_: BatchOutcome) -> None:
         if not first:
-            first.append((time.perf_counter(), projector.projected))
+            first.append(
+                (
+                    time.perf_counter(),
+                    projector.projected,
+                    time.process_time(),
+                    _postgres_cpu(backends),
+                    machine_busy(),
+                )
+            )
         if projector.projected >= count:
             projector.stop()
 
     projector = BeliefProjector(kafka, pool, on_outcome=stop_when_done)
     freeze_startup_heap()  # as `engram projector` does; the bench's own data is start-up heap
+    collect_young_less_often()  # as `engram projector` does too
     started = time.perf_counter()
     try:
         await asyncio.wait_for(projector.run(), timeout=600)
-        ended = time.perf_counter()
+        ended, cpu_ended, postgres_ended, busy_ended = (
+            time.perf_counter(),
+            time.process_time(),
+            _postgres_cpu(backends),
+            machine_busy(),
+        )
         # Outcomes are reported after a chunk commits: the first one marks the first chunk's
         # end, so the steady rate counts the batches after it.
-        first_at, first_count = first[0]
-        return ProjectorRun(count / (ended - started), (count - first_count) / (ended - first_at))
+        first_at, first_count, cpu_at, postgres_at, busy_at = first[0]
+        steady = count - first_count
+        return ProjectorRun(
+            count / (ended - started),
+            steady / (ended - first_at),
+            cpu_us_per_batch=1e6 * (cpu_ended - cpu_at) / steady,
+            postgres_cpu_us_per_batch=1e6 * (postgres_ended - postgres_at) / steady,
+            wall_us_per_batch=1e6 * (ended - first_at) / steady,
+            busy_cores=(busy_ended - busy_at) / (ended - first_at),
+        )
     finally:
         await pool.close()
 

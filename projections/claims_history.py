@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Collection, Iterable, Mapping
+from dataclasses import dataclass
 
 import asyncpg
 
 from formation.beliefs import MUTABLE_BELIEF_COLUMNS
 from formation.ordering import PrincipalKey, order_key
 from formation.undo import BatchUndo, undo_suffix
-from projections.rows import update_rows
+from projections.rows import columns_of, copy_rows, update_rows
 from schemas.claims import ClaimsBatchFormed, decode_claims_batch
 
 RESOLVED_BY_PRINCIPAL = (
@@ -91,6 +92,21 @@ async def empty_principals(conn: asyncpg.Connection, principals: Collection[Prin
         )
 
 
+@dataclass(frozen=True, slots=True)
+class KeptBatch:
+    """A row of ``claims_history``: an applied batch, its order key, its JSON, its undo record."""
+
+    run_id: uuid.UUID
+    tenant: str
+    principal: str
+    order_key: bytes
+    payload: bytes
+    undo: bytes
+
+
+_KEPT_COLUMNS = columns_of(KeptBatch)
+
+
 async def keep_batches(
     conn: asyncpg.Connection,
     batches: Iterable[tuple[ClaimsBatchFormed, BatchUndo, bytes | None]],
@@ -98,9 +114,15 @@ async def keep_batches(
     """Keep applied batches, with what undoing each takes, for a later re-resolution (a batch
     kept already stays as it is). A batch given with the bytes it was decoded from is kept as
     those bytes (readers only decode the payload, and they decode to the batch); one without
-    (redacted, or read back from here) is serialised."""
+    (redacted, or read back from here) is serialised.
+
+    Copied in (:func:`projections.rows.copy_rows`, which falls back to ``ON CONFLICT DO
+    NOTHING`` only when a run is kept already: a redelivered batch is left out before this,
+    so that is rare) rather than inserted from ``unnest`` of ``bytea`` arrays: a chunk's
+    ~1.5 MB of payloads no longer goes through an array on both sides, ~25% less backend CPU
+    for this statement on the bench corpus."""
     rows = [
-        (
+        KeptBatch(
             b.batch_id,
             b.tenant,
             b.principal,
@@ -110,23 +132,7 @@ async def keep_batches(
         )
         for b, u, wire in batches
     ]
-    if not rows:
-        return
-    ids, tenants, principals, keys, payloads, undos = (list(c) for c in zip(*rows, strict=True))
-    await conn.execute(
-        """
-        INSERT INTO claims_history (run_id, tenant, principal, order_key, payload, undo)
-        SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::bytea[], $5::bytea[],
-                             $6::bytea[])
-        ON CONFLICT (run_id) DO NOTHING
-        """,
-        ids,
-        tenants,
-        principals,
-        keys,
-        payloads,
-        undos,
-    )
+    await copy_rows(conn, "claims_history", rows, columns=_KEPT_COLUMNS, skip_existing=True)
 
 
 Suffix = list[tuple[ClaimsBatchFormed, BatchUndo | None]]

@@ -11,18 +11,30 @@ import asyncio
 import contextlib
 import signal
 
+import asyncpg
+
 from engram.shared.db import create_pool, retry_while_unavailable
 from engram.shared.health import serve_health
-from engram.shared.heap import freeze_startup_heap
+from engram.shared.heap import collect_young_less_often, freeze_startup_heap
 from engram.shared.settings import Settings
 from projections.projector import BeliefProjector
 
 
-async def run_projector(settings: Settings, *, schema: str | None = None) -> None:
-    pool = await retry_while_unavailable(
-        lambda: create_pool(settings.database, role="engram-projector", schema=schema),
+async def projector_pool(settings: Settings, *, schema: str | None = None) -> asyncpg.Pool:
+    """The projector's own pool, once the database answers. Its connections are not reset on
+    release (``stateless_sessions``): the projector's statements leave no session state behind
+    (``tests/integration/test_projector_session_state.py``), and the reset was a round trip on
+    every release, about five a chunk (the chunk's transaction and the outbox drains)."""
+    return await retry_while_unavailable(
+        lambda: create_pool(
+            settings.database, role="engram-projector", schema=schema, stateless_sessions=True
+        ),
         what="projector.connect",
     )
+
+
+async def run_projector(settings: Settings, *, schema: str | None = None) -> None:
+    pool = await projector_pool(settings, schema=schema)
     projector = BeliefProjector(settings.kafka, pool)
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGINT, signal.SIGTERM):
@@ -36,6 +48,7 @@ async def run_projector(settings: Settings, *, schema: str | None = None) -> Non
         else None
     )
     freeze_startup_heap()
+    collect_young_less_often()  # a process of its own: only the projector's chunks to collect
     try:
         await projector.run()
     finally:
@@ -50,10 +63,7 @@ async def project_in_worker(settings: Settings, *, schema: str | None = None) ->
     """The belief projector as a task of another process's loop (``engram worker``, ``engram
     rederive``): that process owns signals and health; the task ends when it is cancelled.
     ``schema`` is the generation it projects into (None: ``public``)."""
-    pool = await retry_while_unavailable(
-        lambda: create_pool(settings.database, role="engram-projector", schema=schema),
-        what="projector.connect",
-    )
+    pool = await projector_pool(settings, schema=schema)
     try:
         await BeliefProjector(settings.kafka, pool).run()
     finally:

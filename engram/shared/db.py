@@ -33,13 +33,31 @@ FIRST_DELAY_S = 0.5
 MAX_DELAY_S = 30.0
 
 
+async def leave_session_as_is(conn: asyncpg.Connection) -> None:
+    """A pool's ``reset`` for sessions that leave no state behind: nothing to send.
+
+    asyncpg's default reset sends ``SELECT pg_advisory_unlock_all(); CLOSE ALL; UNLISTEN *;
+    RESET ALL`` on every release, a round trip each time. Before calling this it still rolls
+    back a transaction left open and forgets the connection's listeners
+    (``Connection._reset``), so what is skipped is only undoing session-level locks, cursors
+    held across transactions, ``LISTEN`` and ``SET``: safe only for a pool whose users never
+    do any of those (``tests/integration/test_projector_session_state.py`` holds it for the
+    belief projector)."""
+
+
 async def create_pool(
-    settings: DatabaseSettings, *, role: str = "engram", schema: str | None = None
+    settings: DatabaseSettings,
+    *,
+    role: str = "engram",
+    schema: str | None = None,
+    stateless_sessions: bool = False,
 ) -> asyncpg.Pool:
     """A pool whose sessions name their ``role`` in ``pg_stat_activity.application_name``.
 
     With ``schema`` (a generation's), unqualified table names resolve there first and then in
     ``public`` (the shared vocabulary): the writers of a generation need no other change.
+    With ``stateless_sessions`` a released connection is not reset (:func:`leave_session_as_is`):
+    for a pool whose every user is known to leave no session state behind.
     """
     server_settings = {"application_name": role}
     if schema is not None and schema != "public":
@@ -49,6 +67,7 @@ async def create_pool(
         min_size=1,
         max_size=settings.pool_max,
         server_settings=server_settings,
+        reset=leave_session_as_is if stateless_sessions else None,
     )
     if pool is None:  # pragma: no cover - asyncpg only returns None when told not to connect
         raise RuntimeError("could not create a PostgreSQL connection pool")

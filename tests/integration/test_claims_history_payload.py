@@ -9,7 +9,9 @@ import asyncpg
 import orjson
 import pytest
 
+from formation.undo import BatchUndo
 from projections.belief_store import ClaimsRecord, project_records
+from projections.claims_history import keep_batches
 from schemas.claims import decode_claims_batch
 from tests.support.isolation import Isolated
 from tests.support.projecting import city_batches
@@ -42,3 +44,29 @@ async def test_a_batch_is_kept_as_its_wire_bytes_or_else_serialised(
         expected = wire[offset] if offset % 2 == 0 else batch.model_dump_json().encode()
         assert payload == expected
         assert decode_claims_batch(payload) == batch
+
+
+async def test_a_batch_kept_already_stays_as_it_is_beside_the_ones_kept_now(
+    isolated: Isolated, pool: asyncpg.Pool
+) -> None:
+    """Kept batches are copied in; a run kept already (its copy is undone and the rows go in
+    with ``ON CONFLICT DO NOTHING``) keeps its row, and the others of the call are kept."""
+    first, second, third = city_batches(isolated.tenant, 3)
+    async with pool.acquire() as conn, conn.transaction():
+        await keep_batches(conn, [(first, BatchUndo(), b"first, as kept")])
+        await keep_batches(
+            conn,
+            [(first, BatchUndo(), b"first, again"), (second, BatchUndo(), None)],
+        )
+        await keep_batches(conn, [(third, BatchUndo(), b"third")])  # the transaction goes on
+    kept = {
+        r["run_id"]: bytes(r["payload"])
+        for r in await pool.fetch(
+            "SELECT run_id, payload FROM claims_history WHERE tenant = $1", isolated.tenant
+        )
+    }
+    assert kept == {
+        first.batch_id: b"first, as kept",
+        second.batch_id: second.model_dump_json().encode(),
+        third.batch_id: b"third",
+    }
