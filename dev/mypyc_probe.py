@@ -27,6 +27,9 @@ import os
 import sys
 from pathlib import Path
 
+from mypyc.build import mypycify
+from setuptools import setup  # type: ignore[import-untyped]
+
 REPO = Path(__file__).resolve().parent.parent
 LEFT_OUT = frozenset({"formation/__init__.py", "formation/policy.py", "formation/undo.py"})
 
@@ -39,9 +42,6 @@ def compiled_sources() -> list[str]:
 
 def build() -> None:
     """Type-check and compile the modules with mypyc, and put the extensions beside them."""
-    from mypyc.build import mypycify
-    from setuptools import setup  # type: ignore[import-untyped]
-
     os.chdir(REPO)  # mypycify takes paths relative to the working directory
     setup(
         name="formation-mypyc-probe",
