@@ -45,8 +45,9 @@ async def load_state(conn: asyncpg.Connection, batches: Sequence[ClaimsBatchForm
     has just left out the applied ones and undone the ones it resolves again (so this no longer
     asks the database a second time; resolution still skips a batch given twice)."""
     todo = list(batches)
-    claims, hashes = _claims_and_hashes(todo)
-    beliefs = await _load_beliefs(conn, claims, _corrected(todo))
+    corrected = _corrected(todo)
+    claims, hashes = _claims_and_hashes(todo, corrected)
+    beliefs = await _load_beliefs(conn, claims, corrected)
     cited = await _load_cited(conn, todo)
     beliefs += await _load_by_id(conn, {i for i, _, _ in cited} - {b.belief_id for b in beliefs})
     return BeliefState(
@@ -78,11 +79,11 @@ def _corrected(batches: Iterable[ClaimsBatchFormed]) -> list[tuple[str, str, str
 
 
 def _claims_and_hashes(
-    batches: Sequence[ClaimsBatchFormed],
+    batches: Sequence[ClaimsBatchFormed], corrected: Iterable[tuple[str, str, str]]
 ) -> tuple[list[Claim], list[tuple[str, str, str]]]:
     """The claims the chunk's candidates make, and (tenant, principal, content hash) of
-    everything the chunk proposes, corrects or deletes (what its rejections and tombstones are
-    looked up by). One pass reads each candidate's parts once for both (``candidate_hash`` is
+    everything the chunk proposes, corrects or deletes (``corrected``: :func:`_corrected`'s,
+    computed once by the caller), what its rejections and tombstones are looked up by. One pass reads each candidate's parts once for both (``candidate_hash`` is
     ``parts_hash`` of the same parts; they were read twice, ~1.5 µs a candidate)."""
     claims: set[Claim] = set()
     hashes: set[tuple[str, str, str]] = set()
@@ -98,7 +99,7 @@ def _claims_and_hashes(
         for b in batches
         if isinstance(b.correction, BeliefCorrected)
     }
-    hashes |= set(_corrected(batches))
+    hashes.update(corrected)
     return sorted(claims), sorted(hashes)
 
 

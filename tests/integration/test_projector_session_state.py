@@ -9,7 +9,6 @@ the pool holds."""
 
 from __future__ import annotations
 
-import asyncio
 import random
 from collections.abc import AsyncIterator
 
@@ -113,4 +112,3 @@ async def test_killed_mid_transaction_through_an_unreset_pool_loses_and_duplicat
     assert await projection_digest(stateless_pool) == killed
     # A kill left no transaction open on a connection handed out again.
     assert all(state[-1] for state in await _states_of_every_session(stateless_pool))
-    await asyncio.sleep(0)
