@@ -11,7 +11,7 @@ claims batches to a fresh claims topic, then measures in the same run:
 Prints JSON; the ratio is what to compare across machines.
 
     .venv/bin/python -m bench.projector --turns 3000 [--profile .dev/projector.prof] [--statements]
-        [--partitions 2]
+        [--partitions 2] [--lanes 2] [--max-chunk 500]
 """
 
 from __future__ import annotations
@@ -32,6 +32,7 @@ from aiokafka import AIOKafkaProducer
 from bench.statement_timing import report, timed_statements
 from bench.throughput import fresh, measure_projector, measure_raw, synthetic_turns
 from engram.shared.settings import KafkaSettings, load_settings
+from projections.projector import DEFAULT_LANES, DEFAULT_MAX_CHUNK
 from schemas.claims import ClaimsBatchFormed, SourcePosition
 from schemas.common import principal_key
 from streams.formation_stage import FormationStage
@@ -64,7 +65,12 @@ async def publish(kafka: KafkaSettings, batches: list[ClaimsBatchFormed]) -> Non
 
 
 async def main(
-    count: int, profile: Path | None = None, statements: bool = False, partitions: int = 1
+    count: int,
+    profile: Path | None = None,
+    statements: bool = False,
+    partitions: int = 1,
+    lanes: int = DEFAULT_LANES,
+    max_chunk: int = DEFAULT_MAX_CHUNK,
 ) -> dict[str, object]:
     settings = load_settings()
     run = "proj" + secrets.token_hex(3)
@@ -78,7 +84,7 @@ async def main(
     if profiler:
         profiler.enable()
     with timed_statements() if statements else nullcontext({}) as tallies:
-        projector = await measure_projector(kafka, db_url, count)
+        projector = await measure_projector(kafka, db_url, count, lanes=lanes, max_chunk=max_chunk)
     if profiler and profile:
         profiler.disable()
         profiler.dump_stats(profile)
@@ -89,6 +95,8 @@ async def main(
     return {
         "batches": count,
         "partitions": partitions,
+        "lanes": lanes,
+        "max_chunk": max_chunk,
         "candidates_per_batch": round(candidates / count, 2),
         "refusals_per_batch": round(refusals / count, 2),
         "raw_consume_copy_per_s": round(raw, 1),
@@ -126,8 +134,22 @@ if __name__ == "__main__":
         default=1,
         help="claims partitions (the 8 principals spread over them by key, as in production)",
     )
+    parser.add_argument(
+        "--lanes",
+        type=int,
+        default=DEFAULT_LANES,
+        help="the projector's lanes per partition (1: one chunk per partition at a time)",
+    )
+    parser.add_argument(
+        "--max-chunk",
+        type=int,
+        default=DEFAULT_MAX_CHUNK,
+        help="records a lane applies in one transaction at most",
+    )
     args = parser.parse_args()
-    result = asyncio.run(main(args.turns, args.profile, args.statements, args.partitions))
+    result = asyncio.run(
+        main(args.turns, args.profile, args.statements, args.partitions, args.lanes, args.max_chunk)
+    )
     sys.stdout.write(orjson.dumps(result, option=orjson.OPT_INDENT_2).decode() + "\n")
     if args.profile:
         text = io.StringIO()

@@ -48,7 +48,11 @@ from formation.resolution import BatchOutcome  # noqa: E402
 from ingest.producer import EpisodeProducer  # noqa: E402
 from ingest.topics import ensure_topics  # noqa: E402
 from projections.migrate import migrate  # noqa: E402
-from projections.projector import BeliefProjector  # noqa: E402
+from projections.projector import (  # noqa: E402
+    DEFAULT_LANES,
+    DEFAULT_MAX_CHUNK,
+    BeliefProjector,
+)
 from schemas.claims import SourcePosition  # noqa: E402
 from schemas.episodes import Message, TurnAppended  # noqa: E402
 from streams.formation_stage import FormationStage  # noqa: E402
@@ -220,8 +224,16 @@ def _postgres_cpu(pids: set[int]) -> float:
     return total
 
 
-async def measure_projector(kafka: KafkaSettings, db_url: str, count: int) -> ProjectorRun:
-    """The belief projector alone, over the claims the agent stage published."""
+async def measure_projector(
+    kafka: KafkaSettings,
+    db_url: str,
+    count: int,
+    *,
+    lanes: int = DEFAULT_LANES,
+    max_chunk: int = DEFAULT_MAX_CHUNK,
+) -> ProjectorRun:
+    """The belief projector alone, over the claims the agent stage published, with ``lanes``
+    lanes per partition (the default of ``engram projector``)."""
     backends: set[int] = set()
 
     async def note_backend(conn: asyncpg.Connection) -> None:
@@ -248,7 +260,9 @@ async def measure_projector(kafka: KafkaSettings, db_url: str, count: int) -> Pr
         if projector.projected >= count:
             projector.stop()
 
-    projector = BeliefProjector(kafka, pool, on_outcome=stop_when_done)
+    projector = BeliefProjector(
+        kafka, pool, on_outcome=stop_when_done, lanes=lanes, max_chunk=max_chunk
+    )
     freeze_startup_heap()  # as `engram projector` does; the bench's own data is start-up heap
     collect_young_less_often()  # as `engram projector` does too
     started = time.perf_counter()

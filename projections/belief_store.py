@@ -3,16 +3,16 @@ outbox and the consumed offset, in one PostgreSQL transaction per chunk of conse
 
 A chunk is projected in three steps: load every row its batches can touch (one query per
 table), resolve the whole chunk in memory (:func:`formation.resolution.resolve_chunk`, pure),
-and write what resolution returns with one set-based statement per table. The offset row is
-locked, checked and advanced inside the same transaction, so a projector killed at any point
-wrote all of a chunk and its offset or none of it; a batch's run id (its primary key) makes a
-batch redelivered at another offset a no-op as well.
+and write what resolution returns with one set-based statement per table. The chunk's
+principals are locked first, and the stored offset advanced last, inside the same transaction,
+so a projector killed at any point wrote all of a chunk and its offset or none of it; a batch's
+run id (its primary key) makes a batch redelivered at another offset a no-op as well.
 """
 
 from __future__ import annotations
 
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 import asyncpg
@@ -52,6 +52,7 @@ from projections.forgetting import delete_content, forget_principal
 from projections.memory_events import QueuedPayloads
 from projections.rows import columns_of, copy_rows, update_rows
 from schemas.claims import ClaimsBatchFormed
+from schemas.common import principal_key
 
 PROJECTOR = "beliefs"
 
@@ -66,6 +67,11 @@ class ClaimsRecord:
     offset: int
     payload: bytes | None = None
 
+    @property
+    def lane_key(self) -> bytes:
+        """Whose batch this is, as ``engram.claims`` keys it: what picks its lane."""
+        return principal_key(self.batch.tenant, self.batch.principal)
+
 
 async def project_records(
     conn: asyncpg.Connection,
@@ -75,18 +81,29 @@ async def project_records(
     partition: int,
     read_through: int,
     queued: QueuedPayloads | None = None,
+    store_offset: Callable[[], int] | None = None,
 ) -> list[BatchOutcome]:
-    """Apply consecutive records of one partition exactly once, in one transaction.
+    """Apply records of one partition exactly once, in one transaction.
 
-    Records below the stored offset were applied already and are skipped. ``read_through`` is
-    the last offset read, which may be past the last record given when undecodable records
-    were left out. Once the transaction has committed, the memory events it queued are handed
-    to ``queued``, for the outbox drain to publish without reading them back.
+    The records are in offset order, and every record of their principals below the last of
+    them has been applied or is among them (the projector's lanes: :mod:`projections.lanes`).
+    The transaction first takes its principals' locks (:data:`_LOCK_PRINCIPALS`), so a second
+    projector of the partition (one a rebalance has not yet stopped) resolves them only after
+    this commits, and then sees these batches applied. Records below the stored offset were
+    applied already and are skipped; so is a batch whose run is there.
+
+    The stored offset only ever moves forward, at the end of the transaction (so lanes of one
+    partition wait for each other only for their commits), to ``store_offset()`` asked just
+    before it is written (the lanes' safe point) or, without it, one past ``read_through``: the
+    last offset read, which may be past the last record given when undecodable records were
+    left out. Once the transaction has committed, the memory events it queued are handed to
+    ``queued``, for the outbox drain to publish without reading them back.
     """
     async with conn.transaction():
+        await conn.execute(_LOCK_PRINCIPALS, *_principal_columns(records))
         next_offset = await conn.fetchval(
             "SELECT next_offset FROM projector_offset WHERE projector = $1 AND topic = $2 "
-            "AND partition = $3 FOR UPDATE",
+            "AND partition = $3",
             PROJECTOR,
             topic,
             partition,
@@ -96,20 +113,53 @@ async def project_records(
         wire = {id(r.batch): r.payload for r in records if r.payload is not None}
         changes, resolved = await resolve_in_canonical_order(conn, fresh, wire)
         inserted = await write_changes(conn, changes)
-        if next_offset is None or read_through + 1 > next_offset:
-            await conn.execute(
-                "INSERT INTO projector_offset (projector, topic, partition, next_offset) "
-                "VALUES ($1, $2, $3, $4) ON CONFLICT (projector, topic, partition) "
-                "DO UPDATE SET next_offset = EXCLUDED.next_offset",
-                PROJECTOR,
-                topic,
-                partition,
-                read_through + 1,
-            )
+        advance_to = store_offset() if store_offset is not None else read_through + 1
+        if next_offset is None or advance_to > next_offset:
+            await advance_offset(conn, topic=topic, partition=partition, next_offset=advance_to)
     if queued is not None:
         queued.add(inserted)
     outcomes = iter(resolved)
     return [BatchOutcome(skipped=True) if old else next(outcomes) for old in stale]
+
+
+async def advance_offset(
+    conn: asyncpg.Connection, *, topic: str, partition: int, next_offset: int
+) -> None:
+    """Move a partition's stored offset forward to ``next_offset`` (never back): only ever to
+    an offset below which every record is applied."""
+    await conn.execute(
+        "INSERT INTO projector_offset (projector, topic, partition, next_offset) "
+        "VALUES ($1, $2, $3, $4) ON CONFLICT (projector, topic, partition) "
+        "DO UPDATE SET next_offset = GREATEST(projector_offset.next_offset, EXCLUDED.next_offset)",
+        PROJECTOR,
+        topic,
+        partition,
+        next_offset,
+    )
+
+
+PRINCIPAL_LOCK = "hashtextextended(current_schema() || '/' || {tenant} || '/' || {principal}, 0)"
+"""The key of a principal's transaction lock, an expression over two text values: keyed by the
+schema written as well, so a generation's projection does not wait for the live one's."""
+
+_LOCK_PRINCIPALS = f"""
+SELECT count(pg_advisory_xact_lock(s.lock)) FROM (
+    SELECT DISTINCT {PRINCIPAL_LOCK.format(tenant="k.tenant", principal="k.principal")} AS lock
+    FROM unnest($1::text[], $2::text[]) AS k(tenant, principal)
+    ORDER BY lock
+) s
+"""
+"""Take the transaction-scoped lock of every principal of a chunk, in ascending order (two
+chunks naming the same principals never wait for each other in a cycle). Held to the commit:
+a projector that has lost its partitions but not yet noticed, and the one that has them now,
+apply a principal's batches one transaction after the other, the second finding the first's
+runs there. Within one projector lanes never share a principal (:mod:`projections.lanes`),
+so there it is waited for only when a principal's batches sit in two partitions."""
+
+
+def _principal_columns(records: Sequence[ClaimsRecord]) -> tuple[list[str], list[str]]:
+    principals = sorted({(r.batch.tenant, r.batch.principal) for r in records})
+    return [t for t, _ in principals], [p for _, p in principals]
 
 
 async def resolve_in_canonical_order(

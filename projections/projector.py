@@ -1,17 +1,19 @@
 """The belief projector: a plain aiokafka consumer of ``engram.claims``.
 
 Offsets are owned by PostgreSQL, not by the consumer group: on every assignment the consumer
-seeks to the offsets stored beside the beliefs, and each batch advances its offset in the same
+seeks to the offsets stored beside the beliefs, and each chunk advances its offset in the same
 transaction as its rows. Kafka's committed offsets are written too, but only as a lag gauge.
 
-Pipelining, and what it may not do: a partition's next chunk is fetched and decoded while its
-last one commits, but resolved only after (its resolution reads what the last one wrote), so
-within a partition the projector and PostgreSQL take turns. Chunks of *different* partitions
-run side by side, each in its own transaction with its own stored offset: they name different
-principals, so neither reads what the other writes (see ``BeliefProjector._consume``). State
-resolved from is never carried over from one chunk to the next in memory: every chunk loads
-what it consults inside its own transaction, so a failed chunk, a rebalance, a rewind, a
-correction or a writer outside the projector cannot leave a stale copy behind.
+Lanes, and what they may not do: a partition's records are split by principal into lanes
+(:mod:`projections.lanes`), and every lane of every partition applies one chunk at a time, in
+offset order, in its own transaction, as soon as its last chunk has committed — so while one
+lane's statements run in PostgreSQL, another's chunk is resolved here, and the two cores work
+at once instead of taking turns. A chunk's resolution reads only the rows of its own
+principals, which no other lane writes; a chunk stores only an offset below every record still
+unsettled in its partition. State resolved from is never carried over from one chunk to the
+next in memory: every chunk loads what it consults inside its own transaction, so a failed
+chunk, a rebalance, a rewind, a correction or a writer outside the projector cannot leave a
+stale copy behind. Fetching runs ahead of the lanes by a bounded number of records.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Callable
+from functools import partial
 
 import asyncpg
 import structlog
@@ -36,11 +39,25 @@ from engram.shared.db import FIRST_DELAY_S, UNAVAILABLE, next_delay, report_unav
 from engram.shared.metrics import BATCHES_PROJECTED
 from engram.shared.settings import KafkaSettings
 from formation.resolution import BatchOutcome
-from projections.belief_store import ClaimsRecord, project_records, stored_offsets
+from projections.belief_store import (
+    ClaimsRecord,
+    advance_offset,
+    project_records,
+    stored_offsets,
+)
+from projections.lanes import PartitionLanes
 from projections.memory_events import OutboxPublisher, QueuedPayloads, drain_outbox
 from schemas.claims import decode_claims_batch
 
 log = structlog.get_logger(__name__)
+
+DEFAULT_LANES = 2
+"""Lanes per claims partition: two keep both cores of a small machine busy (the projector's
+Python and PostgreSQL in turns, per lane); more halve the chunks again for little more overlap
+(docs/benchmarks.md)."""
+
+DEFAULT_MAX_CHUNK = 500
+"""Records a lane applies in one transaction at most."""
 
 MEMORY_EVENT_BATCH_BYTES = 256 * 1024
 """Producer batch size for memory events: a drain sends up to a thousand (~0.5 KB each) at once,
@@ -73,16 +90,24 @@ class _SeekToStoredOffsets(ConsumerRebalanceListener):  # type: ignore[misc]
     revocation and after every assignment, and the loop drops what it fetched across a move.
     """
 
-    def __init__(self, consumer: AIOKafkaConsumer, pool: asyncpg.Pool, topic: str):
+    def __init__(
+        self,
+        consumer: AIOKafkaConsumer,
+        pool: asyncpg.Pool,
+        topic: str,
+        on_revoked: Callable[[], None] = lambda: None,
+    ):
         self._consumer = consumer
         self._pool = pool
         self._topic = topic
+        self._on_revoked = on_revoked
         self.generation = 0
         self.positioned = False
         self.seek_pending = False
 
     async def on_partitions_revoked(self, revoked: set[TopicPartition]) -> None:
         self.generation += 1
+        self._on_revoked()
 
     async def on_partitions_assigned(self, assigned: set[TopicPartition]) -> None:
         try:
@@ -114,7 +139,8 @@ class _SeekToStoredOffsets(ConsumerRebalanceListener):  # type: ignore[misc]
 
 class BeliefProjector:
     """Consumes claims batches until stopped; one principal's batches stay in order because
-    ``engram.claims`` is keyed by tenant/principal and a partition is processed in order."""
+    ``engram.claims`` is keyed by tenant/principal, a principal's records of a partition all go
+    to one lane, and a lane applies its records in offset order, one chunk at a time."""
 
     def __init__(
         self,
@@ -122,12 +148,17 @@ class BeliefProjector:
         pool: asyncpg.Pool,
         on_outcome: Callable[[BatchOutcome], None] | None = None,
         *,
-        max_chunk: int = 500,
+        max_chunk: int = DEFAULT_MAX_CHUNK,
+        lanes: int = DEFAULT_LANES,
     ):
-        """``max_chunk`` bounds the records applied in one transaction (and so what a kill or
-        a failed chunk makes the next run apply again)."""
+        """``max_chunk`` bounds the records a lane applies in one transaction (and so what a
+        kill or a failed chunk makes the next run apply again); ``lanes`` is the number of
+        lanes per partition (1: a partition's chunks one after the other)."""
+        if lanes < 1:
+            raise ValueError(f"a projector needs at least one lane per partition, not {lanes}")
         self._settings = settings
         self._max_chunk = max_chunk
+        self._lanes = lanes
         self._pool = pool
         self._on_outcome = on_outcome
         self._stopping = asyncio.Event()
@@ -136,15 +167,22 @@ class BeliefProjector:
         """Database operations that found PostgreSQL unreachable (each retried after a pause)."""
         self._listener: _SeekToStoredOffsets | None = None
         self._unreachable = False
-        self._in_flight: dict[TopicPartition, asyncio.Task[None]] = {}
-        self._principals: dict[TopicPartition, set[tuple[str, str]]] = {}
-        """The principals of each partition's chunk in flight."""
+        self._books: dict[TopicPartition, PartitionLanes[ClaimsRecord]] = {}
+        """Each partition's records fetched and not yet committed, by lane."""
+        self._chunks: dict[tuple[TopicPartition, int], asyncio.Task[None]] = {}
+        """The chunk in flight of each (partition, lane)."""
+        self._accepting = True
+        """Whether lanes may start chunks: not between a failure or revocation and the seek."""
+        self._failure: BaseException | None = None
+        self._progress = asyncio.Event()
+        """Set when a chunk finishes (or the projector is asked to stop): room may have freed."""
         self._publisher: OutboxPublisher | None = None
         self._queued = QueuedPayloads()
         """Memory events this projector committed and has not yet published, with their JSON."""
 
     def stop(self) -> None:
         self._stopping.set()
+        self._progress.set()
 
     def readiness(self) -> tuple[bool, str]:
         """Ready once its assignment is positioned at the stored offsets, and not while the
@@ -166,7 +204,9 @@ class BeliefProjector:
             isolation_level="read_committed",
         )
         claims_topic = self._settings.claims_topic
-        listener = self._listener = _SeekToStoredOffsets(consumer, self._pool, claims_topic)
+        listener = self._listener = _SeekToStoredOffsets(
+            consumer, self._pool, claims_topic, on_revoked=self._hold
+        )
         consumer.subscribe([claims_topic], listener=listener)
         producer = AIOKafkaProducer(
             bootstrap_servers=self._settings.bootstrap,
@@ -201,7 +241,7 @@ class BeliefProjector:
                 if fetched and not self._stopping.is_set():
                     await self._commit_lag_gauge(consumer)
             try:
-                await self._settle()
+                await self._settle(store_settled=True)
             except UNAVAILABLE as error:  # read again after the next start's seek
                 self.outages += 1
                 report_unavailable("projector.chunk", error, 0)
@@ -221,64 +261,125 @@ class BeliefProjector:
     async def _consume(
         self, consumer: AIOKafkaConsumer, listener: _SeekToStoredOffsets, *, reseek: bool
     ) -> bool:
-        """Fetch once and project each partition's records as one chunk; whether anything was
+        """Fetch once and queue each partition's records on its lanes; whether anything was
         fetched and kept.
 
-        One chunk per partition is in flight at a time: while its statements run in
-        PostgreSQL, this fetches and decodes the partition's next one, then waits for that
-        chunk's commit before applying the next (whose resolution reads what it wrote).
-        Chunks of different partitions run side by side, each in its own transaction on its
-        own connection: a principal's batches are all in one partition (``engram.claims`` is
-        keyed by tenant/principal), so one partition's resolution never reads what another's
-        writes, and while one chunk's statements run in PostgreSQL another's resolution runs
-        here. Should a principal's batches ever sit in two partitions (the topic's partition
-        count raised), a chunk naming a principal that another chunk in flight names waits
-        for that chunk's commit first. A chunk that fails raises here, before anything fetched after it in its
-        partition is applied; the caller then settles the others and reads again from the
-        stored offsets."""
+        Lanes start their chunks by themselves (:meth:`_start_ready`), each as soon as its last
+        one has committed; this only keeps the books filled, about ``max_chunk`` records queued
+        per partition ahead of them (with ``lanes * max_chunk`` in flight, at most). A chunk that failed raises here; the
+        caller then settles the others and reads again from the stored offsets. Should a
+        principal's batches ever sit in two partitions (the topic's partition count raised),
+        two chunks naming it wait for each other in PostgreSQL (its lock, taken first in each
+        chunk's transaction)."""
         if reseek or listener.seek_pending:
             await self._settle()
             await listener.reseek()
+        self._raise_failure()
+        await self._room_to_fetch()
+        self._raise_failure()
+        if self._stopping.is_set():
+            return False
         generation = listener.generation
         fetched = await consumer.getmany(timeout_ms=200, max_records=self._max_chunk)
+        if listener.moved_since(generation):
+            # Fetched across a rebalance, possibly from before its seek: drop it and read
+            # again from the stored offsets, the truth.
+            await self._settle()
+            await listener.reseek()
+            return False
+        if self._stopping.is_set():
+            return bool(fetched)
         for tp, records in fetched.items():
-            decoded = self._decode(tp, records)
-            principals = {(r.batch.tenant, r.batch.principal) for r in decoded}
-            await self._settle(tp, *(p for p, n in self._principals.items() if n & principals))
-            if listener.moved_since(generation):
-                # Fetched across a rebalance, possibly from before its seek: drop the rest and
-                # read again from the stored offsets, the truth.
-                await self._settle()
-                await listener.reseek()
-                return False
-            if self._stopping.is_set():
-                break
-            self._in_flight[tp] = asyncio.create_task(
-                self._apply(tp, decoded, read_through=records[-1].offset)
-            )
-            self._principals[tp] = principals
+            books = self._books.get(tp)
+            if books is None:
+                books = self._books[tp] = PartitionLanes(self._lanes)
+            books.add(self._decode(tp, records), read_through=records[-1].offset)
+        self._start_ready()
         return bool(fetched)
 
+    async def _room_to_fetch(self) -> None:
+        """Wait while a partition has ``max_chunk`` records queued, until a chunk finishes.
+
+        Not while lanes are held (a revocation, a failure): no chunk starts then, so no queue
+        empties; the fetch goes ahead, and the loop finds the move or the failure and
+        settles."""
+        while (
+            self._accepting
+            and not self._stopping.is_set()
+            and self._failure is None
+            and any(books.queued() >= self._max_chunk for books in self._books.values())
+        ):
+            self._progress.clear()
+            await self._progress.wait()
+
+    def _start_ready(self) -> None:
+        """Start a chunk on every lane that has records queued and none in flight."""
+        if not self._accepting or self._failure is not None or self._stopping.is_set():
+            return
+        for tp, books in self._books.items():
+            for lane in books.ready():
+                chunk = books.take(lane, self._max_chunk)
+                task = asyncio.create_task(self._apply(tp, books, lane, chunk))
+                self._chunks[(tp, lane)] = task
+                task.add_done_callback(partial(self._finished, (tp, lane)))
+
+    def _finished(self, key: tuple[TopicPartition, int], task: asyncio.Task[None]) -> None:
+        """A chunk is done: start its lane's next one, or keep what made it fail for the
+        consume loop (its records stay in the books, in flight, so no other chunk of the
+        partition stores an offset past them)."""
+        if self._chunks.get(key) is task:
+            del self._chunks[key]
+        self._progress.set()
+        if task.cancelled():
+            return
+        error = task.exception()
+        if error is not None:
+            if self._failure is None:
+                self._failure = error
+            return
+        self._start_ready()
+
+    def _raise_failure(self) -> None:
+        if self._failure is not None:
+            failure, self._failure = self._failure, None
+            self._accepting = False  # until the books are emptied and the partitions sought
+            raise failure
+
+    def _hold(self) -> None:
+        """Start no new chunk until the consume loop has settled and sought again (the
+        partitions are being revoked)."""
+        self._accepting = False
+
     def _abandon_in_flight(self) -> None:
-        in_flight, self._in_flight, self._principals = self._in_flight, {}, {}
-        for task in in_flight.values():
+        chunks, self._chunks, self._books = self._chunks, {}, {}
+        for task in chunks.values():
             if task.done():
                 if not task.cancelled() and task.exception() is not None:
                     log.warning("projector.chunk_abandoned", error=repr(task.exception()))
             else:
                 task.cancel()
 
-    async def _settle(self, *partitions: TopicPartition) -> None:
-        """Wait for the chunks in flight of ``partitions`` (default: of every partition) to
-        commit, raising what made one fail once all of them have finished."""
-        chosen = list(partitions or self._in_flight)
-        for tp in chosen:
-            self._principals.pop(tp, None)
-        tasks = [task for tp in chosen if (task := self._in_flight.pop(tp, None)) is not None]
-        results = await asyncio.gather(*tasks, return_exceptions=True)
-        for result in results:
-            if isinstance(result, BaseException):
-                raise result
+    async def _settle(self, *, store_settled: bool = False) -> None:
+        """Wait for every chunk in flight to finish, then forget what is queued (it is read
+        again after the next seek), raising what made a chunk fail.
+
+        With ``store_settled`` (a stop), and no chunk failed, first store each partition's
+        offset as far as its committed chunks reach: a lane's last commit may have had to
+        stop short of another lane's records that committed just after it."""
+        self._accepting = False
+        while self._chunks:
+            await asyncio.gather(*self._chunks.values(), return_exceptions=True)
+        books, self._books = self._books, {}
+        self._accepting = True
+        self._raise_failure()
+        if store_settled:
+            for tp, partition in books.items():
+                settled = partition.settled_offset()
+                if settled > partition.stored:
+                    async with self._pool.acquire() as conn:
+                        await advance_offset(
+                            conn, topic=tp.topic, partition=tp.partition, next_offset=settled
+                        )
 
     async def _pause(self, seconds: float) -> None:
         """Back off, but end the pause as soon as the projector is asked to stop."""
@@ -324,17 +425,33 @@ class BeliefProjector:
         return decoded
 
     async def _apply(
-        self, tp: TopicPartition, decoded: list[ClaimsRecord], *, read_through: int
+        self,
+        tp: TopicPartition,
+        books: PartitionLanes[ClaimsRecord],
+        lane: int,
+        chunk: list[ClaimsRecord],
     ) -> None:
+        if not chunk:  # only undecodable records read since the last commit
+            async with self._pool.acquire() as conn:
+                await advance_offset(
+                    conn,
+                    topic=tp.topic,
+                    partition=tp.partition,
+                    next_offset=books.safe_offset(lane),
+                )
+            books.committed(lane)
+            return
         async with self._pool.acquire() as conn:
             outcomes = await project_records(
                 conn,
-                decoded,
+                chunk,
                 topic=tp.topic,
                 partition=tp.partition,
-                read_through=read_through,
+                read_through=books.read_through,
                 queued=self._queued,
+                store_offset=partial(books.safe_offset, lane),
             )
+        books.committed(lane)
         if self._publisher is not None:
             self._publisher.wake()
         for outcome in outcomes:

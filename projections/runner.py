@@ -35,7 +35,7 @@ async def projector_pool(settings: Settings, *, schema: str | None = None) -> as
 
 async def run_projector(settings: Settings, *, schema: str | None = None) -> None:
     pool = await projector_pool(settings, schema=schema)
-    projector = BeliefProjector(settings.kafka, pool)
+    projector = BeliefProjector(settings.kafka, pool, lanes=settings.worker.projector_lanes)
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(signum, projector.stop)
@@ -65,6 +65,6 @@ async def project_in_worker(settings: Settings, *, schema: str | None = None) ->
     ``schema`` is the generation it projects into (None: ``public``)."""
     pool = await projector_pool(settings, schema=schema)
     try:
-        await BeliefProjector(settings.kafka, pool).run()
+        await BeliefProjector(settings.kafka, pool, lanes=settings.worker.projector_lanes).run()
     finally:
         await pool.close()

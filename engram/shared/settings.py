@@ -183,6 +183,14 @@ class WorkerSettings(BaseSettings):
         description="A record waiting this long for Kafka's acknowledgement makes the worker "
         "unready.",
     )
+    projector_lanes: int = Field(
+        2,
+        ge=1,
+        le=64,
+        description="Lanes per claims partition in the belief projector: each applies its "
+        "principals' chunks in its own transaction, so one lane's resolution overlaps "
+        "another's statements in PostgreSQL (1: one chunk per partition at a time).",
+    )
 
 
 class StateSettings(BaseSettings):

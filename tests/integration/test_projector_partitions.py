@@ -24,6 +24,7 @@ from tests.support.projecting import (
     publish_batches,
     run_count,
     run_projector_until,
+    run_projector_until_applied,
 )
 
 pytestmark = pytest.mark.integration
@@ -75,7 +76,7 @@ async def test_partitions_projected_side_by_side_and_killed_equal_one_partition(
     await publish_batches(kafka, batches)
     for kill_at in (7, 19, 31):
         await kill_projector_after(kafka, pool, count=kill_at - await run_count(pool), max_chunk=3)
-    await run_projector_until(kafka, pool, count=45 - await run_count(pool), max_chunk=3)
+    await run_projector_until_applied(kafka, pool, runs=45, max_chunk=3)
     assert await run_count(pool) == 45
     side_by_side = await projection_digest(pool)
     assert side_by_side == await _one_partition_digest(isolated, kafka, pool, batches)

@@ -27,6 +27,7 @@ from tests.support.projecting import (
     publish_batches,
     run_count,
     run_projector_until,
+    run_projector_until_applied,
 )
 
 pytestmark = pytest.mark.integration
@@ -84,7 +85,7 @@ async def test_the_projectors_sessions_end_each_chunk_as_new_ones_begin(
     random.Random(7).shuffle(late)  # late batches: principals are undone and resolved again
     await publish_batches(kafka, [*batches[:5], *late, *batches[20:]])
     await kill_projector_after(kafka, stateless_pool, count=12, max_chunk=3)
-    await run_projector_until(kafka, stateless_pool, count=40 - await run_count(stateless_pool))
+    await run_projector_until_applied(kafka, stateless_pool, runs=40)
     await publish_batches(kafka, batches[:10])  # redelivered: each is a no-op
     await run_projector_until(kafka, stateless_pool, count=10, max_chunk=4)
     assert await run_count(stateless_pool) == 40
@@ -102,7 +103,7 @@ async def test_killed_mid_transaction_through_an_unreset_pool_loses_and_duplicat
     for kill_at in (3, 11, 19):
         count = kill_at - await run_count(stateless_pool)
         await kill_projector_after(kafka, stateless_pool, count=count, max_chunk=4)
-    await run_projector_until(kafka, stateless_pool, count=30 - await run_count(stateless_pool))
+    await run_projector_until_applied(kafka, stateless_pool, runs=30)
     assert await run_count(stateless_pool) == 30
     killed = await projection_digest(stateless_pool)
 

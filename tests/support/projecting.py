@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import inspect
 import uuid
 from collections.abc import Sequence
 from datetime import UTC, datetime
@@ -18,11 +19,11 @@ from formation.beliefs import principal_hash
 from formation.core import form_episode
 from formation.policy import FormationPolicy
 from formation.proposals import Proposal
-from projections.projector import BeliefProjector
+from projections.projector import DEFAULT_LANES, BeliefProjector
 from schemas.claims import ClaimsBatchFormed, SourcePosition
 from schemas.common import principal_key
 from schemas.episodes import TurnAppended
-from tests.support.conditions import wait_until
+from tests.support.conditions import Condition, wait_until
 from tests.support.episodes import turn
 
 
@@ -121,8 +122,9 @@ async def run_projector_until(
     max_chunk: int = 1,
     timeout_s: float = 60,
 ) -> None:
-    """Run a projector until it has projected ``count`` batches, then stop it there (exactly
-    there with chunks of one record; at the next chunk boundary otherwise)."""
+    """Run a projector until it has handled ``count`` records (applied or skipped), then stop
+    it there (at the next chunk boundary; with chunks of one record, the other lanes' chunks
+    in flight commit too)."""
     projector: BeliefProjector
 
     def stop_at_count(_: object) -> None:
@@ -130,15 +132,48 @@ async def run_projector_until(
             projector.stop()
 
     projector = BeliefProjector(kafka, pool, on_outcome=stop_at_count, max_chunk=max_chunk)
+    await _run_projector_while(
+        projector, lambda: projector.projected >= count, timeout_s, f"{count} batches projected"
+    )
+
+
+async def run_projector_until_applied(
+    kafka: KafkaSettings,
+    pool: asyncpg.Pool,
+    *,
+    runs: int,
+    max_chunk: int = 1,
+    lanes: int = DEFAULT_LANES,
+    timeout_s: float = 60,
+) -> None:
+    """Run a projector until the database holds ``runs`` consolidation runs (every batch
+    applied, however many a restart reads again and skips), then stop it.
+
+    After a kill a partition's stored offset may lie below records its lanes did commit
+    (:mod:`projections.lanes`): the next projector reads them again and skips them by their
+    run ids, so counting what it handles says nothing about what is applied."""
+
+    async def applied() -> bool:
+        return await run_count(pool) >= runs
+
+    projector = BeliefProjector(kafka, pool, max_chunk=max_chunk, lanes=lanes)
+    await _run_projector_while(projector, applied, timeout_s, f"{runs} runs applied")
+
+
+async def _run_projector_while(
+    projector: BeliefProjector, done: Condition, timeout_s: float, what: str
+) -> None:
+    """Run ``projector`` until ``done()``, then stop it; raise what ended it early."""
     task = asyncio.create_task(projector.run())
 
-    def counted() -> bool:
+    async def finished() -> bool:
         if task.done():
             task.result()
-        return projector.projected >= count
+        result = done()
+        return bool(await result) if inspect.isawaitable(result) else bool(result)
 
     try:
-        await wait_until(counted, timeout_s=timeout_s, what=f"{count} batches projected")
+        await wait_until(finished, timeout_s=timeout_s, what=what)
     finally:
         projector.stop()
         await task
