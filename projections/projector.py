@@ -45,7 +45,7 @@ from projections.belief_store import (
     project_records,
     stored_offsets,
 )
-from projections.lanes import PartitionLanes
+from projections.lanes import Chunk, PartitionLanes
 from projections.memory_events import OutboxPublisher, QueuedPayloads, drain_outbox
 from schemas.claims import decode_claims_batch
 
@@ -60,6 +60,9 @@ DEFAULT_MAX_CHUNK = 500
 """Records a lane applies in one transaction at most."""
 
 MEMORY_EVENT_BATCH_BYTES = 256 * 1024
+
+_ChunkKey = tuple[TopicPartition, tuple[int, ...]]
+"""A chunk in flight: its partition and its lanes (no two chunks in flight share a lane)."""
 """Producer batch size for memory events: a drain sends up to a thousand (~0.5 KB each) at once,
 and at aiokafka's 16 KiB default that is dozens of requests, each waiting for the last."""
 
@@ -169,8 +172,8 @@ class BeliefProjector:
         self._unreachable = False
         self._books: dict[TopicPartition, PartitionLanes[ClaimsRecord]] = {}
         """Each partition's records fetched and not yet committed, by lane."""
-        self._chunks: dict[tuple[TopicPartition, int], asyncio.Task[None]] = {}
-        """The chunk in flight of each (partition, lane)."""
+        self._chunks: dict[_ChunkKey, asyncio.Task[None]] = {}
+        """The chunks in flight, by partition and lanes."""
         self._accepting = True
         """Whether lanes may start chunks: not between a failure or revocation and the seek."""
         self._failure: BaseException | None = None
@@ -317,13 +320,13 @@ class BeliefProjector:
         if not self._accepting or self._failure is not None or self._stopping.is_set():
             return
         for tp, books in self._books.items():
-            for lane in books.ready():
-                chunk = books.take(lane, self._max_chunk)
-                task = asyncio.create_task(self._apply(tp, books, lane, chunk))
-                self._chunks[(tp, lane)] = task
-                task.add_done_callback(partial(self._finished, (tp, lane)))
+            for chunk in books.next_chunks(self._max_chunk):
+                key = (tp, chunk.lanes)
+                task = asyncio.create_task(self._apply(tp, books, chunk))
+                self._chunks[key] = task
+                task.add_done_callback(partial(self._finished, key))
 
-    def _finished(self, key: tuple[TopicPartition, int], task: asyncio.Task[None]) -> None:
+    def _finished(self, key: _ChunkKey, task: asyncio.Task[None]) -> None:
         """A chunk is done: start its lane's next one, or keep what made it fail for the
         consume loop (its records stay in the books, in flight, so no other chunk of the
         partition stores an offset past them)."""
@@ -425,33 +428,29 @@ class BeliefProjector:
         return decoded
 
     async def _apply(
-        self,
-        tp: TopicPartition,
-        books: PartitionLanes[ClaimsRecord],
-        lane: int,
-        chunk: list[ClaimsRecord],
+        self, tp: TopicPartition, books: PartitionLanes[ClaimsRecord], chunk: Chunk[ClaimsRecord]
     ) -> None:
-        if not chunk:  # only undecodable records read since the last commit
+        if not chunk.records:  # only undecodable records read since the last commit
             async with self._pool.acquire() as conn:
                 await advance_offset(
                     conn,
                     topic=tp.topic,
                     partition=tp.partition,
-                    next_offset=books.safe_offset(lane),
+                    next_offset=books.safe_offset(chunk),
                 )
-            books.committed(lane)
+            books.committed(chunk)
             return
         async with self._pool.acquire() as conn:
             outcomes = await project_records(
                 conn,
-                chunk,
+                chunk.records,
                 topic=tp.topic,
                 partition=tp.partition,
                 read_through=books.read_through,
                 queued=self._queued,
-                store_offset=partial(books.safe_offset, lane),
+                store_offset=partial(books.safe_offset, chunk),
             )
-        books.committed(lane)
+        books.committed(chunk)
         if self._publisher is not None:
             self._publisher.wake()
         for outcome in outcomes:
