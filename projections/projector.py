@@ -52,19 +52,20 @@ from schemas.claims import decode_claims_batch
 log = structlog.get_logger(__name__)
 
 DEFAULT_LANES = 2
-"""Lanes per claims partition: two keep both cores of a small machine busy (the projector's
-Python and PostgreSQL in turns, per lane); more halve the chunks again for little more overlap
-(docs/benchmarks.md)."""
+"""Lanes per claims partition: with two, one chunk is resolved in this process while another's
+statements run in PostgreSQL, which keeps both cores of a small machine busy; more split the
+chunks again for little more overlap, since this process's one thread is then the limit
+(docs/benchmarks.md, session 8)."""
 
 DEFAULT_MAX_CHUNK = 500
 """Records a lane applies in one transaction at most."""
 
 MEMORY_EVENT_BATCH_BYTES = 256 * 1024
+"""Producer batch size for memory events: a drain sends up to a thousand (~0.5 KB each) at once,
+and at aiokafka's 16 KiB default that is dozens of requests, each waiting for the last."""
 
 _ChunkKey = tuple[TopicPartition, tuple[int, ...]]
 """A chunk in flight: its partition and its lanes (no two chunks in flight share a lane)."""
-"""Producer batch size for memory events: a drain sends up to a thousand (~0.5 KB each) at once,
-and at aiokafka's 16 KiB default that is dozens of requests, each waiting for the last."""
 
 
 async def seek_to_stored_offsets(
@@ -267,13 +268,13 @@ class BeliefProjector:
         """Fetch once and queue each partition's records on its lanes; whether anything was
         fetched and kept.
 
-        Lanes start their chunks by themselves (:meth:`_start_ready`), each as soon as its last
-        one has committed; this only keeps the books filled, about ``max_chunk`` records queued
-        per partition ahead of them (with ``lanes * max_chunk`` in flight, at most). A chunk that failed raises here; the
-        caller then settles the others and reads again from the stored offsets. Should a
-        principal's batches ever sit in two partitions (the topic's partition count raised),
-        two chunks naming it wait for each other in PostgreSQL (its lock, taken first in each
-        chunk's transaction)."""
+        Chunks start by themselves (:meth:`_start_ready`), as records arrive and as chunks
+        commit; this only keeps the books filled, about ``max_chunk`` records queued per
+        partition ahead of them (with at most ``lanes * max_chunk`` in flight). A chunk that
+        failed raises here; the caller then settles the others and reads again from the stored
+        offsets. Should a principal's batches ever sit in two partitions (the topic's partition
+        count raised), two chunks naming it wait for each other in PostgreSQL (its lock, taken
+        first in each chunk's transaction)."""
         if reseek or listener.seek_pending:
             await self._settle()
             await listener.reseek()
@@ -316,7 +317,7 @@ class BeliefProjector:
             await self._progress.wait()
 
     def _start_ready(self) -> None:
-        """Start a chunk on every lane that has records queued and none in flight."""
+        """Start every chunk the books have ready (:meth:`PartitionLanes.next_chunks`)."""
         if not self._accepting or self._failure is not None or self._stopping.is_set():
             return
         for tp, books in self._books.items():
@@ -327,9 +328,9 @@ class BeliefProjector:
                 task.add_done_callback(partial(self._finished, key))
 
     def _finished(self, key: _ChunkKey, task: asyncio.Task[None]) -> None:
-        """A chunk is done: start its lane's next one, or keep what made it fail for the
-        consume loop (its records stay in the books, in flight, so no other chunk of the
-        partition stores an offset past them)."""
+        """A chunk is done: start what is ready now, or keep what made it fail for the consume
+        loop (its records stay in the books, in flight, so no other chunk of the partition
+        stores an offset past them)."""
         if self._chunks.get(key) is task:
             del self._chunks[key]
         self._progress.set()
@@ -376,9 +377,9 @@ class BeliefProjector:
         self._accepting = True
         self._raise_failure()
         if store_settled:
-            for tp, partition in books.items():
-                settled = partition.settled_offset()
-                if settled > partition.stored:
+            for tp, lanes in books.items():
+                settled = lanes.settled_offset()
+                if settled > lanes.stored:
                     async with self._pool.acquire() as conn:
                         await advance_offset(
                             conn, topic=tp.topic, partition=tp.partition, next_offset=settled
