@@ -46,6 +46,7 @@ from projections.claims_history import (
     kept_after,
     kept_batches,
     last_applied,
+    principal_columns,
     undo_suffixes,
 )
 from projections.forgetting import delete_content, forget_principal
@@ -100,7 +101,8 @@ async def project_records(
     ``queued``, for the outbox drain to publish without reading them back.
     """
     async with conn.transaction():
-        await conn.execute(_LOCK_PRINCIPALS, *_principal_columns(records))
+        principals = {(r.batch.tenant, r.batch.principal) for r in records}
+        await conn.execute(_LOCK_PRINCIPALS, *principal_columns(principals))
         next_offset = await conn.fetchval(
             "SELECT next_offset FROM projector_offset WHERE projector = $1 AND topic = $2 "
             "AND partition = $3",
@@ -155,11 +157,6 @@ a projector that has lost its partitions but not yet noticed, and the one that h
 apply a principal's batches one transaction after the other, the second finding the first's
 runs there. Within one projector lanes never share a principal (:mod:`projections.lanes`),
 so there it is waited for only when a principal's batches sit in two partitions."""
-
-
-def _principal_columns(records: Sequence[ClaimsRecord]) -> tuple[list[str], list[str]]:
-    principals = sorted({(r.batch.tenant, r.batch.principal) for r in records})
-    return [t for t, _ in principals], [p for _, p in principals]
 
 
 async def resolve_in_canonical_order(

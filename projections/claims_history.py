@@ -35,7 +35,8 @@ RESOLVED_BY_PRINCIPAL = (
 empties. The outbox keeps the events already queued; the principal tombstone stays."""
 
 
-def _columns(principals: Collection[PrincipalKey]) -> tuple[list[str], list[str]]:
+def principal_columns(principals: Collection[PrincipalKey]) -> tuple[list[str], list[str]]:
+    """Tenants and principals, sorted, as two parallel arrays for ``unnest``."""
     ordered = sorted(principals)
     return [t for t, _ in ordered], [p for _, p in ordered]
 
@@ -56,7 +57,7 @@ async def last_applied(
             ORDER BY h.order_key DESC LIMIT 1
         ) last
         """,
-        *_columns(principals),
+        *principal_columns(principals),
     )
     return {(r["tenant"], r["principal"]): bytes(r["order_key"]) for r in rows}
 
@@ -72,7 +73,7 @@ async def kept_batches(
         SELECT h.payload FROM claims_history h
         JOIN unnest($1::text[], $2::text[]) AS k(tenant, principal) USING (tenant, principal)
         """,
-        *_columns(principals),
+        *principal_columns(principals),
     )
     return [decode_claims_batch(bytes(r["payload"])) for r in rows]
 
@@ -82,7 +83,7 @@ async def empty_principals(conn: asyncpg.Connection, principals: Collection[Prin
     are written again, redacted, with the re-resolution's rows)."""
     if not principals:
         return
-    tenants, names = _columns(principals)
+    tenants, names = principal_columns(principals)
     for table in (*RESOLVED_BY_PRINCIPAL, "claims_history"):
         await conn.execute(
             f"DELETE FROM {table} t USING unnest($1::text[], $2::text[]) AS k(tenant, principal) "
@@ -182,7 +183,7 @@ async def undo_suffixes(
         return
     merged = undo_suffix(u for suffix in suffixes.values() for _, u in suffix)
     runs = sorted({b.batch_id for b in batches})
-    scope = _columns(suffixes.keys())
+    scope = principal_columns(suffixes.keys())
     for table in ("evidence", "refusal", "belief_rejection"):
         await _delete(conn, table, "run_id", runs, scope)
     await _delete(conn, "belief", "belief_id", sorted(merged.beliefs_created), scope)

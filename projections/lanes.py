@@ -154,14 +154,7 @@ class PartitionLanes(Generic[R]):
     def safe_offset(self, chunk: Chunk[R]) -> int:
         """The offset the partition may store with ``chunk``: below every record that another
         chunk holds or that any lane has queued; with none, one past the last offset read."""
-        lowest = self.read_through + 1
-        for lane in range(self.lanes):
-            queued = self._queued[lane]
-            if queued:
-                lowest = min(lowest, queued[0].offset)
-            in_flight = self._in_flight[lane]
-            if in_flight and lane not in chunk.lanes:
-                lowest = min(lowest, in_flight[0].offset)
+        lowest = self._lowest_unsettled(besides=chunk.lanes)
         self._offered[chunk.lanes] = lowest
         return lowest
 
@@ -170,8 +163,20 @@ class PartitionLanes(Generic[R]):
         queued record, or one past the last offset read."""
         if any(chunk is not None for chunk in self._in_flight):
             raise RuntimeError("a settled offset needs every chunk of the partition finished")
-        firsts = [queue[0].offset for queue in self._queued if queue]
-        return min([*firsts, self.read_through + 1])
+        return self._lowest_unsettled(besides=())
+
+    def _lowest_unsettled(self, *, besides: tuple[int, ...]) -> int:
+        """The first offset queued on any lane or in flight on a lane not in ``besides``; with
+        none, one past the last offset read."""
+        lowest = self.read_through + 1
+        for lane in range(self.lanes):
+            queued = self._queued[lane]
+            if queued:
+                lowest = min(lowest, queued[0].offset)
+            in_flight = self._in_flight[lane]
+            if in_flight and lane not in besides:
+                lowest = min(lowest, in_flight[0].offset)
+        return lowest
 
     def committed(self, chunk: Chunk[R]) -> None:
         """``chunk`` has committed: its records leave the books (a principal with none left

@@ -37,7 +37,7 @@ from pydantic import ValidationError
 
 from engram.shared.db import FIRST_DELAY_S, UNAVAILABLE, next_delay, report_unavailable
 from engram.shared.metrics import BATCHES_PROJECTED
-from engram.shared.settings import KafkaSettings
+from engram.shared.settings import KafkaSettings, WorkerSettings
 from formation.resolution import BatchOutcome
 from projections.belief_store import (
     ClaimsRecord,
@@ -51,8 +51,8 @@ from schemas.claims import decode_claims_batch
 
 log = structlog.get_logger(__name__)
 
-DEFAULT_LANES = 2
-"""Lanes per claims partition: with two, one chunk is resolved in this process while another's
+DEFAULT_LANES: int = WorkerSettings.model_fields["projector_lanes"].default
+"""Lanes per claims partition (``ENGRAM_WORKER_PROJECTOR_LANES``'s default): with two, one chunk is resolved in this process while another's
 statements run in PostgreSQL, which keeps both cores of a small machine busy; more split the
 chunks again for little more overlap, since this process's one thread is then the limit
 (docs/benchmarks.md, session 8)."""

@@ -8,7 +8,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import AsyncIterator
-from functools import partial
 
 import asyncpg
 import pytest
@@ -23,6 +22,7 @@ from tests.support.conditions import wait_until
 from tests.support.isolation import Isolated
 from tests.support.projecting import (
     city_batches,
+    kill_projector_after,
     publish_batches,
     run_count,
     run_projector_until_applied,
@@ -175,23 +175,9 @@ async def test_lanes_killed_mid_chunk_project_what_one_lane_does(
     batches = city_batches(isolated.tenant, 45)
     await publish_batches(kafka, batches)
     for kill_at in (5, 17, 29):
-        projector = BeliefProjector(kafka, pool, lanes=3, max_chunk=2)
-        task = asyncio.create_task(projector.run())
-        await wait_until(
-            partial(_killed_or_reached, task, pool, kill_at),
-            timeout_s=60,
-            what=f"{kill_at} runs",
-            poll_s=0.001,
-        )
-        task.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await task
+        count = kill_at - await run_count(pool)
+        await kill_projector_after(kafka, pool, count=count, max_chunk=2, lanes=3)
     await run_projector_until_applied(kafka, pool, runs=45, max_chunk=2)
     assert await run_count(pool) == 45
     killed = await projection_digest(pool)
     assert killed == await _one_lane_digest(isolated, pool, batches, "single")
-
-
-async def _killed_or_reached(task: asyncio.Task[None], pool: asyncpg.Pool, runs: int) -> bool:
-    assert not task.done(), "the projector stopped by itself"
-    return await run_count(pool) >= runs

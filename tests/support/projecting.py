@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import inspect
 import uuid
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from datetime import UTC, datetime
 
 import asyncpg
@@ -23,7 +22,7 @@ from projections.projector import DEFAULT_LANES, BeliefProjector
 from schemas.claims import ClaimsBatchFormed, SourcePosition
 from schemas.common import principal_key
 from schemas.episodes import TurnAppended
-from tests.support.conditions import Condition, wait_until
+from tests.support.conditions import wait_until
 from tests.support.episodes import turn
 
 
@@ -131,10 +130,11 @@ async def run_projector_until(
         if projector.projected >= count:
             projector.stop()
 
+    async def counted() -> bool:
+        return projector.projected >= count
+
     projector = BeliefProjector(kafka, pool, on_outcome=stop_at_count, max_chunk=max_chunk)
-    await _run_projector_while(
-        projector, lambda: projector.projected >= count, timeout_s, f"{count} batches projected"
-    )
+    await _run_projector_while(projector, counted, timeout_s, f"{count} batches projected")
 
 
 async def run_projector_until_applied(
@@ -161,7 +161,7 @@ async def run_projector_until_applied(
 
 
 async def _run_projector_while(
-    projector: BeliefProjector, done: Condition, timeout_s: float, what: str
+    projector: BeliefProjector, done: Callable[[], Awaitable[bool]], timeout_s: float, what: str
 ) -> None:
     """Run ``projector`` until ``done()``, then stop it; raise what ended it early."""
     task = asyncio.create_task(projector.run())
@@ -169,8 +169,7 @@ async def _run_projector_while(
     async def finished() -> bool:
         if task.done():
             task.result()
-        result = done()
-        return bool(await result) if inspect.isawaitable(result) else bool(result)
+        return await done()
 
     try:
         await wait_until(finished, timeout_s=timeout_s, what=what)
@@ -180,11 +179,16 @@ async def _run_projector_while(
 
 
 async def kill_projector_after(
-    kafka: KafkaSettings, pool: asyncpg.Pool, *, count: int, max_chunk: int
+    kafka: KafkaSettings,
+    pool: asyncpg.Pool,
+    *,
+    count: int,
+    max_chunk: int,
+    lanes: int = DEFAULT_LANES,
 ) -> None:
     """Cancel a running projector mid-flight once it has projected ``count`` batches, wherever
     it is (inside a transaction or not): a kill, not a stop."""
-    projector = BeliefProjector(kafka, pool, max_chunk=max_chunk)
+    projector = BeliefProjector(kafka, pool, max_chunk=max_chunk, lanes=lanes)
     task = asyncio.create_task(projector.run())
 
     def reached() -> bool:
