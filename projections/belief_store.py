@@ -18,6 +18,7 @@ from dataclasses import dataclass
 import asyncpg
 
 from engram.shared.backlog import mark_formed
+from engram.shared.db import transaction
 from formation.beliefs import (
     MUTABLE_BELIEF_COLUMNS,
     BeliefRow,
@@ -100,7 +101,7 @@ async def project_records(
     left out. Once the transaction has committed, the memory events it queued are handed to
     ``queued``, for the outbox drain to publish without reading them back.
     """
-    async with conn.transaction():
+    async with transaction(conn):
         principals = {(r.batch.tenant, r.batch.principal) for r in records}
         await conn.execute(_LOCK_PRINCIPALS, *principal_columns(principals))
         next_offset = await conn.fetchval(

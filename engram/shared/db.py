@@ -10,7 +10,8 @@ backoff and a log line per failure saying what to check; anything else propagate
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+import contextlib
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import TypeVar
 
 import asyncpg
@@ -76,6 +77,36 @@ async def create_pool(
 
 async def connect(settings: DatabaseSettings) -> asyncpg.Connection:
     return await asyncpg.connect(settings.url.get_secret_value())
+
+
+@contextlib.asynccontextmanager
+async def transaction(conn: asyncpg.Connection) -> AsyncIterator[None]:
+    """``conn.transaction()``, raising what lost the connection when it is lost inside.
+
+    When the connection closes mid-transaction, asyncpg's ``Transaction.__aexit__`` finds it
+    closed and raises ``InterfaceError`` ("the underlying connection is closed") in place of
+    the error that closed it. A retry loop cannot tell that from a bug, so a database outage
+    that landed inside a statement stopped the projector instead of pausing it. This raises
+    the outage itself (the first :data:`UNAVAILABLE` error in the chain), and any other
+    ``InterfaceError`` as it is."""
+    try:
+        async with conn.transaction():
+            yield
+    except asyncpg.InterfaceError as error:
+        # Not ``conn.is_closed()``: a pooled connection lost this way is detached from its
+        # proxy already, and asking raises another InterfaceError.
+        lost = unavailable_cause(error)
+        if lost is None:
+            raise
+        raise lost from error
+
+
+def unavailable_cause(error: BaseException) -> BaseException | None:
+    """The first :data:`UNAVAILABLE` error that ``error`` was raised while handling, if any."""
+    cause = error.__context__
+    while cause is not None and not isinstance(cause, UNAVAILABLE):
+        cause = cause.__context__
+    return cause
 
 
 def report_unavailable(operation: str, error: BaseException, retry_in_s: float) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncpg
 import pytest
 
-from engram.shared.db import next_delay, retry_while_unavailable
+from engram.shared.db import next_delay, retry_while_unavailable, unavailable_cause
 from engram.shared.metrics import DATABASE_UNAVAILABLE
 
 
@@ -68,3 +68,25 @@ def test_the_backoff_doubles_up_to_a_cap() -> None:
         delays.append(next_delay(delays[-1]))
     assert delays[:4] == [0.5, 1.0, 2.0, 4.0]
     assert max(delays) == 30.0
+
+
+def _masked(original: BaseException | None) -> asyncpg.InterfaceError:
+    """What asyncpg raises from ``Transaction.__aexit__`` when ``original`` closed the
+    connection inside the block (the original kept only as the exception's context)."""
+    masking = asyncpg.InterfaceError(
+        "cannot call Transaction.__aexit__(): the underlying connection is closed"
+    )
+    masking.__context__ = original
+    return masking
+
+
+def test_a_connection_lost_inside_a_transaction_is_an_outage_not_a_bug() -> None:
+    lost = asyncpg.exceptions.ConnectionDoesNotExistError("closed in the middle of operation")
+    assert unavailable_cause(_masked(lost)) is lost
+    # a savepoint's exit masked it once more on the way out
+    assert unavailable_cause(_masked(_masked(lost))) is lost
+
+
+def test_an_interface_error_of_a_bug_stays_one() -> None:
+    assert unavailable_cause(_masked(None)) is None
+    assert unavailable_cause(_masked(ValueError("a bug"))) is None
