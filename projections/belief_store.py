@@ -261,6 +261,7 @@ _REJECTION_COLUMNS = columns_of(RejectionRow)
 _TOMBSTONE_COLUMNS = columns_of(TombstoneRow)
 _PRINCIPAL_TOMBSTONE_COLUMNS = columns_of(PrincipalTombstoneRow)
 _OUTBOX_COLUMNS = ["event_id", "tenant", "principal", "payload"]
+_PENDING_COLUMNS = ["event_id", "tenant", "principal"]
 
 
 async def write_changes(conn: asyncpg.Connection, changes: Changes) -> list[tuple[uuid.UUID, str]]:
@@ -318,10 +319,11 @@ async def _record_in_outbox(
     the ones queued now, with their JSON. An event id is stable, so a replay into emptied
     projections does not queue it twice, and an event already queued keeps its row.
 
-    Copied straight into the outbox in a savepoint, as the other idempotent rows are
-    (:func:`projections.rows.copy_rows`); only when an id is there already (a rewind queues
-    events again) is that undone and the events inserted with ``ON CONFLICT DO NOTHING``,
-    which returns the ones it queued."""
+    Each event queued gets a row in the outbox (kept) and one in ``memory_event_pending``
+    (deleted once published), in the same order. Both are copied in a savepoint, as the other
+    idempotent rows are (:func:`projections.rows.copy_rows`); only when an id is in the outbox
+    already (a rewind queues events again) is that undone and the events inserted with
+    ``ON CONFLICT DO NOTHING``, whose returned rows are the ones queued as pending."""
     events = changes.memory_events
     if not events:
         return []
@@ -331,6 +333,9 @@ async def _record_in_outbox(
             await conn.copy_records_to_table(
                 "memory_event_outbox", records=rows, columns=_OUTBOX_COLUMNS
             )
+            await conn.copy_records_to_table(
+                "memory_event_pending", records=[row[:3] for row in rows], columns=_PENDING_COLUMNS
+            )
         return [(event_id, payload) for event_id, _, _, payload in rows]
     except asyncpg.UniqueViolationError:
         pass
@@ -339,11 +344,22 @@ async def _record_in_outbox(
         first.setdefault(event_id, payload)
     inserted = await conn.fetch(
         """
-        INSERT INTO memory_event_outbox (event_id, tenant, principal, payload)
-        SELECT e.event_id, e.tenant, e.principal, e.payload::jsonb
-        FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[])
-          AS e(event_id, tenant, principal, payload)
-        ON CONFLICT (event_id) DO NOTHING
+        WITH queued AS (
+            INSERT INTO memory_event_outbox (event_id, tenant, principal, payload)
+            SELECT e.event_id, e.tenant, e.principal, e.payload::jsonb
+            FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[])
+              AS e(event_id, tenant, principal, payload)
+            ON CONFLICT (event_id) DO NOTHING
+            RETURNING event_id, tenant, principal
+        )
+        INSERT INTO memory_event_pending (event_id, tenant, principal)
+        SELECT q.event_id, q.tenant, q.principal
+        FROM queued q JOIN (
+            SELECT u.event_id, min(u.position) AS position
+            FROM unnest($1::uuid[]) WITH ORDINALITY AS u(event_id, position)
+            GROUP BY u.event_id
+        ) o USING (event_id)
+        ORDER BY o.position
         RETURNING event_id
         """,
         *(list(column) for column in zip(*rows, strict=True)),

@@ -11,6 +11,8 @@ import hashlib
 
 import asyncpg
 
+from projections.integrity import check_links
+
 PROJECTED_TABLES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("entity", ("entity_id",)),
     ("consolidation_run", ("run_id",)),
@@ -29,6 +31,7 @@ PROJECTION_STATE: tuple[str, ...] = (
     "principal_tombstone",
     "claims_history",
     "memory_event_outbox",
+    "memory_event_pending",
     "projector_offset",
 )
 """Everything a replay of the log rebuilds: the projected tables, the outbox and the stored
@@ -45,6 +48,10 @@ async def drop_projections(conn: asyncpg.Connection, *, backlog: bool = False) -
 async def projection_digest(
     conn: asyncpg.Connection | asyncpg.Pool, *, tenant: str | None = None
 ) -> str:
+    """The digest of the projection (or of ``tenant``'s rows); :class:`projections.integrity.
+    BrokenLinksError` instead when a row cites one that is not there — two projections that
+    both dangle the same way are not a determinism result worth reporting."""
+    await check_links(conn, tenant=tenant)
     digest = hashlib.sha256()
     for table, key in PROJECTED_TABLES:
         order = ", ".join(f"t.{column}" for column in key)

@@ -18,7 +18,12 @@ import asyncpg
 from formation.beliefs import TombstoneRow, principal_hash
 from projections.claims_history import RESOLVED_BY_PRINCIPAL
 
-_PROJECTED_BY_PRINCIPAL = (*RESOLVED_BY_PRINCIPAL, "memory_event_outbox", "claims_history")
+_PROJECTED_BY_PRINCIPAL = (
+    *RESOLVED_BY_PRINCIPAL,
+    "memory_event_pending",
+    "memory_event_outbox",
+    "claims_history",
+)
 """Every table with a tenant and principal column, children before the rows they reference."""
 
 

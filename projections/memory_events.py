@@ -2,7 +2,10 @@
 what resolution decided), published after by :func:`drain_outbox`.
 
 The outbox makes publication at-least-once: a projector killed between its commit and its
-publish finds the rows still unpublished on restart and sends them then.
+publish finds the events still pending on restart and sends them then. The outbox keeps every
+event; which are still to publish, and in what order, is ``memory_event_pending`` (a narrow row
+an event, deleted once Kafka has it — marking the wide outbox row instead rewrote it and its
+three indexes).
 """
 
 from __future__ import annotations
@@ -83,25 +86,27 @@ async def drain_outbox(
     topic: str,
     queued: QueuedPayloads | None = None,
 ) -> int:
-    """Publish up to :data:`DRAIN_LIMIT` pending events in order, marking them published once
-    Kafka acks them all; the number of events published.
+    """Publish up to :data:`DRAIN_LIMIT` pending events in order, deleting their pending rows
+    (``memory_event_pending``) once Kafka acks them all; the number of events published.
 
     Events go out as one record batch per partition (``send_batch``), not one ``send`` each: a
     chunk of claims yields thousands of events, and the per-message path (partitioner,
     accumulator, a future per record) was most of publishing. Each event's partition is the one
     ``send`` would have picked for its key (the producer's default partitioner), so one
     principal's events stay in one partition and in outbox order; the idempotent producer keeps
-    the batches in order. A failure leaves every row unpublished, to be sent again (consumers
+    the batches in order. A failure leaves every row pending, to be sent again (consumers
     dedupe by ``event_id``). Payloads come from ``queued`` where this process committed them
     (:class:`QueuedPayloads`), else from the outbox."""
     rows = await pool.fetch(
-        "SELECT event_id, tenant, principal FROM memory_event_outbox "
-        f"WHERE published_at IS NULL ORDER BY sequence LIMIT {DRAIN_LIMIT}"
+        "SELECT sequence, event_id, tenant, principal FROM memory_event_pending "
+        f"ORDER BY sequence LIMIT {DRAIN_LIMIT}"
     )
     if not rows:
         return 0
+    done = [row["sequence"] for row in rows]
     payloads = await _payloads(pool, [row["event_id"] for row in rows], queued)
-    # A row gone between the two reads (its principal forgotten) is neither sent nor marked.
+    # An event whose outbox row is gone (its principal forgotten between the two reads, which
+    # deletes its pending row too) is not sent; its pending row, if any, goes with the rest.
     rows = [row for row in rows if row["event_id"] in payloads]
     ids = [row["event_id"] for row in rows]
     partitions = sorted(await producer.partitions_for(topic))
@@ -124,9 +129,7 @@ async def drain_outbox(
     for partition, batch in open_batches.items():
         acks.append(await producer.send_batch(batch, topic, partition=partition))
     await asyncio.gather(*acks)
-    await pool.execute(
-        "UPDATE memory_event_outbox SET published_at = now() WHERE event_id = ANY($1)", ids
-    )
+    await pool.execute("DELETE FROM memory_event_pending WHERE sequence = ANY($1::bigint[])", done)
     if queued is not None:
         queued.forget(ids)
     return len(rows)

@@ -22,6 +22,7 @@ from engram.shared.reading import reading
 from engram.shared.settings import load_settings
 from projections.digest import projection_digest
 from projections.freshness import freshness as read
+from projections.integrity import BrokenLinksError
 from streams.dead_letter_reader import read_dead_letters
 
 formation_app = typer.Typer(no_args_is_help=True, help="Operate formation: parked episodes.")
@@ -70,7 +71,8 @@ def digest(
     """The projection's content digest: equal digests mean identical projected tables.
 
     The same digest the determinism tests compare: run it after a replay, a restore or on two
-    deployments fed the same log, and compare."""
+    deployments fed the same log, and compare. A projection with a row citing one it does not
+    have (evidence whose belief is gone, say) gets no digest: it exits 2 naming the links."""
 
     async def _run() -> str:
         pool = await create_pool(load_settings().database, role="engram-cli")
@@ -82,7 +84,7 @@ def digest(
 
     try:
         value = asyncio.run(_run())
-    except GenerationError as error:
+    except (GenerationError, BrokenLinksError) as error:
         console.print(f"[red]{error}[/red]")
         raise typer.Exit(2) from None
     if json:

@@ -23,6 +23,7 @@ GENERATION_TABLES: tuple[str, ...] = (
     "belief_tombstone",
     "principal_tombstone",
     "memory_event_outbox",
+    "memory_event_pending",
     "projector_offset",
     "formation_backlog",
     "formation_audit",

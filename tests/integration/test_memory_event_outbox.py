@@ -1,5 +1,6 @@
 """Memory events leave the outbox as record batches, but land where one ``send`` each would have
-put them: a principal's events in its key's partition, in outbox order, each marked published."""
+put them: a principal's events in its key's partition, in outbox order, each one's pending row
+deleted once published (the outbox row stays)."""
 
 from __future__ import annotations
 
@@ -24,6 +25,23 @@ PRINCIPALS = [f"p{i}" for i in range(7)]
 EVENTS = DRAIN_LIMIT + 500  # two drains, and more than one record batch per partition
 
 
+_QUEUE = """
+WITH queued AS (
+    INSERT INTO memory_event_outbox (event_id, tenant, principal, payload)
+    VALUES ($1, $2, $3, $4::jsonb) RETURNING event_id, tenant, principal
+)
+INSERT INTO memory_event_pending (event_id, tenant, principal) SELECT * FROM queued
+"""
+"""What the store does for each event it queues: its outbox row, and its pending row."""
+
+
+async def _pending(pool: asyncpg.Pool, tenant: str) -> int:
+    count: int = await pool.fetchval(
+        "SELECT count(*) FROM memory_event_pending WHERE tenant = $1", tenant
+    )
+    return count
+
+
 async def _fill_outbox(pool: asyncpg.Pool, tenant: str) -> list[tuple[str, int]]:
     """(principal, sequence number within that principal) of every event, in outbox order."""
     rows, seen = [], defaultdict(int)
@@ -33,11 +51,7 @@ async def _fill_outbox(pool: asyncpg.Pool, tenant: str) -> list[tuple[str, int]]
         payload["padding"] = "x" * 400  # ~0.5 KB, as real events are
         rows.append((uuid.uuid4(), tenant, principal, orjson.dumps(payload).decode()))
         seen[principal] += 1
-    await pool.executemany(
-        "INSERT INTO memory_event_outbox (event_id, tenant, principal, payload) "
-        "VALUES ($1, $2, $3, $4::jsonb)",
-        rows,
-    )
+    await pool.executemany(_QUEUE, rows)
     return [(r[2], orjson.loads(r[3])["n"]) for r in rows]
 
 
@@ -97,10 +111,11 @@ async def test_batched_memory_events_keep_each_principals_partition_and_order(
         assert by_principal[principal] == want, f"{principal}'s events out of outbox order"
     assert len({probe.partition for probe in probes.values()}) > 1, "spread over partitions"
 
-    unpublished = await pool.fetchval(
-        "SELECT count(*) FROM memory_event_outbox WHERE published_at IS NULL"
+    assert await _pending(pool, isolated.tenant) == 0
+    kept = await pool.fetchval(
+        "SELECT count(*) FROM memory_event_outbox WHERE tenant = $1", isolated.tenant
     )
-    assert unpublished == 0
+    assert kept == EVENTS, "the outbox keeps every event it published"
 
 
 async def test_a_drain_sends_the_queued_json_and_reads_back_only_what_it_lacks(
@@ -112,9 +127,7 @@ async def test_a_drain_sends_the_queued_json_and_reads_back_only_what_it_lacks(
     ids = [uuid.uuid4() for _ in range(4)]
     stored = [orjson.dumps({"type": "memory.formed", "n": n}).decode() for n in range(4)]
     await pool.executemany(
-        "INSERT INTO memory_event_outbox (event_id, tenant, principal, payload) "
-        "VALUES ($1, $2, 'ana', $3::jsonb)",
-        [(i, isolated.tenant, p) for i, p in zip(ids, stored, strict=True)],
+        _QUEUE, [(i, isolated.tenant, "ana", p) for i, p in zip(ids, stored, strict=True)]
     )
     queued = QueuedPayloads()
     # What this process committed, as it serialised it (the outbox row reads back as jsonb text,
@@ -147,11 +160,7 @@ async def test_a_drain_sends_the_queued_json_and_reads_back_only_what_it_lacks(
         b'{"type":"memory.formed","n":3}',
     ], "in outbox order, each from the queue where it was queued, else read back"
     assert len(queued) == 0, "published events are forgotten"
-    pending = await pool.fetchval(
-        "SELECT count(*) FROM memory_event_outbox WHERE published_at IS NULL AND tenant = $1",
-        isolated.tenant,
-    )
-    assert pending == 0
+    assert await _pending(pool, isolated.tenant) == 0
 
 
 def test_queued_payloads_stay_bounded_and_the_outbox_keeps_what_they_drop() -> None:

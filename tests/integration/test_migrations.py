@@ -4,12 +4,14 @@ skip (parallel work is numbered ahead) but never go back below what a database h
 from __future__ import annotations
 
 import shutil
+import uuid
 from pathlib import Path
 
 import asyncpg
 import pytest
 
 from projections.migrate import MIGRATIONS_DIR, MigrationError, discover, migrate
+from tests.support.databases import create_database, drop_database
 from tests.support.services import Services
 
 pytestmark = pytest.mark.integration
@@ -80,3 +82,55 @@ async def test_the_database_refuses_a_relation_outside_the_vocabulary(fresh_data
             )
     finally:
         await conn.close()
+
+
+async def test_events_pending_before_0017_are_still_pending_after_it_live_and_in_generations(
+    services: Services, tmp_path: Path
+) -> None:
+    """0017 moves "not yet published" from the outbox's ``published_at`` to a table of its own,
+    in the live schema and in each generation created before it, keeping the outbox order."""
+    before = tmp_path / "migrations"
+    before.mkdir()
+    for migration in discover():
+        if migration.version < 17:
+            (before / f"{migration.version:04d}_{migration.name}.sql").write_text(migration.sql)
+    name = f"engram_{uuid.uuid4().hex[:12]}"
+    url = await create_database(services.database_url, name, migrated=False)
+    conn = await asyncpg.connect(url)
+    try:
+        await migrate(conn, before)
+        await conn.execute(
+            "INSERT INTO generation (generation_id, schema_name, policy_version, status) "
+            "VALUES ('g1', 'gen_g1', 'v', 'building')"
+        )
+        await conn.execute("CREATE SCHEMA gen_g1")
+        await conn.execute(
+            "CREATE TABLE gen_g1.memory_event_outbox (LIKE public.memory_event_outbox INCLUDING ALL)"
+        )
+        ids = [uuid.uuid4() for _ in range(4)]
+        for schema in ("public", "gen_g1"):
+            for n, event_id in enumerate(ids):
+                await conn.execute(
+                    f"INSERT INTO {schema}.memory_event_outbox "
+                    "(event_id, tenant, principal, payload, published_at) "
+                    "VALUES ($1, 't', 'ana', '{}', CASE WHEN $2 THEN now() END)",
+                    event_id,
+                    n == 1,
+                )
+        await migrate(conn)
+        for schema in ("public", "gen_g1"):
+            pending = await conn.fetch(
+                f"SELECT event_id FROM {schema}.memory_event_pending ORDER BY sequence"
+            )
+            assert [r["event_id"] for r in pending] == [ids[0], ids[2], ids[3]], schema
+            assert await conn.fetchval(f"SELECT count(*) FROM {schema}.memory_event_outbox") == 4
+        await conn.execute(
+            "INSERT INTO gen_g1.memory_event_pending (event_id, tenant, principal) "
+            "VALUES ($1, 't', 'ana')",
+            uuid.uuid4(),
+        )
+        last = await conn.fetchval("SELECT max(sequence) FROM gen_g1.memory_event_pending")
+        assert last == 4, "the generation numbers its pending events with a sequence of its own"
+    finally:
+        await conn.close()
+        await drop_database(services.database_url, name)

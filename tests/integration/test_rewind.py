@@ -126,3 +126,9 @@ async def test_what_a_rewind_changes_is_published_as_memory_events(
     assert ("memory.superseded", oslo.batch_id, ids["Riga"]) in events
     assert ("memory.superseded", riga.batch_id, ids["Cork"]) in events
     assert ("memory.formed", riga.batch_id, ids["Riga"]) in events
+    # The rewind queued some events again (their ids are stable, so their rows stay) and some
+    # new ones: each event is pending once, in the order it was queued.
+    queued = "SELECT event_id FROM {} WHERE tenant = $1 ORDER BY sequence"
+    outbox = [r["event_id"] for r in await pool.fetch(queued.format("memory_event_outbox"), t)]
+    pending = [r["event_id"] for r in await pool.fetch(queued.format("memory_event_pending"), t)]
+    assert pending == outbox
