@@ -5,13 +5,13 @@
 --    consolidation_run, refusal → consolidation_run. PostgreSQL checks a foreign key with one
 --    query per inserted row (and, for a deleted belief or run, one per referencing table per
 --    row); on the bench's chunks those checks were 57% of inserting evidence (10,125 rows:
---    500 → 214 ms) and ~40% of the refusals' COPY. Only the projector writes these tables, and
---    it writes a run, its beliefs, their evidence and its refusals from one resolution in one
---    transaction, so the links are whole by construction — as they already are in every
---    generation schema, which never had these keys (LIKE does not copy them) and whose digest
---    equals the live one's. ``projections.integrity.broken_links`` checks each of these links
---    with one query per link; the exactly-once, kill, rewind, forgetting and replay tests assert
---    it finds nothing. The belief's own keys (its run, entities and vocabulary) stay: a chunk
+--    500 → 214 ms), and each refusal paid the same check for its run. Only the projector
+--    writes these tables, and it writes a run, its beliefs, their evidence and its refusals
+--    from one resolution in one transaction, so the links are whole by construction — as they
+--    already are in every generation schema, which never had these keys (LIKE does not copy
+--    them) and whose digest equals the live one's. ``projections.integrity.broken_links``
+--    checks every link with one query each; ``projection_digest`` refuses a projection with a
+--    broken one, so the exactly-once, kill, rewind, forgetting and replay tests check it. The belief's own keys (its run, entities and vocabulary) stay: a chunk
 --    writes few beliefs, and the vocabulary key is what refuses a relation outside it.
 --
 -- 2. Memory events pending publication move to a narrow table of their own. Marking an event
