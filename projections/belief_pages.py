@@ -24,9 +24,17 @@ _EFFECTIVE = """CASE
     WHEN {half_life} IS NULL OR round(b.confidence::numeric, 4) <= {floor}
         THEN round(b.confidence::numeric, 4)
     ELSE greatest(
-        round((round(b.confidence::numeric, 4) * power(0.5, {age} / {half_life}))::numeric, 4),
+        round((round(b.confidence::numeric, 4)
+               * power(0.5, least({age} / {half_life}, {halvings})))::numeric, 4),
         {floor})
 END"""
+
+HALVINGS_THAT_ROUND_TO_ZERO = 64
+"""The decay's exponent is capped here: PostgreSQL raises ``value out of range: underflow``
+where ``power(0.5, x)`` falls below what a float8 holds (x above ~1,074: a belief read
+centuries after it was last reinforced, as a far ``as_of`` asks — the API answered 500). Any
+x above ~14.3 already rounds to 0.0000 at four places for a confidence of at most 1, so the cap
+changes no answer; Python's ``0.5 ** x`` gives 0.0 there, and the two still agree."""
 
 
 def effective_confidence(decay: Decay, now: datetime, param: Callable[[object], str]) -> str:
@@ -50,6 +58,7 @@ def effective_confidence(decay: Decay, now: datetime, param: Callable[[object], 
         half_life=f"({half_life_days}::float8[])[array_position({half_life_types}::text[],"
         " b.belief_type)]",
         floor=f"{param(decay.floor)}::numeric",
+        halvings=HALVINGS_THAT_ROUND_TO_ZERO,
     )
 
 

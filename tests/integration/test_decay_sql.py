@@ -16,7 +16,9 @@ pytestmark = pytest.mark.integration
 
 NOW = datetime(2026, 6, 1, tzinfo=UTC)
 CONFIDENCES = (0.05, 0.1, 0.3, 0.4, 0.45, 0.55, 0.9)
-AGES_DAYS = (0.0, 0.5, 13.9, 14.0, 30.0, 90.0, 180.0, 365.0, 2000.0, -3.0)
+AGES_DAYS = (0.0, 0.5, 13.9, 14.0, 30.0, 90.0, 180.0, 365.0, 2000.0, 700_000.0, -3.0)
+"""700,000 days: a belief read ~1,900 years after it was last reinforced (a far ``as_of``), where
+0.5 ** (age / half-life) is below what a float8 holds: PostgreSQL raises on that underflow."""
 KINDS = (
     ("fact", "lives_in"),
     ("preference", "prefers"),
