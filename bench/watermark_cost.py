@@ -3,8 +3,8 @@ freshness and ``wait_for_offset`` use, next to the watermark's definition read a
 the project's rows (what it replaced), in the same run and transaction.
 
 For each history length it copies that many formed episodes (one open near the end) into the
-dev database's backlog inside a transaction that is rolled back, then times five rounds of 100 calls of
-each query. Prints JSON: median milliseconds per call, and their ratio.
+dev database's backlog inside a transaction that is rolled back, then times five rounds of 100
+calls of each query. Prints JSON: median milliseconds per call, and their ratio.
 
     .venv/bin/python -m bench.watermark_cost [--episodes 500,20000,100000]
 """
@@ -16,15 +16,13 @@ import asyncio
 import statistics
 import sys
 import time
-import uuid
-from datetime import UTC, datetime
 
 import asyncpg
 import orjson
 
 from engram.shared.backlog import _WATERMARK
 from engram.shared.settings import load_settings
-from tests.integration.test_watermark_query import COLUMNS, DEFINITION
+from tests.integration.test_watermark_query import COLUMNS, DEFINITION, formed_history
 
 
 async def _ms_per_call(conn: asyncpg.Connection, query: str, project: str) -> float:
@@ -40,16 +38,11 @@ async def _ms_per_call(conn: asyncpg.Connection, query: str, project: str) -> fl
 
 async def main(lengths: list[int]) -> list[dict[str, object]]:
     conn = await asyncpg.connect(load_settings().database.url.get_secret_value())
-    at = datetime(2026, 1, 1, tzinfo=UTC)
     results = []
     try:
         for length in lengths:
             project = f"p{length}"
-            rows = [
-                ("bench", 0, offset, "bench-watermark", project, uuid.uuid4(), at, at, "formed")
-                for offset in range(length)
-            ]
-            rows[-10] = (*rows[-10][:8], "pending")
+            rows = formed_history("bench-watermark", project, length)
             transaction = conn.transaction()
             await transaction.start()
             try:

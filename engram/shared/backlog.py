@@ -22,19 +22,19 @@ WITH open AS (
     SELECT min("offset") AS lowest, count(*) AS pending, min(appended_at) AS oldest
     FROM formation_backlog
     WHERE tenant = $1 AND project = $2 AND state IN ('pending', 'requeued')
+), log AS (
+    SELECT max("offset") AS log_offset FROM formation_backlog WHERE tenant = $1 AND project = $2
 )
 SELECT
-    (SELECT max("offset") FROM formation_backlog WHERE tenant = $1 AND project = $2)
-      AS log_offset,
-    CASE WHEN o.lowest IS NULL
-      THEN (SELECT max("offset") FROM formation_backlog WHERE tenant = $1 AND project = $2)
+    l.log_offset,
+    CASE WHEN o.lowest IS NULL THEN l.log_offset
       ELSE (SELECT max("offset") FROM formation_backlog
             WHERE tenant = $1 AND project = $2 AND "offset" < o.lowest)
     END AS formed_offset,
     (SELECT count(*) FROM formation_backlog
       WHERE tenant = $1 AND project = $2 AND state = 'parked') AS parked,
     o.pending, o.oldest
-FROM open o
+FROM open o, log l
 """
 """A project's watermarks, each from an index, so a read costs the same at any history length.
 

@@ -63,6 +63,17 @@ def _backlog(
     return rows
 
 
+def formed_history(tenant: str, project: str, episodes: int) -> list[tuple[object, ...]]:
+    """Backlog rows of ``episodes`` formed episodes of one project, the tenth from last still
+    pending: a long history with its open window at the end."""
+    rows: list[tuple[object, ...]] = [
+        ("episodes", 0, offset, tenant, project, uuid.uuid4(), START, START, "formed")
+        for offset in range(episodes)
+    ]
+    rows[-10] = (*rows[-10][:8], "pending")
+    return rows
+
+
 async def test_the_indexed_watermark_answers_the_definition(pool: asyncpg.Pool) -> None:
     rng = random.Random(13)
     projects = [(f"t{i % 3}", f"p{i}", i) for i in range(40)]
@@ -89,12 +100,7 @@ async def test_the_indexed_watermark_answers_the_definition(pool: asyncpg.Pool) 
 async def test_the_watermark_reads_indexes_not_the_project(pool: asyncpg.Pool) -> None:
     """With 20,000 episodes, one of them still open, no step of the plan reads more than a row
     or two: the read API's freshness costs the same at any history length."""
-    at = START
-    rows = [
-        ("episodes", 0, offset, "t", "big", uuid.uuid4(), at, at, "formed")
-        for offset in range(20_000)
-    ]
-    rows[19_990] = (*rows[19_990][:8], "pending")
+    rows = formed_history("t", "big", 20_000)
     await pool.copy_records_to_table(
         "formation_backlog",
         records=rows,
