@@ -13,6 +13,9 @@ topics, then measures:
                  with one `engram worker`, and again with formation and projection in separate
                  processes (`engram worker --no-projector` + `engram projector`).
 Prints JSON with the rates and the ratios b/a and c/a. Machines are noisy: read the ratios.
+It also prints what issue 13's projector target (0.025 of raw) would take on this machine at
+the projector's measured CPU a batch (:func:`cores_at_target`): the cores it and its
+PostgreSQL backends would keep busy, and the share of the projector's one Python thread.
 
     .venv/bin/python bench/throughput.py [--turns 5000]
 """
@@ -204,6 +207,32 @@ class ProjectorRun:
     postgres_cpu_us_per_batch: float = 0.0
     wall_us_per_batch: float = 0.0
     busy_cores: float = 0.0
+
+
+PROJECTOR_TARGET_OVER_RAW = 0.025
+"""Issue 13's target for the projector alone: batches/s as a share of the raw baseline."""
+
+
+def cores_at_target(
+    raw_per_s: float, run: ProjectorRun, over_raw: float = PROJECTOR_TARGET_OVER_RAW
+) -> dict[str, float]:
+    """What running the projector at ``over_raw`` of the raw baseline would cost here, at the
+    CPU a batch it was measured to take over its steady stretch.
+
+    ``cores_at_target`` adds the projector's CPU and its PostgreSQL backends' CPU: when it
+    exceeds the cores of the machine, no overlap of the two can reach the target, and the
+    Kafka broker, which also needs CPU, is not even counted. ``projector_thread_at_target``
+    is the share of the projector's one Python thread the target needs: above 1, no number of
+    cores reaches it either. Both are lower bounds: CPU a batch rises under contention."""
+    rate = over_raw * raw_per_s
+    return {
+        "projector_target_per_s": round(rate, 1),
+        "cores_at_target": round(
+            rate * (run.cpu_us_per_batch + run.postgres_cpu_us_per_batch) / 1e6, 2
+        ),
+        "projector_thread_at_target": round(rate * run.cpu_us_per_batch / 1e6, 2),
+        "cores": float(os.cpu_count() or 1),
+    }
 
 
 def machine_busy() -> float:
@@ -467,6 +496,10 @@ async def main(count: int) -> dict[str, object]:
         "projector_steady_per_s": round(projector.steady_per_s, 1),
         "projector_over_raw": round(projector.per_s / raw, 4),
         "projector_steady_over_raw": round(projector.steady_per_s / raw, 4),
+        # Over the projector's steady stretch: its CPU and its PostgreSQL backends', a batch.
+        "projector_cpu_us_per_batch": round(projector.cpu_us_per_batch, 1),
+        "postgres_cpu_us_per_batch": round(projector.postgres_cpu_us_per_batch, 1),
+        **cores_at_target(raw, projector),
         "end_to_end_per_s": round(end_to_end, 1),
         "end_to_end_two_processes_per_s": round(two_processes, 1),
         "agent_over_raw": round(agent_rate / raw, 4),
