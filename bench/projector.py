@@ -11,7 +11,7 @@ claims batches to a fresh claims topic, then measures in the same run:
 Prints JSON; the ratio is what to compare across machines.
 
     .venv/bin/python -m bench.projector --turns 3000 [--profile .dev/projector.prof] [--statements]
-        [--partitions 2] [--lanes 2] [--max-chunk 500]
+        [--phases] [--partitions 2] [--lanes 2] [--max-chunk 500]
 """
 
 from __future__ import annotations
@@ -23,14 +23,16 @@ import io
 import pstats
 import secrets
 import sys
+from collections.abc import Awaitable
 from contextlib import nullcontext
 from pathlib import Path
 
 import orjson
 from aiokafka import AIOKafkaProducer
 
+from bench.projector_phases import with_phases
 from bench.statement_timing import report, timed_statements
-from bench.throughput import fresh, measure_projector, measure_raw, synthetic_turns
+from bench.throughput import ProjectorRun, fresh, measure_projector, measure_raw, synthetic_turns
 from engram.shared.settings import KafkaSettings, load_settings
 from projections.projector import DEFAULT_LANES, DEFAULT_MAX_CHUNK
 from schemas.claims import ClaimsBatchFormed, SourcePosition
@@ -71,6 +73,7 @@ async def main(
     partitions: int = 1,
     lanes: int = DEFAULT_LANES,
     max_chunk: int = DEFAULT_MAX_CHUNK,
+    phases: bool = False,
 ) -> dict[str, object]:
     settings = load_settings()
     run = "proj" + secrets.token_hex(3)
@@ -83,8 +86,16 @@ async def main(
     profiler = cProfile.Profile() if profile else None
     if profiler:
         profiler.enable()
+
+    def measure() -> Awaitable[ProjectorRun]:
+        return measure_projector(kafka, db_url, count, lanes=lanes, max_chunk=max_chunk)
+
+    where: dict[str, object] = {}
     with timed_statements() if statements else nullcontext({}) as tallies:
-        projector = await measure_projector(kafka, db_url, count, lanes=lanes, max_chunk=max_chunk)
+        if phases:
+            projector, where = await with_phases(measure, db_url)
+        else:
+            projector = await measure()
     if profiler and profile:
         profiler.disable()
         profiler.dump_stats(profile)
@@ -111,6 +122,7 @@ async def main(
         # Cores the whole machine kept busy meanwhile (Kafka and other processes included).
         "machine_busy_cores": round(projector.busy_cores, 2),
         **timings,
+        **({"phases": where} if phases else {}),
     }
 
 
@@ -127,6 +139,12 @@ if __name__ == "__main__":
         "--statements",
         action="store_true",
         help="time each statement the projector sends (bench/statement_timing.py), per chunk",
+    )
+    parser.add_argument(
+        "--phases",
+        action="store_true",
+        help="time each chunk's phases, the event loop's idle share and PostgreSQL's backends'"
+        " wait states (bench/projector_phases.py; the sampling slows the run)",
     )
     parser.add_argument(
         "--partitions",
@@ -148,7 +166,15 @@ if __name__ == "__main__":
     )
     args = parser.parse_args()
     result = asyncio.run(
-        main(args.turns, args.profile, args.statements, args.partitions, args.lanes, args.max_chunk)
+        main(
+            args.turns,
+            args.profile,
+            args.statements,
+            args.partitions,
+            args.lanes,
+            args.max_chunk,
+            args.phases,
+        )
     )
     sys.stdout.write(orjson.dumps(result, option=orjson.OPT_INDENT_2).decode() + "\n")
     if args.profile:
