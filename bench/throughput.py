@@ -168,13 +168,25 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+@dataclass
+class EndToEndRun:
+    """Turns/s end to end, and over the same stretch the CPU a turn of each process (by the
+    name it was given), of the PostgreSQL backends serving the run's database (``postgres``:
+    the worker's backlog writes and the projector's chunks together), and the cores the whole
+    machine kept busy. On two cores these say which side took the CPU the slower stage lacked."""
+
+    per_s: float
+    cpu_us_per_turn: dict[str, float]
+    busy_cores: float
+
+
 async def measure_end_to_end(
-    processes: list[subprocess.Popen[bytes]],
+    processes: dict[str, subprocess.Popen[bytes]],
     kafka: KafkaSettings,
     db_url: str,
     turns: list[TurnAppended],
     run: str,
-) -> float:
+) -> EndToEndRun:
     """Turns/s from the first publish until every turn's run is committed, once a warm-up turn
     has gone all the way through the given processes."""
     try:
@@ -182,13 +194,41 @@ async def measure_end_to_end(
         async with EpisodeProducer(kafka) as producer:
             await producer.publish_many(warmup)
             await wait_runs(db_url, 1, deadline_s=120)
-            started = time.perf_counter()
+            backends = await _backends(db_url)
+            cpu = {name: cpu_seconds(p.pid) for name, p in processes.items()}
+            cpu_backends = {pid: _postgres_cpu({pid}) for pid in backends}
+            busy, started = machine_busy(), time.perf_counter()
             await producer.publish_many(turns)
         await wait_runs(db_url, len(turns) + 1, deadline_s=900)
-        return len(turns) / (time.perf_counter() - started)
+        wall = time.perf_counter() - started
+        used = {name: cpu_seconds(p.pid) - cpu[name] for name, p in processes.items()}
+        busy = machine_busy() - busy
+        # A backend opened during the run started from nothing; one closed during it is lost.
+        backends |= await _backends(db_url)
+        used["postgres"] = sum(
+            max(0.0, _postgres_cpu({pid}) - cpu_backends.get(pid, 0.0)) for pid in backends
+        )
+        return EndToEndRun(
+            len(turns) / wall,
+            {name: round(1e6 * seconds / len(turns), 1) for name, seconds in used.items()},
+            round(busy / wall, 2),
+        )
     finally:
-        for process in processes:
+        for process in processes.values():
             stop(process)
+
+
+async def _backends(db_url: str) -> set[int]:
+    """The PostgreSQL backends connected to ``db_url``'s database, but the one asking."""
+    conn = await asyncpg.connect(db_url)
+    try:
+        rows = await conn.fetch(
+            "SELECT pid FROM pg_stat_activity "
+            "WHERE datname = current_database() AND pid <> pg_backend_pid()"
+        )
+        return {row["pid"] for row in rows}
+    finally:
+        await conn.close()
 
 
 @dataclass
@@ -474,12 +514,15 @@ async def main(count: int) -> dict[str, object]:
     floor = await measure_script(settings.kafka, admin_url, turns, run + "g", "faust_floor.py")
 
     end_to_end = await measure_end_to_end(
-        [start_worker(env_for(kafka_c, db_c))], kafka_c, db_c, turns, run
+        {"worker": start_worker(env_for(kafka_c, db_c))}, kafka_c, db_c, turns, run
     )
     kafka_d, db_d = await fresh(settings.kafka, admin_url, run + "d")
     env_d = env_for(kafka_d, db_d)
     two_processes = await measure_end_to_end(
-        [start_worker(env_d, "--no-projector"), start_engram(env_d, "projector")],
+        {
+            "agent": start_worker(env_d, "--no-projector"),
+            "projector": start_engram(env_d, "projector"),
+        },
         kafka_d,
         db_d,
         turns,
@@ -500,10 +543,13 @@ async def main(count: int) -> dict[str, object]:
         "projector_cpu_us_per_batch": round(projector.cpu_us_per_batch, 1),
         "postgres_cpu_us_per_batch": round(projector.postgres_cpu_us_per_batch, 1),
         **cores_at_target(raw, projector),
-        "end_to_end_per_s": round(end_to_end, 1),
-        "end_to_end_two_processes_per_s": round(two_processes, 1),
+        "end_to_end_per_s": round(end_to_end.per_s, 1),
+        "end_to_end_two_processes_per_s": round(two_processes.per_s, 1),
+        # The two processes' run: CPU a turn of each process and of PostgreSQL, busy cores.
+        "two_processes_cpu_us_per_turn": two_processes.cpu_us_per_turn,
+        "two_processes_busy_cores": two_processes.busy_cores,
         "agent_over_raw": round(agent_rate / raw, 4),
-        "end_to_end_over_raw": round(end_to_end / raw, 4),
+        "end_to_end_over_raw": round(end_to_end.per_s / raw, 4),
         "framework_us_per_turn": round(1e6 / agent_rate - 1e6 / core, 1),
         # The agent with the core's answers computed in advance: the framework alone, measured.
         "framework_only_per_s": round(count / framework.seconds, 1),
