@@ -165,8 +165,9 @@ async def with_phases(
             result = await measure()
     finally:
         stop.set()
+        waits = await sampler
     wall = time.perf_counter() - started
     return result, {
         **tally.report(wall),
-        "backend_waits_in_transaction": wait_shares(await sampler),
+        "backend_waits_in_transaction": wait_shares(waits),
     }

@@ -197,12 +197,12 @@ async def measure_end_to_end(
             backends = await _backends(db_url)
             cpu = {name: cpu_seconds(p.pid) for name, p in processes.items()}
             cpu_backends = {pid: _postgres_cpu({pid}) for pid in backends}
-            busy, started = machine_busy(), time.perf_counter()
+            busy_at, started = machine_busy(), time.perf_counter()
             await producer.publish_many(turns)
         await wait_runs(db_url, len(turns) + 1, deadline_s=900)
         wall = time.perf_counter() - started
         used = {name: cpu_seconds(p.pid) - cpu[name] for name, p in processes.items()}
-        busy = machine_busy() - busy
+        busy = machine_busy() - busy_at
         # A backend opened during the run started from nothing; one closed during it is lost.
         backends |= await _backends(db_url)
         used["postgres"] = sum(
