@@ -18,18 +18,17 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
 import secrets
 import sys
 import time
 import uuid
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 
 import asyncpg
 import orjson
 
+from bench.throughput import cpu_seconds
 from engram.shared.settings import load_settings
 
 COLUMNS = (
@@ -52,11 +51,6 @@ COLUMNS = (
     ("run_id", "uuid"),
     ("occurred_at", "timestamptz"),
 )
-
-
-def backend_cpu_s(pid: int) -> float:
-    fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def evidence_rows(count: int, start: int) -> list[tuple[Any, ...]]:
@@ -87,7 +81,7 @@ async def _cell(
         insert += " ON CONFLICT DO NOTHING"
     statements = [evidence_rows(size, n * size) for n in range(max(total // size, 1))]
     pid = conn.get_server_pid()
-    cpu, started = backend_cpu_s(pid), time.perf_counter()
+    cpu, started = cpu_seconds(pid), time.perf_counter()
     for rows in statements:
         if way == "copy":
             await conn.copy_records_to_table(table, records=rows, columns=names)
@@ -95,7 +89,7 @@ async def _cell(
             await conn.execute(insert, *(list(column) for column in zip(*rows, strict=True)))
     rows_written = sum(len(rows) for rows in statements)
     wall = (time.perf_counter() - started) / rows_written * 1e6
-    return wall, (backend_cpu_s(pid) - cpu) / rows_written * 1e6
+    return wall, (cpu_seconds(pid) - cpu) / rows_written * 1e6
 
 
 async def main(sizes: list[int], rounds: int, total: int) -> dict[str, object]:
