@@ -17,6 +17,7 @@ from typing import Annotated, Any
 import asyncpg
 from aiokafka.errors import KafkaError
 from fastapi import APIRouter, Depends, FastAPI, HTTPException, Path, Query, Request
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 
 from engram.service.corrections import (
@@ -31,6 +32,7 @@ from engram.shared.heap import freeze_startup_heap
 from engram.shared.settings import Settings
 from engram.web import audit, openapi, search, turns
 from engram.web.auth import Calling, NameQuery, Tenant, Who
+from engram.web.invalid import invalid_request
 from engram.web.limits import BodyLimit
 from engram.web.readers import Cursor, FilterWord, Limit, PrincipalReader, Reader, as_json
 from ingest.intake import Intake
@@ -158,6 +160,7 @@ def create_api(settings: Settings) -> FastAPI:
         api.add_exception_handler(unavailable, _database_unavailable)
     api.add_exception_handler(GenerationError, _no_generation)
     api.add_exception_handler(InvalidCursor, _invalid_cursor)
+    api.add_exception_handler(RequestValidationError, invalid_request)
     api.include_router(turns.router, responses=turns.ERRORS)
     api.include_router(router, responses=READ_ERRORS)
     api.include_router(search.router, responses=READ_ERRORS)

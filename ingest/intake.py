@@ -21,7 +21,7 @@ import structlog
 from aiokafka.errors import KafkaError
 
 from engram.shared.settings import KafkaSettings
-from ingest.producer import Appended, EpisodeProducer, encode_episode
+from ingest.producer import Appended, EpisodeProducer
 from ingest.topics import ensure_topics
 from schemas.episodes import MemoryRemembered, TurnAppended
 
@@ -29,37 +29,6 @@ log = structlog.get_logger(__name__)
 
 Producible = TurnAppended | MemoryRemembered
 """What a producer may append; corrections are Engram's own and never come through here."""
-
-
-class EpisodeTooLarge(ValueError):
-    """One episode encodes to more than ``ENGRAM_KAFKA_MAX_EVENT_BYTES``."""
-
-    def __init__(self, index: int, size: int, limit: int) -> None:
-        super().__init__(
-            f"episode {index} of the request is {size} bytes, over the limit of {limit} "
-            "(ENGRAM_KAFKA_MAX_EVENT_BYTES); nothing was appended"
-        )
-        self.index = index
-
-
-class EpisodeUnencodable(ValueError):
-    """Valid by the contract's models but not as JSON on the log (an integer over 64 bits)."""
-
-    def __init__(self, index: int, error: Exception) -> None:
-        super().__init__(f"episode {index} of the request cannot be appended: {error}")
-        self.index = index
-
-
-def check_sizes(episodes: Sequence[Producible], limit: int) -> None:
-    """Refuse the request if any episode cannot be encoded, or is over the limit the worker
-    would dead-letter at."""
-    for index, episode in enumerate(episodes):
-        try:
-            size = len(encode_episode(episode))
-        except TypeError as error:  # orjson: integers beyond 64 bits
-            raise EpisodeUnencodable(index, error) from None
-        if size > limit:
-            raise EpisodeTooLarge(index, size, limit)
 
 
 class Intake:
@@ -73,7 +42,6 @@ class Intake:
     async def append(self, episodes: Sequence[Producible]) -> list[Appended]:
         """Append in request order (each project's keep their order); ``KafkaError`` when the
         log cannot be reached, with nothing appended unless the broker failed mid-batch."""
-        check_sizes(episodes, self._kafka.max_event_bytes)
         producer = await self._started()
         try:
             return await producer.publish_many(episodes)

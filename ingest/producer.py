@@ -6,7 +6,7 @@ never appends a turn twice; the event id stays the episode's identity downstream
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from types import TracebackType
 
@@ -32,8 +32,45 @@ class Appended:
     offset: int
 
 
+class EpisodeTooLarge(ValueError):
+    """One episode encodes to more than ``ENGRAM_KAFKA_MAX_EVENT_BYTES``."""
+
+    def __init__(self, index: int, size: int, limit: int) -> None:
+        super().__init__(
+            f"episode {index} of the request is {size} bytes, over the limit of {limit} "
+            "(ENGRAM_KAFKA_MAX_EVENT_BYTES); nothing was appended"
+        )
+        self.index = index
+        self.size = size
+        self.limit = limit
+
+
+class EpisodeUnencodable(ValueError):
+    """Valid by the contract's models but not as JSON on the log (an integer over 64 bits)."""
+
+    def __init__(self, index: int, error: Exception) -> None:
+        super().__init__(f"episode {index} of the request cannot be appended: {error}")
+        self.index = index
+        self.problem = str(error)
+
+
 def encode_episode(episode: Episode) -> bytes:
     return orjson.dumps(episode.model_dump(mode="json"))
+
+
+def encoded(episodes: Sequence[Episode], limit: int) -> list[bytes]:
+    """Each episode's bytes on the log, or the refusal of all of them: one that cannot be
+    encoded, or that is over the limit the worker would dead-letter at."""
+    payloads = []
+    for index, episode in enumerate(episodes):
+        try:
+            payload = encode_episode(episode)
+        except TypeError as error:  # orjson: integers beyond 64 bits
+            raise EpisodeUnencodable(index, error) from None
+        if len(payload) > limit:
+            raise EpisodeTooLarge(index, len(payload), limit)
+        payloads.append(payload)
+    return payloads
 
 
 class EpisodeProducer:
@@ -63,16 +100,9 @@ class EpisodeProducer:
         await self._producer.stop()
 
     async def publish(self, episode: Episode) -> Appended:
-        payload = encode_episode(episode)
-        if len(payload) > self._max_bytes:
-            raise ValueError(
-                f"episode {episode.event_id} is {len(payload)} bytes, over the limit of "
-                f"{self._max_bytes} (ENGRAM_KAFKA_MAX_EVENT_BYTES)"
-            )
-        metadata = await self._producer.send_and_wait(
-            self._topic, payload, key=episode_key(episode.tenant, episode.project)
-        )
-        return Appended(str(episode.event_id), episode.project, metadata.partition, metadata.offset)
+        """Append one episode, measured first like every other (:meth:`publish_many`)."""
+        [appended] = await self.publish_many([episode])
+        return appended
 
     async def publish_raw(self, key: bytes, value: bytes) -> Appended:
         """Append bytes as they are: for tests and tools that must write what validation refuses."""
@@ -83,10 +113,15 @@ class EpisodeProducer:
         self, episodes: Iterable[Episode], on_appended: Callable[[], None] | None = None
     ) -> list[Appended]:
         """Publish in order; batches on the wire while keeping each key's order.
+
+        Every episode is encoded and measured before the first is sent (:func:`encoded`), so
+        one that the worker would dead-letter refuses the whole call and nothing is appended:
+        this is the one writer behind every door (HTTP, ``engram ingest``, MCP, corrections).
         ``on_appended`` is called once per episode the broker has acknowledged (progress)."""
+        episodes = list(episodes)
+        payloads = encoded(episodes, self._max_bytes)
         futures = []
-        for episode in episodes:
-            payload = encode_episode(episode)
+        for episode, payload in zip(episodes, payloads, strict=True):
             key = episode_key(episode.tenant, episode.project)
             futures.append((episode, await self._producer.send(self._topic, payload, key=key)))
         results = []

@@ -36,7 +36,7 @@ from aiokafka.errors import KafkaError
 from pydantic import ValidationError
 
 from engram.shared.db import FIRST_DELAY_S, UNAVAILABLE, next_delay, report_unavailable
-from engram.shared.metrics import BATCHES_PROJECTED
+from engram.shared.metrics import BATCHES_PROJECTED, DEAD_LETTERS, EPISODES_PARKED
 from engram.shared.settings import KafkaSettings, WorkerSettings
 from formation.resolution import BatchOutcome
 from projections.belief_store import (
@@ -47,6 +47,14 @@ from projections.belief_store import (
 )
 from projections.lanes import Chunk, PartitionLanes
 from projections.memory_events import OutboxPublisher, QueuedPayloads, drain_outbox
+from projections.quarantine import (
+    UNDECODABLE_KIND,
+    UNPROJECTABLE,
+    Quarantined,
+    dead_letter_headers,
+    describe,
+    set_aside,
+)
 from schemas.claims import decode_claims_batch
 
 log = structlog.get_logger(__name__)
@@ -181,6 +189,10 @@ class BeliefProjector:
         self._progress = asyncio.Event()
         """Set when a chunk finishes (or the projector is asked to stop): room may have freed."""
         self._publisher: OutboxPublisher | None = None
+        self._producer: AIOKafkaProducer | None = None
+        """Publishes memory events and the dead letters of batches set aside."""
+        self.set_aside = 0
+        """Claims batches set aside as unprojectable (:mod:`projections.quarantine`)."""
         self._queued = QueuedPayloads()
         """Memory events this projector committed and has not yet published, with their JSON."""
 
@@ -220,6 +232,7 @@ class BeliefProjector:
             request_timeout_ms=self._settings.producer_request_timeout_ms,
         )
         await producer.start()
+        self._producer = producer
         await consumer.start()
         topic = self._settings.memory_events_topic
         publisher = self._publisher = OutboxPublisher(lambda: self._drain(producer, topic))
@@ -258,7 +271,7 @@ class BeliefProjector:
             try:
                 await publisher.close()
             finally:
-                self._publisher = None
+                self._publisher = self._producer = None
                 await consumer.stop()
                 await producer.stop()
 
@@ -297,7 +310,7 @@ class BeliefProjector:
             books = self._books.get(tp)
             if books is None:
                 books = self._books[tp] = PartitionLanes(self._lanes)
-            books.add(self._decode(tp, records), read_through=records[-1].offset)
+            books.add(await self._decode(tp, records), read_through=records[-1].offset)
         self._start_ready()
         return bool(fetched)
 
@@ -410,23 +423,58 @@ class BeliefProjector:
         except KafkaError as error:
             log.info("projector.kafka_commit_skipped", error=type(error).__name__)
 
-    def _decode(self, tp: TopicPartition, records: list[ConsumerRecord]) -> list[ClaimsRecord]:
+    async def _decode(
+        self, tp: TopicPartition, records: list[ConsumerRecord]
+    ) -> list[ClaimsRecord]:
+        """The records that decode as claims batches. One that does not — the formation agent
+        is the topic's only writer, so a bug, or a producer writing where it should not — is
+        dead-lettered with the reason and its position before the books take the fetch, so the
+        offset the lanes store can never pass it unrecorded."""
         decoded: list[ClaimsRecord] = []
         for record in records:
             try:
                 value = record.value or b""
                 decoded.append(ClaimsRecord(decode_claims_batch(value), record.offset, value))
             except ValidationError as error:
-                # The formation agent is the only writer of this topic; a bad record here is a
-                # bug, logged loudly and passed over so the principal's later batches project.
+                problem = error.errors()[0]
+                where = ".".join(str(part) for part in problem["loc"]) or "value"
+                detail = f"{where}: {problem['msg']}"
                 log.error(
                     "projector.bad_batch",
                     topic=tp.topic,
                     partition=tp.partition,
                     offset=record.offset,
-                    error=str(error)[:500],
+                    error=detail[:500],
                 )
+                headers = dead_letter_headers(
+                    UNDECODABLE_KIND,
+                    detail,
+                    topic=tp.topic,
+                    partition=tp.partition,
+                    offset=record.offset,
+                )
+                await self._dead_letter(record.value or b"", headers)
         return decoded
+
+    async def _dead_letter(self, value: bytes, headers: list[tuple[str, bytes]]) -> None:
+        """Publish a dead letter until Kafka has it (a value Kafka will not take goes without
+        it: the headers name where it is in the log), pausing between tries."""
+        delay = FIRST_DELAY_S
+        while self._producer is not None:
+            try:
+                await self._producer.send_and_wait(self._settings.dlq_topic, value, headers=headers)
+            except KafkaError as error:
+                if value and type(error).__name__ in _TOO_LARGE:
+                    value, headers = b"", [*headers, ("engram.value_dropped", b"too large")]
+                    continue
+                log.warning("projector.dead_letter_retry", error=type(error).__name__)
+                await self._pause(delay)
+                delay = next_delay(delay)
+                if self._stopping.is_set():
+                    raise
+                continue
+            DEAD_LETTERS.labels(headers[0][1].decode()).inc()
+            return
 
     async def _apply(
         self, tp: TopicPartition, books: PartitionLanes[ClaimsRecord], chunk: Chunk[ClaimsRecord]
@@ -441,16 +489,20 @@ class BeliefProjector:
                 )
             books.committed(chunk)
             return
-        async with self._pool.acquire() as conn:
-            outcomes = await project_records(
-                conn,
-                chunk.records,
+        try:
+            outcomes = await self._project(
+                tp, books, chunk.records, partial(books.safe_offset, chunk)
+            )
+        except UNPROJECTABLE as error:
+            log.error(
+                "projector.chunk_refused",
                 topic=tp.topic,
                 partition=tp.partition,
-                read_through=books.read_through,
-                queued=self._queued,
-                store_offset=partial(books.safe_offset, chunk),
+                first_offset=chunk.records[0].offset,
+                records=len(chunk.records),
+                error=describe(error),
             )
+            outcomes = await self._apply_each(tp, books, chunk)
         books.committed(chunk)
         if self._publisher is not None:
             self._publisher.wake()
@@ -459,3 +511,77 @@ class BeliefProjector:
             BATCHES_PROJECTED.labels("skipped" if outcome.skipped else "applied").inc()
             if self._on_outcome is not None:
                 self._on_outcome(outcome)
+
+    async def _project(
+        self,
+        tp: TopicPartition,
+        books: PartitionLanes[ClaimsRecord],
+        records: list[ClaimsRecord],
+        store_offset: Callable[[], int],
+    ) -> list[BatchOutcome]:
+        async with self._pool.acquire() as conn:
+            return await project_records(
+                conn,
+                records,
+                topic=tp.topic,
+                partition=tp.partition,
+                read_through=books.read_through,
+                queued=self._queued,
+                store_offset=store_offset,
+            )
+
+    async def _apply_each(
+        self, tp: TopicPartition, books: PartitionLanes[ClaimsRecord], chunk: Chunk[ClaimsRecord]
+    ) -> list[BatchOutcome]:
+        """A refused chunk again, one record a transaction, each storing an offset below the
+        next: what applies alone commits as usual, and a record refused alone is set aside."""
+        outcomes: list[BatchOutcome] = []
+        records = chunk.records
+        for index, record in enumerate(records):
+            following = records[index + 1].offset if index + 1 < len(records) else None
+            store = partial(_stored_below, books, chunk, following)
+            try:
+                outcomes += await self._project(tp, books, [record], store)
+            except UNPROJECTABLE as error:
+                await self._set_aside(tp, record, describe(error), store)
+        return outcomes
+
+    async def _set_aside(
+        self,
+        tp: TopicPartition,
+        record: ClaimsRecord,
+        reason: str,
+        store_offset: Callable[[], int],
+    ) -> None:
+        """Dead-letter the batch, then park its episode and move past it in one transaction
+        (a kill between the two publishes the dead letter again: its headers name the same
+        positions, and nothing projected is doubled)."""
+        batch = record.batch
+        quarantined = Quarantined(tp.topic, tp.partition, record.offset, batch.source, reason)
+        log.error(
+            "projector.batch_set_aside",
+            topic=tp.topic,
+            partition=tp.partition,
+            offset=record.offset,
+            episode=str(batch.episode_id),
+            reason=reason,
+        )
+        await self._dead_letter(record.payload or b"", quarantined.headers())
+        async with self._pool.acquire() as conn:
+            if await set_aside(conn, quarantined, next_offset=store_offset()):
+                self.set_aside += 1
+                EPISODES_PARKED.inc()
+                BATCHES_PROJECTED.labels("set_aside").inc()
+
+
+_TOO_LARGE = frozenset({"MessageSizeTooLargeError", "RecordTooLargeError"})
+"""Kafka's refusals of a record for its size: a dead letter then goes without its value."""
+
+
+def _stored_below(
+    books: PartitionLanes[ClaimsRecord], chunk: Chunk[ClaimsRecord], following: int | None
+) -> int:
+    """The offset a record of a chunk applied alone may store: the chunk's safe offset, but
+    below the chunk's next record, which has not been applied yet."""
+    safe = books.safe_offset(chunk)
+    return safe if following is None else min(safe, following)

@@ -14,7 +14,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AwareDatetime, BaseModel, Discriminator, Field, Tag
 
-from schemas.common import Identifier
+from schemas.common import Identifier, StoredText
 from schemas.corrections import CorrectionKind
 from schemas.episodes import MemoryRemembered, Message, TurnAppended
 
@@ -84,7 +84,7 @@ class TurnsAccepted(BaseModel):
 
 class CorrectionRequest(BaseModel):
     kind: CorrectionKind
-    replacement: str | None = Field(default=None, min_length=1, max_length=4096)
+    replacement: StoredText | None = Field(default=None, min_length=1, max_length=4096)
     project: Identifier | None = None
 
 

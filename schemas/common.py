@@ -2,10 +2,20 @@
 
 from __future__ import annotations
 
+import re
 from enum import StrEnum
-from typing import Annotated
+from typing import Annotated, Any
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    GetCoreSchemaHandler,
+    GetJsonSchemaHandler,
+    StringConstraints,
+)
+from pydantic.json_schema import JsonSchemaValue
+from pydantic_core import PydanticCustomError, core_schema
 
 IDENTIFIER_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._:@-]*$"
 Identifier = Annotated[
@@ -13,6 +23,71 @@ Identifier = Annotated[
     StringConstraints(min_length=1, max_length=200, pattern=IDENTIFIER_PATTERN),
 ]
 """Tenant, principal, project and session names: printable, no slash (the key separator)."""
+
+STORABLE_TEXT_PATTERN = "^[^\\u0000\\ud800-\\udfff]*$"
+"""The text contract as a JSON Schema pattern (ECMA-262 with the ``u`` flag, as JSON Schema
+2020-12 reads it): no U+0000, and no lone surrogate — a paired one is a single code point there,
+so an emoji written as a surrogate pair in JSON passes."""
+
+_UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
+
+
+def unstorable_at(text: str) -> int | None:
+    """The index of the first code point Engram cannot store, or ``None``.
+
+    Engram stores words in PostgreSQL ``text`` (UTF-8), sends them through Kafka as UTF-8 JSON
+    and hashes them: a NUL is refused by PostgreSQL (``invalid byte sequence for encoding
+    "UTF8": 0x00``) and a lone surrogate (U+D800-U+DFFF, which a JSON ``\\ud800`` escape
+    decodes to) has no UTF-8 encoding at all. Every other Unicode scalar value — control
+    characters, bidirectional overrides, private use — is stored as it is and left to formation
+    to judge."""
+    if text.isascii():
+        return None if "\x00" not in text else text.index("\x00")
+    found = _UNSTORABLE.search(text)
+    return None if found is None else found.start()
+
+
+def check_storable(text: object) -> object:
+    """``text`` unchanged, or a validation error naming the first code point and where it is.
+
+    Run before the ``str`` schema (which judges anything that is not a string), so a lone
+    surrogate from a Python caller gets this message rather than pydantic's generic one."""
+    if not isinstance(text, str):
+        return text
+    at = unstorable_at(text)
+    if at is None:
+        return text
+    code = ord(text[at])
+    what = "NUL" if code == 0 else "a lone surrogate"
+    raise PydanticCustomError(
+        "unstorable_text",
+        f"text must be Unicode scalar values without NUL: U+{code:04X} ({what}) at character "
+        f"{at} cannot be stored; remove or replace it before sending",
+    )
+
+
+class _Storable:
+    """Marks a ``str`` as words Engram stores: validated by :func:`check_storable`, and
+    described by :data:`STORABLE_TEXT_PATTERN` in the exported JSON Schemas and OpenAPI."""
+
+    def __get_pydantic_core_schema__(
+        self, source: Any, handler: GetCoreSchemaHandler
+    ) -> core_schema.CoreSchema:
+        return core_schema.no_info_before_validator_function(check_storable, handler(source))
+
+    def __get_pydantic_json_schema__(
+        self, schema: core_schema.CoreSchema, handler: GetJsonSchemaHandler
+    ) -> JsonSchemaValue:
+        described = handler(schema)
+        described["pattern"] = STORABLE_TEXT_PATTERN
+        return described
+
+
+StoredText = Annotated[str, _Storable()]
+"""Text that carries a person's words (a message, an author, a correction's statement and
+replacement, a search query): any Unicode scalar value but U+0000. Defined once here, so every
+door — HTTP, ``engram ingest``, the client, MCP, corrections — and the worker's own decoding of
+the log refuse the same text, with an error that names the field."""
 
 
 class Role(StrEnum):

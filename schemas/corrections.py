@@ -18,7 +18,7 @@ from uuid import UUID
 
 from pydantic import Field, model_validator
 
-from schemas.common import ContractModel
+from schemas.common import ContractModel, StoredText
 from schemas.episodes import EpisodeBase
 
 ContentHash = str
@@ -41,10 +41,10 @@ class CorrectionKind(StrEnum):
 class ContentKey(ContractModel):
     """A belief's content as resolution compares it: normalised ends, relation, facet, polarity."""
 
-    subject_key: str = Field(min_length=1, max_length=4200)
+    subject_key: StoredText = Field(min_length=1, max_length=4200)
     relation: str = Field(min_length=1, max_length=100)
-    object_key: str = Field(min_length=1, max_length=4200)
-    facet: str = Field(default="", max_length=4200)
+    object_key: StoredText = Field(min_length=1, max_length=4200)
+    facet: StoredText = Field(default="", max_length=4200)
     polarity: Literal["assert", "retract"] = "assert"
 
 
@@ -56,8 +56,8 @@ class BeliefCorrected(EpisodeBase):
     kind: CorrectionKind
     content: ContentKey
     content_hash: ContentHash = Field(pattern=r"^[0-9a-f]{64}$")
-    statement: str = Field(max_length=8192, description="The corrected belief's statement.")
-    replacement: str | None = Field(
+    statement: StoredText = Field(max_length=8192, description="The corrected belief's statement.")
+    replacement: StoredText | None = Field(
         default=None, min_length=1, max_length=4096, description="The new value, for 'changed'."
     )
 

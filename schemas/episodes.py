@@ -11,7 +11,7 @@ from uuid import UUID
 
 from pydantic import AwareDatetime, Field, TypeAdapter, model_validator
 
-from schemas.common import ContractModel, Identifier, Role, Trust
+from schemas.common import ContractModel, Identifier, Role, StoredText, Trust
 
 MAX_MESSAGE_CHARS = 32_000
 MAX_MESSAGES_PER_TURN = 64
@@ -29,12 +29,12 @@ def default_trust(role: Role) -> Trust:
 class Message(ContractModel):
     ordinal: int = Field(ge=0, description="Position of the message within its turn, from 0.")
     role: Role
-    content: str = Field(max_length=MAX_MESSAGE_CHARS)
+    content: StoredText = Field(max_length=MAX_MESSAGE_CHARS)
     trust: Trust | None = Field(
         default=None,
         description="Origin trust; defaults from the role (user: owner, otherwise untrusted).",
     )
-    author: str | None = Field(
+    author: StoredText | None = Field(
         default=None, max_length=200, description="Who authored it, when not the principal."
     )
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from datetime import date
+from typing import Any, TypeVar
 
 from formation import deterministic
 from formation.core import form_episode
@@ -21,9 +22,26 @@ from schemas.episodes import MemoryRemembered, Message, TurnAppended, episode_me
 from schemas.log import LogEvent
 
 Episode = TurnAppended | MemoryRemembered
+T = TypeVar("T")
 ModelArm = Callable[[Episode, SourcePosition, Message], Awaitable[list[Proposal]]]
 """The model arm asks about one message of an episode at its log position: the episode names
 the owner and session and carries the event time; the position orders the session's context."""
+
+
+class CoreFailure(Exception):
+    """The pure formation core raised on an episode: a bug met by this content, not an outage.
+
+    It fails the same way on every attempt, so it is not retried with back-off like a model
+    timeout (which would hold the project's lane for minutes): the episode is parked at once
+    with the kind ``core_error`` (``engram formation parked``; unpark it once the core is
+    fixed), and the project's later episodes go on forming."""
+
+    kind = "core_error"
+    retriable = False
+
+    def __init__(self, error: Exception) -> None:
+        super().__init__(f"the formation core failed: {type(error).__name__}")
+        self.error_type = type(error).__name__
 
 
 class FormationStage:
@@ -47,11 +65,11 @@ class FormationStage:
         one failed, and the caller decides whether to retry or park.
         """
         if isinstance(episode, BeliefCorrected | BeliefDeleted | PrincipalForgotten):
-            return form_correction(episode, self.policy, source=source)
+            return _in_core(form_correction, episode, self.policy, source=source)
         proposals: dict[int, list[Proposal]] = {}
         for message in episode_messages(episode):
             proposals[message.ordinal] = await self._propose(episode, source, message)
-        return form_episode(episode, self.policy, proposals, source=source)
+        return _in_core(form_episode, episode, self.policy, proposals, source=source)
 
     async def _propose(
         self, episode: Episode, source: SourcePosition, message: Message
@@ -61,12 +79,25 @@ class FormationStage:
         kind = self.policy.extractor_kind
         occurred_on: date = episode.occurred_at.date()
         found = (
-            deterministic.propose(
-                message.content, occurred_on=occurred_on, ceiling=self.policy.scan_ceiling
+            _in_core(
+                deterministic.propose,
+                message.content,
+                occurred_on=occurred_on,
+                ceiling=self.policy.scan_ceiling,
             )
             if kind != "model"
             else []
         )
         if self._model_arm is not None and kind in ("model", "both"):
-            found = merge_proposals(found, await self._model_arm(episode, source, message))
+            modelled = await self._model_arm(episode, source, message)
+            found = _in_core(merge_proposals, found, modelled)
         return found
+
+
+def _in_core(call: Callable[..., T], /, *args: Any, **kwargs: Any) -> T:
+    """``call(*args, **kwargs)``, a function of the pure core, whose exceptions are bugs met by
+    this content: raised as :class:`CoreFailure`, never retried."""
+    try:
+        return call(*args, **kwargs)
+    except Exception as error:
+        raise CoreFailure(error) from error

@@ -2,6 +2,8 @@
 
 A model error or a blown turn budget is retried after ``retry_after``, doubling each time;
 after ``max_attempts`` failed attempts the episode is parked so the watermark can move past it.
+An error that says it is not ``retriable`` (a failure of the pure core: the same content fails
+the same way every time) parks the episode at its first failure.
 Attempts are counted in the backlog, so a restart does not reset them, and a cancelled attempt
 (shutdown) is never counted.
 """
@@ -79,7 +81,7 @@ async def attempt_until_parked(
             raise
         except Exception as error:  # every failure is retried, then parked: never dropped
             kind = failure_kind(error)
-            park = failed + 1 >= policy.max_attempts
+            park = failed + 1 >= policy.max_attempts or not getattr(error, "retriable", True)
             failed = await record_failure(kind, park)
             if park:
                 return Parked(failed, kind)

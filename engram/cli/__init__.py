@@ -102,12 +102,12 @@ def ingest(
     timeout: Annotated[float, typer.Option(help="Seconds to wait with --wait.")] = 120.0,
 ) -> None:
     """Publish episodes from a JSON-lines file to the episodic log."""
-    try:
-        episodes = load_episodes(path)
-    except InvalidEpisodeLine as error:
-        err.print(f"[red]not ingested:[/red] {error}")
-        raise typer.Exit(2) from None
     settings = _settings()
+    try:
+        episodes = load_episodes(path, max_bytes=settings.kafka.max_event_bytes)
+    except InvalidEpisodeLine as error:
+        err.print(f"[red]not ingested:[/red] {escape(str(error))}; nothing was appended")
+        raise typer.Exit(2) from None
 
     async def _run() -> None:
         await ensure_topics(settings.kafka)

@@ -24,9 +24,9 @@ from engram.mcp_server.access import BearerGate, Refused, TokenOf, header_token,
 from engram.mcp_server.memory import AgentMemory, Appended, Principal, Recall, agent_memory
 from engram.service.corrections import BeliefNotFound, InvalidCorrection
 from engram.shared.settings import Settings
-from ingest.intake import EpisodeTooLarge
+from ingest.producer import EpisodeTooLarge, EpisodeUnencodable
 from projections.search import MAX_LIMIT, MAX_QUERY_CHARS, InvalidCursor, UnsearchableQuery
-from schemas.common import IDENTIFIER_PATTERN
+from schemas.common import IDENTIFIER_PATTERN, StoredText
 from schemas.corrections import CorrectionKind
 from schemas.episodes import MAX_MESSAGE_CHARS
 
@@ -49,6 +49,7 @@ REFUSALS = (
     BeliefNotFound,
     InvalidCorrection,
     EpisodeTooLarge,
+    EpisodeUnencodable,
 )
 
 
@@ -65,7 +66,7 @@ def build_server(memory: AgentMemory, token_of: TokenOf) -> MCPServer:
 
     async def recall(
         query: Annotated[
-            str,
+            StoredText,
             Field(
                 min_length=1,
                 max_length=MAX_QUERY_CHARS,
@@ -91,7 +92,7 @@ def build_server(memory: AgentMemory, token_of: TokenOf) -> MCPServer:
 
     async def remember(
         text: Annotated[
-            str,
+            StoredText,
             Field(
                 min_length=1,
                 max_length=MAX_MESSAGE_CHARS,
@@ -117,7 +118,7 @@ def build_server(memory: AgentMemory, token_of: TokenOf) -> MCPServer:
         ],
         ctx: Context,
         replacement: Annotated[
-            str | None,
+            StoredText | None,
             Field(min_length=1, max_length=4096, description="The new value, for 'changed'."),
         ] = None,
         project: Annotated[

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 import asyncpg
+from pydantic import ValidationError
 
 from engram.shared.reading import reading
 from engram.shared.settings import KafkaSettings
@@ -81,20 +82,25 @@ class Corrections:
             raise InvalidCorrection("a 'changed' correction needs the new value (--replacement)")
         if kind is not CorrectionKind.CHANGED and replacement is not None:
             raise InvalidCorrection(f"a replacement applies only to 'changed', not to '{kind}'")
-        event = BeliefCorrected(
-            event_id=uuid.uuid4(),
-            tenant=tenant,
-            principal=principal,
-            project=project or _origin_project(found.scopes),
-            session=CORRECTION_SESSION,
-            occurred_at=datetime.now(UTC),
-            belief_id=belief_id,
-            kind=kind,
-            content=found.content,
-            content_hash=_hash(found),
-            statement=found.statement,
-            replacement=replacement.strip() if replacement else None,
-        )
+        try:
+            event = BeliefCorrected(
+                event_id=uuid.uuid4(),
+                tenant=tenant,
+                principal=principal,
+                project=project or _origin_project(found.scopes),
+                session=CORRECTION_SESSION,
+                occurred_at=datetime.now(UTC),
+                belief_id=belief_id,
+                kind=kind,
+                content=found.content,
+                content_hash=_hash(found),
+                statement=found.statement,
+                replacement=replacement.strip() if replacement else None,
+            )
+        except ValidationError as error:  # the text contract, for callers that skip the API's
+            problem = error.errors()[0]
+            where = ".".join(str(part) for part in problem["loc"]) or "correction"
+            raise InvalidCorrection(f"{where}: {problem['msg']}; nothing was appended") from None
         self._check_replacement(event)
         return await self._append(event)
 

@@ -146,6 +146,22 @@ async def record_skipped(db: asyncpg.Pool | asyncpg.Connection, entry: BacklogEn
     )
 
 
+async def park(db: asyncpg.Connection, position: tuple[str, int, int], *, kind: str) -> None:
+    """Park one episode, by (topic, partition, offset), whatever its state: its claims batch
+    cannot be projected (:mod:`projections.quarantine`), in the transaction that moves the
+    projector past it. Counted as a failed attempt, so ``engram formation parked`` shows when."""
+    await db.execute(
+        """
+        UPDATE formation_backlog SET state = 'parked', failure_kind = $4,
+            attempts = attempts + 1, first_failed_at = coalesce(first_failed_at, now()),
+            last_failed_at = now(), parked_at = now()
+        WHERE topic = $1 AND partition = $2 AND "offset" = $3
+        """,
+        *position,
+        kind,
+    )
+
+
 async def mark_formed(db: asyncpg.Connection, positions: Sequence[tuple[str, int, int]]) -> None:
     """Mark episodes formed, by (topic, partition, offset): called by the belief projector
     inside the transaction that commits their beliefs, once per chunk."""

@@ -22,6 +22,7 @@ from projections.search import (
     search_beliefs,
 )
 from schemas.api import SearchResults
+from schemas.common import StoredText
 
 router = APIRouter(tags=["read"])
 
@@ -36,7 +37,7 @@ def _invalid(field: str, message: str, given: str | None) -> HTTPException:
 async def search(
     who: Who,
     db: PrincipalReader,
-    q: Annotated[str, Query(min_length=1, max_length=MAX_QUERY_CHARS)],
+    q: Annotated[StoredText, Query(min_length=1, max_length=MAX_QUERY_CHARS)],
     project: NameQuery = None,
     limit: Annotated[int, Query(ge=1, le=MAX_LIMIT)] = 20,
     cursor: Annotated[str | None, Query(min_length=1, max_length=200)] = None,

@@ -20,7 +20,8 @@ from aiokafka.errors import KafkaError
 from fastapi import APIRouter, Body, HTTPException, Request
 
 from engram.web.auth import Calling
-from ingest.intake import EpisodeTooLarge, EpisodeUnencodable, Intake, Producible
+from ingest.intake import Intake, Producible
+from ingest.producer import EpisodeTooLarge, EpisodeUnencodable
 from schemas.api import (
     LogPosition,
     Problem,

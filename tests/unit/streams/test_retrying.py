@@ -7,7 +7,12 @@ import time
 
 import pytest
 
+from formation.policy import FormationPolicy
+from schemas.claims import SourcePosition
+from streams import formation_stage
+from streams.formation_stage import FormationStage
 from streams.retrying import Parked, RetryPolicy, Succeeded, attempt_until_parked, failure_kind
+from tests.support.forming import episode as episode_of
 
 
 class ModelDown(Exception):
@@ -155,3 +160,32 @@ async def test_the_budget_cannot_interrupt_an_attempt_that_never_suspends() -> N
             waits=waits,
         )
         assert outcome == Succeeded("formed", 1)
+
+
+async def test_a_failure_of_the_core_parks_at_once_without_waiting() -> None:
+    """A bug in the pure core fails the same way every time: no back-off holding the lane."""
+    failures, record = _recorder()
+    waits: list[float] = []
+
+    async def sleep(seconds: float) -> None:
+        waits.append(seconds)
+
+    stage = FormationStage(FormationPolicy())
+    episode = episode_of("I live in Lisbon.")
+    source = SourcePosition(topic="t", partition=0, offset=0)
+
+    def broken(*args: object, **kwargs: object) -> list[object]:
+        raise IndexError("the core met something it did not expect")
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(formation_stage.deterministic, "propose", broken)
+        outcome = await attempt_until_parked(
+            lambda: stage.form(episode, source),
+            policy=RetryPolicy(6, 10, 60),
+            failed_before=0,
+            record_failure=record,
+            sleep=sleep,  # type: ignore[arg-type]
+            waits=False,
+        )
+    assert outcome == Parked(1, "core_error")
+    assert failures == [("core_error", True)] and waits == []
