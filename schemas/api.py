@@ -12,9 +12,9 @@ import uuid
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
-from pydantic import AwareDatetime, BaseModel, Discriminator, Field, Tag
+from pydantic import BaseModel, Discriminator, Field, Tag
 
-from schemas.common import Identifier, StoredText
+from schemas.common import EventTime, Identifier, StoredText
 from schemas.corrections import CorrectionKind
 from schemas.episodes import MemoryRemembered, Message, TurnAppended
 
@@ -62,7 +62,7 @@ class RememberRequest(BaseModel):
     principal: Identifier | None = None
     project: Identifier
     session: Identifier
-    occurred_at: AwareDatetime
+    occurred_at: EventTime
     message: Message
 
 

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import re
+from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Annotated, Any
 
 from pydantic import (
+    AfterValidator,
+    AwareDatetime,
     BaseModel,
     ConfigDict,
     Field,
@@ -88,6 +91,39 @@ StoredText = Annotated[str, _Storable()]
 replacement, a search query): any Unicode scalar value but U+0000. Defined once here, so every
 door — HTTP, ``engram ingest``, the client, MCP, corrections — and the worker's own decoding of
 the log refuse the same text, with an error that names the field."""
+
+
+EARLIEST_EVENT_TIME = datetime(1900, 1, 1, tzinfo=UTC)
+LATEST_EVENT_TIME = datetime(2200, 1, 1, tzinfo=UTC)
+
+
+def _within_event_times(value: datetime) -> datetime:
+    try:
+        within = EARLIEST_EVENT_TIME <= value < LATEST_EVENT_TIME
+    except OverflowError:  # year 1 east of UTC is before datetime.min in UTC: no comparison
+        within = False
+    if not within:
+        raise PydanticCustomError(
+            "event_time_out_of_range",
+            f"an event time must be from {EARLIEST_EVENT_TIME:%Y-%m-%dT%H:%M:%SZ} up to "
+            f"{LATEST_EVENT_TIME:%Y-%m-%dT%H:%M:%SZ}; a time outside that is a clock fault: "
+            "send when the turn happened",
+        )
+    return value
+
+
+EventTime = Annotated[
+    AwareDatetime,
+    AfterValidator(_within_event_times),
+    Field(
+        description="When it happened (RFC 3339 with an offset), from 1900-01-01T00:00:00Z up "
+        "to 2200-01-01T00:00:00Z: formation decides from it, and Python's date arithmetic "
+        "(decay, validity, ordering) overflows at the ends of its year 1-9999 range."
+    ),
+]
+"""An episode's event time. PostgreSQL would store year 1 or 9999, but formation and
+resolution compute with it (a day later, a zone converted, an age) and Python's ``datetime``
+ends there; a turn dated outside a few centuries of now is a producer's clock fault."""
 
 
 class Role(StrEnum):

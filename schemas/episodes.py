@@ -9,12 +9,15 @@ from __future__ import annotations
 from typing import Annotated, Literal
 from uuid import UUID
 
-from pydantic import AwareDatetime, Field, TypeAdapter, model_validator
+from pydantic import Field, TypeAdapter, model_validator
 
-from schemas.common import ContractModel, Identifier, Role, StoredText, Trust
+from schemas.common import ContractModel, EventTime, Identifier, Role, StoredText, Trust
 
 MAX_MESSAGE_CHARS = 32_000
 MAX_MESSAGES_PER_TURN = 64
+MAX_ORDINAL = 2**31 - 1
+"""Ordinals are stored as PostgreSQL ``integer``: a larger one (valid JSON) reached the
+projector, which could not write it."""
 
 
 def default_trust(role: Role) -> Trust:
@@ -27,7 +30,11 @@ def default_trust(role: Role) -> Trust:
 
 
 class Message(ContractModel):
-    ordinal: int = Field(ge=0, description="Position of the message within its turn, from 0.")
+    ordinal: int = Field(
+        ge=0,
+        le=MAX_ORDINAL,
+        description="Position of the message within its turn, from 0 (a PostgreSQL integer).",
+    )
     role: Role
     content: StoredText = Field(max_length=MAX_MESSAGE_CHARS)
     trust: Trust | None = Field(
@@ -56,7 +63,7 @@ class EpisodeBase(ContractModel):
     principal: Identifier = Field(description="The person the memory is about and for.")
     project: Identifier
     session: Identifier
-    occurred_at: AwareDatetime = Field(description="Event time; formation decides from this.")
+    occurred_at: EventTime
 
 
 class TurnAppended(EpisodeBase):
