@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import re
 import uuid
 
 import pytest
 from pydantic import ValidationError
 
+from schemas.common import STORABLE_TEXT_PATTERN
 from schemas.episodes import Message, TurnAppended, decode_episode
 from schemas.export import export_json_schemas
 
@@ -72,3 +74,70 @@ def test_only_a_user_message_can_carry_owner_trust() -> None:
         Message(ordinal=0, role="tool", content="x", trust="owner")  # type: ignore[arg-type]
     assert Message(ordinal=0, role="tool", content="x").effective_trust == "untrusted"  # type: ignore[arg-type]
     assert Message(ordinal=0, role="user", content="x").effective_trust == "owner"  # type: ignore[arg-type]
+
+
+def _message(**changes: object) -> dict[str, object]:
+    return {"messages": [{"ordinal": 0, "role": "user", "content": "I live in Lisbon.", **changes}]}
+
+
+@pytest.mark.parametrize(
+    ("change", "where", "said"),
+    [
+        (
+            _message(content="I live in Os\x00lo."),
+            "messages.0.content",
+            "U+0000 (NUL) at character 12",
+        ),
+        (_message(role="assistant", author="B\x00t"), "messages.0.author", "U+0000 (NUL)"),
+        (_message(ordinal=2**31), "messages.0.ordinal", "less than or equal"),
+        ({"occurred_at": "0001-01-01T00:00:00+14:00"}, "occurred_at", "clock fault"),
+        ({"occurred_at": "2200-01-01T00:00:00Z"}, "occurred_at", "clock fault"),
+        ({"occurred_at": "1899-12-31T23:59:59Z"}, "occurred_at", "clock fault"),
+    ],
+)
+def test_text_and_values_engram_cannot_store_are_refused_naming_the_field(
+    change: dict[str, object], where: str, said: str
+) -> None:
+    """The text contract: refused in JSON (the log, HTTP, ``engram ingest``) and in Python (the
+    client builds its episodes from these models), with one message."""
+    import json
+
+    for decode in (lambda v: decode_episode(json.dumps(v)), TurnAppended.model_validate):
+        with pytest.raises(ValidationError) as error:
+            decode(_with(**change))
+        problem = error.value.errors()[0]
+        assert ".".join(map(str, problem["loc"])).endswith(where) and said in problem["msg"]
+
+
+def test_a_lone_surrogate_is_refused_and_a_pair_is_one_character() -> None:
+    with pytest.raises(ValidationError) as error:
+        TurnAppended.model_validate(_with(**_message(content="Lis\ud800bon")))
+    assert "lone surrogate" in str(error.value)
+    with pytest.raises(ValidationError):  # in JSON it is not even text
+        decode_episode(json_text(_message(content="PLACE")).replace("PLACE", "Lis\\ud800bon"))
+    paired = decode_episode(
+        json_text(_message(content="PLACE")).replace("PLACE", "tea \\ud83c\\udf75")
+    )
+    assert isinstance(paired, TurnAppended)
+    assert paired.messages[0].content == "tea \U0001f375"
+
+
+def test_control_characters_and_the_time_bounds_themselves_are_valid() -> None:
+    control = _message(content="I live in\x01 Oslo.\u202e\x1b[31m")
+    assert TurnAppended.model_validate(_with(**control))
+    for when in ("1900-01-01T00:00:00Z", "2199-12-31T23:59:59Z", "1970-01-01T00:00:00Z"):
+        assert TurnAppended.model_validate(_with(occurred_at=when))
+
+
+def test_the_json_schema_says_what_text_is_stored() -> None:
+    content = Message.model_json_schema()["properties"]["content"]
+    assert content["pattern"] == STORABLE_TEXT_PATTERN
+    assert re.fullmatch(
+        STORABLE_TEXT_PATTERN.encode().decode("unicode_escape"), "I live in Zürich 🏔️"
+    )
+
+
+def json_text(changes: dict[str, object]) -> str:
+    import json
+
+    return json.dumps(_with(**changes))
