@@ -32,7 +32,7 @@ from aiokafka import (
     ConsumerRecord,
     TopicPartition,
 )
-from aiokafka.errors import KafkaError
+from aiokafka.errors import KafkaError, MessageSizeTooLargeError, RecordTooLargeError
 from pydantic import ValidationError
 
 from engram.shared.db import FIRST_DELAY_S, UNAVAILABLE, next_delay, report_unavailable
@@ -460,18 +460,21 @@ class BeliefProjector:
         """Publish a dead letter until Kafka has it (a value Kafka will not take goes without
         it: the headers name where it is in the log), pausing between tries."""
         delay = FIRST_DELAY_S
-        while self._producer is not None:
+        assert self._producer is not None, "dead letters are published while the projector runs"
+        while True:
             try:
                 await self._producer.send_and_wait(self._settings.dlq_topic, value, headers=headers)
             except KafkaError as error:
-                if value and type(error).__name__ in _TOO_LARGE:
+                if value and isinstance(error, MessageSizeTooLargeError | RecordTooLargeError):
                     value, headers = b"", [*headers, ("engram.value_dropped", b"too large")]
                     continue
                 log.warning("projector.dead_letter_retry", error=type(error).__name__)
                 await self._pause(delay)
                 delay = next_delay(delay)
                 if self._stopping.is_set():
-                    raise
+                    # Stopping with Kafka away: leave the record unsettled (its chunk is
+                    # abandoned, not failed), to be read and set aside again after a restart.
+                    raise asyncio.CancelledError from error
                 continue
             DEAD_LETTERS.labels(headers[0][1].decode()).inc()
             return
@@ -572,10 +575,6 @@ class BeliefProjector:
                 self.set_aside += 1
                 EPISODES_PARKED.inc()
                 BATCHES_PROJECTED.labels("set_aside").inc()
-
-
-_TOO_LARGE = frozenset({"MessageSizeTooLargeError", "RecordTooLargeError"})
-"""Kafka's refusals of a record for its size: a dead letter then goes without its value."""
 
 
 def _stored_below(
