@@ -148,8 +148,14 @@ def test_any_bytes_become_a_batch_or_a_dead_letter_with_a_reason(raw: bytes) -> 
 @FUZZ
 @given(episodes())
 def test_a_valid_episode_always_forms_and_cites_its_own_bytes(episode: dict[str, object]) -> None:
+    """Valid: any text the contract stores (every code point but NUL; hypothesis draws no
+    lone surrogates). One with a NUL is a dead letter that names the field, never a crash."""
     raw = orjson.dumps(episode)
     outcome = _form(raw)
+    if "\\u0000" in raw.decode():
+        assert isinstance(outcome, DeadLetter) and outcome.reason is DeadLetterReason.CONTRACT
+        assert "content" in outcome.detail and "U+0000" in outcome.detail
+        return
     assert isinstance(outcome, ClaimsBatchFormed)
     _assert_accounted(raw, outcome)
 
