@@ -220,7 +220,7 @@ def _write(
         err.print(f"[red]{error}[/red]; nothing was appended")
         raise typer.Exit(1) from None
     except InvalidCorrection as error:
-        err.print(f"[red]not appended:[/red] {error}")
+        err.print(f"[red]not appended:[/red] {error.naming(lambda name: f'--{name}')}")
         raise typer.Exit(2) from None
     except FormationTimeout as error:
         err.print(f"[red]{error}[/red]")

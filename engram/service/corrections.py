@@ -11,6 +11,7 @@ it in log order, and ``wait`` lets a caller block until the formed watermark pas
 from __future__ import annotations
 
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
@@ -44,7 +45,22 @@ class BeliefNotFound(LookupError):
 
 
 class InvalidCorrection(ValueError):
-    """The correction cannot apply; the message says why and what to do."""
+    """The correction cannot apply; the message says why and what to do.
+
+    ``field`` is the request field at fault (``replacement``, ``project``), which each door
+    spells its own way: ``str()`` names the JSON field, as the API and the MCP tools take it;
+    the CLI names its flag with :meth:`naming`."""
+
+    def __init__(self, reason: str, *, field: str | None = None) -> None:
+        self.reason = reason
+        self.field = field
+        super().__init__(self.naming(lambda name: f"`{name}`"))
+
+    def naming(self, spell: Callable[[str], str]) -> str:
+        """The message with ``{field}`` spelled by ``spell`` (a JSON field, a CLI flag)."""
+        if self.field is None:
+            return self.reason
+        return self.reason.replace("{field}", spell(self.field))
 
 
 @dataclass(frozen=True)
@@ -78,9 +94,13 @@ class Corrections:
     ) -> LogPosition:
         found = await self._belief(tenant, principal, belief_id)
         if kind is CorrectionKind.CHANGED and not (replacement or "").strip():
-            raise InvalidCorrection("a 'changed' correction needs the new value (--replacement)")
+            raise InvalidCorrection(
+                "a 'changed' correction needs the new value in {field}", field="replacement"
+            )
         if kind is not CorrectionKind.CHANGED and replacement is not None:
-            raise InvalidCorrection(f"a replacement applies only to 'changed', not to '{kind}'")
+            raise InvalidCorrection(
+                f"{{field}} applies only to 'changed', not to '{kind}'", field="replacement"
+            )
         event = BeliefCorrected(
             event_id=uuid.uuid4(),
             tenant=tenant,
@@ -166,7 +186,7 @@ def _origin_project(scopes: list[str]) -> str:
     for scope in scopes:
         if scope.startswith("project:"):
             return scope.removeprefix("project:")
-    raise InvalidCorrection("the belief names no project; say which with --project")
+    raise InvalidCorrection("the belief names no project; say which in {field}", field="project")
 
 
 def _hash(found: BeliefContent) -> str:

@@ -162,7 +162,12 @@ async def test_writes_answer_with_a_log_position_and_refuse_what_cannot_apply(
 
     ours = one.replace("?", "/corrections?")
     status, body = await asyncio.to_thread(_send, client, "POST", ours, {"kind": "changed"}, **ana)
-    assert status == 422 and "replacement" in body["detail"]
+    assert status == 422 and "`replacement`" in body["detail"]
+    assert "--" not in body["detail"], "an HTTP answer names the JSON field, not a CLI flag"
+    status, body = await asyncio.to_thread(
+        _send, client, "POST", ours, {"kind": "untrue", "replacement": "Porto"}, **ana
+    )
+    assert status == 422 and body["detail"].startswith("`replacement` applies only to 'changed'")
     status, _ = await asyncio.to_thread(_send, client, "POST", ours, {"kind": "bogus"}, **ana)
     assert status == 422
     status, _ = await asyncio.to_thread(_send, client, "POST", ours, {"kind": "untrue"})
