@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import json
+from pathlib import Path
 from typing import Any
 
 import asyncpg
@@ -13,7 +15,9 @@ from fastapi.testclient import TestClient
 from engram.api import create_api
 from engram.service.tokens import create_token
 from engram.shared.settings import ApiSettings, DatabaseSettings, KafkaSettings, Settings
-from tests.support.isolation import Isolated
+from tests.support.conditions import wait_until
+from tests.support.http import first_ok
+from tests.support.isolation import Isolated, running_engram
 from tests.support.projecting import seed_two_principals
 from tests.support.tcp_proxy import TcpProxy
 
@@ -192,3 +196,28 @@ async def _log_end(kafka: KafkaSettings) -> int:
         return int(sum(ends.values()))
     finally:
         await consumer.stop()
+
+
+async def test_engram_api_says_where_it_serves_once_bound_in_a_log_line_and_a_human_one(
+    isolated: Isolated, tmp_path: Path
+) -> None:
+    log_path = tmp_path / "api.log"
+    said: dict[str, str] = {}
+
+    def announced() -> bool:
+        for line in log_path.read_text(encoding="utf-8", errors="replace").splitlines():
+            if line.startswith("{") and '"api.serving"' in line:
+                said["json"] = json.loads(line)["url"]
+            elif line.startswith("serving the API on "):
+                said["human"] = line
+        return len(said) == 2
+
+    # Port 0: the line must give the port actually bound, not the one asked for.
+    with running_engram(isolated, "api", "--port", "0", log_path=log_path):
+        await wait_until(announced, timeout_s=60, what="engram api announcing its address")
+        url = said["json"]
+        assert url.startswith("http://127.0.0.1:") and not url.endswith(":0")
+        assert said["human"] == (
+            f"serving the API on {url}: every request needs a bearer token (engram tokens create)"
+        )
+        assert (await first_ok(f"{url}/healthz")).json() == {"status": "ok"}
