@@ -11,7 +11,6 @@ import json
 import uuid
 from collections.abc import AsyncIterator, Awaitable
 from contextlib import asynccontextmanager
-from datetime import datetime
 from typing import Annotated, Any
 
 import asyncpg
@@ -32,7 +31,15 @@ from engram.shared.settings import Settings
 from engram.web import audit, openapi, search, turns
 from engram.web.auth import Calling, NameQuery, Tenant, Who
 from engram.web.limits import BodyLimit
-from engram.web.readers import Cursor, FilterWord, Limit, PrincipalReader, Reader, as_json
+from engram.web.readers import (
+    Cursor,
+    DateTimeQuery,
+    FilterWord,
+    Limit,
+    PrincipalReader,
+    Reader,
+    as_json,
+)
 from ingest.intake import Intake
 from projections.belief_pages import BeliefFilter, page_beliefs
 from projections.cursor import InvalidCursor
@@ -174,7 +181,7 @@ async def beliefs(
     limit: Limit = 50,
     cursor: Cursor = None,
     all: bool = False,
-    as_of: datetime | None = None,
+    as_of: DateTimeQuery = None,
     project: NameQuery = None,
     status: BeliefStatus | None = None,
     belief_type: FilterWord = None,

@@ -221,3 +221,27 @@ async def test_engram_api_says_where_it_serves_once_bound_in_a_log_line_and_a_hu
             f"serving the API on {url}: every request needs a bearer token (engram tokens create)"
         )
         assert (await first_ok(f"{url}/healthz")).json() == {"status": "ok"}
+
+
+@pytest.mark.parametrize(
+    ("path", "name"),
+    [
+        ("/v1/beliefs", "as_of"),
+        ("/v1/runs", "since"),
+        ("/v1/refusals", "since"),
+        ("/v1/refusals/summary", "since"),
+    ],
+)
+async def test_a_date_time_query_parameter_is_a_date_time_never_a_unix_timestamp(
+    isolated: Isolated, path: str, name: str
+) -> None:
+    client = _client(isolated, dev=True)
+    base = f"{path}?tenant={isolated.tenant}&principal=ana&{name}="
+    for number in ("0.5", "1700000000", "-1", "2026"):
+        status, body = await asyncio.to_thread(_get, client, base + number)
+        assert status == 422, f"{name}={number} was read as a timestamp: {body}"
+        [error] = body["detail"]  # type: ignore[index]
+        assert error["loc"] == ["query", name] and "RFC 3339 date-time" in error["msg"]
+    for written in ("2026-11-03T00:00:00Z", "2026-11-03T00:00:00%2B01:00"):
+        status, body = await asyncio.to_thread(_get, client, base + written)
+        assert status == 200, body
