@@ -31,6 +31,7 @@ from engram.shared.settings import Settings
 from engram.web import audit, openapi, search, turns
 from engram.web.auth import Calling, NameQuery, Tenant, Who
 from engram.web.limits import BodyLimit
+from engram.web.methods import ServedMethods
 from engram.web.readers import (
     Cursor,
     DateTimeQuery,
@@ -170,6 +171,15 @@ def create_api(settings: Settings) -> FastAPI:
     api.include_router(search.router, responses=READ_ERRORS)
     api.include_router(audit.router, responses=READ_ERRORS)
     api.include_router(probes)
+    served = ServedMethods(
+        [
+            *api.router.routes,
+            *(route for part in (turns, search, audit) for route in part.router.routes),
+            *router.routes,
+            *probes.routes,
+        ]
+    )
+    api.add_exception_handler(405, served.refuse)
     openapi.install(api)
     return api
 
