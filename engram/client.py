@@ -40,6 +40,7 @@ from schemas.api import (
     RefusalPage,
     RefusalSummary,
     RefusalView,
+    RememberedMessage,
     RememberRequest,
     RunDetail,
     RunPage,
@@ -51,7 +52,7 @@ from schemas.api import (
 )
 from schemas.common import Role
 from schemas.corrections import CorrectionKind
-from schemas.episodes import MemoryRemembered, Message, TurnAppended
+from schemas.episodes import MemoryRemembered, TurnAppended
 
 RETRIED = frozenset({429, 503})
 M = TypeVar("M")
@@ -151,7 +152,7 @@ def _remember_body(
         project=project,
         session=session,
         occurred_at=occurred_at,
-        message=Message(ordinal=0, role=Role.USER, content=content),
+        message=RememberedMessage(ordinal=0, role=Role.USER, content=content),
     )
     return request.model_dump(mode="json", exclude_none=True)
 
