@@ -6,8 +6,10 @@ builds is a turn the server accepts. It imports nothing else of Engram's (an imp
 contract holds it to that), so an agent runtime can depend on it without the server's stack.
 
 Answers 503 and 429 are retried, honouring ``Retry-After`` (bounded by ``max_retry_wait_s``
-and ``retries``); other errors raise :class:`EngramError` with the status and the server's
-detail. Appending twice after a 503 is safe: an episode's identity is its ``event_id``, and the
+and ``retries``), and so is a connection that could not be made; other errors raise
+:class:`EngramError` with the status and the server's detail, and no answer at all raises
+:class:`EngramUnreachable` (never a raw httpx error). ``EngramError.retriable`` says which
+may succeed if tried again. Appending twice after a 503 is safe: an episode's identity is its ``event_id``, and the
 same id appended twice forms once.
 
     async with AsyncEngram("http://127.0.0.1:8080", token=TOKEN) as engram:
@@ -62,16 +64,57 @@ PAGE_SIZE = 200
 
 
 class EngramError(Exception):
-    """The API refused a request; ``status`` is the HTTP status, ``detail`` its reason."""
+    """The API refused a request; ``status`` is the HTTP status, ``detail`` its reason.
 
-    def __init__(self, status: int, detail: Any) -> None:
-        super().__init__(f"{status}: {detail}")
+    ``retriable`` says whether the same request may succeed later: a 429 or 503 that outlasted
+    the client's retries, or no answer at all (:class:`EngramUnreachable`)."""
+
+    def __init__(self, status: int | None, detail: Any) -> None:
+        super().__init__(detail if status is None else f"{status}: {detail}")
         self.status = status
         self.detail = detail
+
+    @property
+    def retriable(self) -> bool:
+        return self.status in RETRIED
+
+
+class EngramUnreachable(EngramError):
+    """No answer came: the API is down, refused the connection, or did not answer in time.
+    ``status`` is None, the httpx error is the ``__cause__``, and it is always retriable.
+
+    A connection that could not be made is retried like a 503 (nothing reached the server)
+    before this is raised; an error after the request was sent is raised at once, since the
+    server may have acted on it: appending the same episodes again is safe (an ``event_id``
+    forms once), and a correction can be checked with :meth:`AsyncEngram.belief` first."""
+
+    def __init__(self, detail: str) -> None:
+        super().__init__(None, detail)
+
+    @property
+    def retriable(self) -> bool:
+        return True
 
 
 class NotFormedYet(EngramError):
     """``wait_formed`` reached its timeout before the project formed through the offset."""
+
+
+def _unreachable(
+    base_url: httpx.URL, method: str, path: str, error: httpx.TransportError
+) -> EngramUnreachable:
+    reason = str(error) or type(error).__name__
+    sent = not isinstance(error, httpx.ConnectError | httpx.ConnectTimeout)
+    return EngramUnreachable(
+        f"no answer from the Engram API at {base_url} to {method} {path} "
+        f"({type(error).__name__}: {reason}); "
+        + (
+            "the request was sent and may have been applied; "
+            if sent
+            else "nothing reached it; is `engram api` running there? "
+        )
+        + "retry shortly"
+    )
 
 
 def _retry_after(response: httpx.Response, fallback: float) -> float:
@@ -220,10 +263,19 @@ class AsyncEngram:
     async def _send(self, method: str, path: str, **kwargs: Any) -> httpx.Response:
         attempt = 0
         while True:
-            response = await self._http.request(method, path, **kwargs)
-            wait = self._r.wait_s(response, attempt)
-            if wait is None:
-                return response
+            try:
+                response = await self._http.request(method, path, **kwargs)
+            except (httpx.ConnectError, httpx.ConnectTimeout) as error:  # nothing was sent
+                if attempt >= self._r.retries:
+                    raise _unreachable(self._http.base_url, method, path, error) from error
+                wait = min(2.0**attempt, self._r.max_retry_wait_s)
+            except httpx.TransportError as error:  # sent: the server may have acted on it
+                raise _unreachable(self._http.base_url, method, path, error) from error
+            else:
+                found = self._r.wait_s(response, attempt)
+                if found is None:
+                    return response
+                wait = found
             attempt += 1
             await asyncio.sleep(wait)
 
@@ -546,4 +598,11 @@ class Engram:
         return result
 
 
-__all__ = ["AsyncEngram", "Engram", "EngramError", "NotFormedYet", "every_item"]
+__all__ = [
+    "AsyncEngram",
+    "Engram",
+    "EngramError",
+    "EngramUnreachable",
+    "NotFormedYet",
+    "every_item",
+]
