@@ -24,6 +24,7 @@ from engram.service.corrections import (
     InvalidCorrection,
     LogPosition,
 )
+from engram.shared.backlog import watermark
 from engram.shared.db import UNAVAILABLE, create_pool, report_unavailable
 from engram.shared.generations import GenerationError
 from engram.shared.heap import freeze_startup_heap
@@ -47,6 +48,7 @@ from projections.cursor import InvalidCursor
 from projections.freshness import freshness, wait_formed_through
 from projections.queries import get_belief
 from schemas.api import (
+    PROJECT_UNKNOWN,
     BeliefDetail,
     BeliefPage,
     BeliefStatus,
@@ -227,11 +229,22 @@ async def project_freshness(
 ) -> Freshness:
     """Both offsets, the lag, the parked count and the policy in force. With
     ``wait_for_offset`` it answers once the project has formed through that offset (408 at
-    the timeout): how clients synchronise instead of sleeping."""
-    if wait_for_offset is not None and not await wait_formed_through(
-        db, tenant=tenant, project=project, offset=wait_for_offset, timeout_s=timeout_s
-    ):
-        raise HTTPException(408, f"not formed through {wait_for_offset} in {timeout_s}s")
+    the timeout): how clients synchronise instead of sleeping. A wait for a project of which
+    formation has read no episode is 404 at once: there is nothing to wait on yet."""
+    if wait_for_offset is not None:
+        known = await watermark(db, tenant=tenant, project=project)
+        if known.log_offset is None:
+            raise HTTPException(
+                404,
+                f"{PROJECT_UNKNOWN} {project} in tenant {tenant}: formation has read no episode "
+                "of it, so nothing can form through that offset. Check the name; if its first "
+                "episode was appended a moment ago, ask again once `engram worker` has read it "
+                "(the Python client's wait_formed does)",
+            )
+        if not await wait_formed_through(
+            db, tenant=tenant, project=project, offset=wait_for_offset, timeout_s=timeout_s
+        ):
+            raise HTTPException(408, f"not formed through {wait_for_offset} in {timeout_s}s")
     return await freshness(db, tenant=tenant, project=project)
 
 

@@ -33,6 +33,7 @@ import httpx
 from pydantic import BaseModel, TypeAdapter
 
 from schemas.api import (
+    PROJECT_UNKNOWN,
     BeliefDetail,
     BeliefPage,
     BeliefView,
@@ -115,6 +116,18 @@ def _unreachable(
         )
         + "retry shortly"
     )
+
+
+def _project_unknown(response: httpx.Response) -> str | None:
+    """The detail of a freshness wait's 404 for a project the server knows nothing of yet."""
+    if response.status_code != 404:
+        return None
+    try:
+        body = response.json()
+    except ValueError:
+        return None
+    detail = body.get("detail") if isinstance(body, dict) else None
+    return detail if isinstance(detail, str) and detail.startswith(PROJECT_UNKNOWN) else None
 
 
 def _retry_after(response: httpx.Response, fallback: float) -> float:
@@ -310,8 +323,13 @@ class AsyncEngram:
         self, position: LogPosition, *, timeout_s: float = 60.0, poll_s: float = 25.0
     ) -> Freshness:
         """Return once the project has formed through ``position`` (long-polls freshness;
-        :class:`NotFormedYet` after ``timeout_s``)."""
+        :class:`NotFormedYet` after ``timeout_s``).
+
+        A project's first episode is unknown to the server until formation has read it, and
+        the server says so at once (404) rather than waiting; since ``position`` came from an
+        append, that means "not read yet", and this asks again, briefly, until ``timeout_s``."""
         deadline = time.monotonic() + timeout_s
+        pause = 0.05
         while True:
             left = deadline - time.monotonic()
             params = _query(
@@ -321,6 +339,14 @@ class AsyncEngram:
                 timeout_s=max(min(poll_s, left), 0.1),
             )
             response = await self._send("GET", "/v1/freshness", params=params)
+            unread = _project_unknown(response)
+            if unread is not None:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise NotFormedYet(response.status_code, unread)
+                await asyncio.sleep(min(pause, left))
+                pause = min(pause * 2, 1.0)
+                continue
             if response.status_code != 408 or time.monotonic() >= deadline:
                 return _decode(Freshness, response)
 

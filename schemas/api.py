@@ -370,6 +370,12 @@ class RefusalView(BaseModel):
     occurred_at: datetime
 
 
+PROJECT_UNKNOWN = "nothing is known of project"
+"""How the 404 of ``/v1/freshness?wait_for_offset=`` for a project of which formation has read
+no episode begins its ``detail``: the client's ``wait_formed``, whose position comes from an
+append, reads it as "not read yet" and asks again until its own deadline."""
+
+
 class Freshness(BaseModel):
     tenant: str
     project: str

@@ -4,17 +4,22 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
+import uuid
 from pathlib import Path
 from typing import Any
 
 import asyncpg
+import httpx
 import pytest
 from aiokafka import AIOKafkaConsumer, TopicPartition
 from fastapi.testclient import TestClient
 
 from engram.api import create_api
+from engram.client import AsyncEngram, NotFormedYet
 from engram.service.tokens import create_token
 from engram.shared.settings import ApiSettings, DatabaseSettings, KafkaSettings, Settings
+from schemas.api import PROJECT_UNKNOWN, LogPosition
 from tests.support.conditions import wait_until
 from tests.support.http import first_ok
 from tests.support.isolation import Isolated, running_engram
@@ -106,6 +111,59 @@ async def test_freshness_reports_offsets_and_times_out_honestly(
     assert status == 408
     status, body = await asyncio.to_thread(_get, client, f"/v1/freshness?tenant={t}&project=none")
     assert body["formed_offset"] is None and body["log_offset"] is None  # type: ignore[index]
+    # A wait for a project nothing is known of is answered at once, not after the timeout.
+    started = time.monotonic()
+    status, body = await asyncio.to_thread(
+        _get, client, f"/v1/freshness?tenant={t}&project=none&wait_for_offset=0&timeout_s=60"
+    )
+    assert status == 404 and time.monotonic() - started < 30
+    assert body["detail"].startswith(f"{PROJECT_UNKNOWN} none in tenant {t}: ")  # type: ignore[index]
+    assert "engram worker" in body["detail"]  # type: ignore[index]
+
+
+async def test_wait_formed_outlasts_a_first_episode_that_formation_has_not_read_yet(
+    isolated: Isolated, pool: asyncpg.Pool
+) -> None:
+    """The race of a project's first episode: appended, so the client waits on its position,
+    but not yet in the backlog, so the server knows nothing of the project and says so (404)
+    at once. The client asks again until formation has read it and formed it."""
+    t = isolated.tenant
+    app = create_api(
+        Settings(
+            database=DatabaseSettings(url=isolated.database_url),  # type: ignore[arg-type]
+            api=ApiSettings(dev_mode=True),
+        )
+    )
+    app.state.pool = pool  # what the lifespan sets; the ASGI transport runs no lifespan
+    unknown_answered = asyncio.Event()
+
+    class Watching(httpx.AsyncBaseTransport):
+        def __init__(self) -> None:
+            self.inner = httpx.ASGITransport(app=app)
+
+        async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+            response = await self.inner.handle_async_request(request)
+            if response.status_code == 404:
+                unknown_answered.set()
+            return response
+
+    first = LogPosition(event_id=uuid.uuid4(), tenant=t, project="new", partition=0, offset=4)
+    async with AsyncEngram("http://engram", transport=Watching()) as engram:
+        waiting = asyncio.create_task(engram.wait_formed(first, timeout_s=60, poll_s=5))
+        await asyncio.wait_for(unknown_answered.wait(), timeout=30)
+        assert not waiting.done(), "a 404 for a project not read yet does not end the wait"
+        await pool.execute(
+            'INSERT INTO formation_backlog (topic, partition, "offset", tenant, project, '
+            "episode_id, occurred_at, appended_at, state) VALUES "
+            "('e', 0, 4, $1, 'new', $2, now(), now(), 'formed')",
+            t,
+            first.event_id,
+        )
+        fresh = await asyncio.wait_for(waiting, timeout=30)
+        assert fresh.formed_offset == 4
+        with pytest.raises(NotFormedYet) as never:
+            await engram.wait_formed(first.model_copy(update={"project": "typo"}), timeout_s=0.3)
+        assert never.value.status == 404 and PROJECT_UNKNOWN in never.value.detail
 
 
 async def test_an_unreachable_database_answers_503_with_retry_after_then_recovers(
