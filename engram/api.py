@@ -94,7 +94,10 @@ def _pool(request: Request) -> asyncpg.Pool:
 
 
 def _corrections(request: Request) -> Corrections:
-    return Corrections(request.app.state.pool, request.app.state.settings.kafka)
+    settings = request.app.state.settings
+    return Corrections(
+        request.app.state.pool, settings.kafka, policy_file=settings.formation.policy_file
+    )
 
 
 async def _no_generation(request: Request, error: Exception) -> JSONResponse:

@@ -201,7 +201,7 @@ def _write(
     async def run() -> LogPosition:
         pool = await create_pool(settings.database, role="engram-cli")
         try:
-            service = Corrections(pool, settings.kafka)
+            service = Corrections(pool, settings.kafka, policy_file=settings.formation.policy_file)
             position = await call(service)
             console.print(
                 f"appended {position.event_id} to {position.project} "

@@ -14,10 +14,14 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from functools import cache
+from pathlib import Path
 
 import asyncpg
 
-from engram.shared.reading import reading
+from engram.shared.policy_file import PolicyDocument, load_policy_file, parse_policy
+from engram.shared.policy_source import formation_source_digest
+from engram.shared.reading import reading, serving_policy
 from engram.shared.settings import KafkaSettings
 from engram.shared.waiting import wait_for_watermarks
 from formation.corrections import form_correction
@@ -75,12 +79,37 @@ class LogPosition:
 
 
 class Corrections:
+    """``policy`` fixes the policy a replacement is checked under; by default it is the policy
+    in force for the principal (:meth:`policy_in_force`), resolved on every correction."""
+
     def __init__(
-        self, pool: asyncpg.Pool, kafka: KafkaSettings, policy: FormationPolicy | None = None
+        self,
+        pool: asyncpg.Pool,
+        kafka: KafkaSettings,
+        policy: FormationPolicy | None = None,
+        *,
+        policy_file: Path | None = None,
     ) -> None:
         self._pool = pool
         self._kafka = kafka
-        self._policy = policy or FormationPolicy()
+        self._policy = policy
+        self._policy_file = policy_file
+
+    async def policy_in_force(self, tenant: str, principal: str) -> FormationPolicy:
+        """The policy the principal's correction will form under: the one pinned on the
+        generation that serves them (the live one unless one was promoted for them), as a
+        worker resolves it; before any worker has pinned one, ``policy_file`` (the worker's
+        ENGRAM_FORMATION_POLICY_FILE), else the defaults."""
+        if self._policy is not None:
+            return self._policy
+        generation, pinned = await serving_policy(self._pool, (tenant, principal))
+        if pinned is not None:
+            document = parse_policy(pinned.encode(), source=f"of generation {generation}")
+        elif self._policy_file is not None:
+            document = load_policy_file(self._policy_file)
+        else:
+            document = PolicyDocument()
+        return document.policy(source_digest=_formation_source(), prompt_digest=None)
 
     async def correct(
         self,
@@ -115,7 +144,7 @@ class Corrections:
             statement=found.statement,
             replacement=replacement.strip() if replacement else None,
         )
-        self._check_replacement(event)
+        await self._check_replacement(event)
         return await self._append(event)
 
     async def delete(self, *, tenant: str, principal: str, belief_id: uuid.UUID) -> LogPosition:
@@ -158,12 +187,14 @@ class Corrections:
             raise BeliefNotFound(belief_id)
         return found
 
-    def _check_replacement(self, event: BeliefCorrected) -> None:
-        """The replacement goes through the same admission and gates as any statement."""
+    async def _check_replacement(self, event: BeliefCorrected) -> None:
+        """The replacement goes through the same admission and gates as any statement, under
+        the policy it will form under."""
         if event.replacement is None:
             return
+        policy = await self.policy_in_force(event.tenant, event.principal)
         batch = form_correction(
-            event, self._policy, source=SourcePosition(topic="check", partition=0, offset=0)
+            event, policy, source=SourcePosition(topic="check", partition=0, offset=0)
         )
         if not batch.candidates:
             refusal = batch.refusals[0]
@@ -179,6 +210,12 @@ class Corrections:
         return LogPosition(
             event.event_id, event.tenant, appended.project, appended.partition, appended.offset
         )
+
+
+@cache
+def _formation_source() -> str:
+    """The formation source's digest, hashed once per process (it is the build's)."""
+    return formation_source_digest()
 
 
 def _origin_project(scopes: list[str]) -> str:
