@@ -11,7 +11,6 @@ import json
 import uuid
 from collections.abc import AsyncIterator, Awaitable
 from contextlib import asynccontextmanager
-from datetime import datetime
 from typing import Annotated, Any
 
 import asyncpg
@@ -26,6 +25,7 @@ from engram.service.corrections import (
     InvalidCorrection,
     LogPosition,
 )
+from engram.shared.backlog import watermark
 from engram.shared.db import UNAVAILABLE, create_pool, report_unavailable
 from engram.shared.generations import GenerationError
 from engram.shared.heap import freeze_startup_heap
@@ -34,13 +34,23 @@ from engram.web import audit, openapi, search, turns
 from engram.web.auth import Calling, NameQuery, Tenant, Who
 from engram.web.invalid import invalid_request
 from engram.web.limits import BodyLimit
-from engram.web.readers import Cursor, FilterWord, Limit, PrincipalReader, Reader, as_json
+from engram.web.methods import ServedMethods
+from engram.web.readers import (
+    Cursor,
+    DateTimeQuery,
+    FilterWord,
+    Limit,
+    PrincipalReader,
+    Reader,
+    as_json,
+)
 from ingest.intake import Intake
 from projections.belief_pages import BeliefFilter, page_beliefs
 from projections.cursor import InvalidCursor
 from projections.freshness import freshness, wait_formed_through
 from projections.queries import get_belief
 from schemas.api import (
+    PROJECT_UNKNOWN,
     BeliefDetail,
     BeliefPage,
     BeliefStatus,
@@ -86,7 +96,10 @@ def _pool(request: Request) -> asyncpg.Pool:
 
 
 def _corrections(request: Request) -> Corrections:
-    return Corrections(request.app.state.pool, request.app.state.settings.kafka)
+    settings = request.app.state.settings
+    return Corrections(
+        request.app.state.pool, settings.kafka, policy_file=settings.formation.policy_file
+    )
 
 
 async def _no_generation(request: Request, error: Exception) -> JSONResponse:
@@ -166,6 +179,15 @@ def create_api(settings: Settings) -> FastAPI:
     api.include_router(search.router, responses=READ_ERRORS)
     api.include_router(audit.router, responses=READ_ERRORS)
     api.include_router(probes)
+    served = ServedMethods(
+        [
+            *api.router.routes,
+            *(route for part in (turns, search, audit) for route in part.router.routes),
+            *router.routes,
+            *probes.routes,
+        ]
+    )
+    api.add_exception_handler(405, served.refuse)
     openapi.install(api)
     return api
 
@@ -177,7 +199,7 @@ async def beliefs(
     limit: Limit = 50,
     cursor: Cursor = None,
     all: bool = False,
-    as_of: datetime | None = None,
+    as_of: DateTimeQuery = None,
     project: NameQuery = None,
     status: BeliefStatus | None = None,
     belief_type: FilterWord = None,
@@ -213,11 +235,22 @@ async def project_freshness(
 ) -> Freshness:
     """Both offsets, the lag, the parked count and the policy in force. With
     ``wait_for_offset`` it answers once the project has formed through that offset (408 at
-    the timeout): how clients synchronise instead of sleeping."""
-    if wait_for_offset is not None and not await wait_formed_through(
-        db, tenant=tenant, project=project, offset=wait_for_offset, timeout_s=timeout_s
-    ):
-        raise HTTPException(408, f"not formed through {wait_for_offset} in {timeout_s}s")
+    the timeout): how clients synchronise instead of sleeping. A wait for a project of which
+    formation has read no episode is 404 at once: there is nothing to wait on yet."""
+    if wait_for_offset is not None:
+        known = await watermark(db, tenant=tenant, project=project)
+        if known.log_offset is None:
+            raise HTTPException(
+                404,
+                f"{PROJECT_UNKNOWN} {project} in tenant {tenant}: formation has read no episode "
+                "of it, so nothing can form through that offset. Check the name; if its first "
+                "episode was appended a moment ago, ask again once `engram worker` has read it "
+                "(the Python client's wait_formed does)",
+            )
+        if not await wait_formed_through(
+            db, tenant=tenant, project=project, offset=wait_for_offset, timeout_s=timeout_s
+        ):
+            raise HTTPException(408, f"not formed through {wait_for_offset} in {timeout_s}s")
     return await freshness(db, tenant=tenant, project=project)
 
 

@@ -6,8 +6,10 @@ builds is a turn the server accepts. It imports nothing else of Engram's (an imp
 contract holds it to that), so an agent runtime can depend on it without the server's stack.
 
 Answers 503 and 429 are retried, honouring ``Retry-After`` (bounded by ``max_retry_wait_s``
-and ``retries``); other errors raise :class:`EngramError` with the status and the server's
-detail. Appending twice after a 503 is safe: an episode's identity is its ``event_id``, and the
+and ``retries``), and so is a connection that could not be made; other errors raise
+:class:`EngramError` with the status and the server's detail, and no answer at all raises
+:class:`EngramUnreachable` (never a raw httpx error). ``EngramError.retriable`` says which
+may succeed if tried again. Appending twice after a 503 is safe: an episode's identity is its ``event_id``, and the
 same id appended twice forms once.
 
     async with AsyncEngram("http://127.0.0.1:8080", token=TOKEN) as engram:
@@ -31,6 +33,7 @@ import httpx
 from pydantic import BaseModel, TypeAdapter
 
 from schemas.api import (
+    PROJECT_UNKNOWN,
     BeliefDetail,
     BeliefPage,
     BeliefView,
@@ -40,6 +43,7 @@ from schemas.api import (
     RefusalPage,
     RefusalSummary,
     RefusalView,
+    RememberedMessage,
     RememberRequest,
     RunDetail,
     RunPage,
@@ -51,7 +55,7 @@ from schemas.api import (
 )
 from schemas.common import Role
 from schemas.corrections import CorrectionKind
-from schemas.episodes import MemoryRemembered, Message, TurnAppended
+from schemas.episodes import MemoryRemembered, TurnAppended
 
 RETRIED = frozenset({429, 503})
 M = TypeVar("M")
@@ -61,16 +65,69 @@ PAGE_SIZE = 200
 
 
 class EngramError(Exception):
-    """The API refused a request; ``status`` is the HTTP status, ``detail`` its reason."""
+    """The API refused a request; ``status`` is the HTTP status, ``detail`` its reason.
 
-    def __init__(self, status: int, detail: Any) -> None:
-        super().__init__(f"{status}: {detail}")
+    ``retriable`` says whether the same request may succeed later: a 429 or 503 that outlasted
+    the client's retries, or no answer at all (:class:`EngramUnreachable`)."""
+
+    def __init__(self, status: int | None, detail: Any) -> None:
+        super().__init__(detail if status is None else f"{status}: {detail}")
         self.status = status
         self.detail = detail
+
+    @property
+    def retriable(self) -> bool:
+        return self.status in RETRIED
+
+
+class EngramUnreachable(EngramError):
+    """No answer came: the API is down, refused the connection, or did not answer in time.
+    ``status`` is None, the httpx error is the ``__cause__``, and it is always retriable.
+
+    A connection that could not be made is retried like a 503 (nothing reached the server)
+    before this is raised; an error after the request was sent is raised at once, since the
+    server may have acted on it: appending the same episodes again is safe (an ``event_id``
+    forms once), and a correction can be checked with :meth:`AsyncEngram.belief` first."""
+
+    def __init__(self, detail: str) -> None:
+        super().__init__(None, detail)
+
+    @property
+    def retriable(self) -> bool:
+        return True
 
 
 class NotFormedYet(EngramError):
     """``wait_formed`` reached its timeout before the project formed through the offset."""
+
+
+def _unreachable(
+    base_url: httpx.URL, method: str, path: str, error: httpx.TransportError
+) -> EngramUnreachable:
+    reason = str(error) or type(error).__name__
+    sent = not isinstance(error, httpx.ConnectError | httpx.ConnectTimeout)
+    return EngramUnreachable(
+        f"no answer from the Engram API at {base_url} to {method} {path} "
+        f"({type(error).__name__}: {reason}); "
+        + (
+            "the request was sent and may have been applied; "
+            if sent
+            else "nothing reached it; is `engram api` running there? "
+        )
+        + "retry shortly"
+    )
+
+
+def _project_unknown(response: httpx.Response) -> str | None:
+    """The detail of a freshness wait's 404 for a project the server knows nothing of yet."""
+    if response.status_code != 404:
+        return None
+    try:
+        body = response.json()
+    except ValueError:
+        return None
+    detail = body.get("detail") if isinstance(body, dict) else None
+    return detail if isinstance(detail, str) and detail.startswith(PROJECT_UNKNOWN) else None
 
 
 def _retry_after(response: httpx.Response, fallback: float) -> float:
@@ -151,7 +208,7 @@ def _remember_body(
         project=project,
         session=session,
         occurred_at=occurred_at,
-        message=Message(ordinal=0, role=Role.USER, content=content),
+        message=RememberedMessage(ordinal=0, role=Role.USER, content=content),
     )
     return request.model_dump(mode="json", exclude_none=True)
 
@@ -219,10 +276,19 @@ class AsyncEngram:
     async def _send(self, method: str, path: str, **kwargs: Any) -> httpx.Response:
         attempt = 0
         while True:
-            response = await self._http.request(method, path, **kwargs)
-            wait = self._r.wait_s(response, attempt)
-            if wait is None:
-                return response
+            try:
+                response = await self._http.request(method, path, **kwargs)
+            except (httpx.ConnectError, httpx.ConnectTimeout) as error:  # nothing was sent
+                if attempt >= self._r.retries:
+                    raise _unreachable(self._http.base_url, method, path, error) from error
+                wait = min(2.0**attempt, self._r.max_retry_wait_s)
+            except httpx.TransportError as error:  # sent: the server may have acted on it
+                raise _unreachable(self._http.base_url, method, path, error) from error
+            else:
+                found = self._r.wait_s(response, attempt)
+                if found is None:
+                    return response
+                wait = found
             attempt += 1
             await asyncio.sleep(wait)
 
@@ -257,8 +323,13 @@ class AsyncEngram:
         self, position: LogPosition, *, timeout_s: float = 60.0, poll_s: float = 25.0
     ) -> Freshness:
         """Return once the project has formed through ``position`` (long-polls freshness;
-        :class:`NotFormedYet` after ``timeout_s``)."""
+        :class:`NotFormedYet` after ``timeout_s``).
+
+        A project's first episode is unknown to the server until formation has read it, and
+        the server says so at once (404) rather than waiting; since ``position`` came from an
+        append, that means "not read yet", and this asks again, briefly, until ``timeout_s``."""
         deadline = time.monotonic() + timeout_s
+        pause = 0.05
         while True:
             left = deadline - time.monotonic()
             params = _query(
@@ -268,6 +339,14 @@ class AsyncEngram:
                 timeout_s=max(min(poll_s, left), 0.1),
             )
             response = await self._send("GET", "/v1/freshness", params=params)
+            unread = _project_unknown(response)
+            if unread is not None:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise NotFormedYet(response.status_code, unread)
+                await asyncio.sleep(min(pause, left))
+                pause = min(pause * 2, 1.0)
+                continue
             if response.status_code != 408 or time.monotonic() >= deadline:
                 return _decode(Freshness, response)
 
@@ -545,4 +624,11 @@ class Engram:
         return result
 
 
-__all__ = ["AsyncEngram", "Engram", "EngramError", "NotFormedYet", "every_item"]
+__all__ = [
+    "AsyncEngram",
+    "Engram",
+    "EngramError",
+    "EngramUnreachable",
+    "NotFormedYet",
+    "every_item",
+]

@@ -12,9 +12,9 @@ import uuid
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, Discriminator, Field, Tag
+from pydantic import BaseModel, Discriminator, Field, Tag, field_validator
 
-from schemas.common import EventTime, Identifier, StoredText
+from schemas.common import EventTime, Identifier, Role, StoredText
 from schemas.corrections import CorrectionKind
 from schemas.episodes import MemoryRemembered, Message, TurnAppended
 
@@ -52,6 +52,26 @@ TurnsRequest = Annotated[
 """The body of ``POST /v1/turns``: one episode, or ``{"turns": [...]}``."""
 
 
+class RememberedMessage(Message):
+    """The message of an explicit memory: only the principal's own words can be remembered as
+    the principal's memory, so its role is ``user`` (formation takes no other speaker's words as
+    theirs, so another role would be accepted and form nothing)."""
+
+    role: Literal[Role.USER] = Field(
+        description="Always 'user': the principal's own words. Send what others said as a turn."
+    )
+
+    @field_validator("role", mode="before")
+    @classmethod
+    def _the_principals_own_words(cls, role: object) -> object:
+        if role != Role.USER:
+            raise ValueError(
+                f"must be 'user', not {role!r}: only the principal's own words can be remembered "
+                "as their memory; send what others said as a turn (POST /v1/turns)"
+            )
+        return role
+
+
 class RememberRequest(BaseModel):
     """An explicit memory, without the envelope: the server fills in ``type`` and
     ``schema_version``, and the tenant and principal from a principal's token when left out;
@@ -63,7 +83,7 @@ class RememberRequest(BaseModel):
     project: Identifier
     session: Identifier
     occurred_at: EventTime
-    message: Message
+    message: RememberedMessage
 
 
 class LogPosition(BaseModel):
@@ -348,6 +368,12 @@ class RefusalView(BaseModel):
     extractor: str
     policy_version: str
     occurred_at: datetime
+
+
+PROJECT_UNKNOWN = "nothing is known of project"
+"""How the 404 of ``/v1/freshness?wait_for_offset=`` for a project of which formation has read
+no episode begins its ``detail``: the client's ``wait_formed``, whose position comes from an
+append, reads it as "not read yet" and asks again until its own deadline."""
 
 
 class Freshness(BaseModel):

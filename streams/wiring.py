@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 import structlog
 
-from engram.shared.policy_file import PolicyDocument, PolicyFileError, parse_policy
+from engram.shared.policy_file import PolicyDocument, load_policy_file
 from engram.shared.policy_source import formation_source_digest
 from engram.shared.settings import Settings
 from formation.policy import ExtractorKind, FormationPolicy
@@ -61,15 +61,6 @@ def build_policy(
 def default_policy() -> FormationPolicy:
     """The deterministic policy with every default, under this build's formation source."""
     return PolicyDocument().policy(source_digest=formation_source_digest(), prompt_digest=None)
-
-
-def load_policy_file(path: Path) -> PolicyDocument:
-    """Read and validate a policy file; raises :class:`PolicyFileError` naming the problem."""
-    try:
-        raw = Path(path).read_bytes()
-    except OSError as exc:
-        raise PolicyFileError(f"policy file {path}: cannot be read ({exc.strerror})") from None
-    return parse_policy(raw, source=str(path))
 
 
 def settings_document(settings: Settings) -> PolicyDocument:

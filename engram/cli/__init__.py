@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import socket
 import sys
 from pathlib import Path
 from typing import Annotated
 
+import structlog
 import typer
 import uvicorn
 from rich.markup import escape
@@ -192,16 +194,18 @@ def projector() -> None:
 @app.command()
 def api(
     host: Annotated[str | None, typer.Option(help="Bind address (default loopback).")] = None,
-    port: Annotated[int | None, typer.Option(help="Port.")] = None,
+    port: Annotated[int | None, typer.Option(help="Port (0: any free one).")] = None,
     dev: Annotated[
         bool, typer.Option("--dev", help="Serve without tokens, on loopback only.")
     ] = False,
+    loglevel: Annotated[str, typer.Option(help="API log level.")] = "info",
 ) -> None:
     """Serve the HTTP API (FastAPI). Every request needs a token from `engram tokens create`,
     unless --dev (or ENGRAM_API_DEV_MODE) serves a loopback address without them."""
     # Lazy: FastAPI costs ~0.5 s at import, which only this command should pay.
     from engram.api import DevModeRefused, create_api
 
+    configure_logging(loglevel)
     settings = _settings()
     bind = host or settings.api.host
     settings.api = settings.api.model_copy(
@@ -212,14 +216,46 @@ def api(
     except DevModeRefused as error:
         err.print(f"[red]refused:[/red] {error}")
         raise typer.Exit(2) from None
+    listening = _listen(bind, settings.api.port if port is None else port)
+    url = _url(bind, listening.getsockname()[1])
+    structlog.get_logger("engram.api").info("api.serving", url=url, dev_mode=settings.api.dev_mode)
     if settings.api.dev_mode:
         err.print(
-            f"[yellow]development mode: serving WITHOUT tokens on {bind} (loopback only); "
-            "never expose this[/yellow]"
+            f"[yellow]development mode: serving the API WITHOUT tokens on {url} (loopback "
+            "only); never expose this[/yellow]",
+            soft_wrap=True,
         )
     else:
-        err.print(f"serving on {bind}: every request needs a bearer token (engram tokens create)")
-    uvicorn.run(served, host=bind, port=port or settings.api.port, log_level="warning")
+        err.print(
+            f"serving the API on {url}: every request needs a bearer token (engram tokens create)",
+            soft_wrap=True,
+            highlight=False,
+        )
+    config = uvicorn.Config(served, host=bind, port=listening.getsockname()[1], log_level="warning")
+    uvicorn.Server(config).run(sockets=[listening])
+
+
+def _listen(host: str, port: int) -> socket.socket:
+    """A socket bound to ``host:port`` (port 0: any free one), before anything is announced;
+    a bind that fails exits 2 saying what to change."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    listening = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+    listening.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        listening.bind((host, port))
+    except OSError as error:
+        listening.close()
+        err.print(
+            f"[red]cannot serve on {escape(host)}:{port}:[/red] {error.strerror or error}; "
+            "choose another with --host/--port (ENGRAM_API_HOST, ENGRAM_API_PORT)"
+        )
+        raise typer.Exit(2) from None
+    listening.set_inheritable(True)
+    return listening
+
+
+def _url(host: str, port: int) -> str:
+    return f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
 
 
 @app.command()

@@ -201,7 +201,7 @@ def _write(
     async def run() -> LogPosition:
         pool = await create_pool(settings.database, role="engram-cli")
         try:
-            service = Corrections(pool, settings.kafka)
+            service = Corrections(pool, settings.kafka, policy_file=settings.formation.policy_file)
             position = await call(service)
             console.print(
                 f"appended {position.event_id} to {position.project} "
@@ -220,7 +220,7 @@ def _write(
         err.print(f"[red]{error}[/red]; nothing was appended")
         raise typer.Exit(1) from None
     except InvalidCorrection as error:
-        err.print(f"[red]not appended:[/red] {error}")
+        err.print(f"[red]not appended:[/red] {error.naming(lambda name: f'--{name}')}")
         raise typer.Exit(2) from None
     except FormationTimeout as error:
         err.print(f"[red]{error}[/red]")

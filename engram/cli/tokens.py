@@ -77,10 +77,7 @@ def list_(
 ) -> None:
     """Every token's id, scope, expiry and revocation — never the token."""
     records = _run(lambda conn: list_tokens(conn, tenant=tenant))
-    rows = [
-        {key: str(value) if value is not None else None for key, value in vars(r).items()}
-        for r in records
-    ]
+    rows = [vars(r) for r in records]  # --json: a real boolean, ISO 8601 times, null for none
     columns = {
         name: field(name)
         for name in ("token_id", "tenant", "principal", "operator", "expires_at", "revoked_at")

@@ -172,7 +172,8 @@ async def agent_memory(settings: Settings) -> AsyncIterator[AgentMemory]:
     pool = await create_pool(settings.database, role="engram-mcp")
     intake = Intake(settings.kafka)
     try:
-        yield AgentMemory(pool, intake, Corrections(pool, settings.kafka))
+        corrections = Corrections(pool, settings.kafka, policy_file=settings.formation.policy_file)
+        yield AgentMemory(pool, intake, corrections)
     finally:
         await intake.close()
         await pool.close()

@@ -11,13 +11,18 @@ it in log order, and ``wait`` lets a caller block until the formed watermark pas
 from __future__ import annotations
 
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from functools import cache
+from pathlib import Path
 
 import asyncpg
 from pydantic import ValidationError
 
-from engram.shared.reading import reading
+from engram.shared.policy_file import PolicyDocument, load_policy_file, parse_policy
+from engram.shared.policy_source import formation_source_digest
+from engram.shared.reading import reading, serving_policy
 from engram.shared.settings import KafkaSettings
 from engram.shared.waiting import wait_for_watermarks
 from formation.corrections import form_correction
@@ -45,7 +50,22 @@ class BeliefNotFound(LookupError):
 
 
 class InvalidCorrection(ValueError):
-    """The correction cannot apply; the message says why and what to do."""
+    """The correction cannot apply; the message says why and what to do.
+
+    ``field`` is the request field at fault (``replacement``, ``project``), which each door
+    spells its own way: ``str()`` names the JSON field, as the API and the MCP tools take it;
+    the CLI names its flag with :meth:`naming`."""
+
+    def __init__(self, reason: str, *, field: str | None = None) -> None:
+        self.reason = reason
+        self.field = field
+        super().__init__(self.naming(lambda name: f"`{name}`"))
+
+    def naming(self, spell: Callable[[str], str]) -> str:
+        """The message with ``{field}`` spelled by ``spell`` (a JSON field, a CLI flag)."""
+        if self.field is None:
+            return self.reason
+        return self.reason.replace("{field}", spell(self.field))
 
 
 @dataclass(frozen=True)
@@ -60,12 +80,37 @@ class LogPosition:
 
 
 class Corrections:
+    """``policy`` fixes the policy a replacement is checked under; by default it is the policy
+    in force for the principal (:meth:`policy_in_force`), resolved on every correction."""
+
     def __init__(
-        self, pool: asyncpg.Pool, kafka: KafkaSettings, policy: FormationPolicy | None = None
+        self,
+        pool: asyncpg.Pool,
+        kafka: KafkaSettings,
+        policy: FormationPolicy | None = None,
+        *,
+        policy_file: Path | None = None,
     ) -> None:
         self._pool = pool
         self._kafka = kafka
-        self._policy = policy or FormationPolicy()
+        self._policy = policy
+        self._policy_file = policy_file
+
+    async def policy_in_force(self, tenant: str, principal: str) -> FormationPolicy:
+        """The policy the principal's correction will form under: the one pinned on the
+        generation that serves them (the live one unless one was promoted for them), as a
+        worker resolves it; before any worker has pinned one, ``policy_file`` (the worker's
+        ENGRAM_FORMATION_POLICY_FILE), else the defaults."""
+        if self._policy is not None:
+            return self._policy
+        generation, pinned = await serving_policy(self._pool, (tenant, principal))
+        if pinned is not None:
+            document = parse_policy(pinned.encode(), source=f"of generation {generation}")
+        elif self._policy_file is not None:
+            document = load_policy_file(self._policy_file)
+        else:
+            document = PolicyDocument()
+        return document.policy(source_digest=_formation_source(), prompt_digest=None)
 
     async def correct(
         self,
@@ -79,9 +124,13 @@ class Corrections:
     ) -> LogPosition:
         found = await self._belief(tenant, principal, belief_id)
         if kind is CorrectionKind.CHANGED and not (replacement or "").strip():
-            raise InvalidCorrection("a 'changed' correction needs the new value (--replacement)")
+            raise InvalidCorrection(
+                "a 'changed' correction needs the new value in {field}", field="replacement"
+            )
         if kind is not CorrectionKind.CHANGED and replacement is not None:
-            raise InvalidCorrection(f"a replacement applies only to 'changed', not to '{kind}'")
+            raise InvalidCorrection(
+                f"{{field}} applies only to 'changed', not to '{kind}'", field="replacement"
+            )
         try:
             event = BeliefCorrected(
                 event_id=uuid.uuid4(),
@@ -99,9 +148,12 @@ class Corrections:
             )
         except ValidationError as error:  # the text contract, for callers that skip the API's
             problem = error.errors()[0]
-            where = ".".join(str(part) for part in problem["loc"]) or "correction"
-            raise InvalidCorrection(f"{where}: {problem['msg']}; nothing was appended") from None
-        self._check_replacement(event)
+            field = str(problem["loc"][0]) if problem["loc"] else None
+            prefix = "{field}: " if field else ""
+            raise InvalidCorrection(
+                f"{prefix}{problem['msg']}; nothing was appended", field=field
+            ) from None
+        await self._check_replacement(event)
         return await self._append(event)
 
     async def delete(self, *, tenant: str, principal: str, belief_id: uuid.UUID) -> LogPosition:
@@ -144,12 +196,14 @@ class Corrections:
             raise BeliefNotFound(belief_id)
         return found
 
-    def _check_replacement(self, event: BeliefCorrected) -> None:
-        """The replacement goes through the same admission and gates as any statement."""
+    async def _check_replacement(self, event: BeliefCorrected) -> None:
+        """The replacement goes through the same admission and gates as any statement, under
+        the policy it will form under."""
         if event.replacement is None:
             return
+        policy = await self.policy_in_force(event.tenant, event.principal)
         batch = form_correction(
-            event, self._policy, source=SourcePosition(topic="check", partition=0, offset=0)
+            event, policy, source=SourcePosition(topic="check", partition=0, offset=0)
         )
         if not batch.candidates:
             refusal = batch.refusals[0]
@@ -167,12 +221,18 @@ class Corrections:
         )
 
 
+@cache
+def _formation_source() -> str:
+    """The formation source's digest, hashed once per process (it is the build's)."""
+    return formation_source_digest()
+
+
 def _origin_project(scopes: list[str]) -> str:
     """The project a correction is ordered with by default: where the belief was learned."""
     for scope in scopes:
         if scope.startswith("project:"):
             return scope.removeprefix("project:")
-    raise InvalidCorrection("the belief names no project; say which with --project")
+    raise InvalidCorrection("the belief names no project; say which in {field}", field="project")
 
 
 def _hash(found: BeliefContent) -> str:

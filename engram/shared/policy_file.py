@@ -15,6 +15,7 @@ indentation never change it, while any value does.
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from typing import Annotated, Any
 
 import yaml
@@ -226,6 +227,15 @@ class PolicyDocument(_Section):
 
 def _fields(policy: FormationPolicy, section: type[_Section]) -> dict[str, Any]:
     return {name: getattr(policy, name) for name in section.model_fields}
+
+
+def load_policy_file(path: Path) -> PolicyDocument:
+    """Read and validate a policy file; raises :class:`PolicyFileError` naming the problem."""
+    try:
+        raw = Path(path).read_bytes()
+    except OSError as exc:
+        raise PolicyFileError(f"policy file {path}: cannot be read ({exc.strerror})") from None
+    return parse_policy(raw, source=str(path))
 
 
 def parse_policy(raw: bytes, *, source: str) -> PolicyDocument:

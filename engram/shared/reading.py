@@ -16,8 +16,8 @@ import asyncpg
 
 from engram.shared.generations import GenerationError
 
-_RESOLVE = """
-SELECT schema_name FROM generation
+_CHOSEN = """
+FROM generation
 WHERE status <> 'dropped' AND CASE
     WHEN $1::text IS NOT NULL THEN generation_id = $1
     ELSE status = 'live'
@@ -30,6 +30,8 @@ LIMIT 1
 """
 """The named generation; else, for a principal, the newest generation promoted for them; else
 the live one."""
+_RESOLVE = "SELECT schema_name" + _CHOSEN
+_POLICY = "SELECT generation_id, policy_yaml" + _CHOSEN
 
 Principal = tuple[str, str]
 """(tenant, principal) whose memory a reader reads."""
@@ -65,3 +67,15 @@ async def _in_generation(
             )
         await conn.execute("SELECT set_config('search_path', $1, true)", f'"{schema}", public')
         yield conn
+
+
+async def serving_policy(
+    db: asyncpg.Connection | asyncpg.Pool, principal: Principal
+) -> tuple[str, str | None]:
+    """The generation that forms and serves ``principal``'s memory — the one :func:`reading`
+    reads for them — and the policy file it forms under (None until a worker has pinned one)."""
+    tenant, person = principal
+    row = await db.fetchrow(_POLICY, None, tenant, person)
+    if row is None:
+        raise GenerationError("no live generation")
+    return row["generation_id"], row["policy_yaml"]

@@ -8,13 +8,12 @@ Paged lists share one envelope, ``{"items": [...], "next_cursor": "..." | null}`
 from __future__ import annotations
 
 import uuid
-from datetime import datetime
 from typing import Annotated
 
 from fastapi import APIRouter, HTTPException, Path, Query
 
 from engram.web.auth import NameQuery, Who
-from engram.web.readers import Cursor, FilterWord, Limit, PrincipalReader
+from engram.web.readers import Cursor, DateTimeQuery, FilterWord, Limit, PrincipalReader
 from projections.diagnosis import diagnose_session
 from projections.refusals import RefusalFilter, page_refusals, refusal_summary
 from projections.runs import RunFilter, page_runs, run_detail
@@ -37,7 +36,7 @@ async def runs(
     project: NameQuery = None,
     session: NameQuery = None,
     trigger: Trigger = None,
-    since: datetime | None = None,
+    since: DateTimeQuery = None,
 ) -> RunPage:
     """Formation runs in event-time order: policy, source position and counts of each."""
     tenant, principal = who
@@ -67,7 +66,7 @@ async def refusals(
     reason: RefusalReason | None = None,
     project: NameQuery = None,
     relation: Relation = None,
-    since: datetime | None = None,
+    since: DateTimeQuery = None,
 ) -> RefusalPage:
     """Refused proposals with their words, reason and policy, in event-time order."""
     tenant, principal = who
@@ -83,7 +82,7 @@ async def refusals_summary(
     db: PrincipalReader,
     reason: RefusalReason | None = None,
     project: NameQuery = None,
-    since: datetime | None = None,
+    since: DateTimeQuery = None,
 ) -> RefusalSummary:
     """Refusals counted by reason, and unmapped ones by the relation that was proposed."""
     tenant, principal = who

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import AsyncIterator
+from datetime import datetime
 from typing import Annotated
 
 import asyncpg
 from fastapi import Depends, Query, Request, Response
-from pydantic import BaseModel
+from pydantic import BaseModel, BeforeValidator
 
 from engram.shared.reading import reading
 from engram.web.auth import Who
@@ -21,6 +23,26 @@ PRINTABLE = r"^[^\x00-\x1f\x7f]+$"
 
 FilterWord = Annotated[str | None, Query(min_length=1, max_length=100, pattern=PRINTABLE)]
 """A relation or belief type to filter on."""
+
+_DATE_TIME = re.compile(r"^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}")
+
+
+def _date_time_text(value: object) -> object:
+    """A query's date-time must be written as one: pydantic would read ``0.5`` or ``1700000000``
+    as a Unix timestamp, which the contract (``format: date-time``) does not offer."""
+    if isinstance(value, str) and not _DATE_TIME.match(value):
+        raise ValueError(
+            "must be an RFC 3339 date-time such as 2026-11-03T00:00:00Z, not a number or a date"
+        )
+    return value
+
+
+DateTimeQuery = Annotated[
+    datetime | None,
+    Query(description="An RFC 3339 date-time, e.g. 2026-11-03T00:00:00Z."),
+    BeforeValidator(_date_time_text),
+]
+"""A point in time in the query (``as_of``, ``since``): a 422 naming it for anything else."""
 
 MAX_PAGE = 500
 Limit = Annotated[int, Query(ge=1, le=MAX_PAGE, description="Items per page.")]

@@ -3,17 +3,26 @@
 from __future__ import annotations
 
 import asyncio
+import json
+import time
+import uuid
+from pathlib import Path
 from typing import Any
 
 import asyncpg
+import httpx
 import pytest
 from aiokafka import AIOKafkaConsumer, TopicPartition
 from fastapi.testclient import TestClient
 
 from engram.api import create_api
+from engram.client import AsyncEngram, NotFormedYet
 from engram.service.tokens import create_token
 from engram.shared.settings import ApiSettings, DatabaseSettings, KafkaSettings, Settings
-from tests.support.isolation import Isolated
+from schemas.api import PROJECT_UNKNOWN, LogPosition
+from tests.support.conditions import wait_until
+from tests.support.http import first_ok
+from tests.support.isolation import Isolated, running_engram
 from tests.support.projecting import seed_two_principals
 from tests.support.tcp_proxy import TcpProxy
 
@@ -102,6 +111,59 @@ async def test_freshness_reports_offsets_and_times_out_honestly(
     assert status == 408
     status, body = await asyncio.to_thread(_get, client, f"/v1/freshness?tenant={t}&project=none")
     assert body["formed_offset"] is None and body["log_offset"] is None  # type: ignore[index]
+    # A wait for a project nothing is known of is answered at once, not after the timeout.
+    started = time.monotonic()
+    status, body = await asyncio.to_thread(
+        _get, client, f"/v1/freshness?tenant={t}&project=none&wait_for_offset=0&timeout_s=60"
+    )
+    assert status == 404 and time.monotonic() - started < 30
+    assert body["detail"].startswith(f"{PROJECT_UNKNOWN} none in tenant {t}: ")  # type: ignore[index]
+    assert "engram worker" in body["detail"]  # type: ignore[index]
+
+
+async def test_wait_formed_outlasts_a_first_episode_that_formation_has_not_read_yet(
+    isolated: Isolated, pool: asyncpg.Pool
+) -> None:
+    """The race of a project's first episode: appended, so the client waits on its position,
+    but not yet in the backlog, so the server knows nothing of the project and says so (404)
+    at once. The client asks again until formation has read it and formed it."""
+    t = isolated.tenant
+    app = create_api(
+        Settings(
+            database=DatabaseSettings(url=isolated.database_url),  # type: ignore[arg-type]
+            api=ApiSettings(dev_mode=True),
+        )
+    )
+    app.state.pool = pool  # what the lifespan sets; the ASGI transport runs no lifespan
+    unknown_answered = asyncio.Event()
+
+    class Watching(httpx.AsyncBaseTransport):
+        def __init__(self) -> None:
+            self.inner = httpx.ASGITransport(app=app)
+
+        async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+            response = await self.inner.handle_async_request(request)
+            if response.status_code == 404:
+                unknown_answered.set()
+            return response
+
+    first = LogPosition(event_id=uuid.uuid4(), tenant=t, project="new", partition=0, offset=4)
+    async with AsyncEngram("http://engram", transport=Watching()) as engram:
+        waiting = asyncio.create_task(engram.wait_formed(first, timeout_s=60, poll_s=5))
+        await asyncio.wait_for(unknown_answered.wait(), timeout=30)
+        assert not waiting.done(), "a 404 for a project not read yet does not end the wait"
+        await pool.execute(
+            'INSERT INTO formation_backlog (topic, partition, "offset", tenant, project, '
+            "episode_id, occurred_at, appended_at, state) VALUES "
+            "('e', 0, 4, $1, 'new', $2, now(), now(), 'formed')",
+            t,
+            first.event_id,
+        )
+        fresh = await asyncio.wait_for(waiting, timeout=30)
+        assert fresh.formed_offset == 4
+        with pytest.raises(NotFormedYet) as never:
+            await engram.wait_formed(first.model_copy(update={"project": "typo"}), timeout_s=0.3)
+        assert never.value.status == 404 and PROJECT_UNKNOWN in never.value.detail
 
 
 async def test_an_unreachable_database_answers_503_with_retry_after_then_recovers(
@@ -162,7 +224,12 @@ async def test_writes_answer_with_a_log_position_and_refuse_what_cannot_apply(
 
     ours = one.replace("?", "/corrections?")
     status, body = await asyncio.to_thread(_send, client, "POST", ours, {"kind": "changed"}, **ana)
-    assert status == 422 and "replacement" in body["detail"]
+    assert status == 422 and "`replacement`" in body["detail"]
+    assert "--" not in body["detail"], "an HTTP answer names the JSON field, not a CLI flag"
+    status, body = await asyncio.to_thread(
+        _send, client, "POST", ours, {"kind": "untrue", "replacement": "Porto"}, **ana
+    )
+    assert status == 422 and body["detail"].startswith("`replacement` applies only to 'changed'")
     status, _ = await asyncio.to_thread(_send, client, "POST", ours, {"kind": "bogus"}, **ana)
     assert status == 422
     status, _ = await asyncio.to_thread(_send, client, "POST", ours, {"kind": "untrue"})
@@ -187,3 +254,52 @@ async def _log_end(kafka: KafkaSettings) -> int:
         return int(sum(ends.values()))
     finally:
         await consumer.stop()
+
+
+async def test_engram_api_says_where_it_serves_once_bound_in_a_log_line_and_a_human_one(
+    isolated: Isolated, tmp_path: Path
+) -> None:
+    log_path = tmp_path / "api.log"
+    said: dict[str, str] = {}
+
+    def announced() -> bool:
+        for line in log_path.read_text(encoding="utf-8", errors="replace").splitlines():
+            if line.startswith("{") and '"api.serving"' in line:
+                said["json"] = json.loads(line)["url"]
+            elif line.startswith("serving the API on "):
+                said["human"] = line
+        return len(said) == 2
+
+    # Port 0: the line must give the port actually bound, not the one asked for.
+    with running_engram(isolated, "api", "--port", "0", log_path=log_path):
+        await wait_until(announced, timeout_s=60, what="engram api announcing its address")
+        url = said["json"]
+        assert url.startswith("http://127.0.0.1:") and not url.endswith(":0")
+        assert said["human"] == (
+            f"serving the API on {url}: every request needs a bearer token (engram tokens create)"
+        )
+        assert (await first_ok(f"{url}/healthz")).json() == {"status": "ok"}
+
+
+@pytest.mark.parametrize(
+    ("path", "name"),
+    [
+        ("/v1/beliefs", "as_of"),
+        ("/v1/runs", "since"),
+        ("/v1/refusals", "since"),
+        ("/v1/refusals/summary", "since"),
+    ],
+)
+async def test_a_date_time_query_parameter_is_a_date_time_never_a_unix_timestamp(
+    isolated: Isolated, path: str, name: str
+) -> None:
+    client = _client(isolated, dev=True)
+    base = f"{path}?tenant={isolated.tenant}&principal=ana&{name}="
+    for number in ("0.5", "1700000000", "-1", "2026"):
+        status, body = await asyncio.to_thread(_get, client, base + number)
+        assert status == 422, f"{name}={number} was read as a timestamp: {body}"
+        [error] = body["detail"]  # type: ignore[index]
+        assert error["loc"] == ["query", name] and "RFC 3339 date-time" in error["msg"]
+    for written in ("2026-11-03T00:00:00Z", "2026-11-03T00:00:00%2B01:00"):
+        status, body = await asyncio.to_thread(_get, client, base + written)
+        assert status == 200, body

@@ -126,6 +126,20 @@ async def test_a_request_with_one_bad_episode_appends_nothing_and_names_the_fiel
     )
     assert status == 413 and "episode 1 " in body["detail"]
     assert "ENGRAM_KAFKA_MAX_EVENT_BYTES" in body["detail"]
+
+    for role in ("assistant", "tool", "system"):  # accepted before, and formed nothing
+        remember = {
+            "event_id": str(uuid.uuid4()),
+            "project": "p",
+            "session": "s1",
+            "occurred_at": "2026-01-01T00:00:00Z",
+            "message": {"ordinal": 0, "role": role, "content": "Remember: she lives in Oslo."},
+        }
+        status, body, _ = await asyncio.to_thread(_post, client, "/v1/remember", remember, token)
+        assert status == 422, role
+        [error] = body["detail"]
+        assert error["loc"] == ["body", "message", "role"]
+        assert "only the principal's own words can be remembered" in error["msg"]
     assert await _log_records(kafka) == [], "nothing appended for any refused request"
 
 

@@ -14,7 +14,7 @@ from engram.shared.settings import KafkaSettings
 from projections.digest import projection_digest
 from tests.support.episodes import turn
 from tests.support.isolation import REPO, Isolated, running_worker
-from tests.support.projecting import batch_of, claim, project_all
+from tests.support.projecting import batch_of, claim, project_all, seed_two_principals
 
 pytestmark = pytest.mark.e2e
 
@@ -147,3 +147,18 @@ async def test_digest_prints_the_projection_digest_the_determinism_tests_compare
     }
     unknown = engram(isolated, "digest", "--generation", "nope")
     assert unknown.returncode == 2 and b"no generation nope" in unknown.stdout
+
+
+async def test_a_correction_that_cannot_apply_names_the_cli_flag(
+    isolated: Isolated, kafka: KafkaSettings, pool: asyncpg.Pool
+) -> None:
+    t = isolated.tenant
+    await seed_two_principals(kafka, pool, t)
+    belief = await pool.fetchval(
+        "SELECT belief_id FROM belief WHERE tenant = $1 AND principal = 'ana'", t
+    )
+    common = ("beliefs", "reject", str(belief), "--principal", "ana", "--tenant", t)
+    refused = engram(isolated, *common, "--kind", "changed")
+    assert refused.returncode == 2, refused.stderr.decode()
+    said = " ".join(refused.stderr.decode().split())
+    assert "needs the new value in --replacement" in said and "`replacement`" not in said

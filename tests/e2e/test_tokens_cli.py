@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from datetime import datetime, timedelta
 
 import asyncpg
 import pytest
@@ -39,6 +40,10 @@ async def test_create_prints_the_token_once_list_never_shows_it_and_revoke_refus
     listed = await asyncio.to_thread(engram, isolated, "tokens", "list", "--tenant", t, "--json")
     [row] = [json.loads(line) for line in listed.stdout.decode().splitlines()]
     assert row["principal"] == "ana" and row["expires_at"] and row["revoked_at"] is None
+    assert row["operator"] is False, "a JSON boolean, not the string 'False'"
+    created_at = datetime.fromisoformat(row["created_at"])
+    assert "T" in row["created_at"] and created_at.utcoffset() == timedelta(0)
+    assert datetime.fromisoformat(row["expires_at"]) - created_at == timedelta(days=30)
     assert token not in listed.stdout.decode() + listed.stderr.decode()
 
     both = await asyncio.to_thread(

@@ -5,7 +5,7 @@ PostgreSQL, a real worker process."""
 from __future__ import annotations
 
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -15,6 +15,9 @@ from aiokafka import AIOKafkaConsumer, TopicPartition
 
 from engram.service.corrections import Corrections, InvalidCorrection
 from engram.service.tokens import create_token, grant_for
+from engram.shared.generations import pin_policy
+from engram.shared.policy_file import PolicyDocument, render_policy_yaml
+from engram.shared.policy_source import formation_source_digest
 from engram.shared.settings import KafkaSettings
 from engram.shared.waiting import wait_for_watermarks
 from ingest.producer import Appended, EpisodeProducer
@@ -25,6 +28,7 @@ from schemas.corrections import CorrectionKind
 from schemas.episodes import TurnAppended
 from tests.support.episodes import turn
 from tests.support.isolation import Isolated, running_worker
+from tests.support.projecting import seed_two_principals
 
 pytestmark = pytest.mark.integration
 
@@ -299,3 +303,41 @@ async def _log_end(kafka: KafkaSettings) -> int:
         return int(sum(ends.values()))
     finally:
         await consumer.stop()
+
+
+async def test_a_replacement_is_checked_under_the_policy_in_force_not_the_defaults(
+    isolated: Isolated, kafka: KafkaSettings, pool: asyncpg.Pool, tmp_path: Path
+) -> None:
+    """A policy that forms no ``lives_in`` refuses "Porto" as a new home, where the defaults
+    admit it: the check uses the policy the correction will form under — the generation's once
+    a worker pinned one, before that the configured policy file."""
+    t = isolated.tenant
+    await seed_two_principals(kafka, pool, t)
+    lisbon = await pool.fetchval(
+        "SELECT belief_id FROM belief WHERE tenant = $1 AND principal = 'ana'", t
+    )
+    narrow = PolicyDocument.model_validate({"relations": {"enabled": ["prefers"]}})
+    policy_file = tmp_path / "policy.yaml"
+    policy_file.write_text("relations:\n  enabled: [prefers]\n", encoding="utf-8")
+
+    def move(service: Corrections) -> Awaitable[object]:
+        return service.correct(
+            tenant=t,
+            principal="ana",
+            belief_id=lisbon,
+            kind=CorrectionKind.CHANGED,
+            replacement="Porto",
+        )
+
+    assert await move(Corrections(pool, kafka)), "no policy pinned, none configured: defaults"
+    with pytest.raises(InvalidCorrection, match="the replacement was refused"):
+        await move(Corrections(pool, kafka, policy_file=policy_file))
+
+    pinned = narrow.policy(source_digest=formation_source_digest(), prompt_digest=None)
+    await pin_policy(pool, pinned.version, render_policy_yaml(pinned))
+    with pytest.raises(InvalidCorrection, match="the replacement was refused"):
+        await move(Corrections(pool, kafka))  # the live generation's, whatever is configured
+    wide = tmp_path / "wide.yaml"
+    wide.write_text("{}\n", encoding="utf-8")
+    with pytest.raises(InvalidCorrection, match="the replacement was refused"):
+        await move(Corrections(pool, kafka, policy_file=wide))
