@@ -1,5 +1,8 @@
 FROM python:3.11-slim
 WORKDIR /app
+# The runtime lock first (every distribution pinned, hashes required), then the project alone.
+COPY requirements/runtime.lock requirements/runtime.lock
+RUN pip install --no-cache-dir --require-hashes -r requirements/runtime.lock
 COPY pyproject.toml README.md ./
 COPY engram engram
 COPY schemas schemas
@@ -10,6 +13,6 @@ COPY projections projections
 COPY prompts prompts
 COPY migrations migrations
 COPY examples examples
-RUN pip install --no-cache-dir .
+RUN pip install --no-cache-dir --no-deps .
 ENV ENGRAM_STATE_DIR=/tmp/engram-state
 USER nobody

@@ -8,14 +8,35 @@ BIN    := $(VENV)/bin
 include dev/services.mk
 
 .PHONY: install migrate demo test lint unit integration bench schemas clean fuzz faults soak
+.PHONY: lock upgrade
 
-$(VENV)/.installed: pyproject.toml
+# Installs take every distribution from the lock, pinned and checked against its hashes, then
+# this project alone: a registry release changes nothing here until `make upgrade` takes it.
+LOCKS := requirements/dev.lock requirements/runtime.lock
+
+$(VENV)/.installed: pyproject.toml $(LOCKS)
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
-	$(BIN)/pip install -q -e '.[dev]'
+	$(BIN)/pip install -q --require-hashes -r requirements/dev.lock
+	$(BIN)/pip install -q --no-deps --no-build-isolation -e .
 	touch $@
 
 install: $(VENV)/.installed
+
+# The locks, made by uv from pyproject.toml's ranges (README, "Locked installs"): `make lock`
+# after editing the dependencies keeps every pin it can; `make upgrade` takes the newest versions
+# the ranges allow, then lints and runs the unit tests (run `make test` before committing it).
+# runtime.lock (the Dockerfile's) is resolved within dev.lock, so the two never disagree.
+UV_COMPILE := $(BIN)/uv pip compile -q pyproject.toml --generate-hashes --universal \
+	--python-version 3.11 --custom-compile-command 'make lock'
+
+lock: install
+	$(UV_COMPILE) --extra dev $(UPGRADE) -o requirements/dev.lock
+	$(UV_COMPILE) --upgrade -c requirements/dev.lock -o requirements/runtime.lock
+
+upgrade:
+	$(MAKE) lock UPGRADE=--upgrade
+	$(MAKE) lint unit
 
 migrate: install services-up
 	$(BIN)/engram migrate
@@ -28,6 +49,7 @@ lint: install
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 	$(BIN)/lint-imports
+	$(BIN)/pip check
 	$(BIN)/check-jsonschema --builtin-schema vendor.compose-spec compose.yaml
 	$(BIN)/engram schemas export --check
 
