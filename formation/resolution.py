@@ -34,7 +34,7 @@ from formation.beliefs import (
     TombstoneRow,
     principal_hash,
 )
-from formation.core import name_uuid
+from formation.core import candidate_refusal_id, name_uuid
 from formation.corrections import ContentParts, candidate_parts, parts_hash
 from formation.naming import Names
 from formation.proposals import normalise_term
@@ -217,7 +217,9 @@ class _BatchWriter:
             )
         )
         rejection = RejectionRow(
-            rejection_id=name_uuid("rejection", event.event_id),
+            rejection_id=name_uuid(
+                "rejection", batch.tenant, batch.principal, batch.project, event.event_id
+            ),
             tenant=batch.tenant,
             principal=batch.principal,
             content_hash=event.content_hash,
@@ -569,7 +571,7 @@ def _refusal(rejected: Rejected) -> Refusal:
     c = rejected.candidate
     statement, quote = _words(rejected)
     return Refusal.model_construct(
-        refusal_id=name_uuid("refusal", c.candidate_id, rejected.reason),
+        refusal_id=candidate_refusal_id(c.candidate_id, rejected.reason),
         message_ordinal=c.message_ordinal,
         role=c.role,
         relation=c.relation,
