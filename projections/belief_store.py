@@ -178,8 +178,12 @@ async def resolve_in_canonical_order(
     applied = {
         row["run_id"]
         for row in await conn.fetch(
-            "SELECT run_id FROM consolidation_run WHERE run_id = ANY($1::uuid[])",
+            "SELECT r.run_id FROM consolidation_run r "
+            "JOIN unnest($1::uuid[], $2::text[], $3::text[]) AS k(run_id, tenant, principal) "
+            "ON (r.run_id, r.tenant, r.principal) = (k.run_id, k.tenant, k.principal)",
             [b.batch_id for b in fresh],
+            [b.tenant for b in fresh],
+            [b.principal for b in fresh],
         )
     }
     todo = list({b.batch_id: b for b in fresh if b.batch_id not in applied}.values())
