@@ -166,6 +166,7 @@ class _BatchWriter:
             parts,
             tenant=batch.tenant,
             principal=batch.principal,
+            project=batch.project,
             episode_id=batch.episode_id,
             occurred_at=batch.occurred_at,
             new_belief_id=lambda: _BELIEF_NAMES.name(
@@ -468,12 +469,14 @@ class _BatchWriter:
     def _evidence(self, c: Candidate, belief_id: uuid.UUID) -> None:
         batch = self._batch
         cited, already = self._state.cited, len(self._state.cited)
-        cited.add((belief_id, batch.episode_id, c.message_ordinal))
+        cited.add((belief_id, batch.project, batch.episode_id, c.message_ordinal))
         if len(cited) == already:  # cited before (one hash of the key, not two)
             return
         self._changes.evidence.append(
             EvidenceRow(
-                evidence_id=_EVIDENCE_NAMES.name(belief_id, self._episode, c.message_ordinal),
+                evidence_id=_EVIDENCE_NAMES.name(
+                    belief_id, batch.project, self._episode, c.message_ordinal
+                ),
                 belief_id=belief_id,
                 tenant=batch.tenant,
                 principal=batch.principal,

@@ -1,7 +1,7 @@
 """An event id is unique within its tenant, not across tenants (issue 25, item 3): on the real
-broker and database, two tenants — and two principals of one tenant — whose producers use the
-same ``event_id`` both form their beliefs, runs and refusals, and the same episode appended
-twice still forms once.
+broker and database, two tenants — and two principals of one tenant, and one principal's two
+projects — whose producers use the same ``event_id`` all form their beliefs, runs and refusals,
+and the same episode appended twice still forms once.
 
 Before identities named the episode's scope, the second episode's claims batch had the first's
 id: the projector skipped it as applied and marked it formed, so freshness moved and nothing
@@ -33,9 +33,9 @@ ASSISTANT = "Noted: I prefer tea."
 """A first-person claim in an assistant message: refused (not spoken by the principal)."""
 
 
-def _said(tenant: str, principal: str, city: str) -> TurnAppended:
+def _said(tenant: str, principal: str, city: str, project: str = "p") -> TurnAppended:
     said = turn(
-        tenant, principal, "p", f"I live in {city}.", ASSISTANT, roles=("user", "assistant")
+        tenant, principal, project, f"I live in {city}.", ASSISTANT, roles=("user", "assistant")
     )
     return said.model_copy(update={"event_id": SHARED})
 
@@ -47,12 +47,14 @@ async def test_the_same_event_id_forms_in_every_tenant_and_principal_and_once_in
     lisbon = _said(first, "ana", "Lisbon")
     oslo = _said(second, "ana", "Oslo")  # another tenant, the same event id
     porto = _said(first, "bo", "Porto")  # another principal of the first tenant, the same id
-    episodes = [lisbon, oslo, porto, lisbon]  # and Lisbon's episode appended twice (a retry)
+    # One principal saying the same in two projects under the same event id: two episodes.
+    rome = [_said(second, "cy", "Rome", project) for project in ("p", "q")]
+    episodes = [lisbon, oslo, porto, lisbon, *rome]  # Lisbon's appended twice (a retry)
     kafka = isolated.kafka()
     await ensure_topics(kafka)
     async with EpisodeProducer(kafka) as producer:
         appended = [await producer.publish(e) for e in episodes]
-    assert len({(a.partition, a.offset) for a in appended}) == 4
+    assert len({(a.partition, a.offset) for a in appended}) == len(episodes)
 
     with running_worker(isolated, log_path=tmp_path / "worker.log"):
         await wait_for_watermarks(
@@ -79,14 +81,26 @@ async def test_the_same_event_id_forms_in_every_tenant_and_principal_and_once_in
             (SHARED, "not_spoken_by_principal", "assistant")
         ], (tenant, principal)
 
-    runs = await pool.fetch(
-        "SELECT tenant, principal, episode_id, count(*) AS n FROM consolidation_run "
-        "GROUP BY tenant, principal, episode_id ORDER BY tenant, principal"
+    [belief] = await list_beliefs(pool, tenant=second, principal="cy")
+    assert (belief.object, belief.corroboration) == ("Rome", 2)
+    cited = await pool.fetch(
+        "SELECT project, episode_id FROM evidence WHERE belief_id = $1 ORDER BY project",
+        belief.belief_id,
     )
-    assert [(r["tenant"], r["principal"], r["episode_id"], r["n"]) for r in runs] == [
-        (first, "ana", SHARED, 1),
-        (first, "bo", SHARED, 1),
-        (second, "ana", SHARED, 1),
+    assert [(r["project"], r["episode_id"]) for r in cited] == [("p", SHARED), ("q", SHARED)]
+    refusals = await list_refusals(pool, tenant=second, principal="cy")
+    assert [(r.episode_id, r.reason) for r in refusals] == [(SHARED, "not_spoken_by_principal")] * 2
+
+    runs = await pool.fetch(
+        "SELECT tenant, principal, project, episode_id, count(*) AS n FROM consolidation_run "
+        "GROUP BY tenant, principal, project, episode_id ORDER BY tenant, principal, project"
+    )
+    assert [tuple(r.values()) for r in runs] == [
+        (first, "ana", "p", SHARED, 1),
+        (first, "bo", "p", SHARED, 1),
+        (second, "ana", "p", SHARED, 1),
+        (second, "cy", "p", SHARED, 1),
+        (second, "cy", "q", SHARED, 1),
     ]
     # Every row's links hold (a digest refuses a projection with a broken one).
     assert await projection_digest(pool)

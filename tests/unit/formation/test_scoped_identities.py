@@ -142,3 +142,18 @@ def test_corrections_and_their_rejections_are_scoped(other: dict[str, str]) -> N
     changes, outcomes = resolve_chunk(BeliefState(), batches)
     assert not any(o.skipped for o in outcomes)
     assert len({r.rejection_id for r in changes.rejections}) == 2
+
+
+def test_one_principal_in_two_projects_cites_both_episodes() -> None:
+    """The same principal, the same words and event id in two projects: two episodes. The
+    second reinforces the first's belief and is cited as evidence of it too."""
+    first, second = _formed(), _formed(project="other-project")
+    changes, outcomes = resolve_chunk(BeliefState(), [first, second])
+    assert not any(o.skipped for o in outcomes)
+    [belief] = changes.beliefs_new.values()
+    assert belief.corroboration == 2
+    assert {(e.belief_id, e.project) for e in changes.evidence} == {
+        (belief.belief_id, "engram"),
+        (belief.belief_id, "other-project"),
+    }
+    assert len({e.evidence_id for e in changes.evidence}) == 2
