@@ -154,6 +154,10 @@ class EvidenceRow:
     occurred_at: datetime
 
 
+Cited = tuple[uuid.UUID, str, uuid.UUID, int]
+"""(belief, project, episode, message ordinal): what one evidence row cites."""
+
+
 @dataclass(slots=True)
 class RefusalRow:
     refusal_id: uuid.UUID
@@ -263,8 +267,10 @@ class BeliefState:
     """The rows resolution may consult for one chunk, indexed the ways it looks them up.
 
     Loaded by the store, then changed in place as a chunk is resolved, so a later batch of the
-    chunk sees what an earlier one decided. ``cited`` holds (belief, episode, message ordinal)
-    for the chunk's episodes only: all a same-source replay is compared against.
+    chunk sees what an earlier one decided. ``cited`` holds (belief, project, episode, message
+    ordinal) for the chunk's episodes only: all a same-source replay is compared against (an
+    event id is an episode's only within its tenant, principal and project; a belief is one
+    principal's already).
     """
 
     def __init__(
@@ -272,7 +278,7 @@ class BeliefState:
         beliefs: Iterable[BeliefRow] = (),
         *,
         entities: Iterable[EntityRow] = (),
-        cited: Iterable[tuple[uuid.UUID, uuid.UUID, int]] = (),
+        cited: Iterable[Cited] = (),
         applied_runs: Iterable[uuid.UUID] = (),
         rejections: Iterable[RejectionRow] = (),
         tombstones: Iterable[tuple[str, str, str]] = (),
@@ -286,7 +292,7 @@ class BeliefState:
         self.entities: dict[tuple[str, str, str], EntityRow] = {
             (e.tenant, e.principal, e.normalized_name): e for e in entities
         }
-        self.cited: set[tuple[uuid.UUID, uuid.UUID, int]] = set(cited)
+        self.cited: set[Cited] = set(cited)
         self.applied_runs: set[uuid.UUID] = set(applied_runs)
         self.rejections: dict[tuple[str, str, str], list[RejectionRow]] = {}
         for rejection in sorted(rejections, key=lambda r: (r.occurred_at, r.rejection_id)):

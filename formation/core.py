@@ -2,7 +2,10 @@
 
 Pure: everything decided here comes from the episode's content, its event time, its log
 position and the policy. Identities are name-based UUIDs over those, so a replay under the same
-policy yields byte-identical batches.
+policy yields byte-identical batches. Every identity derived from an episode names its scope —
+tenant, principal and project — before its ``event_id`` (:func:`episode_scope`): an event id is
+unique within its tenant, not across tenants, so two tenants (or two principals) whose producers
+use the same event id form two batches, while the same episode appended twice forms one.
 
 Each proposal ends in exactly one of three outcomes, checked in this order:
 
@@ -80,19 +83,45 @@ def _uuid5(digest: bytes) -> uuid.UUID:
     return uuid.UUID(int=(int.from_bytes(digest[:16]) & _VERSION_CLEAR) | _VERSION_SET)
 
 
+EpisodeScope = tuple[str, str, str, uuid.UUID]
+"""(tenant, principal, project, event id): what names an episode. A producer chooses the event
+id, so it is unique only within its tenant; every identity derived from an episode names all
+four, so another tenant's (or principal's) episode under the same event id is another episode."""
+
+
+def episode_scope(episode: Episode) -> EpisodeScope:
+    return episode.tenant, episode.principal, episode.project, episode.event_id
+
+
+def batch_id(scope: EpisodeScope, policy_version: str) -> uuid.UUID:
+    """The claims batch (and run) of one episode under one policy: ``name_uuid("batch",
+    tenant, principal, project, event id, policy version)``. The same episode appended twice
+    (a producer's retry) has one batch id, which the projector applies once."""
+    return name_uuid("batch", *scope, policy_version)
+
+
+def candidate_refusal_id(candidate_id: uuid.UUID, reason: RefusalReason) -> uuid.UUID:
+    """The refusal of an admitted candidate that resolution rejects (tombstoned, rejected by
+    the user): ``name_uuid("refusal", candidate id, reason)``. The candidate id names the
+    episode's scope (:class:`MessageNames`), so this does too: resolution and a redaction
+    (:mod:`formation.ordering`) spell the same row with it."""
+    return name_uuid("refusal", candidate_id, reason)
+
+
 class MessageNames:
     """The identities of one message's candidates and refusals, their common head hashed once.
 
-    ``candidate(*rest)`` is ``name_uuid("candidate", episode_id, ordinal, *rest)`` and
-    ``refusal(*rest)`` is ``name_uuid("refusal", episode_id, ordinal, *rest)``, byte for byte:
-    the name is the parts joined by a separator, so the head's bytes and the separator after
-    them are the same for every row of the message, and SHA-1 can resume from a copy of their
-    state instead of rendering and hashing them again per proposal."""
+    ``candidate(*rest)`` is ``name_uuid("candidate", tenant, principal, project, episode_id,
+    ordinal, *rest)`` and ``refusal(*rest)`` the same with ``"refusal"``, byte for byte: the
+    name is the parts joined by a separator, so the head's bytes and the separator after them
+    are the same for every row of the message, and SHA-1 can resume from a copy of their state
+    instead of rendering and hashing them again per proposal."""
 
     __slots__ = ("_candidate", "_refusal")
 
-    def __init__(self, episode_id: uuid.UUID, ordinal: int):
-        head = f"\x1f{episode_id}\x1f{ordinal}\x1f".encode()
+    def __init__(self, scope: EpisodeScope, ordinal: int):
+        tenant, principal, project, episode_id = scope
+        head = f"\x1f{tenant}\x1f{principal}\x1f{project}\x1f{episode_id}\x1f{ordinal}\x1f".encode()
         self._candidate = hashlib.sha1(_NAMESPACE_BYTES + b"candidate" + head)
         self._refusal = hashlib.sha1(_NAMESPACE_BYTES + b"refusal" + head)
 
@@ -147,7 +176,7 @@ class _MessageForming:
             episode=episode,
             message=message,
             policy=policy,
-            names=MessageNames(episode.event_id, message.ordinal),
+            names=MessageNames(episode_scope(episode), message.ordinal),
             authority=_authority(message),
             untrusted=message.effective_trust is Trust.UNTRUSTED,
             scope=authorised_scope(episode),
@@ -470,7 +499,7 @@ def form_episode(
         retracted=sum(c.polarity is Polarity.RETRACT for c in outcome.candidates),
     )
     return ClaimsBatchFormed(
-        batch_id=name_uuid("batch", episode.event_id, policy.version),
+        batch_id=batch_id(episode_scope(episode), policy.version),
         tenant=episode.tenant,
         principal=episode.principal,
         project=episode.project,

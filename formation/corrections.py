@@ -16,7 +16,7 @@ import hashlib
 from functools import lru_cache
 
 from formation.beliefs import end_key
-from formation.core import form_episode, name_uuid
+from formation.core import batch_id, form_episode
 from formation.policy import FormationPolicy
 from formation.proposals import Proposal
 from schemas.claims import Candidate, ClaimsBatchFormed, SourcePosition
@@ -122,7 +122,9 @@ def form_correction(
     batch = form_episode(carrier, policy, {0: proposals}, source=source)
     return batch.model_copy(
         update={
-            "batch_id": name_uuid("batch", event.event_id, policy.version),
+            "batch_id": batch_id(
+                (event.tenant, event.principal, event.project, event.event_id), policy.version
+            ),
             "episode_type": event.type,
             "trigger": "correction",
             "correction": event,

@@ -19,7 +19,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from itertools import groupby
 
-from formation.core import name_uuid
+from formation.core import candidate_refusal_id
 from formation.corrections import candidate_hash
 from schemas.claims import ClaimsBatchFormed, Refusal, RefusalReason
 from schemas.corrections import BeliefCorrected, BeliefDeleted, ContentKey
@@ -150,7 +150,7 @@ def _redact_batch(
     kept = [c for c in batch.candidates if candidate_hash(c) not in deleted]
     tombstoned = [
         Refusal.model_construct(
-            refusal_id=name_uuid("refusal", c.candidate_id, RefusalReason.TOMBSTONED),
+            refusal_id=candidate_refusal_id(c.candidate_id, RefusalReason.TOMBSTONED),
             message_ordinal=c.message_ordinal,
             role=c.role,
             relation=c.relation,

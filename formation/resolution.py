@@ -34,7 +34,7 @@ from formation.beliefs import (
     TombstoneRow,
     principal_hash,
 )
-from formation.core import name_uuid
+from formation.core import candidate_refusal_id, name_uuid
 from formation.corrections import ContentParts, candidate_parts, parts_hash
 from formation.naming import Names
 from formation.proposals import normalise_term
@@ -166,6 +166,7 @@ class _BatchWriter:
             parts,
             tenant=batch.tenant,
             principal=batch.principal,
+            project=batch.project,
             episode_id=batch.episode_id,
             occurred_at=batch.occurred_at,
             new_belief_id=lambda: _BELIEF_NAMES.name(
@@ -217,7 +218,9 @@ class _BatchWriter:
             )
         )
         rejection = RejectionRow(
-            rejection_id=name_uuid("rejection", event.event_id),
+            rejection_id=name_uuid(
+                "rejection", batch.tenant, batch.principal, batch.project, event.event_id
+            ),
             tenant=batch.tenant,
             principal=batch.principal,
             content_hash=event.content_hash,
@@ -466,12 +469,14 @@ class _BatchWriter:
     def _evidence(self, c: Candidate, belief_id: uuid.UUID) -> None:
         batch = self._batch
         cited, already = self._state.cited, len(self._state.cited)
-        cited.add((belief_id, batch.episode_id, c.message_ordinal))
+        cited.add((belief_id, batch.project, batch.episode_id, c.message_ordinal))
         if len(cited) == already:  # cited before (one hash of the key, not two)
             return
         self._changes.evidence.append(
             EvidenceRow(
-                evidence_id=_EVIDENCE_NAMES.name(belief_id, self._episode, c.message_ordinal),
+                evidence_id=_EVIDENCE_NAMES.name(
+                    belief_id, batch.project, self._episode, c.message_ordinal
+                ),
                 belief_id=belief_id,
                 tenant=batch.tenant,
                 principal=batch.principal,
@@ -569,7 +574,7 @@ def _refusal(rejected: Rejected) -> Refusal:
     c = rejected.candidate
     statement, quote = _words(rejected)
     return Refusal.model_construct(
-        refusal_id=name_uuid("refusal", c.candidate_id, rejected.reason),
+        refusal_id=candidate_refusal_id(c.candidate_id, rejected.reason),
         message_ordinal=c.message_ordinal,
         role=c.role,
         relation=c.relation,

@@ -75,6 +75,7 @@ def resolve(
     *,
     tenant: str,
     principal: str,
+    project: str,
     episode_id: uuid.UUID,
     occurred_at: datetime,
     new_belief_id: Callable[[], uuid.UUID],
@@ -92,7 +93,7 @@ def resolve(
     same_object = state.with_object(key, object_key)
     same_claim = [b for b in same_object if b.polarity == polarity]
     for belief in same_claim:
-        if (belief.belief_id, episode_id, candidate.message_ordinal) in state.cited:
+        if (belief.belief_id, project, episode_id, candidate.message_ordinal) in state.cited:
             return Replayed(candidate, belief.belief_id)
     for belief in same_claim:
         if belief.current:

@@ -9,7 +9,8 @@ afresh.
 What this cannot promise: if the broker fails *between* two sends of one batch, the episodes
 sent before the failure stay in the log (it is append-only and Kafka has no multi-record undo
 without transactional consumers). The caller gets a 503 and retries the whole batch; the
-episodes that landed twice form once, because formation's identities derive from ``event_id``.
+episodes that landed twice form once, because formation's identities derive from the
+episode's tenant, principal, project and ``event_id``.
 """
 
 from __future__ import annotations

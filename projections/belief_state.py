@@ -20,6 +20,7 @@ import asyncpg
 from formation.beliefs import (
     BeliefRow,
     BeliefState,
+    Cited,
     EntityRow,
     RejectionRow,
     end_key,
@@ -49,7 +50,7 @@ async def load_state(conn: asyncpg.Connection, batches: Sequence[ClaimsBatchForm
     claims, hashes = _claims_and_hashes(todo, corrected)
     beliefs = await _load_beliefs(conn, claims, corrected)
     cited = await _load_cited(conn, todo)
-    beliefs += await _load_by_id(conn, {i for i, _, _ in cited} - {b.belief_id for b in beliefs})
+    beliefs += await _load_by_id(conn, {c[0] for c in cited} - {b.belief_id for b in beliefs})
     return BeliefState(
         beliefs,
         entities=await _load_entities(conn, todo),
@@ -159,9 +160,10 @@ async def _load_beliefs(
 
 async def _load_cited(
     conn: asyncpg.Connection, batches: Sequence[ClaimsBatchFormed]
-) -> list[tuple[uuid.UUID, uuid.UUID, int]]:
-    """(belief, episode, message ordinal) for every belief the chunk's episodes already cite:
-    all a same-source replay is compared against.
+) -> list[Cited]:
+    """(belief, project, episode, message ordinal) for every belief the chunk's episodes
+    already cite: all a same-source replay is compared against. An episode is its tenant's,
+    principal's and project's event id.
 
     One index probe of ``evidence`` (by episode) per episode, whatever the planner's
     statistics say: ``OFFSET 0`` keeps the lateral subquery from being flattened into a join,
@@ -170,26 +172,28 @@ async def _load_cited(
     for its first minute), and on a prepared statement's generic plan whatever the table. On
     the bench corpus in chunks of 300 this statement's backend CPU went from 5.2 to 1.4 µs a
     batch (and from 12.8 to 2.3 in chunks of 50); it returns the same rows."""
-    episodes = sorted({(b.tenant, b.principal, b.episode_id) for b in batches})
+    episodes = sorted({(b.tenant, b.principal, b.project, b.episode_id) for b in batches})
     if not episodes:
         return []
-    tenants, principals, ids = (list(c) for c in zip(*episodes, strict=True))
+    tenants, principals, projects, ids = (list(c) for c in zip(*episodes, strict=True))
     rows = await conn.fetch(
         """
-        SELECT e.belief_id, e.episode_id, e.message_ordinal
-        FROM unnest($1::text[], $2::text[], $3::uuid[]) AS k(tenant, principal, episode_id)
+        SELECT e.belief_id, e.project, e.episode_id, e.message_ordinal
+        FROM unnest($1::text[], $2::text[], $3::text[], $4::uuid[])
+          AS k(tenant, principal, project, episode_id)
         CROSS JOIN LATERAL (
-            SELECT e.belief_id, e.episode_id, e.message_ordinal FROM evidence e
+            SELECT e.belief_id, e.project, e.episode_id, e.message_ordinal FROM evidence e
             WHERE e.episode_id = k.episode_id AND e.tenant = k.tenant
-              AND e.principal = k.principal
+              AND e.principal = k.principal AND e.project = k.project
             OFFSET 0
         ) e
         """,
         tenants,
         principals,
+        projects,
         ids,
     )
-    return [(r["belief_id"], r["episode_id"], r["message_ordinal"]) for r in rows]
+    return [(r["belief_id"], r["project"], r["episode_id"], r["message_ordinal"]) for r in rows]
 
 
 async def _load_by_id(conn: asyncpg.Connection, ids: set[uuid.UUID]) -> list[BeliefRow]:

@@ -175,12 +175,17 @@ async def resolve_in_canonical_order(
     stable); the outcomes follow ``fresh``. ``wire`` maps a fresh batch object (by ``id``) to
     the bytes it was decoded from, which are kept as its payload when resolution applied that
     very object (not a redacted copy, nor a kept batch read back)."""
+    # A run counts as this batch's only within its principal (an index probe by run id, the
+    # owner compared here, so the plan stays the primary key's whatever the statistics).
+    owners = {(b.batch_id, b.tenant, b.principal) for b in fresh}
     applied = {
         row["run_id"]
         for row in await conn.fetch(
-            "SELECT run_id FROM consolidation_run WHERE run_id = ANY($1::uuid[])",
+            "SELECT run_id, tenant, principal FROM consolidation_run "
+            "WHERE run_id = ANY($1::uuid[])",
             [b.batch_id for b in fresh],
         )
+        if (row["run_id"], row["tenant"], row["principal"]) in owners
     }
     todo = list({b.batch_id: b for b in fresh if b.batch_id not in applied}.values())
     rewind = principals_to_rewind(todo, await last_applied(conn, {principal_of(b) for b in todo}))

@@ -58,7 +58,8 @@ SELECT b.belief_id, b.statement, b.relation, b.status, b.confidence,
            'source_offset', e.source_offset, 'occurred_at', e.occurred_at)
          ORDER BY e.occurred_at, e.source_offset, e.message_ordinal) AS evidence_json
 FROM evidence e JOIN belief b USING (belief_id)
-WHERE e.episode_id = ANY($3::uuid[]) AND e.tenant = $1 AND e.principal = $2
+WHERE (e.project, e.episode_id) IN (SELECT * FROM unnest($3::text[], $4::uuid[]))
+  AND e.tenant = $1 AND e.principal = $2
   AND b.tenant = $1 AND b.principal = $2
 GROUP BY b.belief_id
 ORDER BY min(e.occurred_at), b.belief_id
@@ -74,7 +75,13 @@ async def diagnose_session(
     )
     if not episodes:
         return None
-    formed = await conn.fetch(_FORMED, tenant, principal, [e["episode_id"] for e in episodes])
+    formed = await conn.fetch(
+        _FORMED,
+        tenant,
+        principal,
+        [e["project"] for e in episodes],
+        [e["episode_id"] for e in episodes],
+    )
     runs = [e["run_id"] for e in episodes if e["run_id"] is not None]
     refused = await conn.fetch(
         "SELECT refusal_id, episode_id, message_ordinal, role, relation, reason FROM refusal "

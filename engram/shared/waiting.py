@@ -30,18 +30,26 @@ async def poll_until(
 
 
 async def wait_until_formed(
-    pool: asyncpg.Pool, episode_ids: Collection[uuid.UUID], *, timeout_s: float, poll_s: float = 0.1
+    pool: asyncpg.Pool,
+    episode_ids: Collection[uuid.UUID],
+    *,
+    timeout_s: float,
+    poll_s: float = 0.1,
+    tenant: str | None = None,
 ) -> None:
     """Return once every episode has a committed consolidation run; raise after the deadline,
-    naming how many are still unformed."""
+    naming how many are still unformed. An event id is unique only within its tenant: with
+    ``tenant``, only that tenant's runs count."""
     wanted = list(set(episode_ids))
     formed = 0
 
     async def all_formed() -> bool:
         nonlocal formed
         formed = await pool.fetchval(
-            "SELECT count(DISTINCT episode_id) FROM consolidation_run WHERE episode_id = ANY($1)",
+            "SELECT count(DISTINCT episode_id) FROM consolidation_run "
+            "WHERE episode_id = ANY($1) AND ($2::text IS NULL OR tenant = $2)",
             wanted,
+            tenant,
         )
         return bool(formed >= len(wanted))
 

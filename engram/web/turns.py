@@ -7,8 +7,9 @@ nothing is written. The answer is 202 with each episode's log position, which a 
 ``GET /v1/freshness?wait_for_offset=`` to learn when it has formed.
 
 A duplicate ``event_id`` is appended again (the log is append-only, and the API keeps no index
-of ids) but forms once: formation names a claims batch after the episode's id and the policy
-version, and the projector skips a batch whose run already exists.
+of ids) but forms once: formation names a claims batch after the episode's tenant, principal,
+project and id and the policy version, and the projector skips a batch whose run already
+exists. Another tenant's (or principal's, or project's) episode under the same id is another.
 """
 
 from __future__ import annotations

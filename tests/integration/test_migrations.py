@@ -134,3 +134,53 @@ async def test_events_pending_before_0017_are_still_pending_after_it_live_and_in
     finally:
         await conn.close()
         await drop_database(services.database_url, name)
+
+
+async def test_0019_keys_evidence_by_project_too_live_and_in_generations(
+    services: Services, tmp_path: Path
+) -> None:
+    """0019 replaces evidence's (belief, episode, message) key with one that names the project
+    as well, in the live schema and in each generation created before it: one principal's
+    episodes under one event id in two projects can each cite the belief; one project cannot
+    cite it twice."""
+    before = tmp_path / "migrations"
+    before.mkdir()
+    for migration in discover():
+        if migration.version < 19:
+            (before / f"{migration.version:04d}_{migration.name}.sql").write_text(migration.sql)
+    name = f"engram_{uuid.uuid4().hex[:12]}"
+    url = await create_database(services.database_url, name, migrated=False)
+    conn = await asyncpg.connect(url)
+    try:
+        await migrate(conn, before)
+        await conn.execute(
+            "INSERT INTO generation (generation_id, schema_name, policy_version, status) "
+            "VALUES ('g1', 'gen_g1', 'v', 'building')"
+        )
+        await conn.execute("CREATE SCHEMA gen_g1")
+        await conn.execute("CREATE TABLE gen_g1.evidence (LIKE public.evidence INCLUDING ALL)")
+        await migrate(conn)
+        belief, episode = uuid.uuid4(), uuid.uuid4()
+        for schema in ("public", "gen_g1"):
+            keys = await conn.fetch(
+                "SELECT pg_get_constraintdef(oid) AS def FROM pg_constraint "
+                "WHERE conrelid = $1::regclass AND contype = 'u'",
+                f"{schema}.evidence",
+            )
+            assert [k["def"] for k in keys] == [
+                "UNIQUE (belief_id, episode_id, message_ordinal, project)"
+            ], schema
+            insert = (
+                f"INSERT INTO {schema}.evidence (evidence_id, belief_id, tenant, principal, "
+                "project, session, episode_id, source_topic, source_partition, source_offset, "
+                "message_ordinal, role, quote, span_start, span_end, extractor, run_id, "
+                "occurred_at) VALUES (gen_random_uuid(), $1, 't', 'ana', $2, 's', $3, 'e', 0, 0, "
+                "0, 'user', 'q', 0, 1, 'x', gen_random_uuid(), now())"
+            )
+            await conn.execute(insert, belief, "garden", episode)
+            await conn.execute(insert, belief, "kitchen", episode)
+            with pytest.raises(asyncpg.UniqueViolationError):
+                await conn.execute(insert, belief, "garden", episode)
+    finally:
+        await conn.close()
+        await drop_database(services.database_url, name)

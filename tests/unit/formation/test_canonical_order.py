@@ -72,7 +72,7 @@ class _Principal:
             del state.entities[entities[entity_id]]
         for changes in self.rows:
             state.cited -= {
-                (e.belief_id, e.episode_id, e.message_ordinal)
+                (e.belief_id, e.project, e.episode_id, e.message_ordinal)
                 for e in changes.evidence
                 if e.run_id in runs
             }

@@ -13,21 +13,29 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from formation.core import ENGRAM_NAMESPACE, MessageNames, name_uuid
+from schemas.common import IDENTIFIER_PATTERN
 
 _PART = st.one_of(st.text(), st.none(), st.integers(), st.uuids())
 
 
+_NAME = st.from_regex(IDENTIFIER_PATTERN, fullmatch=True)
+
+
 @given(
+    tenant=_NAME,
+    principal=_NAME,
+    project=_NAME,
     episode=st.uuids(),
     ordinal=st.integers(min_value=0, max_value=10_000),
     rest=st.lists(_PART, min_size=1, max_size=12),
 )
 def test_message_names_equal_name_uuid(
-    episode: uuid.UUID, ordinal: int, rest: list[object]
+    tenant: str, principal: str, project: str, episode: uuid.UUID, ordinal: int, rest: list[object]
 ) -> None:
-    names = MessageNames(episode, ordinal)
-    assert names.candidate(*rest) == name_uuid("candidate", episode, ordinal, *rest)
-    assert names.refusal(*rest) == name_uuid("refusal", episode, ordinal, *rest)
+    names = MessageNames((tenant, principal, project, episode), ordinal)
+    head = (tenant, principal, project, episode, ordinal)
+    assert names.candidate(*rest) == name_uuid("candidate", *head, *rest)
+    assert names.refusal(*rest) == name_uuid("refusal", *head, *rest)
 
 
 @given(parts=st.lists(_PART, min_size=1, max_size=12))
@@ -40,7 +48,7 @@ def test_name_uuid_is_uuid5(parts: list[object]) -> None:
 
 
 def test_a_names_object_is_reused_without_state_leaking() -> None:
-    names = MessageNames(uuid.UUID(int=7), 3)
+    names = MessageNames(("t", "ana", "garden", uuid.UUID(int=7)), 3)
     first = names.candidate("likes", "jazz")
     names.refusal("anything", "else")
     assert names.candidate("likes", "jazz") == first

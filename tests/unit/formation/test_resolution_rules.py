@@ -183,7 +183,7 @@ class TestASameSourceReplayChangesNothing:
         )
         reloaded = _reloaded(state, first)
         reloaded.cited.update(
-            (e.belief_id, e.episode_id, e.message_ordinal) for e in first.evidence
+            (e.belief_id, e.project, e.episode_id, e.message_ordinal) for e in first.evidence
         )
         _, changes, [outcome] = _resolve(again, state=reloaded)
         assert not changes.beliefs_new and not changes.beliefs_changed and not changes.evidence
