@@ -7,7 +7,7 @@ BIN    := $(VENV)/bin
 
 include dev/services.mk
 
-.PHONY: install migrate demo test lint unit integration bench schemas clean fuzz faults soak
+.PHONY: install migrate demo test lint unit integration bench schemas clean fuzz faults soak hostile
 .PHONY: lock upgrade
 
 # Installs take every distribution from the lock, pinned and checked against its hashes, then
@@ -61,6 +61,14 @@ test: migrate lint
 
 fuzz: install
 	ENGRAM_FUZZ_EXAMPLES=10000 $(BIN)/pytest -q -m fuzz tests/fuzz
+
+# The hostile-input suite at full size (make test runs it with 150 inputs): 2,000 hostile inputs
+# through the API, `engram ingest` and straight onto the topics; the tally goes to
+# .dev/hostile-report.json (docs/reliability.md).
+hostile: migrate
+	ENGRAM_HOSTILE_INPUTS=$${ENGRAM_HOSTILE_INPUTS:-2000} \
+	ENGRAM_HOSTILE_REPORT=$${ENGRAM_HOSTILE_REPORT:-$(CURDIR)/.dev/hostile-report.json} \
+	$(BIN)/pytest -q tests/integration/test_hostile_suite.py
 
 # Kills the worker and projector at 24 seeded points and stops this checkout's Kafka broker for
 # 30 s (dev/kafka.sh): never point it at a broker others are using.
