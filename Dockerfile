@@ -9,6 +9,11 @@ COPY schemas schemas
 COPY ingest ingest
 COPY streams streams
 COPY formation formation
+COPY resolution resolution
+COPY infra infra
+COPY watermarks watermarks
+COPY generations generations
+COPY policies policies
 COPY projections projections
 COPY prompts prompts
 COPY migrations migrations

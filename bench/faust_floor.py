@@ -22,8 +22,8 @@ import faust
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from engram.shared.logs import configure_logging  # noqa: E402
-from engram.shared.settings import load_settings  # noqa: E402
+from infra.logs import configure_logging  # noqa: E402
+from infra.settings import load_settings  # noqa: E402
 from streams.app import EngramStreams, declare_app, run_worker  # noqa: E402
 
 

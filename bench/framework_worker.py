@@ -22,9 +22,9 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from bench.throughput import synthetic_turns  # noqa: E402
-from engram.shared.logs import configure_logging  # noqa: E402
-from engram.shared.settings import load_settings  # noqa: E402
 from formation.policy import FormationPolicy  # noqa: E402
+from infra.logs import configure_logging  # noqa: E402
+from infra.settings import load_settings  # noqa: E402
 from schemas.claims import ClaimsBatchFormed, SourcePosition  # noqa: E402
 from schemas.episodes import MemoryRemembered, TurnAppended  # noqa: E402
 from streams.app import build_app, run_worker  # noqa: E402

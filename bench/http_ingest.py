@@ -31,7 +31,7 @@ import httpx
 
 from engram.client import AsyncEngram, EngramError
 from engram.service.tokens import create_token
-from engram.shared.settings import KafkaSettings, load_settings, subprocess_env
+from infra.settings import KafkaSettings, load_settings, subprocess_env
 from projections.migrate import migrate
 from schemas.common import Role
 from schemas.episodes import Message, TurnAppended
@@ -118,7 +118,7 @@ async def _refused(database_url: str, token: str) -> dict[str, float]:
     from fastapi.testclient import TestClient
 
     from engram.api import create_api
-    from engram.shared.settings import DatabaseSettings, Settings
+    from infra.settings import DatabaseSettings, Settings
 
     kafka = KafkaSettings(bootstrap=f"127.0.0.1:{_free_port()}")
     settings = Settings(kafka=kafka, database=DatabaseSettings(url=database_url))  # type: ignore[arg-type]

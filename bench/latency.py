@@ -3,7 +3,7 @@
 Starts `engram worker --no-projector` and `engram projector` on fresh topics (one partition)
 and a fresh database, then for each offered rate appends bench turns (the corpus of
 bench/throughput.py, four projects) on a fixed schedule for a fixed time. A turn counts as
-readable once its project's formed watermark (engram.shared.backlog.watermark, what the read
+readable once its project's formed watermark (watermarks.backlog.watermark, what the read
 API's freshness and wait_for_offset answer from) has reached its offset; latency runs from the
 broker's acknowledgement of the append. Every half second it samples the turns appended but
 not yet readable and the formation group's lag on the episodic log (end offset minus committed
@@ -42,10 +42,10 @@ from bench.throughput import (  # noqa: E402
     stop,
     synthetic_turns,
 )
-from engram.shared.backlog import watermark  # noqa: E402
-from engram.shared.settings import KafkaSettings, load_settings  # noqa: E402
+from infra.settings import KafkaSettings, load_settings  # noqa: E402
 from ingest.producer import EpisodeProducer  # noqa: E402
 from schemas.episodes import TurnAppended  # noqa: E402
+from watermarks.backlog import watermark  # noqa: E402
 
 PROJECTS = 4
 POLL_S = 0.025  # each poll is one watermark query per waiting project: keep the bench light
@@ -229,7 +229,7 @@ async def main(rates: list[float], seconds: float, drain_s: float) -> dict[str, 
 
 
 if __name__ == "__main__":
-    from engram.shared.logs import configure_logging
+    from infra.logs import configure_logging
 
     configure_logging("warning")
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])

@@ -33,7 +33,7 @@ from aiokafka import AIOKafkaProducer
 from bench.projector_phases import with_phases
 from bench.statement_timing import report, timed_statements
 from bench.throughput import ProjectorRun, fresh, measure_projector, measure_raw, synthetic_turns
-from engram.shared.settings import KafkaSettings, load_settings
+from infra.settings import KafkaSettings, load_settings
 from projections.projector import DEFAULT_LANES, DEFAULT_MAX_CHUNK
 from schemas.claims import ClaimsBatchFormed, SourcePosition
 from schemas.common import principal_key
@@ -127,7 +127,7 @@ async def main(
 
 
 if __name__ == "__main__":
-    from engram.shared.logs import configure_logging
+    from infra.logs import configure_logging
 
     configure_logging("warning")
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])

@@ -42,7 +42,7 @@ import orjson
 
 from bench.read_corpus import TENANT, Corpus, arguments, generate
 from engram.service.tokens import create_token
-from engram.shared.settings import KafkaSettings, load_settings, subprocess_env
+from infra.settings import KafkaSettings, load_settings, subprocess_env
 from projections.belief_pages import BeliefFilter, page_beliefs
 from projections.queries import get_belief
 
@@ -259,7 +259,7 @@ def main(args: argparse.Namespace) -> dict[str, Any]:
 
 
 if __name__ == "__main__":
-    from engram.shared.logs import configure_logging
+    from infra.logs import configure_logging
 
     configure_logging("warning")
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])

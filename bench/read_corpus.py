@@ -31,10 +31,10 @@ from datetime import UTC, datetime, timedelta
 import asyncpg
 import orjson
 
-from engram.shared.settings import load_settings
 from formation.core import form_episode
 from formation.policy import FormationPolicy
 from formation.proposals import Proposal
+from infra.settings import load_settings
 from projections.belief_store import PROJECTOR, ClaimsRecord, project_records
 from projections.migrate import migrate
 from schemas.claims import SourcePosition
@@ -204,7 +204,7 @@ def arguments(parser: argparse.ArgumentParser) -> None:
 
 
 if __name__ == "__main__":
-    from engram.shared.logs import configure_logging
+    from infra.logs import configure_logging
 
     configure_logging("warning")
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])

@@ -26,7 +26,7 @@ import asyncpg
 import orjson
 
 from bench.throughput import REPO, env_for, fresh, measure_raw, synthetic_turns
-from engram.shared.settings import load_settings
+from infra.settings import load_settings
 from ingest.producer import EpisodeProducer
 
 
@@ -94,7 +94,7 @@ async def main(count: int) -> dict[str, object]:
 
 
 if __name__ == "__main__":
-    from engram.shared.logs import configure_logging
+    from infra.logs import configure_logging
 
     configure_logging("warning")
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])

@@ -1,8 +1,8 @@
-"""CPU per claims batch of :func:`formation.resolution.resolve_chunk` alone: no Kafka, no SQL.
+"""CPU per claims batch of :func:`resolution.chunk.resolve_chunk` alone: no Kafka, no SQL.
 
 Forms ``--turns`` synthetic turns (``bench/throughput.py``'s corpus) in process, groups the
 batches by principal in log order, and resolves each principal's batches in chunks of
-``--chunk`` from an empty :class:`~formation.beliefs.BeliefState` that carries over from chunk to
+``--chunk`` from an empty :class:`~resolution.beliefs.BeliefState` that carries over from chunk to
 chunk (what the projector would have loaded back). The formed batches are frozen out of the
 collector first, as the projector freezes its start-up heap: without it a full collection
 rescans them all and the spread between passes is larger than the differences measured.
@@ -25,9 +25,9 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))  # this checkout's code, not an installed copy's
 
 from bench.throughput import synthetic_turns  # noqa: E402
-from formation.beliefs import BeliefState  # noqa: E402
 from formation.policy import FormationPolicy  # noqa: E402
-from formation.resolution import resolve_chunk  # noqa: E402
+from resolution.beliefs import BeliefState  # noqa: E402
+from resolution.chunk import resolve_chunk  # noqa: E402
 from schemas.claims import ClaimsBatchFormed, SourcePosition  # noqa: E402
 from streams.formation_stage import FormationStage  # noqa: E402
 

@@ -23,10 +23,10 @@ from datetime import UTC, datetime, timedelta
 
 import asyncpg
 
-from engram.shared.settings import load_settings
 from formation.core import form_episode
 from formation.policy import FormationPolicy
 from formation.proposals import Proposal
+from infra.settings import load_settings
 from projections.belief_store import ClaimsRecord, project_records
 from projections.migrate import migrate
 from schemas.claims import ClaimsBatchFormed, SourcePosition

@@ -34,11 +34,11 @@ import orjson
 
 from bench.projector import publish
 from bench.throughput import fresh, measure_projector
-from engram.shared.reading import reading
-from engram.shared.settings import load_settings
 from formation.core import form_episode
 from formation.policy import FormationPolicy
 from formation.proposals import Proposal
+from generations.reading import reading
+from infra.settings import load_settings
 from projections.queries import get_belief
 from projections.search import search_beliefs
 from schemas.claims import ClaimsBatchFormed, SourcePosition
@@ -153,7 +153,7 @@ async def main(count: int, principals: int, repeats: int) -> dict[str, object]:
 
 
 if __name__ == "__main__":
-    from engram.shared.logs import configure_logging
+    from infra.logs import configure_logging
 
     configure_logging("warning")
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])

@@ -22,7 +22,7 @@ import orjson
 
 from bench.projector import form_batches, publish
 from bench.throughput import fresh, measure_projector
-from engram.shared.settings import KafkaSettings, load_settings
+from infra.settings import KafkaSettings, load_settings
 from projections.migrate import migrate
 
 VARIANTS = {
@@ -79,7 +79,7 @@ async def main(count: int, rounds: int) -> dict[str, object]:
 
 
 if __name__ == "__main__":
-    from engram.shared.logs import configure_logging
+    from infra.logs import configure_logging
 
     configure_logging("warning")
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])

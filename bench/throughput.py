@@ -43,11 +43,10 @@ from aiokafka import AIOKafkaConsumer
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))  # this checkout's code, not an installed copy's
 
-from engram.shared.db import leave_session_as_is  # noqa: E402
-from engram.shared.heap import collect_young_less_often, freeze_startup_heap  # noqa: E402
-from engram.shared.settings import KafkaSettings, load_settings, subprocess_env  # noqa: E402
 from formation.policy import FormationPolicy  # noqa: E402
-from formation.resolution import BatchOutcome  # noqa: E402
+from infra.db import leave_session_as_is  # noqa: E402
+from infra.heap import collect_young_less_often, freeze_startup_heap  # noqa: E402
+from infra.settings import KafkaSettings, load_settings, subprocess_env  # noqa: E402
 from ingest.producer import EpisodeProducer  # noqa: E402
 from ingest.topics import ensure_topics  # noqa: E402
 from projections.migrate import migrate  # noqa: E402
@@ -56,6 +55,7 @@ from projections.projector import (  # noqa: E402
     DEFAULT_MAX_CHUNK,
     BeliefProjector,
 )
+from resolution.chunk import BatchOutcome  # noqa: E402
 from schemas.claims import SourcePosition  # noqa: E402
 from schemas.episodes import Message, TurnAppended  # noqa: E402
 from streams.formation_stage import FormationStage  # noqa: E402
@@ -567,7 +567,7 @@ async def main(count: int) -> dict[str, object]:
 
 
 if __name__ == "__main__":
-    from engram.shared.logs import configure_logging
+    from infra.logs import configure_logging
 
     configure_logging("warning")
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])

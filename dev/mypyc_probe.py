@@ -17,7 +17,7 @@ or the edit has no effect. Modules left out, and why:
 - ``formation/policy.py``: ``FormationPolicy.version`` is a ``cached_property``, which does not
   cache on a compiled (native) dataclass; the version is recomputed (``asdict``, JSON, SHA-256)
   for every candidate and the core runs twice as slow as uncompiled.
-- ``formation/undo.py``: ``BatchUndo.to_json`` hands the dataclass to ``orjson.dumps``, which
+- ``resolution/undo.py``: ``BatchUndo.to_json`` hands the dataclass to ``orjson.dumps``, which
   crashes the process (segmentation fault) on a compiled dataclass.
 """
 
@@ -31,7 +31,7 @@ from mypyc.build import mypycify
 from setuptools import setup  # type: ignore[import-untyped]
 
 REPO = Path(__file__).resolve().parent.parent
-LEFT_OUT = frozenset({"formation/__init__.py", "formation/policy.py", "formation/undo.py"})
+LEFT_OUT = frozenset({"formation/__init__.py", "formation/policy.py", "resolution/undo.py"})
 
 
 def compiled_sources() -> list[str]:

@@ -38,9 +38,9 @@ import asyncpg
 import orjson
 
 from bench.projector import form_batches
-from engram.shared.settings import load_settings
 from formation.corrections import candidate_content, candidate_hash, form_correction
 from formation.policy import FormationPolicy
+from infra.settings import load_settings
 from projections.belief_store import ClaimsRecord, project_records
 from projections.digest import projection_digest
 from schemas.claims import ClaimsBatchFormed, SourcePosition, decode_claims_batch
@@ -186,7 +186,7 @@ async def main(args: argparse.Namespace) -> dict[str, object]:
 
 
 if __name__ == "__main__":
-    from engram.shared.logs import configure_logging
+    from infra.logs import configure_logging
 
     configure_logging("warning")
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])

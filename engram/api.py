@@ -25,11 +25,6 @@ from engram.service.corrections import (
     InvalidCorrection,
     LogPosition,
 )
-from engram.shared.backlog import watermark
-from engram.shared.db import UNAVAILABLE, create_pool, report_unavailable
-from engram.shared.generations import GenerationError
-from engram.shared.heap import freeze_startup_heap
-from engram.shared.settings import Settings
 from engram.web import audit, openapi, search, turns
 from engram.web.auth import Calling, NameQuery, Tenant, Who
 from engram.web.invalid import invalid_request
@@ -44,6 +39,10 @@ from engram.web.readers import (
     Reader,
     as_json,
 )
+from generations.registry import GenerationError
+from infra.db import UNAVAILABLE, create_pool, report_unavailable
+from infra.heap import freeze_startup_heap
+from infra.settings import Settings
 from ingest.intake import Intake
 from projections.belief_pages import BeliefFilter, page_beliefs
 from projections.cursor import InvalidCursor
@@ -60,6 +59,7 @@ from schemas.api import (
 )
 from schemas.api import LogPosition as Appended
 from schemas.common import IDENTIFIER_PATTERN
+from watermarks.backlog import watermark
 
 RETRY_AFTER_S = 5
 

@@ -104,7 +104,7 @@ def candidate_refusal_id(candidate_id: uuid.UUID, reason: RefusalReason) -> uuid
     """The refusal of an admitted candidate that resolution rejects (tombstoned, rejected by
     the user): ``name_uuid("refusal", candidate id, reason)``. The candidate id names the
     episode's scope (:class:`MessageNames`), so this does too: resolution and a redaction
-    (:mod:`formation.ordering`) spell the same row with it."""
+    (:mod:`resolution.ordering`) spell the same row with it."""
     return name_uuid("refusal", candidate_id, reason)
 
 

@@ -15,16 +15,33 @@ from __future__ import annotations
 import hashlib
 from functools import lru_cache
 
-from formation.beliefs import end_key
 from formation.core import batch_id, form_episode
 from formation.policy import FormationPolicy
-from formation.proposals import Proposal
-from schemas.claims import Candidate, ClaimsBatchFormed, SourcePosition
+from formation.proposals import Proposal, normalise_term
+from schemas.claims import Candidate, ClaimEnd, ClaimsBatchFormed, EndKind, SourcePosition
 from schemas.common import Role, Trust
 from schemas.corrections import BeliefCorrected, ContentKey, Correction, CorrectionKind
 from schemas.episodes import MemoryRemembered, Message
 
 CORRECTION_EXTRACTOR = "correction"
+
+
+def end_key(end: ClaimEnd) -> str:
+    """The identity of a claim end within a principal: normalised name, never meaning."""
+    return _end_key(end.kind, end.text)
+
+
+@lru_cache(maxsize=8192)
+def _end_key(kind: EndKind, text: str) -> str:
+    """Cached on plain values: ends recur across a chunk's candidates, and comparing the
+    frozen models themselves costs more than the normalisation."""
+    match kind:
+        case EndKind.SPEAKER:
+            return "speaker"
+        case EndKind.PROJECT:
+            return f"project:{text}"
+        case _:
+            return f"{kind.value}:{normalise_term(text)}"
 
 
 ContentParts = tuple[str, str, str, str, str]
@@ -36,7 +53,7 @@ def parts_hash(parts: ContentParts) -> str:
     """Cached on the parts (plain strings): a principal's claims repeat — most candidates
     reinforce a belief — and the projector hashes each candidate's content twice a chunk, to
     load its corrections and to resolve it; a cache hit costs a fraction of the SHA-256.
-    Bounded like :func:`formation.beliefs.end_key`'s cache (a few MB at most)."""
+    Bounded like :func:`end_key`'s cache (a few MB at most)."""
     return hashlib.sha256("\x1f".join(parts).encode()).hexdigest()
 
 

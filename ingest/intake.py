@@ -21,7 +21,7 @@ from collections.abc import Sequence
 import structlog
 from aiokafka.errors import KafkaError
 
-from engram.shared.settings import KafkaSettings
+from infra.settings import KafkaSettings
 from ingest.producer import Appended, EpisodeProducer
 from ingest.topics import ensure_topics
 from schemas.episodes import MemoryRemembered, TurnAppended

@@ -13,7 +13,7 @@ from types import TracebackType
 import orjson
 from aiokafka import AIOKafkaProducer
 
-from engram.shared.settings import KafkaSettings
+from infra.settings import KafkaSettings
 from schemas.common import episode_key
 from schemas.log import LogEvent
 

@@ -13,10 +13,10 @@ from datetime import UTC, datetime
 
 import asyncpg
 
-from formation.decay import Decay
 from projections.cursor import decode_cursor, encode_cursor
 from projections.decay_in_force import decay_in_force
 from projections.queries import AS_OF, CURRENT, EVERYTHING, IN_PROJECT, belief_view
+from resolution.decay import Decay
 from schemas.api import BeliefPage
 
 _EFFECTIVE = """CASE
@@ -38,7 +38,7 @@ changes no answer; Python's ``0.5 ** x`` gives 0.0 there, and the two still agre
 
 
 def effective_confidence(decay: Decay, now: datetime, param: Callable[[object], str]) -> str:
-    """The SQL twin of :meth:`formation.decay.Decay.effective` over ``belief b``: the stored
+    """The SQL twin of :meth:`resolution.decay.Decay.effective` over ``belief b``: the stored
     confidence decayed to ``now`` by the read generation's policy, so ``min_confidence`` is
     decided in the query and a page holds ``limit`` beliefs that pass it (a filter after the
     query would leave pages short). ``tests/integration/test_decay_sql.py`` holds the two to

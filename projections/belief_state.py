@@ -1,6 +1,6 @@
 """Loading what resolving a chunk of claims batches can consult, one query per table.
 
-Resolution (:func:`formation.resolution.resolve_chunk`) is pure; this reads its input, for
+Resolution (:func:`resolution.chunk.resolve_chunk`) is pure; this reads its input, for
 batches not yet applied (the store has checked their runs already): the beliefs resolution
 compares each candidate with (see ``_load_beliefs``: never a whole key's history, which grows
 with the principal's), every belief of content the chunk corrects or deletes, what the chunk's
@@ -17,23 +17,23 @@ from collections.abc import Iterable, Sequence
 
 import asyncpg
 
-from formation.beliefs import (
+from formation.corrections import (
+    ContentParts,
+    candidate_parts,
+    content_hash,
+    end_key,
+    parts_hash,
+)
+from formation.proposals import normalise_term
+from projections.rows import columns_of
+from resolution.beliefs import (
     BeliefRow,
     BeliefState,
     Cited,
     EntityRow,
     RejectionRow,
-    end_key,
     principal_hash,
 )
-from formation.corrections import (
-    ContentParts,
-    candidate_parts,
-    content_hash,
-    parts_hash,
-)
-from formation.proposals import normalise_term
-from projections.rows import columns_of
 from schemas.claims import ClaimEnd, ClaimsBatchFormed, EndKind
 from schemas.corrections import BeliefCorrected, BeliefDeleted, ContentKey
 
@@ -142,7 +142,7 @@ async def _load_beliefs(
     conn: asyncpg.Connection, claims: Sequence[Claim], corrected: Sequence[tuple[str, str, str]]
 ) -> list[BeliefRow]:
     """The beliefs resolution consults for ``claims``, and every belief of ``corrected``
-    content. Resolution (:func:`formation.resolve.resolve`) compares a candidate with the
+    content. Resolution (:func:`resolution.resolve.resolve`) compares a candidate with the
     current beliefs of the same claim (a duplicate reinforces; an assertion replaces a live
     retraction of the same object) and, for a single-valued relation, with every current value
     of the key (the rivals) and the newest superseded value of the same claim (the history an

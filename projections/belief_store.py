@@ -2,7 +2,7 @@
 outbox and the consumed offset, in one PostgreSQL transaction per chunk of consecutive records.
 
 A chunk is projected in three steps: load every row its batches can touch (one query per
-table), resolve the whole chunk in memory (:func:`formation.resolution.resolve_chunk`, pure),
+table), resolve the whole chunk in memory (:func:`resolution.chunk.resolve_chunk`, pure),
 and write what resolution returns with one set-based statement per table. The chunk's
 principals are locked first, and the stored offset advanced last, inside the same transaction,
 so a projector killed at any point wrote all of a chunk and its offset or none of it; a batch's
@@ -17,29 +17,7 @@ from dataclasses import dataclass
 
 import asyncpg
 
-from engram.shared.backlog import mark_formed
-from engram.shared.db import transaction
-from formation.beliefs import (
-    MUTABLE_BELIEF_COLUMNS,
-    BeliefRow,
-    Changes,
-    EntityRow,
-    EpisodeFormed,
-    EvidenceRow,
-    PrincipalTombstoneRow,
-    RefusalRow,
-    RejectionRow,
-    RunRow,
-    TombstoneRow,
-)
-from formation.ordering import (
-    PrincipalKey,
-    chunk_order,
-    principal_of,
-    principals_to_rewind,
-    rewind_points,
-)
-from formation.resolution import BatchOutcome, resolve_chunk
+from infra.db import transaction
 from projections.belief_state import load_state
 from projections.claims_history import (
     empty_principals,
@@ -53,8 +31,30 @@ from projections.claims_history import (
 from projections.forgetting import delete_content, forget_principal
 from projections.memory_events import QueuedPayloads
 from projections.rows import columns_of, copy_rows, update_rows
+from resolution.beliefs import (
+    MUTABLE_BELIEF_COLUMNS,
+    BeliefRow,
+    Changes,
+    EntityRow,
+    EpisodeFormed,
+    EvidenceRow,
+    PrincipalTombstoneRow,
+    RefusalRow,
+    RejectionRow,
+    RunRow,
+    TombstoneRow,
+)
+from resolution.chunk import BatchOutcome, resolve_chunk
+from resolution.ordering import (
+    PrincipalKey,
+    chunk_order,
+    principal_of,
+    principals_to_rewind,
+    rewind_points,
+)
 from schemas.claims import ClaimsBatchFormed
 from schemas.common import principal_key
+from watermarks.backlog import mark_formed
 
 PROJECTOR = "beliefs"
 
@@ -166,9 +166,9 @@ async def resolve_in_canonical_order(
     wire: Mapping[int, bytes] | None = None,
 ) -> tuple[Changes, list[BatchOutcome]]:
     """Resolve ``fresh`` as if every principal's batches had arrived in canonical order
-    (:mod:`formation.ordering`): each principal's new batches sorted, and a principal with a
+    (:mod:`resolution.ordering`): each principal's new batches sorted, and a principal with a
     batch that belongs before one already applied resolved again from there — only the applied
-    batches after its earliest new one are undone and resolved again (:mod:`formation.undo`),
+    batches after its earliest new one are undone and resolved again (:mod:`resolution.undo`),
     or, for a deletion (or batches kept before undo records existed), all of them after its
     projected rows are emptied. The changes carry the memory events of every batch resolved,
     so what a rewind changes is published (an event already queued keeps its row: its id is

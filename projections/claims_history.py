@@ -1,8 +1,8 @@
 """The claims batches each principal's beliefs were resolved from: ``claims_history``.
 
-:mod:`formation.ordering` decides the canonical order and when a principal must be resolved
+:mod:`resolution.ordering` decides the canonical order and when a principal must be resolved
 again; this reads and writes what that needs: the order key of each principal's last applied
-batch, the batches kept for a principal with what undoing each takes (:mod:`formation.undo`),
+batch, the batches kept for a principal with what undoing each takes (:mod:`resolution.undo`),
 and for a re-resolution either undoing the suffix of applied batches after a late one, or
 emptying the principal's projected rows so that resolution starts from nothing. Everything runs
 inside the projector's chunk transaction.
@@ -16,10 +16,10 @@ from dataclasses import dataclass
 
 import asyncpg
 
-from formation.beliefs import MUTABLE_BELIEF_COLUMNS
-from formation.ordering import PrincipalKey, order_key
-from formation.undo import BatchUndo, undo_suffix
 from projections.rows import columns_of, copy_rows, update_rows
+from resolution.beliefs import MUTABLE_BELIEF_COLUMNS
+from resolution.ordering import PrincipalKey, order_key
+from resolution.undo import BatchUndo, undo_suffix
 from schemas.claims import ClaimsBatchFormed, decode_claims_batch
 
 RESOLVED_BY_PRINCIPAL = (

@@ -11,9 +11,9 @@ from functools import lru_cache
 
 import asyncpg
 
-from engram.shared.policy_file import parse_policy
-from formation.decay import Decay
 from formation.policy import FormationPolicy
+from policies.document import parse_policy
+from resolution.decay import Decay
 
 _POLICY_OF_READ_SCHEMA = (
     "SELECT policy_yaml FROM public.generation WHERE schema_name = current_schema()"

@@ -15,8 +15,8 @@ from typing import Any
 import asyncpg
 import orjson
 
-from formation.beliefs import principal_hash
 from projections.runs import PROGRESS_COLUMNS, progress_of, run_counts
+from resolution.beliefs import principal_hash
 from schemas.api import (
     CountOf,
     EpisodeDiagnosis,

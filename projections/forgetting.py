@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import asyncpg
 
-from formation.beliefs import TombstoneRow, principal_hash
 from projections.claims_history import RESOLVED_BY_PRINCIPAL
+from resolution.beliefs import TombstoneRow, principal_hash
 
 _PROJECTED_BY_PRINCIPAL = (
     *RESOLVED_BY_PRINCIPAL,

@@ -6,9 +6,9 @@ from datetime import UTC, datetime
 
 import asyncpg
 
-from engram.shared.backlog import watermark
-from engram.shared.waiting import poll_until
 from schemas.api import Freshness
+from watermarks.backlog import watermark
+from watermarks.waiting import poll_until
 
 __all__ = ["Freshness", "freshness", "wait_formed_through"]
 

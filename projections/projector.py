@@ -35,10 +35,9 @@ from aiokafka import (
 from aiokafka.errors import KafkaError, MessageSizeTooLargeError, RecordTooLargeError
 from pydantic import ValidationError
 
-from engram.shared.db import FIRST_DELAY_S, UNAVAILABLE, next_delay, report_unavailable
-from engram.shared.metrics import BATCHES_PROJECTED, DEAD_LETTERS, EPISODES_PARKED
-from engram.shared.settings import KafkaSettings, WorkerSettings
-from formation.resolution import BatchOutcome
+from infra.db import FIRST_DELAY_S, UNAVAILABLE, next_delay, report_unavailable
+from infra.metrics import BATCHES_PROJECTED, DEAD_LETTERS, EPISODES_PARKED
+from infra.settings import KafkaSettings, WorkerSettings
 from projections.belief_store import (
     ClaimsRecord,
     advance_offset,
@@ -55,6 +54,7 @@ from projections.quarantine import (
     describe,
     set_aside,
 )
+from resolution.chunk import BatchOutcome
 from schemas.claims import decode_claims_batch
 
 log = structlog.get_logger(__name__)

@@ -8,7 +8,7 @@ whose batches share its partition — and since the log is permanent, every re-d
 The projector therefore tells a refusal by PostgreSQL of the *data* (SQLSTATE classes 22, 23
 and 54: a NUL in text, a value out of range, a row over an index's limit), an encoding failure
 of the client, or an exception of the pure resolution core, from an outage (which pauses and
-retries: :data:`engram.shared.db.UNAVAILABLE`), and applies a refused chunk again one record at
+retries: :data:`infra.db.UNAVAILABLE`), and applies a refused chunk again one record at
 a time: the records that apply alone commit as usual, and a record that is refused alone is
 *quarantined* — its episode parked in the formation backlog with the kind
 :data:`UNPROJECTABLE_KIND` (so the formed watermark moves past it, counted as parked and listed
@@ -23,10 +23,10 @@ from dataclasses import dataclass
 
 import asyncpg
 
-from engram.shared import backlog
-from engram.shared.db import transaction
+from infra.db import transaction
 from projections.belief_store import PROJECTOR, advance_offset
 from schemas.claims import SourcePosition
+from watermarks import backlog
 
 UNPROJECTABLE: tuple[type[BaseException], ...] = (
     asyncpg.exceptions.DataError,  # class 22: NUL in text, out of range, bad encoding

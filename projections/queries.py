@@ -10,9 +10,9 @@ from typing import Any
 import asyncpg
 import orjson
 
-from formation.decay import Decay
 from projections.decay_in_force import decay_in_force
 from projections.runs import get_run
+from resolution.decay import Decay
 from schemas.api import BeliefDetail, BeliefView, CorrectionView, EvidenceView, RefusalView
 from schemas.corrections import ContentKey
 

@@ -13,10 +13,10 @@ import signal
 
 import asyncpg
 
-from engram.shared.db import create_pool, retry_while_unavailable
-from engram.shared.health import serve_health
-from engram.shared.heap import collect_young_less_often, freeze_startup_heap
-from engram.shared.settings import Settings
+from infra.db import create_pool, retry_while_unavailable
+from infra.health import serve_health
+from infra.heap import collect_young_less_often, freeze_startup_heap
+from infra.settings import Settings
 from projections.projector import BeliefProjector
 
 

@@ -15,18 +15,18 @@ from typing import Any, cast
 import faust
 import structlog
 
-from engram.shared import backlog
-from engram.shared.db import UNAVAILABLE, create_pool, report_unavailable, retry_while_unavailable
-from engram.shared.health import serve_health
-from engram.shared.heap import freeze_startup_heap
-from engram.shared.metrics import CONSUMER_LAG
-from engram.shared.settings import Settings
+from infra.db import UNAVAILABLE, create_pool, report_unavailable, retry_while_unavailable
+from infra.health import serve_health
+from infra.heap import freeze_startup_heap
+from infra.metrics import CONSUMER_LAG
+from infra.settings import Settings
 from streams.fetch import fetch_record
 from streams.formation_stage import FormationStage
 from streams.pipeline import FormationPipeline, Record, Send, Serves, serves_everyone
 from streams.publishing import Backoff
 from streams.retrying import RetryPolicy
 from streams.transport import EngramApp
+from watermarks import backlog
 
 log = structlog.get_logger(__name__)
 

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from aiokafka import AIOKafkaConsumer
 
-from engram.shared.settings import KafkaSettings
+from infra.settings import KafkaSettings
 
 
 @dataclass(frozen=True)

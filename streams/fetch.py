@@ -6,7 +6,7 @@ import asyncio
 
 from aiokafka import AIOKafkaConsumer, TopicPartition
 
-from engram.shared.settings import KafkaSettings
+from infra.settings import KafkaSettings
 from streams.pipeline import Record
 
 

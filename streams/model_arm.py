@@ -15,9 +15,9 @@ import time
 
 import structlog
 
-from engram.shared.metrics import MODEL_ATTEMPTS, MODEL_FALLBACKS, MODEL_LATENCY, MODEL_RECEIPTS
 from formation.policy import FormationPolicy
 from formation.proposals import Proposal
+from infra.metrics import MODEL_ATTEMPTS, MODEL_FALLBACKS, MODEL_LATENCY, MODEL_RECEIPTS
 from schemas.claims import SourcePosition
 from schemas.episodes import Message
 from streams.formation_stage import Episode, ModelArm

@@ -35,11 +35,11 @@ from openai.types.chat import (
 )
 from pydantic import BaseModel, ConfigDict, SecretStr, ValidationError
 
-from engram.shared.settings import Settings
 from formation.gates import redact
 from formation.policy import FormationPolicy
 from formation.proposals import Proposal
 from formation.vocabulary import RELATIONS, Relation
+from infra.settings import Settings
 from schemas.episodes import Message
 from streams.model_context import ContextMessage, context_digest
 from streams.model_endpoint import (

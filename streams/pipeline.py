@@ -33,9 +33,9 @@ import prometheus_client
 import structlog
 from aiokafka.errors import KafkaError
 
-from engram.shared import backlog, metrics
-from engram.shared.db import retry_while_unavailable
-from formation.beliefs import principal_hash
+from infra import metrics
+from infra.db import retry_while_unavailable
+from resolution.beliefs import principal_hash
 from schemas.claims import ClaimsBatchFormed, RefusalReason, SourcePosition
 from schemas.common import principal_key
 from schemas.log import LogEvent
@@ -52,6 +52,7 @@ from streams.publishing import (
     send_until_queued,
 )
 from streams.retrying import Parked, RetryPolicy, attempt_until_parked
+from watermarks import backlog
 
 log = structlog.get_logger(__name__)
 

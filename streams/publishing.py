@@ -37,7 +37,7 @@ from aiokafka.errors import (
     RecordTooLargeError,
 )
 
-from engram.shared.metrics import PUBLISH_RETRIES
+from infra.metrics import PUBLISH_RETRIES
 
 log = structlog.get_logger(__name__)
 

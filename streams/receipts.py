@@ -22,9 +22,9 @@ from uuid import UUID
 import asyncpg
 import orjson
 
-from engram.shared.db import create_pool
-from engram.shared.settings import DatabaseSettings
 from formation.proposals import Proposal
+from infra.db import create_pool
+from infra.settings import DatabaseSettings
 from schemas.claims import SourcePosition
 from schemas.common import Role
 from streams.model_attempts import Attempt

@@ -15,11 +15,11 @@ from typing import TYPE_CHECKING
 
 import structlog
 
-from engram.shared.policy_file import PolicyDocument, load_policy_file
-from engram.shared.policy_source import formation_source_digest
-from engram.shared.settings import Settings
 from formation.policy import ExtractorKind, FormationPolicy
 from formation.vocabulary import RELATIONS
+from infra.settings import Settings
+from policies.document import PolicyDocument, load_policy_file
+from policies.source import formation_source_digest
 from streams.formation_stage import FormationStage
 from streams.model_endpoint import ModelConfigurationError, endpoint_origin
 from streams.model_evidence import (

@@ -7,7 +7,7 @@ from collections.abc import AsyncIterator
 import asyncpg
 import pytest
 
-from engram.shared.settings import KafkaSettings
+from infra.settings import KafkaSettings
 from tests.support.databases import create_database, drop_database
 from tests.support.isolation import Isolated, delete_topics, new_prefix
 from tests.support.services import Services, find_services

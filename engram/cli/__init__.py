@@ -28,23 +28,23 @@ from engram.cli.rederive import rederive
 from engram.cli.search import beliefs_search
 from engram.cli.tokens import tokens_app
 from engram.cli.unreachable import UNREACHABLE, explain
-from engram.shared.db import connect, create_pool, retry_while_unavailable
-from engram.shared.generation_runtime import generation_settings
-from engram.shared.generations import Generation, PolicyChanged, pin_policy
-from engram.shared.logs import configure_logging
-from engram.shared.policy_file import render_policy_yaml
-from engram.shared.settings import Settings, load_settings
-from engram.shared.waiting import FormationTimeout, wait_for_watermarks
 from formation.policy import FormationPolicy
+from generations.registry import Generation, PolicyChanged, pin_policy
+from generations.runtime import generation_settings
+from infra.db import connect, create_pool, retry_while_unavailable
+from infra.logs import configure_logging
+from infra.settings import Settings, load_settings
 from ingest.jsonl import InvalidEpisodeLine, load_episodes
 from ingest.producer import EpisodeProducer
 from ingest.topics import ensure_topics
+from policies.document import render_policy_yaml
 from projections.migrate import MigrationError
 from projections.migrate import migrate as run_migrations
 from projections.runner import project_in_worker, run_projector
 from schemas.export import JSON_DIR, export_json_schemas
 from streams.app import build_app, run_worker
 from streams.wiring import build_stage, effective_policy
+from watermarks.waiting import FormationTimeout, wait_for_watermarks
 
 OPENAPI_PATH = JSON_DIR.parent / "openapi.json"
 app = typer.Typer(no_args_is_help=True, help="Engram: memory formation for AI agents.")

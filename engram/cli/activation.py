@@ -5,8 +5,8 @@ from __future__ import annotations
 import typer
 
 from engram.cli.output import err
-from engram.shared.settings import Settings
 from formation.policy import FormationPolicy
+from infra.settings import Settings
 from streams.model_evidence import ActivationRefused
 from streams.wiring import Activation, PolicyMismatch, activate_model, check_model_identity
 

@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from engram.cli.output import err
-from engram.shared.settings import load_settings
+from infra.settings import load_settings
 
 
 class Transport(StrEnum):

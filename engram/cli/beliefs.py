@@ -29,14 +29,14 @@ from engram.service.corrections import (
     InvalidCorrection,
     LogPosition,
 )
-from engram.shared.db import create_pool
-from engram.shared.settings import load_settings
-from engram.shared.waiting import FormationTimeout
+from infra.db import create_pool
+from infra.settings import load_settings
 from projections.belief_pages import BeliefFilter, page_beliefs
 from projections.queries import get_belief
 from projections.refusals import RefusalFilter, page_refusals, refusal_summary
 from schemas.claims import RefusalReason
 from schemas.corrections import CorrectionKind
+from watermarks.waiting import FormationTimeout
 
 beliefs_app = typer.Typer(no_args_is_help=True, help="Read, correct and delete what has formed.")
 refusals_app = typer.Typer(no_args_is_help=True, help="Read what was refused, with its words.")

@@ -19,12 +19,12 @@ import typer
 from rich.table import Table
 
 from engram.cli.output import console, err
-from engram.shared import generations as registry
-from engram.shared.db import create_pool
-from engram.shared.generation_diff import GenerationDiff, diff_generations, load_side
-from engram.shared.generation_runtime import generation_kafka, generation_lag
-from engram.shared.generations import Generation, GenerationError
-from engram.shared.settings import load_settings
+from generations import registry
+from generations.diff import GenerationDiff, diff_generations, load_side
+from generations.registry import Generation, GenerationError
+from generations.runtime import generation_kafka, generation_lag
+from infra.db import create_pool
+from infra.settings import load_settings
 
 generations_app = typer.Typer(
     no_args_is_help=True, help="Generations: projections under a policy; diff, promote, drop."

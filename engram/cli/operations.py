@@ -14,16 +14,16 @@ import orjson
 import typer
 
 from engram.cli.output import console, print_rows
-from engram.shared.backlog import list_parked
-from engram.shared.backlog import unpark as do_unpark
-from engram.shared.db import connect, create_pool
-from engram.shared.generations import GenerationError, live_generation
-from engram.shared.reading import reading
-from engram.shared.settings import load_settings
+from generations.reading import reading
+from generations.registry import GenerationError, live_generation
+from infra.db import connect, create_pool
+from infra.settings import load_settings
 from projections.digest import projection_digest
 from projections.freshness import freshness as read
 from projections.integrity import BrokenLinksError
 from streams.dead_letter_reader import read_dead_letters
+from watermarks.backlog import list_parked
+from watermarks.backlog import unpark as do_unpark
 
 formation_app = typer.Typer(no_args_is_help=True, help="Operate formation: parked episodes.")
 dlq_app = typer.Typer(no_args_is_help=True, help="The dead-letter topic of the episodic log.")

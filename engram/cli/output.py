@@ -15,10 +15,10 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
-from engram.shared.db import connect
-from engram.shared.generations import GenerationError
-from engram.shared.reading import reading
-from engram.shared.settings import load_settings
+from generations.reading import reading
+from generations.registry import GenerationError
+from infra.db import connect
+from infra.settings import load_settings
 from projections.cursor import InvalidCursor
 
 console = Console()

@@ -15,9 +15,9 @@ from typing import Annotated
 import orjson
 import typer
 
-from engram.shared.policy_file import PolicyFileError, policy_summary, render_policy_yaml
-from engram.shared.settings import load_settings
 from formation.policy import FormationPolicy
+from infra.settings import load_settings
+from policies.document import PolicyFileError, policy_summary, render_policy_yaml
 from streams.prompt import PromptError
 from streams.wiring import effective_policy
 

@@ -25,16 +25,16 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
 from engram.cli.activation import activation_or_exit
 from engram.cli.output import console, err
-from engram.shared import generations as registry
-from engram.shared.db import create_pool
-from engram.shared.generation_runtime import GenerationLag, generation_lag, generation_settings
-from engram.shared.generation_schema import create_generation_schema
-from engram.shared.generations import Generation
-from engram.shared.metrics import REGISTRY
-from engram.shared.policy_file import PolicyFileError, render_policy_yaml
-from engram.shared.settings import Settings, load_settings
 from formation.policy import FormationPolicy
+from generations import registry
+from generations.registry import Generation
+from generations.runtime import GenerationLag, generation_lag, generation_settings
+from generations.schema import create_generation_schema
+from infra.db import create_pool
+from infra.metrics import REGISTRY
+from infra.settings import Settings, load_settings
 from ingest.topics import ensure_topics
+from policies.document import PolicyFileError, render_policy_yaml
 from projections.runner import project_in_worker
 from schemas.log import LogEvent
 from streams.app import EngramStreams, build_app, run_worker

@@ -15,8 +15,8 @@ import typer
 
 from engram.cli.output import console, err, field, print_rows
 from engram.service.tokens import create_token, list_tokens, revoke_token
-from engram.shared.db import connect
-from engram.shared.settings import load_settings
+from infra.db import connect
+from infra.settings import load_settings
 
 tokens_app = typer.Typer(no_args_is_help=True, help="API tokens: create, list, revoke.")
 T = TypeVar("T")

@@ -19,9 +19,9 @@ import asyncpg
 from pydantic import BaseModel
 
 from engram.service.corrections import Corrections
-from engram.shared.db import create_pool
-from engram.shared.reading import reading
-from engram.shared.settings import Settings
+from generations.reading import reading
+from infra.db import create_pool
+from infra.settings import Settings
 from ingest.intake import Intake
 from projections.search import search_beliefs
 from schemas.api import SearchHit

@@ -23,7 +23,7 @@ from pydantic import Field
 from engram.mcp_server.access import BearerGate, Refused, TokenOf, header_token, principal_of
 from engram.mcp_server.memory import AgentMemory, Appended, Principal, Recall, agent_memory
 from engram.service.corrections import BeliefNotFound, InvalidCorrection
-from engram.shared.settings import Settings
+from infra.settings import Settings
 from ingest.producer import EpisodeTooLarge, EpisodeUnencodable
 from projections.search import MAX_LIMIT, MAX_QUERY_CHARS, InvalidCursor, UnsearchableQuery
 from schemas.common import IDENTIFIER_PATTERN, StoredText

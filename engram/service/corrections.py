@@ -20,15 +20,14 @@ from pathlib import Path
 import asyncpg
 from pydantic import ValidationError
 
-from engram.shared.policy_file import PolicyDocument, load_policy_file, parse_policy
-from engram.shared.policy_source import formation_source_digest
-from engram.shared.reading import reading, serving_policy
-from engram.shared.settings import KafkaSettings
-from engram.shared.waiting import wait_for_watermarks
 from formation.corrections import form_correction
 from formation.policy import FormationPolicy
+from generations.reading import reading, serving_policy
+from infra.settings import KafkaSettings
 from ingest.producer import Appended, EpisodeProducer
 from ingest.topics import ensure_topics
+from policies.document import PolicyDocument, load_policy_file, parse_policy
+from policies.source import formation_source_digest
 from projections.queries import BeliefContent, belief_content
 from schemas.claims import SourcePosition
 from schemas.corrections import (
@@ -38,6 +37,7 @@ from schemas.corrections import (
     PrincipalForgotten,
 )
 from schemas.log import LogEvent
+from watermarks.waiting import wait_for_watermarks
 
 CORRECTION_SESSION = "corrections"
 FORGET_PROJECT = "principals"

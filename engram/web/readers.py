@@ -11,8 +11,8 @@ import asyncpg
 from fastapi import Depends, Query, Request, Response
 from pydantic import BaseModel, BeforeValidator
 
-from engram.shared.reading import reading
 from engram.web.auth import Who
+from generations.reading import reading
 from schemas.common import IDENTIFIER_PATTERN
 
 GenerationQuery = Annotated[

@@ -18,7 +18,7 @@ from fastapi.testclient import TestClient
 from engram.api import create_api
 from engram.client import AsyncEngram, NotFormedYet
 from engram.service.tokens import create_token
-from engram.shared.settings import ApiSettings, DatabaseSettings, KafkaSettings, Settings
+from infra.settings import ApiSettings, DatabaseSettings, KafkaSettings, Settings
 from schemas.api import PROJECT_UNKNOWN, LogPosition
 from tests.support.conditions import wait_until
 from tests.support.http import first_ok

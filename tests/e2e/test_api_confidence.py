@@ -13,8 +13,8 @@ import pytest
 from fastapi.testclient import TestClient
 
 from engram.api import create_api
-from engram.shared.settings import ApiSettings, DatabaseSettings, KafkaSettings, Settings
 from formation.policy import FormationPolicy
+from infra.settings import ApiSettings, DatabaseSettings, KafkaSettings, Settings
 from schemas.episodes import TurnAppended
 from tests.support.episodes import turn
 from tests.support.isolation import Isolated

@@ -15,7 +15,7 @@ from fastapi.testclient import TestClient
 
 from engram.api import create_api
 from engram.service.tokens import create_token
-from engram.shared.settings import ApiSettings, DatabaseSettings, KafkaSettings, Settings
+from infra.settings import ApiSettings, DatabaseSettings, KafkaSettings, Settings
 from tests.support.episodes import turn
 from tests.support.isolation import Isolated
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import asyncpg
 import pytest
 
-from engram.shared.settings import KafkaSettings
+from infra.settings import KafkaSettings
 from projections.digest import projection_digest
 from tests.support.episodes import turn
 from tests.support.isolation import REPO, Isolated, running_worker

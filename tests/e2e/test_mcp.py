@@ -21,8 +21,7 @@ from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp.types import CallToolResult
 
 from engram.service.tokens import create_token, revoke_token
-from engram.shared.settings import KafkaSettings
-from engram.shared.waiting import wait_for_watermarks
+from infra.settings import KafkaSettings
 from ingest.producer import EpisodeProducer
 from ingest.topics import ensure_topics
 from tests.support.conditions import wait_until
@@ -30,6 +29,7 @@ from tests.support.episodes import turn
 from tests.support.http import free_port
 from tests.support.isolation import REPO, Isolated, running_engram, running_worker
 from tests.support.projecting import seed_two_principals
+from watermarks.waiting import wait_for_watermarks
 
 pytestmark = pytest.mark.e2e
 

@@ -20,7 +20,7 @@ from mcp import Client, StdioServerParameters
 
 from engram.api import create_api
 from engram.service.tokens import create_token
-from engram.shared.settings import ApiSettings, DatabaseSettings, KafkaSettings, Settings
+from infra.settings import ApiSettings, DatabaseSettings, KafkaSettings, Settings
 from tests.e2e.test_api_ingest import _log_records
 from tests.support.episodes import turn
 from tests.support.isolation import REPO, Isolated

@@ -9,8 +9,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from engram.shared.settings import KafkaSettings
-from engram.shared.waiting import wait_for_watermarks
+from infra.settings import KafkaSettings
 from ingest.producer import EpisodeProducer
 from ingest.topics import ensure_topics
 from schemas.episodes import TurnAppended
@@ -25,6 +24,7 @@ from tests.support.fault_runs import (
 from tests.support.fault_workload import fault_turns
 from tests.support.isolation import new_prefix
 from tests.support.services import Services
+from watermarks.waiting import wait_for_watermarks
 
 PARTITIONS = 3
 

@@ -10,9 +10,9 @@ from pathlib import Path
 import asyncpg
 import pytest
 
-from engram.shared import generation_schema
-from engram.shared.generation_schema import GENERATION_TABLES, create_generation_schema
-from engram.shared.generations import register_generation
+from generations import schema as generation_schema
+from generations.registry import register_generation
+from generations.schema import GENERATION_TABLES, create_generation_schema
 from projections.migrate import MIGRATIONS_DIR, migrate
 
 pytestmark = pytest.mark.integration

@@ -9,9 +9,9 @@ import asyncpg
 import orjson
 import pytest
 
-from formation.undo import BatchUndo
 from projections.belief_store import ClaimsRecord, project_records
 from projections.claims_history import keep_batches
+from resolution.undo import BatchUndo
 from schemas.claims import decode_claims_batch
 from tests.support.isolation import Isolated
 from tests.support.projecting import city_batches

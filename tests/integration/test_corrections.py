@@ -15,13 +15,12 @@ from aiokafka import AIOKafkaConsumer, TopicPartition
 
 from engram.service.corrections import Corrections, InvalidCorrection
 from engram.service.tokens import create_token, grant_for
-from engram.shared.generations import pin_policy
-from engram.shared.policy_file import PolicyDocument, render_policy_yaml
-from engram.shared.policy_source import formation_source_digest
-from engram.shared.settings import KafkaSettings
-from engram.shared.waiting import wait_for_watermarks
+from generations.registry import pin_policy
+from infra.settings import KafkaSettings
 from ingest.producer import Appended, EpisodeProducer
 from ingest.topics import ensure_topics
+from policies.document import PolicyDocument, render_policy_yaml
+from policies.source import formation_source_digest
 from projections.digest import drop_projections, projection_digest
 from projections.queries import BeliefView, list_beliefs, list_refusals
 from schemas.corrections import CorrectionKind
@@ -29,6 +28,7 @@ from schemas.episodes import TurnAppended
 from tests.support.episodes import turn
 from tests.support.isolation import Isolated, running_worker
 from tests.support.projecting import seed_two_principals
+from watermarks.waiting import wait_for_watermarks
 
 pytestmark = pytest.mark.integration
 

@@ -11,7 +11,6 @@ from pathlib import Path
 import asyncpg
 import pytest
 
-from engram.shared.waiting import wait_until_formed
 from ingest.producer import EpisodeProducer
 from ingest.topics import ensure_topics
 from projections.digest import drop_projections, projection_digest
@@ -26,6 +25,7 @@ from tests.support.projecting import (
     run_projector_until,
 )
 from tests.support.tcp_proxy import TcpProxy
+from watermarks.waiting import wait_until_formed
 
 pytestmark = pytest.mark.integration
 

@@ -1,5 +1,5 @@
 """The read-time decay computed in SQL (``min_confidence`` on a page) answers what
-``formation.decay.Decay.effective`` answers in Python (the confidence a view shows): the two
+``resolution.decay.Decay.effective`` answers in Python (the confidence a view shows): the two
 must agree, or a page would filter on one number and show another."""
 
 import itertools
@@ -8,9 +8,9 @@ from datetime import UTC, datetime, timedelta
 import asyncpg
 import pytest
 
-from formation.decay import Decay
 from formation.policy import FormationPolicy
 from projections.belief_pages import effective_confidence
+from resolution.decay import Decay
 
 pytestmark = pytest.mark.integration
 

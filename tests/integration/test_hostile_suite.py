@@ -39,10 +39,10 @@ from typer.testing import CliRunner
 
 from engram.cli import app as engram_cli
 from engram.service.tokens import create_token
-from engram.shared.settings import KafkaSettings
 from formation.core import form_episode
 from formation.policy import FormationPolicy
 from formation.proposals import Proposal
+from infra.settings import KafkaSettings
 from ingest.producer import EpisodeProducer
 from ingest.topics import ensure_topics
 from projections.digest import PROJECTED_TABLES

@@ -16,8 +16,8 @@ import asyncpg
 import pytest
 from pydantic import SecretStr
 
-from engram.shared.settings import DatabaseSettings
 from formation.policy import ExtractorKind, FormationPolicy
+from infra.settings import DatabaseSettings
 from schemas.claims import RefusalReason, SourcePosition
 from schemas.common import Role
 from schemas.episodes import Message, TurnAppended

@@ -17,10 +17,10 @@ from typing import Any
 import pytest
 from pydantic import SecretStr
 
-from engram.shared.settings import ModelSettings, Settings
 from formation.policy import FormationPolicy
 from formation.proposals import Proposal
 from formation.vocabulary import RELATIONS
+from infra.settings import ModelSettings, Settings
 from schemas.claims import ClaimsBatchFormed, RefusalReason
 from schemas.common import Role
 from schemas.episodes import Message, TurnAppended

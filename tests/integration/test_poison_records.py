@@ -21,15 +21,13 @@ import orjson
 import pytest
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
 
-from engram.shared.backlog import BacklogEntry, list_parked, record_pending_many, watermark
-from engram.shared.settings import KafkaSettings
-from engram.shared.waiting import wait_until_formed
-from formation.beliefs import principal_hash
+from infra.settings import KafkaSettings
 from ingest.producer import EpisodeProducer
 from ingest.topics import ensure_topics
 from projections.digest import projection_digest
 from projections.projector import BeliefProjector
 from projections.queries import list_beliefs
+from resolution.beliefs import principal_hash
 from schemas.claims import ClaimsBatchFormed
 from schemas.common import episode_key, principal_key
 from tests.support.conditions import wait_until
@@ -38,6 +36,8 @@ from tests.support.episodes import turn
 from tests.support.isolation import Isolated, new_prefix, running_worker
 from tests.support.projecting import city_batches, publish_batches, run_count
 from tests.support.services import Services
+from watermarks.backlog import BacklogEntry, list_parked, record_pending_many, watermark
+from watermarks.waiting import wait_until_formed
 
 pytestmark = pytest.mark.integration
 

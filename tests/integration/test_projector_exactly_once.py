@@ -10,7 +10,7 @@ import pytest
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
 
 import projections.projector as projector_module
-from engram.shared.settings import KafkaSettings
+from infra.settings import KafkaSettings
 from ingest.topics import ensure_topics
 from projections.belief_store import stored_offsets
 from projections.digest import drop_projections, projection_digest

@@ -12,7 +12,7 @@ from collections.abc import AsyncIterator
 import asyncpg
 import pytest
 
-from engram.shared.settings import KafkaSettings
+from infra.settings import KafkaSettings
 from ingest.topics import ensure_topics
 from projections.belief_store import PRINCIPAL_LOCK, stored_offsets
 from projections.digest import drop_projections, projection_digest

@@ -12,7 +12,7 @@ import orjson
 import pytest
 from aiokafka import AIOKafkaProducer
 
-from engram.shared.settings import KafkaSettings
+from infra.settings import KafkaSettings
 from ingest.topics import ensure_topics
 from projections.digest import drop_projections, projection_digest
 from schemas.claims import ClaimsBatchFormed

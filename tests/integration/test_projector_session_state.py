@@ -16,8 +16,8 @@ import asyncpg
 import pytest
 from pydantic import SecretStr
 
-from engram.shared.db import create_pool
-from engram.shared.settings import DatabaseSettings
+from infra.db import create_pool
+from infra.settings import DatabaseSettings
 from ingest.topics import ensure_topics
 from projections.digest import drop_projections, projection_digest
 from tests.support.isolation import Isolated

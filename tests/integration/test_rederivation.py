@@ -17,20 +17,19 @@ import pytest
 import yaml
 
 from engram.service.corrections import Corrections
-from engram.shared.db import create_pool
-from engram.shared.generation_runtime import generation_kafka, generation_lag
-from engram.shared.generation_schema import create_generation_schema
-from engram.shared.generations import (
+from formation.vocabulary import RELATIONS
+from generations.reading import reading
+from generations.registry import (
     Generation,
     find_generation,
     pin_policy,
     promote,
     register_generation,
 )
-from engram.shared.reading import reading
-from engram.shared.settings import DatabaseSettings
-from engram.shared.waiting import wait_for_watermarks
-from formation.vocabulary import RELATIONS
+from generations.runtime import generation_kafka, generation_lag
+from generations.schema import create_generation_schema
+from infra.db import create_pool
+from infra.settings import DatabaseSettings
 from ingest.producer import Appended, EpisodeProducer
 from ingest.topics import ensure_topics
 from projections.digest import projection_digest
@@ -44,6 +43,7 @@ from tests.support.episodes import turn
 from tests.support.isolation import REPO, Isolated, running_engram, running_worker
 from tests.support.model_env import model_worker_env
 from tests.support.projecting import city_batches, project_all
+from watermarks.waiting import wait_for_watermarks
 
 pytestmark = pytest.mark.integration
 

@@ -9,13 +9,13 @@ from pathlib import Path
 import asyncpg
 import pytest
 
-from engram.shared.waiting import wait_until_formed
 from ingest.producer import EpisodeProducer
 from ingest.topics import ensure_topics
 from projections.digest import drop_projections, projection_digest
 from projections.queries import list_beliefs
 from tests.support.episodes import turn
 from tests.support.isolation import Isolated, running_worker
+from watermarks.waiting import wait_until_formed
 
 pytestmark = pytest.mark.integration
 

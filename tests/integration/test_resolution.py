@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncpg
 import pytest
 
-from engram.shared.settings import KafkaSettings
+from infra.settings import KafkaSettings
 from projections.queries import list_beliefs, list_refusals
 from schemas.common import Role, Trust
 from schemas.episodes import Message, TurnAppended

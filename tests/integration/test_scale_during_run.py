@@ -16,7 +16,6 @@ from pathlib import Path
 import asyncpg
 import pytest
 
-from engram.shared.waiting import wait_until_formed
 from ingest.producer import EpisodeProducer
 from ingest.topics import ensure_topics
 from projections.digest import drop_projections, projection_digest
@@ -24,6 +23,7 @@ from schemas.episodes import TurnAppended
 from tests.support.episodes import turn
 from tests.support.http import first_ok, free_port
 from tests.support.isolation import Isolated, running_engram, running_worker
+from watermarks.waiting import wait_until_formed
 
 pytestmark = pytest.mark.integration
 

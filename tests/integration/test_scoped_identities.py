@@ -16,7 +16,6 @@ from pathlib import Path
 import asyncpg
 import pytest
 
-from engram.shared.waiting import wait_for_watermarks
 from ingest.producer import EpisodeProducer
 from ingest.topics import ensure_topics
 from projections.digest import projection_digest
@@ -24,6 +23,7 @@ from projections.queries import list_beliefs, list_refusals
 from schemas.episodes import TurnAppended
 from tests.support.episodes import turn
 from tests.support.isolation import Isolated, running_worker
+from watermarks.waiting import wait_for_watermarks
 
 pytestmark = pytest.mark.integration
 

@@ -11,8 +11,7 @@ import asyncpg
 import pytest
 
 from engram.service.corrections import Corrections
-from engram.shared.reading import reading
-from engram.shared.waiting import wait_for_watermarks
+from generations.reading import reading
 from ingest.producer import EpisodeProducer
 from ingest.topics import ensure_topics
 from projections.queries import list_beliefs
@@ -22,6 +21,7 @@ from schemas.corrections import CorrectionKind
 from schemas.episodes import TurnAppended
 from tests.support.episodes import turn
 from tests.support.isolation import Isolated, running_worker
+from watermarks.waiting import wait_for_watermarks
 
 pytestmark = pytest.mark.integration
 

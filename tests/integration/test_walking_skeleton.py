@@ -8,7 +8,6 @@ from pathlib import Path
 import asyncpg
 import pytest
 
-from engram.shared.waiting import wait_until_formed
 from formation.spans import quote_at
 from ingest.producer import EpisodeProducer
 from ingest.topics import ensure_topics
@@ -16,6 +15,7 @@ from projections.diagnosis import diagnose_session
 from projections.queries import list_beliefs, list_refusals
 from tests.support.episodes import turn
 from tests.support.isolation import Isolated, running_worker
+from watermarks.waiting import wait_until_formed
 
 pytestmark = pytest.mark.integration
 

@@ -12,7 +12,6 @@ from pathlib import Path
 import asyncpg
 import pytest
 
-from engram.shared.backlog import list_parked, unpark, watermark
 from ingest.producer import Appended, EpisodeProducer
 from ingest.topics import ensure_topics
 from projections.freshness import freshness
@@ -23,6 +22,7 @@ from tests.support.conditions import wait_until
 from tests.support.episodes import turn
 from tests.support.isolation import Isolated, running_worker
 from tests.support.model_env import model_worker_env
+from watermarks.backlog import list_parked, unpark, watermark
 
 pytestmark = pytest.mark.integration
 

@@ -10,7 +10,6 @@ from pathlib import Path
 import asyncpg
 import pytest
 
-from engram.shared.waiting import wait_until_formed
 from ingest.producer import EpisodeProducer
 from ingest.topics import ensure_topics
 from schemas.common import episode_key
@@ -18,6 +17,7 @@ from tests.support.conditions import wait_until
 from tests.support.episodes import turn
 from tests.support.http import first_ok, free_port
 from tests.support.isolation import Isolated, running_engram, running_worker
+from watermarks.waiting import wait_until_formed
 
 pytestmark = pytest.mark.integration
 

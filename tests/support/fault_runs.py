@@ -22,10 +22,10 @@ import asyncpg
 from aiokafka import AIOKafkaConsumer, TopicPartition
 from aiokafka.admin import AIOKafkaAdminClient
 
-from engram.shared.settings import KafkaSettings, subprocess_env
-from formation.ordering import order_key, principal_of
+from infra.settings import KafkaSettings, subprocess_env
 from ingest.topics import ensure_topics
 from projections.digest import projection_digest
+from resolution.ordering import order_key, principal_of
 from schemas.claims import decode_claims_batch
 from tests.support.databases import create_database
 

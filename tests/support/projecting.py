@@ -12,18 +12,18 @@ import asyncpg
 import orjson
 from aiokafka import AIOKafkaProducer
 
-from engram.shared.backlog import BacklogEntry, record_failure, record_pending_many
-from engram.shared.settings import KafkaSettings
-from formation.beliefs import principal_hash
 from formation.core import form_episode
 from formation.policy import FormationPolicy
 from formation.proposals import Proposal
+from infra.settings import KafkaSettings
 from projections.projector import DEFAULT_LANES, BeliefProjector
+from resolution.beliefs import principal_hash
 from schemas.claims import ClaimsBatchFormed, SourcePosition
 from schemas.common import principal_key
 from schemas.episodes import TurnAppended
 from tests.support.conditions import wait_until
 from tests.support.episodes import turn
+from watermarks.backlog import BacklogEntry, record_failure, record_pending_many
 
 
 def claim(

@@ -11,8 +11,8 @@ from dataclasses import dataclass, field
 
 import asyncpg
 
-from engram.shared.backlog import watermark
-from engram.shared.reading import reading
+from generations.reading import reading
+from watermarks.backlog import watermark
 
 
 @dataclass

@@ -5,8 +5,8 @@ from __future__ import annotations
 import asyncpg
 import pytest
 
-from engram.shared.db import next_delay, retry_while_unavailable, unavailable_cause
-from engram.shared.metrics import DATABASE_UNAVAILABLE
+from infra.db import next_delay, retry_while_unavailable, unavailable_cause
+from infra.metrics import DATABASE_UNAVAILABLE
 
 
 def _unavailable_count(operation: str) -> float:

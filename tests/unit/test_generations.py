@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from engram.shared.generation_runtime import GenerationLag, generation_kafka
-from engram.shared.generations import Generation, generation_id, schema_for
-from engram.shared.settings import KafkaSettings
+from generations.registry import Generation, generation_id, schema_for
+from generations.runtime import GenerationLag, generation_kafka
+from infra.settings import KafkaSettings
 
 
 def generation(

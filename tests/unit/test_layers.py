@@ -8,7 +8,19 @@ import sys
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
-PACKAGES = ("engram", "schemas", "ingest", "streams", "projections", "formation")
+PACKAGES = (
+    "engram",
+    "schemas",
+    "ingest",
+    "streams",
+    "projections",
+    "formation",
+    "resolution",
+    "infra",
+    "watermarks",
+    "generations",
+    "policies",
+)
 LINT_IMPORTS = Path(sys.executable).parent / "lint-imports"
 
 
@@ -45,9 +57,27 @@ def test_the_contract_importing_a_stage_breaks_the_layers(tmp_path: Path) -> Non
 
 
 def test_the_formation_core_reaching_for_the_database_breaks_its_contract(tmp_path: Path) -> None:
-    tree = _tree_with(tmp_path, "formation/resolve.py", "import asyncpg  # noqa")
+    tree = _tree_with(tmp_path, "formation/gates.py", "import asyncpg  # noqa")
     linted = _lint(tree)
     assert linted.returncode != 0 and "formation" in linted.stdout
+
+
+def test_the_resolution_core_reaching_for_the_database_breaks_its_contract(
+    tmp_path: Path,
+) -> None:
+    tree = _tree_with(tmp_path, "resolution/resolve.py", "import asyncpg  # noqa")
+    linted = _lint(tree)
+    assert linted.returncode != 0 and "resolution core does no I/O" in linted.stdout
+
+
+def test_formation_importing_resolution_is_a_loop_and_breaks_the_layers(tmp_path: Path) -> None:
+    tree = _tree_with(tmp_path, "formation/gates.py", "import resolution.chunk  # noqa")
+    assert _lint(tree).returncode != 0
+
+
+def test_the_platform_importing_the_backlog_breaks_the_layers(tmp_path: Path) -> None:
+    tree = _tree_with(tmp_path, "infra/db.py", "import watermarks.backlog  # noqa")
+    assert _lint(tree).returncode != 0
 
 
 def test_the_stages_do_not_import_each_other(tmp_path: Path) -> None:
@@ -65,3 +95,21 @@ def test_the_mcp_server_and_the_http_api_are_siblings_not_layers(tmp_path: Path)
     tree = _tree_with(tmp_path, "engram/mcp_server/server.py", "import engram.api  # noqa")
     linted = _lint(tree)
     assert linted.returncode != 0 and "engram.mcp_server" in linted.stdout
+
+
+def test_no_top_level_package_imports_a_package_that_imports_it() -> None:
+    """Package-level loops hide a layer in the wrong place: ``engram/`` was both the top (the
+    CLI, the API) and, through ``engram/shared``, the bottom, so the stages imported upward
+    into the package that imported them."""
+    import grimp
+
+    graph = grimp.build_graph(*PACKAGES)
+    edges = {
+        (importer, imported)
+        for importer in PACKAGES
+        for imported in PACKAGES
+        if importer != imported
+        and graph.direct_import_exists(importer=importer, imported=imported, as_packages=True)
+    }
+    assert not {(a, b) for a, b in edges if (b, a) in edges}
+    assert ("formation", "resolution") not in edges, "resolution builds on formation"

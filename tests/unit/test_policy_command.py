@@ -13,8 +13,8 @@ from pydantic import SecretStr
 from typer.testing import CliRunner
 
 from engram.cli import app
-from engram.shared.policy_source import formation_source_digest
-from engram.shared.settings import DatabaseSettings, FormationSettings, ModelSettings, Settings
+from infra.settings import DatabaseSettings, FormationSettings, ModelSettings, Settings
+from policies.source import formation_source_digest
 from streams.prompt import packaged_prompt_bytes
 
 API_KEY = "sk-live-hunter2-secret"

@@ -8,14 +8,14 @@ import dataclasses
 import pytest
 import yaml
 
-from engram.shared.policy_file import (
+from formation.policy import DEFAULT_CONTEXT_CHARS, DEFAULT_CONTEXT_MESSAGES, FormationPolicy
+from policies.document import (
     PolicyDocument,
     PolicyFileError,
     parse_policy,
     policy_document,
     render_policy_yaml,
 )
-from formation.policy import DEFAULT_CONTEXT_CHARS, DEFAULT_CONTEXT_MESSAGES, FormationPolicy
 
 SOURCE = "s" * 64
 PROMPT = "p" * 64

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from engram.shared.policy_source import formation_source_digest
+from policies.source import formation_source_digest
 
 
 @pytest.fixture

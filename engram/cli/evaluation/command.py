@@ -30,11 +30,11 @@ from engram.cli.evaluation.sample import (
 )
 from engram.cli.evaluation.scoring import ArmReport, EvaluationReport, evaluate_arm
 from engram.cli.evaluation.sheets import render_beliefs, render_messages
-from engram.shared.policy_file import PolicyFileError
-from engram.shared.settings import load_settings
 from formation.deterministic.arm import deterministic_arm
 from formation.policy import FormationPolicy
+from infra.settings import load_settings
 from ingest.jsonl import InvalidEpisodeLine
+from policies.document import PolicyFileError
 from streams.model_endpoint import ModelConfigurationError
 from streams.model_evidence import Evidence, write_evidence
 from streams.prompt import PromptError

@@ -23,10 +23,10 @@ from engram.cli.evaluation.scoring import (
     evaluate_arm,
     evaluate_episode_arm,
 )
-from engram.shared.settings import Settings
 from formation.deterministic.arm import deterministic_arm
 from formation.policy import FormationPolicy
 from formation.proposals import Proposal
+from infra.settings import Settings
 from schemas.episodes import Message, TurnAppended
 from streams.model_context import ContextMessage, context_text, context_window
 from streams.model_evidence import ArmScore, Evidence, evidence_for

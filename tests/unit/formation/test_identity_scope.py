@@ -15,10 +15,10 @@ from datetime import UTC, datetime
 
 import pytest
 
-from formation.beliefs import BeliefState
 from formation.corrections import candidate_hash, content_hash, form_correction
-from formation.ordering import redact
-from formation.resolution import resolve_chunk
+from resolution.beliefs import BeliefState
+from resolution.chunk import resolve_chunk
+from resolution.ordering import redact
 from schemas.claims import ClaimsBatchFormed, RefusalReason, SourcePosition
 from schemas.common import Role
 from schemas.corrections import BeliefCorrected, ContentKey, CorrectionKind

@@ -7,8 +7,8 @@ from __future__ import annotations
 import uuid
 from datetime import UTC, datetime
 
-from formation.resolution import BatchOutcome, memory_events
 from formation.trusted import unvalidated
+from resolution.chunk import BatchOutcome, memory_events
 from schemas.memory_events import MemoryChanged
 from tests.support.episodes import turn
 from tests.support.projecting import batch_of, claim

@@ -12,8 +12,7 @@ from typing import Any, cast
 import asyncpg
 from aiokafka.errors import NotLeaderForPartitionError
 
-from engram.shared.backlog import BacklogEntry
-from engram.shared.metrics import PUBLISH_RETRIES
+from infra.metrics import PUBLISH_RETRIES
 from schemas.claims import SourcePosition
 from streams.formation_stage import FormationStage
 from streams.pipeline import FormationPipeline, Formed, Record, Work
@@ -22,6 +21,7 @@ from streams.retrying import RetryPolicy
 from streams.wiring import default_policy
 from tests.support.conditions import wait_until
 from tests.support.episodes import EPOCH, turn
+from watermarks.backlog import BacklogEntry
 
 
 class Producer:

@@ -18,7 +18,7 @@ from aiokafka.errors import (
 )
 from faust.exceptions import ProducerSendError
 
-from engram.shared.metrics import PUBLISH_RETRIES
+from infra.metrics import PUBLISH_RETRIES
 from streams.publishing import Backoff, RecordRejected, rejects_record, send_until_queued
 
 BACKOFF = Backoff(first_s=0.5, max_s=4.0)

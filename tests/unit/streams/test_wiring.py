@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from engram.shared.settings import FormationSettings, ModelSettings, Settings
+from infra.settings import FormationSettings, ModelSettings, Settings
 from streams.prompt import packaged_prompt_bytes
 from streams.wiring import PolicyMismatch, build_stage, default_policy, effective_policy
 

@@ -10,11 +10,11 @@ import copy
 import uuid
 from datetime import timedelta
 
-from formation.beliefs import BeliefRow, BeliefState, Changes
 from formation.core import name_uuid
 from formation.corrections import form_correction
 from formation.policy import FormationPolicy
-from formation.resolution import BatchOutcome, real, resolve_chunk
+from resolution.beliefs import BeliefRow, BeliefState, Changes
+from resolution.chunk import BatchOutcome, real, resolve_chunk
 from schemas.claims import ClaimsBatchFormed, SourcePosition
 from schemas.common import Role, Trust
 from schemas.corrections import (

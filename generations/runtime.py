@@ -15,8 +15,8 @@ import asyncpg
 from aiokafka import AIOKafkaConsumer, TopicPartition
 from aiokafka.admin import AIOKafkaAdminClient
 
-from engram.shared.generations import Generation
-from engram.shared.settings import KafkaSettings, Settings, StateSettings
+from generations.registry import Generation
+from infra.settings import KafkaSettings, Settings, StateSettings
 
 
 def generation_kafka(kafka: KafkaSettings, generation: Generation) -> KafkaSettings:

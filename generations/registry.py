@@ -3,7 +3,7 @@
 A generation is a formation policy version plus its own projection — a PostgreSQL schema that
 holds every per-generation table — plus its own consumer groups and claims topic. The registry
 (table ``generation`` in ``public``) has exactly one live row; readers resolve it per
-transaction (:mod:`engram.shared.reading`), so promoting is one UPDATE of two rows.
+transaction (:mod:`generations.reading`), so promoting is one UPDATE of two rows.
 
 The tables in ``public`` are the first generation, ``public``; it keeps the base Kafka names.
 """

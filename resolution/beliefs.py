@@ -18,32 +18,11 @@ import uuid
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
-from functools import lru_cache
 
-from formation.proposals import normalise_term
-from schemas.claims import ClaimEnd, EndKind
 from schemas.memory_events import MemoryChanged
 
 ConflictKey = tuple[str, str, str, str, str]
 """(tenant, principal, subject key, relation, facet): beliefs that can contradict each other."""
-
-
-def end_key(end: ClaimEnd) -> str:
-    """The identity of a claim end within a principal: normalised name, never meaning."""
-    return _end_key(end.kind, end.text)
-
-
-@lru_cache(maxsize=8192)
-def _end_key(kind: EndKind, text: str) -> str:
-    """Cached on plain values: ends recur across a chunk's candidates, and comparing the
-    frozen models themselves costs more than the normalisation."""
-    match kind:
-        case EndKind.SPEAKER:
-            return "speaker"
-        case EndKind.PROJECT:
-            return f"project:{text}"
-        case _:
-            return f"{kind.value}:{normalise_term(text)}"
 
 
 @dataclass(slots=True)

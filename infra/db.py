@@ -17,8 +17,8 @@ from typing import TypeVar
 import asyncpg
 import structlog
 
-from engram.shared.metrics import DATABASE_UNAVAILABLE
-from engram.shared.settings import DatabaseSettings
+from infra.metrics import DATABASE_UNAVAILABLE
+from infra.settings import DatabaseSettings
 
 log = structlog.get_logger(__name__)
 

@@ -26,7 +26,7 @@ from typing import Any
 
 import orjson
 
-from formation.beliefs import MUTABLE_BELIEF_COLUMNS, BeliefRow
+from resolution.beliefs import MUTABLE_BELIEF_COLUMNS, BeliefRow
 
 
 @dataclass(slots=True)

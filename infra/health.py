@@ -22,7 +22,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from engram.shared.metrics import REGISTRY
+from infra.metrics import REGISTRY
 
 log = structlog.get_logger(__name__)
 

@@ -2,7 +2,7 @@
 
 The projector resolves every principal's batches in canonical order (event time, project,
 episode, batch) and re-resolves a principal from the batches it keeps when one arrives that
-belongs before one already applied (:mod:`formation.ordering`). Here the projector's chunk
+belongs before one already applied (:mod:`resolution.ordering`). Here the projector's chunk
 loop is played in memory with the very planning functions the store calls, over every
 interleaving hypothesis finds of per-project claim sequences and every way of cutting the
 arrivals into chunks: the projected rows always equal one pass over the batches in canonical
@@ -19,9 +19,11 @@ from dataclasses import dataclass, field
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from formation.beliefs import BeliefState, Changes
 from formation.corrections import candidate_content, candidate_hash, form_correction
-from formation.ordering import (
+from formation.policy import FormationPolicy
+from resolution.beliefs import BeliefState, Changes
+from resolution.chunk import resolve_chunk
+from resolution.ordering import (
     PrincipalKey,
     canonical,
     chunk_order,
@@ -32,9 +34,7 @@ from formation.ordering import (
     redact,
     rewind_points,
 )
-from formation.policy import FormationPolicy
-from formation.resolution import resolve_chunk
-from formation.undo import BatchUndo, undo_suffix
+from resolution.undo import BatchUndo, undo_suffix
 from schemas.claims import ClaimsBatchFormed, SourcePosition, decode_claims_batch
 from schemas.corrections import BeliefCorrected, BeliefDeleted, CorrectionKind
 from tests.support.episodes import turn

@@ -87,7 +87,7 @@ def rewind_points(
 ) -> dict[PrincipalKey, bytes | None]:
     """Where each principal in ``rewind`` is resolved again from: the order key of its earliest
     new batch (only the applied batches after it are undone and resolved again, see
-    :mod:`formation.undo`), or ``None`` to resolve it again from nothing — when a new batch
+    :mod:`resolution.undo`), or ``None`` to resolve it again from nothing — when a new batch
     deletes content, whose words go from every kept batch, before it as well as after."""
     points: dict[PrincipalKey, bytes | None] = {}
     for batch in batches:

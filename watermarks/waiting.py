@@ -9,8 +9,8 @@ from collections.abc import Awaitable, Callable, Collection
 
 import asyncpg
 
-from engram.shared.backlog import watermark
-from engram.shared.reading import reading
+from generations.reading import reading
+from watermarks.backlog import watermark
 
 
 class FormationTimeout(TimeoutError):

@@ -14,7 +14,7 @@ from contextlib import asynccontextmanager
 
 import asyncpg
 
-from engram.shared.generations import GenerationError
+from generations.registry import GenerationError
 
 _CHOSEN = """
 FROM generation

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from dataclasses import fields
 
-from formation.beliefs import MUTABLE_BELIEF_COLUMNS, BeliefState
-from formation.resolution import resolve_chunk
-from formation.undo import BatchUndo, BeliefImage, undo_suffix
+from resolution.beliefs import MUTABLE_BELIEF_COLUMNS, BeliefState
+from resolution.chunk import resolve_chunk
+from resolution.undo import BatchUndo, BeliefImage, undo_suffix
 from schemas.claims import ClaimsBatchFormed
 from tests.support.episodes import turn
 from tests.support.projecting import batch_of, claim

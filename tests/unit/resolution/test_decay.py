@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from formation.decay import Decay
 from formation.policy import FormationPolicy
+from resolution.decay import Decay
 
 POLICY = FormationPolicy()
 DECAY = Decay.of(POLICY)

@@ -11,7 +11,7 @@ import uuid
 import pytest
 
 from formation.core import name_uuid
-from formation.naming import Names, uuid5
+from resolution.naming import Names, uuid5
 
 PARTS: list[tuple[object, ...]] = [
     ("evidence", uuid.UUID(int=7), "9ca73c59-7bcc-592a-bb9e-676048d9774e", 0),

@@ -16,8 +16,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 
-from formation.beliefs import BeliefRow, BeliefState
 from formation.corrections import ContentParts
+from resolution.beliefs import BeliefRow, BeliefState
 from schemas.claims import Authority, Candidate, RefusalReason
 from schemas.common import Polarity
 

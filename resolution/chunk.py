@@ -20,7 +20,11 @@ from dataclasses import dataclass, field
 
 import orjson
 
-from formation.beliefs import (
+from formation.core import candidate_refusal_id, name_uuid
+from formation.corrections import ContentParts, candidate_parts, parts_hash
+from formation.proposals import normalise_term
+from formation.trusted import unvalidated
+from resolution.beliefs import (
     BeliefRow,
     BeliefState,
     Changes,
@@ -34,11 +38,8 @@ from formation.beliefs import (
     TombstoneRow,
     principal_hash,
 )
-from formation.core import candidate_refusal_id, name_uuid
-from formation.corrections import ContentParts, candidate_parts, parts_hash
-from formation.naming import Names
-from formation.proposals import normalise_term
-from formation.resolve import (
+from resolution.naming import Names
+from resolution.resolve import (
     ConflictWithHistory,
     Create,
     Decision,
@@ -47,8 +48,7 @@ from formation.resolve import (
     Replayed,
     resolve,
 )
-from formation.trusted import unvalidated
-from formation.undo import AliasImage, BatchUndo, BeliefImage
+from resolution.undo import AliasImage, BatchUndo, BeliefImage
 from schemas.claims import (
     Candidate,
     ClaimEnd,
@@ -89,7 +89,7 @@ class BatchOutcome:
     corrected: list[uuid.UUID] = field(default_factory=list)
     deleted: list[uuid.UUID] = field(default_factory=list)
     undo: BatchUndo = field(default_factory=BatchUndo)
-    """What undoing the batch takes (:mod:`formation.undo`), kept with it for a rewind."""
+    """What undoing the batch takes (:mod:`resolution.undo`), kept with it for a rewind."""
 
 
 def real(value: float) -> float:
