@@ -3,10 +3,12 @@
 The version is a digest of the policy's content (never of credentials), stamped on every
 candidate, refusal, belief and run. The content is the settings an operator chooses
 (extractor kind, model identity, thresholds, caps, gate switches, enabled relations) and the
-digests of the code and data that decide: the formation package's source, the prompt bytes and
-the vocabulary. The core reads no files, so the source and prompt digests are computed at the
-edge and passed in; nobody bumps a version by hand, and two builds that form differently can
-never claim the same version. Two workers with the same policy decide the same way; a replay
+digests of what decides: the behaviour digest (the canonical output of the formation and
+resolution cores over a pinned corpus, committed and checked by a test: :mod:`policies.
+behaviour`), the prompt bytes and the vocabulary. The core reads no files, so those digests are
+read or computed at the edge and passed in; nobody bumps a version by hand, a change that forms
+differently cannot land without a new behaviour digest, and one that forms nothing differently
+(a comment, a faster path) keeps the version. Two workers with the same policy decide the same way; a replay
 under a different version writes a different generation.
 """
 
@@ -70,8 +72,10 @@ class FormationPolicy:
     prompt_digest: str | None = None
     model_name: str | None = None
     model_origin: str | None = None
-    source_digest: str | None = None
-    """SHA-256 of the formation package's source files; None only in tests, which read none."""
+    behaviour_digest: str | None = None
+    """The digest of what the formation and resolution cores do over a pinned corpus
+    (``policies/behaviour.sha256``, :mod:`policies.behaviour`); None only in tests and in
+    computing that digest itself."""
     vocabulary_digest: str = field(default_factory=vocabulary_digest)
     unresolvable_terms: tuple[str, ...] = tuple(sorted(UNRESOLVABLE_TERMS))
     max_committed_per_consolidation: int = 12

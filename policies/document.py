@@ -197,14 +197,14 @@ class PolicyDocument(_Section):
             relations=RelationSection(enabled=list(policy.enabled_relations)),
         )
 
-    def policy(self, *, source_digest: str | None, prompt_digest: str | None) -> FormationPolicy:
+    def policy(self, *, behaviour_digest: str | None, prompt_digest: str | None) -> FormationPolicy:
         """The policy this file states, under a build whose digests are given."""
         return FormationPolicy(
             extractor_kind=self.extractor.kind,
             prompt_digest=prompt_digest if self.uses_model else None,
             model_name=self.model.name if self.model else None,
             model_origin=self.model.origin if self.model else None,
-            source_digest=source_digest,
+            behaviour_digest=behaviour_digest,
             unresolvable_terms=tuple(self.admission.unresolvable_terms),
             pii_kinds=tuple(self.gates.pii_kinds),
             enabled_relations=tuple(self.relations.enabled),
@@ -303,7 +303,7 @@ def render_policy_yaml(policy: FormationPolicy) -> str:
         "# Engram formation policy; `engram policy show --policy FILE` reads this format.",
         f"# version: {policy.version}",
         "# The version also covers these digests of the build, which no file sets:",
-        f"#   formation source: {policy.source_digest or 'none'}",
+        f"#   behaviour: {policy.behaviour_digest or 'none'}",
         f"#   prompt: {policy.prompt_digest or 'none (no model)'}",
         f"#   vocabulary: {policy.vocabulary_digest}",
     )
@@ -324,7 +324,7 @@ def policy_summary(policy: FormationPolicy) -> dict[str, Any]:
         "version": policy.version,
         "policy": policy_document(policy),
         "digests": {
-            "formation_source": policy.source_digest,
+            "behaviour": policy.behaviour_digest,
             "prompt": policy.prompt_digest,
             "vocabulary": policy.vocabulary_digest,
         },

@@ -29,4 +29,4 @@ def _decay(policy_yaml: str | None) -> Decay:
     if policy_yaml is None:
         return Decay.of(FormationPolicy())
     document = parse_policy(policy_yaml.encode(), source="the generation registry")
-    return Decay.of(document.policy(source_digest=None, prompt_digest=None))
+    return Decay.of(document.policy(behaviour_digest=None, prompt_digest=None))

@@ -81,7 +81,7 @@ class BoundPolicy(_Strict):
     model_origin: str
     prompt_digest: str
     vocabulary_digest: str
-    source_digest: str | None
+    behaviour_digest: str | None
 
 
 class Evidence(_Strict):
@@ -111,7 +111,7 @@ def bound_policy(policy: FormationPolicy) -> BoundPolicy:
         model_origin=policy.model_origin,
         prompt_digest=policy.prompt_digest,
         vocabulary_digest=policy.vocabulary_digest,
-        source_digest=policy.source_digest,
+        behaviour_digest=policy.behaviour_digest,
     )
 
 
@@ -221,7 +221,7 @@ def _differences(recorded: BoundPolicy, expected: BoundPolicy) -> str:
         "model_origin": "model origin",
         "prompt_digest": "prompt",
         "vocabulary_digest": "vocabulary",
-        "source_digest": "formation source",
+        "behaviour_digest": "behaviour",
     }
     changed = [
         f"{label} {getattr(recorded, field)} != {getattr(expected, field)}"

@@ -18,8 +18,8 @@ import structlog
 from formation.policy import ExtractorKind, FormationPolicy
 from formation.vocabulary import RELATIONS
 from infra.settings import Settings
+from policies.behaviour import committed_behaviour_digest
 from policies.document import PolicyDocument, load_policy_file
-from policies.source import formation_source_digest
 from streams.formation_stage import FormationStage
 from streams.model_endpoint import ModelConfigurationError, endpoint_origin
 from streams.model_evidence import (
@@ -54,13 +54,13 @@ def build_policy(
         prompt_digest=prompt_digest,
         model_name=name,
         model_origin=origin,
-        source_digest=formation_source_digest(),
+        behaviour_digest=committed_behaviour_digest(),
     )
 
 
 def default_policy() -> FormationPolicy:
-    """The deterministic policy with every default, under this build's formation source."""
-    return PolicyDocument().policy(source_digest=formation_source_digest(), prompt_digest=None)
+    """The deterministic policy with every default, under this build's behaviour digest."""
+    return PolicyDocument().policy(behaviour_digest=committed_behaviour_digest(), prompt_digest=None)
 
 
 def settings_document(settings: Settings) -> PolicyDocument:
@@ -92,7 +92,7 @@ def effective_policy(settings: Settings, policy_file: Path | None = None) -> For
     document = load_policy_file(path) if path else settings_document(settings)
     prompt = load_extraction_prompt(settings.formation.prompt_path) if document.uses_model else None
     return document.policy(
-        source_digest=formation_source_digest(),
+        behaviour_digest=committed_behaviour_digest(),
         prompt_digest=prompt.digest if prompt else None,
     )
 
@@ -112,7 +112,7 @@ def model_policy(settings: Settings) -> FormationPolicy:
             Settings(model=settings.model, formation=forced, database=settings.database)
         )
     prompt = load_extraction_prompt(settings.formation.prompt_path)
-    policy = document.policy(source_digest=formation_source_digest(), prompt_digest=prompt.digest)
+    policy = document.policy(behaviour_digest=committed_behaviour_digest(), prompt_digest=prompt.digest)
     return replace(policy, extractor_kind="model")
 
 

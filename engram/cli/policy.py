@@ -15,8 +15,16 @@ from typing import Annotated
 import orjson
 import typer
 
+from engram.cli.output import console, err
 from formation.policy import FormationPolicy
 from infra.settings import load_settings
+from policies.behaviour import (
+    behaviour_digest,
+    behaviour_file,
+    committed_behaviour_digest,
+    pinned_corpus,
+    render_behaviour_file,
+)
 from policies.document import PolicyFileError, policy_summary, render_policy_yaml
 from streams.prompt import PromptError
 from streams.wiring import effective_policy
@@ -62,3 +70,44 @@ def _load(path: Path | None) -> FormationPolicy:
     except (PolicyFileError, PromptError, ValueError) as error:
         typer.echo(f"policy refused: {error}", err=True)
         raise typer.Exit(2) from None
+
+
+@policy_app.command("behaviour")
+def behaviour(
+    write: Annotated[
+        bool,
+        typer.Option(
+            "--write", help="Write the digest to policies/behaviour.sha256 (a change of behaviour)."
+        ),
+    ] = False,
+    corpus: Annotated[
+        Path, typer.Option(help="The labelled corpus that leads the pinned corpus.")
+    ] = Path("tests/corpus"),
+) -> None:
+    """Compute the behaviour digest (the formation and resolution cores over the pinned corpus)
+    and compare it with the committed one; with --write, commit the new one.
+
+    A change that alters what forms changes the digest, and so the policy version: say in the
+    release that it needs a re-derivation (docs/rederivation.md). Run from a checkout."""
+    if not corpus.is_dir():
+        err.print(f"[red]no corpus at {corpus}[/red]: run from a checkout of Engram")
+        raise typer.Exit(2)
+    episodes = pinned_corpus(corpus)
+    computed = behaviour_digest(episodes)
+    committed = committed_behaviour_digest()
+    if write:
+        behaviour_file().write_text(render_behaviour_file(computed, episodes), encoding="utf-8")
+        console.print(f"wrote {computed} to {behaviour_file()}")
+        if computed != committed:
+            console.print(
+                f"the policy version changes ({committed[:12]} -> {computed[:12]}): a release "
+                "with this change needs a re-derivation (docs/rederivation.md)"
+            )
+        return
+    console.print(f"computed  {computed}\ncommitted {committed}")
+    if computed != committed:
+        err.print(
+            "[red]the cores' behaviour changed[/red]: run `engram policy behaviour --write` and "
+            "say in the release that it needs a re-derivation"
+        )
+        raise typer.Exit(1)

@@ -26,8 +26,8 @@ from generations.reading import reading, serving_policy
 from infra.settings import KafkaSettings
 from ingest.producer import Appended, EpisodeProducer
 from ingest.topics import ensure_topics
+from policies.behaviour import committed_behaviour_digest
 from policies.document import PolicyDocument, load_policy_file, parse_policy
-from policies.source import formation_source_digest
 from projections.queries import BeliefContent, belief_content
 from schemas.claims import SourcePosition
 from schemas.corrections import (
@@ -110,7 +110,7 @@ class Corrections:
             document = load_policy_file(self._policy_file)
         else:
             document = PolicyDocument()
-        return document.policy(source_digest=_formation_source(), prompt_digest=None)
+        return document.policy(behaviour_digest=_behaviour(), prompt_digest=None)
 
     async def correct(
         self,
@@ -222,9 +222,9 @@ class Corrections:
 
 
 @cache
-def _formation_source() -> str:
-    """The formation source's digest, hashed once per process (it is the build's)."""
-    return formation_source_digest()
+def _behaviour() -> str:
+    """The build's behaviour digest, read once per process."""
+    return committed_behaviour_digest()
 
 
 def _origin_project(scopes: list[str]) -> str:

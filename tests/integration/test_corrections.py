@@ -19,8 +19,8 @@ from generations.registry import pin_policy
 from infra.settings import KafkaSettings
 from ingest.producer import Appended, EpisodeProducer
 from ingest.topics import ensure_topics
+from policies.behaviour import committed_behaviour_digest
 from policies.document import PolicyDocument, render_policy_yaml
-from policies.source import formation_source_digest
 from projections.digest import drop_projections, projection_digest
 from projections.queries import BeliefView, list_beliefs, list_refusals
 from schemas.corrections import CorrectionKind
@@ -333,7 +333,7 @@ async def test_a_replacement_is_checked_under_the_policy_in_force_not_the_defaul
     with pytest.raises(InvalidCorrection, match="the replacement was refused"):
         await move(Corrections(pool, kafka, policy_file=policy_file))
 
-    pinned = narrow.policy(source_digest=formation_source_digest(), prompt_digest=None)
+    pinned = narrow.policy(behaviour_digest=committed_behaviour_digest(), prompt_digest=None)
     await pin_policy(pool, pinned.version, render_policy_yaml(pinned))
     with pytest.raises(InvalidCorrection, match="the replacement was refused"):
         await move(Corrections(pool, kafka))  # the live generation's, whatever is configured

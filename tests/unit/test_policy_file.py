@@ -19,8 +19,8 @@ from policies.document import (
 
 SOURCE = "s" * 64
 PROMPT = "p" * 64
-DIGESTS = {"source_digest": SOURCE, "prompt_digest": PROMPT}
-DIGEST_FIELDS = {"source_digest", "prompt_digest", "vocabulary_digest"}
+DIGESTS = {"behaviour_digest": SOURCE, "prompt_digest": PROMPT}
+DIGEST_FIELDS = {"behaviour_digest", "prompt_digest", "vocabulary_digest"}
 
 WRITTEN = b"""\
 # thresholds first, for no reason
@@ -74,9 +74,9 @@ def test_the_shown_policy_reads_back_as_the_same_policy() -> None:
 def test_a_file_that_states_every_default_has_the_version_of_an_empty_file() -> None:
     everything = yaml.safe_dump(policy_document(FormationPolicy())).encode()
     assert version(everything) == version(b"") == version(b"{}")
-    assert parse_policy(b"", source="empty").policy(source_digest=SOURCE, prompt_digest=None) == (
-        FormationPolicy(source_digest=SOURCE)
-    )
+    assert parse_policy(b"", source="empty").policy(
+        behaviour_digest=SOURCE, prompt_digest=None
+    ) == (FormationPolicy(behaviour_digest=SOURCE))
 
 
 def test_a_deterministic_policy_carries_no_prompt_digest() -> None:
@@ -148,7 +148,7 @@ def test_a_credential_in_the_model_section_is_refused_without_being_repeated(mod
 def test_a_model_policy_file_gets_the_default_context_window_and_may_change_it() -> None:
     model = "extractor: {kind: model}\nmodel: {name: m, origin: 'http://127.0.0.1:8000'}\n"
     plain = parse_policy(model.encode(), source="p.yaml").policy(
-        source_digest=None, prompt_digest="d"
+        behaviour_digest=None, prompt_digest="d"
     )
     assert (plain.context_messages, plain.context_chars) == (
         DEFAULT_CONTEXT_MESSAGES,
@@ -156,11 +156,11 @@ def test_a_model_policy_file_gets_the_default_context_window_and_may_change_it()
     )
     narrow = parse_policy(
         (model + "context: {messages: 2, chars: 500}\n").encode(), source="p.yaml"
-    ).policy(source_digest=None, prompt_digest="d")
+    ).policy(behaviour_digest=None, prompt_digest="d")
     assert (narrow.context_messages, narrow.context_chars) == (2, 500)
     assert narrow.version != plain.version
     deterministic = parse_policy(b"", source="p.yaml").policy(
-        source_digest=None, prompt_digest=None
+        behaviour_digest=None, prompt_digest=None
     )
     assert (deterministic.context_messages, deterministic.context_chars) == (0, 0)
 
@@ -174,11 +174,11 @@ def test_the_confidence_section_sets_strengths_promotion_and_decay() -> None:
         b"  half_lives_days: {preference: 30}\n"
         b"  transient_days: {has_status: 7}\n"
     )
-    policy = parse_policy(raw, source="p.yaml").policy(source_digest=None, prompt_digest=None)
+    policy = parse_policy(raw, source="p.yaml").policy(behaviour_digest=None, prompt_digest=None)
     assert (policy.first_person_confidence, policy.activation_corroborations) == (0.5, 3)
     assert policy.half_lives_days == (("preference", 30.0),)
     assert policy.transient_days == (("has_status", 7.0),)
-    assert PolicyDocument.of(policy).policy(source_digest=None, prompt_digest=None) == policy
+    assert PolicyDocument.of(policy).policy(behaviour_digest=None, prompt_digest=None) == policy
 
 
 @pytest.mark.parametrize(

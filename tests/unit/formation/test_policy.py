@@ -10,7 +10,7 @@ from formation.policy import RELATION_NAMES, FormationPolicy
 from schemas.claims import RefusalReason
 from tests.support.forming import episode, form, proposal
 
-BASE = FormationPolicy(source_digest="a" * 64)
+BASE = FormationPolicy(behaviour_digest="a" * 64)
 
 
 def test_the_version_is_formation_and_sixteen_hex_digits() -> None:
@@ -40,7 +40,7 @@ def test_every_value_that_decides_changes_the_version(change: dict[str, object])
     assert replace(BASE, **change).version != BASE.version  # type: ignore[arg-type]
 
 
-@pytest.mark.parametrize("digest", ["source_digest", "prompt_digest", "vocabulary_digest"])
+@pytest.mark.parametrize("digest", ["behaviour_digest", "prompt_digest", "vocabulary_digest"])
 def test_every_digest_of_code_and_data_changes_the_version(digest: str) -> None:
     assert replace(BASE, **{digest: "b" * 64}).version != BASE.version  # type: ignore[arg-type]
 

@@ -27,7 +27,7 @@ POLICY = FormationPolicy(
     model_name="qwen",
     model_origin="http://127.0.0.1:8000",
     prompt_digest="p" * 64,
-    source_digest="s" * 64,
+    behaviour_digest="s" * 64,
 )
 
 
@@ -69,7 +69,7 @@ def test_a_model_and_a_both_worker_share_one_fingerprint() -> None:
         {"model_name": "llama"},
         {"model_origin": "http://127.0.0.1:9000"},
         {"vocabulary_digest": "v" * 64},
-        {"source_digest": "t" * 64},
+        {"behaviour_digest": "t" * 64},
         {"context_messages": 2},
         {"salience_threshold": 0.4},
     ],

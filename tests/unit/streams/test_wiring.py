@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from infra.settings import FormationSettings, ModelSettings, Settings
+from policies.behaviour import committed_behaviour_digest
 from streams.prompt import packaged_prompt_bytes
 from streams.wiring import PolicyMismatch, build_stage, default_policy, effective_policy
 
@@ -45,8 +46,8 @@ def test_the_prompt_does_not_decide_a_deterministic_policy(tmp_path: Path) -> No
     assert edited.version == effective_policy(settings()).version == default_policy().version
 
 
-def test_the_version_follows_the_formation_source_of_this_build() -> None:
-    assert default_policy().source_digest is not None
+def test_the_version_follows_the_committed_behaviour_digest_of_this_build() -> None:
+    assert default_policy().behaviour_digest == committed_behaviour_digest()
 
 
 def test_the_policy_file_setting_decides_the_policy_in_force(tmp_path: Path) -> None:
