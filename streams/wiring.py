@@ -60,7 +60,9 @@ def build_policy(
 
 def default_policy() -> FormationPolicy:
     """The deterministic policy with every default, under this build's behaviour digest."""
-    return PolicyDocument().policy(behaviour_digest=committed_behaviour_digest(), prompt_digest=None)
+    return PolicyDocument().policy(
+        behaviour_digest=committed_behaviour_digest(), prompt_digest=None
+    )
 
 
 def settings_document(settings: Settings) -> PolicyDocument:
@@ -112,7 +114,9 @@ def model_policy(settings: Settings) -> FormationPolicy:
             Settings(model=settings.model, formation=forced, database=settings.database)
         )
     prompt = load_extraction_prompt(settings.formation.prompt_path)
-    policy = document.policy(behaviour_digest=committed_behaviour_digest(), prompt_digest=prompt.digest)
+    policy = document.policy(
+        behaviour_digest=committed_behaviour_digest(), prompt_digest=prompt.digest
+    )
     return replace(policy, extractor_kind="model")
 
 
