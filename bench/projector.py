@@ -34,11 +34,11 @@ from bench.projector_phases import with_phases
 from bench.statement_timing import report, timed_statements
 from bench.throughput import ProjectorRun, fresh, measure_projector, measure_raw, synthetic_turns
 from infra.settings import KafkaSettings, load_settings
+from policies.in_force import default_policy
 from projections.projector import DEFAULT_LANES, DEFAULT_MAX_CHUNK
 from schemas.claims import ClaimsBatchFormed, SourcePosition
 from schemas.common import principal_key
 from streams.formation_stage import FormationStage
-from streams.wiring import default_policy
 
 
 async def form_batches(count: int, tenant: str) -> list[ClaimsBatchFormed]:

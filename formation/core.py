@@ -279,11 +279,6 @@ def explicit_ranges(episode: Episode, message: Message) -> list[tuple[int, int]]
     return remembered_ranges(message.content)
 
 
-def is_explicit(episode: Episode, message: Message) -> bool:
-    """Whether any part of ``message`` is explicit memory."""
-    return bool(explicit_ranges(episode, message))
-
-
 def _char_range(content: str, span: Span, ascii: bool) -> tuple[int, int]:
     """The span's character offsets (it counts bytes). ASCII content (``ascii``, known per
     message) has one byte a character, so its offsets are the span's own: no need to encode the

@@ -40,22 +40,17 @@ from formation.policy import FormationPolicy
 from formation.proposals import Proposal
 from formation.vocabulary import RELATIONS, Relation
 from infra.settings import Settings
-from schemas.episodes import Message
-from streams.model_context import ContextMessage, context_digest
-from streams.model_endpoint import (
+from policies.endpoint import (
     ModelConfigurationError,
     ModelEndpointNotAllowed,
     allowed_origins,
     endpoint_origin,
 )
+from policies.prompt import ExtractionPrompt, load_extraction_prompt
+from schemas.episodes import Message
+from streams.model_context import ContextMessage, context_digest
 from streams.model_reply import ModelReplyError, decode_envelope
-from streams.prompt import (
-    ExtractionPrompt,
-    load_extraction_prompt,
-    new_fence,
-    render_system_prompt,
-    render_user_message,
-)
+from streams.prompt import new_fence, render_system_prompt, render_user_message
 
 DEFAULT_PII_KINDS = FormationPolicy().pii_kinds
 

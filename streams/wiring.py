@@ -1,34 +1,30 @@
 """Building the formation stage from settings: the policy in force and its extractor arms.
 
-The policy in force is the file ``ENGRAM_FORMATION_POLICY_FILE`` names, or else the defaults
-with the extractor kind and model of the settings. Either way the build's digests go in here,
-at the edge: the formation package's source and, when a model is used, the prompt bytes.
-A policy that uses a model is built only with passing evidence for it
+The policy in force comes from :mod:`policies.in_force` (the one place that decides it). Here
+it gets its arms: a policy that uses a model is built only with passing evidence for it
 (:mod:`streams.model_evidence`), or under the explicit, loudly logged override.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import structlog
 
-from formation.policy import ExtractorKind, FormationPolicy
+from formation.policy import FormationPolicy
 from formation.vocabulary import RELATIONS
 from infra.settings import Settings
-from policies.behaviour import committed_behaviour_digest
-from policies.document import PolicyDocument, load_policy_file
+from policies.endpoint import endpoint_origin
+from policies.in_force import effective_policy
 from streams.formation_stage import FormationStage
-from streams.model_endpoint import ModelConfigurationError, endpoint_origin
 from streams.model_evidence import (
     ActivationRefused,
     activation_fingerprint,
     check_activation,
     default_evidence_path,
 )
-from streams.prompt import load_extraction_prompt
 
 if TYPE_CHECKING:  # the openai client: ~1 s and ~15 MiB at start, see model_extractor_for
     from streams.model_extractor import ModelExtractor
@@ -38,86 +34,6 @@ log = structlog.get_logger(__name__)
 
 class PolicyMismatch(ValueError):
     """The policy file names another model than the model settings reach."""
-
-
-def build_policy(
-    settings: Settings,
-    *,
-    prompt_digest: str | None = None,
-    model_identity: tuple[str, str] | None = None,
-    extractor_kind: ExtractorKind | None = None,
-) -> FormationPolicy:
-    """The policy is everything that can change what forms; credentials never enter it."""
-    name, origin = model_identity if model_identity else (None, None)
-    return FormationPolicy(
-        extractor_kind=extractor_kind or settings.formation.extractor,
-        prompt_digest=prompt_digest,
-        model_name=name,
-        model_origin=origin,
-        behaviour_digest=committed_behaviour_digest(),
-    )
-
-
-def default_policy() -> FormationPolicy:
-    """The deterministic policy with every default, under this build's behaviour digest."""
-    return PolicyDocument().policy(
-        behaviour_digest=committed_behaviour_digest(), prompt_digest=None
-    )
-
-
-def settings_document(settings: Settings) -> PolicyDocument:
-    """The policy file the settings amount to: their extractor kind and model, else defaults."""
-    kind = settings.formation.extractor
-    if kind == "deterministic":
-        return PolicyDocument()
-    if not settings.model.endpoint or not settings.model.name:
-        raise ModelConfigurationError(
-            f"extractor {kind} needs ENGRAM_MODEL_ENDPOINT and ENGRAM_MODEL_NAME"
-        )
-    model = {"name": settings.model.name, "origin": endpoint_origin(settings.model.endpoint)}
-    context = {
-        "messages": settings.model.context_messages,
-        "chars": settings.model.context_chars,
-    }
-    return PolicyDocument.model_validate(
-        {"extractor": {"kind": kind}, "model": model, "context": context}
-    )
-
-
-def effective_policy(settings: Settings, policy_file: Path | None = None) -> FormationPolicy:
-    """The policy a worker with these settings forms under, found without any connection.
-
-    ``policy_file`` overrides ``ENGRAM_FORMATION_POLICY_FILE``. The prompt is read (and
-    checked) only when the policy uses a model: a prompt decides nothing otherwise.
-    """
-    path = policy_file or settings.formation.policy_file
-    document = load_policy_file(path) if path else settings_document(settings)
-    prompt = load_extraction_prompt(settings.formation.prompt_path) if document.uses_model else None
-    return document.policy(
-        behaviour_digest=committed_behaviour_digest(),
-        prompt_digest=prompt.digest if prompt else None,
-    )
-
-
-def model_policy(settings: Settings) -> FormationPolicy:
-    """The policy a ``model`` worker with these settings would form under: the policy file's
-    (whose kind must use a model) or the settings' model, with the kind set to ``model``. What
-    ``engram eval formation --record`` binds its evidence to."""
-    path = settings.formation.policy_file
-    if path:
-        document = load_policy_file(path)
-        if not document.uses_model:
-            raise ModelConfigurationError(f"policy file {path} runs no model to evaluate")
-    else:
-        forced = settings.formation.model_copy(update={"extractor": "model"})
-        document = settings_document(
-            Settings(model=settings.model, formation=forced, database=settings.database)
-        )
-    prompt = load_extraction_prompt(settings.formation.prompt_path)
-    policy = document.policy(
-        behaviour_digest=committed_behaviour_digest(), prompt_digest=prompt.digest
-    )
-    return replace(policy, extractor_kind="model")
 
 
 def evidence_path(settings: Settings) -> Path:

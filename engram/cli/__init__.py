@@ -38,12 +38,13 @@ from ingest.jsonl import InvalidEpisodeLine, load_episodes
 from ingest.producer import EpisodeProducer
 from ingest.topics import ensure_topics
 from policies.document import render_policy_yaml
+from policies.in_force import effective_policy
 from projections.migrate import MigrationError
 from projections.migrate import migrate as run_migrations
 from projections.runner import project_in_worker, run_projector
 from schemas.export import JSON_DIR, export_json_schemas
 from streams.app import build_app, run_worker
-from streams.wiring import build_stage, effective_policy
+from streams.wiring import build_stage
 from watermarks.waiting import FormationTimeout, wait_for_watermarks
 
 OPENAPI_PATH = JSON_DIR.parent / "openapi.json"

@@ -7,10 +7,10 @@ from typing import IO
 
 import orjson
 
+from policies.in_force import default_policy
 from schemas.claims import SourcePosition
 from streams.dead_letters import DeadLetter, admit_record
 from streams.formation_stage import FormationStage
-from streams.wiring import default_policy
 
 
 def extract_lines(lines: IO[bytes], out: IO[str], errors: IO[str]) -> int:

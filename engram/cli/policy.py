@@ -26,8 +26,8 @@ from policies.behaviour import (
     render_behaviour_file,
 )
 from policies.document import PolicyFileError, policy_summary, render_policy_yaml
-from streams.prompt import PromptError
-from streams.wiring import effective_policy
+from policies.in_force import effective_policy
+from policies.prompt import PromptError
 
 policy_app = typer.Typer(
     no_args_is_help=True, help="The formation policy: what decides what forms, and its version."

@@ -35,12 +35,13 @@ from infra.metrics import REGISTRY
 from infra.settings import Settings, load_settings
 from ingest.topics import ensure_topics
 from policies.document import PolicyFileError, render_policy_yaml
+from policies.in_force import effective_policy
+from policies.prompt import PromptError
 from projections.runner import project_in_worker
 from schemas.log import LogEvent
 from streams.app import EngramStreams, build_app, run_worker
 from streams.pipeline import Serves
-from streams.prompt import PromptError
-from streams.wiring import build_stage, effective_policy
+from streams.wiring import build_stage
 
 POLL_S = 1.0
 

@@ -21,11 +21,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from formation.spans import quote_at
+from policies.in_force import default_policy
 from schemas.claims import ClaimsBatchFormed, SourcePosition
 from schemas.episodes import episode_messages
 from streams.dead_letters import DeadLetter, DeadLetterReason, admit_record
 from streams.formation_stage import FormationStage
-from streams.wiring import default_policy
 
 pytestmark = pytest.mark.fuzz
 

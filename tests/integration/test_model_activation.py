@@ -18,8 +18,8 @@ import pytest
 
 from ingest.producer import EpisodeProducer
 from ingest.topics import ensure_topics
+from policies.prompt import packaged_prompt_bytes
 from streams.model_evidence import read_evidence
-from streams.prompt import packaged_prompt_bytes
 from tests.fakes.model_scripts import echo_model
 from tests.fakes.openai_server import FakeOpenAIServer, Reply
 from tests.support.conditions import wait_until

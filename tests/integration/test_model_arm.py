@@ -18,6 +18,7 @@ from pydantic import SecretStr
 
 from formation.policy import ExtractorKind, FormationPolicy
 from infra.settings import DatabaseSettings
+from policies.prompt import load_extraction_prompt
 from schemas.claims import RefusalReason, SourcePosition
 from schemas.common import Role
 from schemas.episodes import Message, TurnAppended
@@ -25,7 +26,6 @@ from streams.formation_stage import FormationStage
 from streams.model_arm import model_arm
 from streams.model_attempts import AttemptsExhausted, RetrySchedule
 from streams.model_extractor import ModelExtractor
-from streams.prompt import load_extraction_prompt
 from streams.receipts import ReceiptStore
 from tests.fakes.model_scripts import fenced_content
 from tests.fakes.openai_server import FakeOpenAIServer, Reply, completion

@@ -21,6 +21,7 @@ from formation.policy import FormationPolicy
 from formation.proposals import Proposal
 from formation.vocabulary import RELATIONS
 from infra.settings import ModelSettings, Settings
+from policies.prompt import load_extraction_prompt
 from schemas.claims import ClaimsBatchFormed, RefusalReason
 from schemas.common import Role
 from schemas.episodes import Message, TurnAppended
@@ -31,7 +32,7 @@ from streams.model_extractor import (
     ModelExtractor,
     build_model_extractor,
 )
-from streams.prompt import load_extraction_prompt, render_system_prompt
+from streams.prompt import render_system_prompt
 from tests.fakes.openai_server import FakeOpenAIServer, Reply
 from tests.support.forming import episode
 from tests.support.forming import form as form_with

@@ -35,10 +35,11 @@ from formation.policy import FormationPolicy
 from infra.settings import load_settings
 from ingest.jsonl import InvalidEpisodeLine
 from policies.document import PolicyFileError
-from streams.model_endpoint import ModelConfigurationError
+from policies.endpoint import ModelConfigurationError
+from policies.in_force import default_policy, model_policy
+from policies.prompt import PromptError
 from streams.model_evidence import Evidence, write_evidence
-from streams.prompt import PromptError
-from streams.wiring import default_policy, evidence_path, model_policy
+from streams.wiring import evidence_path
 
 eval_app = typer.Typer(
     help="Evaluate formation: a labeled corpus, or sheets to label from real turns.",

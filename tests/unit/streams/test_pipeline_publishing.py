@@ -13,12 +13,12 @@ import asyncpg
 from aiokafka.errors import NotLeaderForPartitionError
 
 from infra.metrics import PUBLISH_RETRIES
+from policies.in_force import default_policy
 from schemas.claims import SourcePosition
 from streams.formation_stage import FormationStage
 from streams.pipeline import FormationPipeline, Formed, Record, Work
 from streams.publishing import Backoff
 from streams.retrying import RetryPolicy
-from streams.wiring import default_policy
 from tests.support.conditions import wait_until
 from tests.support.episodes import EPOCH, turn
 from watermarks.backlog import BacklogEntry

@@ -10,17 +10,10 @@ import pytest
 import yaml
 
 from formation.vocabulary import RELATIONS
+from policies.prompt import SECTIONS, ExtractionPrompt, PromptError, load_extraction_prompt
 from schemas.common import Role
 from schemas.episodes import Message
-from streams.prompt import (
-    SECTIONS,
-    ExtractionPrompt,
-    PromptError,
-    load_extraction_prompt,
-    new_fence,
-    render_system_prompt,
-    render_user_message,
-)
+from streams.prompt import new_fence, render_system_prompt, render_user_message
 
 SHIPPED = Path(__file__).resolve().parents[3] / "prompts" / "extraction.yaml"
 

@@ -9,11 +9,11 @@ from typing import Any
 from pydantic import SecretStr
 
 from formation.vocabulary import RELATIONS
+from policies.prompt import load_extraction_prompt
 from schemas.common import Role
 from schemas.episodes import Message
 from streams.model_context import ContextMessage
 from streams.model_extractor import ModelExtractor
-from streams.prompt import load_extraction_prompt
 
 ENDPOINT = "http://127.0.0.1:9/v1"
 
