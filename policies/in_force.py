@@ -11,12 +11,13 @@ generation use that one (:func:`generations.reading.serving_policy`).
 from __future__ import annotations
 
 from dataclasses import replace
+from functools import lru_cache
 from pathlib import Path
 
 from formation.policy import FormationPolicy
 from infra.settings import Settings
 from policies.behaviour import committed_behaviour_digest
-from policies.document import PolicyDocument, load_policy_file
+from policies.document import PolicyDocument, load_policy_file, parse_policy
 from policies.endpoint import ModelConfigurationError, endpoint_origin
 from policies.prompt import load_extraction_prompt
 
@@ -81,3 +82,14 @@ def model_policy(settings: Settings) -> FormationPolicy:
         behaviour_digest=committed_behaviour_digest(), prompt_digest=prompt.digest
     )
     return replace(policy, extractor_kind="model")
+
+
+@lru_cache(maxsize=16)
+def pinned_policy(policy_yaml: str | None, *, generation: str = "a generation") -> FormationPolicy:
+    """The policy a generation pinned (its ``policy_yaml`` in the registry), under this build's
+    behaviour digest; the defaults for a generation no worker has pinned yet. What its readers
+    decay by and what corrections for its principals are checked under: parsed once per text."""
+    if policy_yaml is None:
+        return default_policy()
+    document = parse_policy(policy_yaml.encode(), source=f"the policy of {generation}")
+    return document.policy(behaviour_digest=committed_behaviour_digest(), prompt_digest=None)

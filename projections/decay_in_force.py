@@ -2,7 +2,8 @@
 
 Half-lives, floor and expiries are part of the formation policy, so the generation's own
 policy (its ``policy_yaml`` in the registry) decides how its beliefs fade; a generation
-registered without one (the first live one) uses the defaults. Parsed once per distinct text.
+registered without one (the first live one) uses the defaults. Read through
+:func:`policies.in_force.pinned_policy`, as corrections read it: parsed once per distinct text.
 """
 
 from __future__ import annotations
@@ -11,8 +12,7 @@ from functools import lru_cache
 
 import asyncpg
 
-from formation.policy import FormationPolicy
-from policies.document import parse_policy
+from policies.in_force import pinned_policy
 from resolution.decay import Decay
 
 _POLICY_OF_READ_SCHEMA = (
@@ -26,7 +26,4 @@ async def decay_in_force(conn: asyncpg.Connection | asyncpg.Pool) -> Decay:
 
 @lru_cache(maxsize=16)
 def _decay(policy_yaml: str | None) -> Decay:
-    if policy_yaml is None:
-        return Decay.of(FormationPolicy())
-    document = parse_policy(policy_yaml.encode(), source="the generation registry")
-    return Decay.of(document.policy(behaviour_digest=None, prompt_digest=None))
+    return Decay.of(pinned_policy(policy_yaml))

@@ -27,7 +27,8 @@ from infra.settings import KafkaSettings
 from ingest.producer import Appended, EpisodeProducer
 from ingest.topics import ensure_topics
 from policies.behaviour import committed_behaviour_digest
-from policies.document import PolicyDocument, load_policy_file, parse_policy
+from policies.document import load_policy_file
+from policies.in_force import pinned_policy
 from projections.queries import BeliefContent, belief_content
 from schemas.claims import SourcePosition
 from schemas.corrections import (
@@ -104,13 +105,10 @@ class Corrections:
         if self._policy is not None:
             return self._policy
         generation, pinned = await serving_policy(self._pool, (tenant, principal))
-        if pinned is not None:
-            document = parse_policy(pinned.encode(), source=f"of generation {generation}")
-        elif self._policy_file is not None:
+        if pinned is None and self._policy_file is not None:
             document = load_policy_file(self._policy_file)
-        else:
-            document = PolicyDocument()
-        return document.policy(behaviour_digest=_behaviour(), prompt_digest=None)
+            return document.policy(behaviour_digest=_behaviour(), prompt_digest=None)
+        return pinned_policy(pinned, generation=f"generation {generation}")
 
     async def correct(
         self,
