@@ -24,7 +24,7 @@ from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
 from infra.settings import KafkaSettings
 from ingest.producer import EpisodeProducer
 from ingest.topics import ensure_topics
-from projections.digest import projection_digest
+from projections.digest import drop_projections, projection_digest
 from projections.projector import BeliefProjector
 from projections.queries import list_beliefs
 from resolution.beliefs import principal_hash
@@ -180,6 +180,14 @@ async def test_a_batch_postgresql_refuses_is_set_aside_and_the_rest_project_as_w
     again.stop()
     await task
     assert again.set_aside == 0 and await run_count(pool) == len(good)
+
+    # Replay: the projection dropped and the topic read again from the start sets the same
+    # batch aside and projects the rest to the same digest.
+    projected = await projection_digest(pool)
+    async with pool.acquire() as conn:
+        await drop_projections(conn)
+    replayed = await _project_until(kafka, pool, runs=len(good))
+    assert replayed.set_aside == 1 and await projection_digest(pool) == projected
 
     # The projection equals one made from the good batches alone.
     name = f"engram_{new_prefix()}"
