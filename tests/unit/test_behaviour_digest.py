@@ -7,6 +7,11 @@ written (``engram policy behaviour --write``), and so cannot land without changi
 
 from __future__ import annotations
 
+import json
+import os
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -20,6 +25,12 @@ from policies.behaviour import (
 )
 
 CORPUS = Path(__file__).resolve().parents[1] / "corpus"
+REPO = Path(__file__).resolve().parents[2]
+PACKAGES = (
+    "engram", "schemas", "ingest", "streams", "projections", "formation", "resolution", "infra",
+    "watermarks", "generations", "policies", "prompts", "migrations",
+)  # fmt: skip
+IGNORED = shutil.ignore_patterns("__pycache__")
 
 
 def test_the_committed_digest_is_what_the_cores_do_over_the_pinned_corpus() -> None:
@@ -51,3 +62,46 @@ def test_the_generated_corpus_is_a_function_of_its_size_and_seed() -> None:
     assert [e.model_dump() for e in generated_corpus(200, seed=1)] != [
         e.model_dump() for e in first
     ]
+
+
+def test_a_comment_in_either_core_keeps_the_shown_version(tmp_path: Path) -> None:
+    """The version used to hash every byte of formation/: a comment stopped every worker until
+    a re-derivation. Now a copy of the tree with a comment added to each core shows the same
+    version as this one (``engram policy show --json`` run on the copy)."""
+    for package in PACKAGES:
+        shutil.copytree(REPO / package, tmp_path / package, ignore=IGNORED)
+    for module in ("formation/core.py", "resolution/resolve.py"):
+        path = tmp_path / module
+        path.write_text(path.read_text(encoding="utf-8") + "\n# a comment changes nothing\n")
+
+    def shown(root: Path) -> str:
+        answer = subprocess.run(
+            [sys.executable, "-m", "engram", "policy", "show", "--json"],
+            cwd=root,
+            env={**os.environ, "PYTHONPATH": str(root)},
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=True,
+        )
+        version: str = json.loads(answer.stdout)["version"]
+        return version
+
+    imported = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import formation.core as c, resolution.resolve as r; print(c.__file__, r.__file__)",
+        ],
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": str(tmp_path)},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    assert all(path.startswith(str(tmp_path)) for path in imported.stdout.split()), "the copy ran"
+    assert shown(tmp_path) == shown(REPO)
+    assert (tmp_path / "formation/core.py").read_bytes() != (
+        REPO / "formation/core.py"
+    ).read_bytes()
