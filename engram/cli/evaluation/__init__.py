@@ -1,1 +1,2 @@
-"""Evaluating formation against a labeled corpus: loading cases, scoring arms, the command."""
+"""Evaluating formation: a labeled corpus (loading cases, scoring arms), labeling sheets from real
+turns, the coverage of known facts, and the commands."""

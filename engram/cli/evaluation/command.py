@@ -5,7 +5,8 @@ both, prints precision, recall and the safety counts (a rich table, or JSON with
 and exits 1 when any arm formed something fabricated, forbidden, untrusted-owner or secret, or
 failed. With ``--record`` it also writes the model arm's evaluation artifact, the evidence a
 ``model`` or ``both`` worker needs to start (:mod:`streams.model_evidence`), and exits 1 when
-that evidence does not pass.
+that evidence does not pass. ``engram eval sample`` draws labeling sheets from real turns and
+``engram eval coverage`` measures how many known facts formed a belief (:mod:`.coverage`).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from rich.console import Console
 from rich.table import Table
 
 from engram.cli.evaluation.corpus import Case, CorpusError, load_corpus
+from engram.cli.evaluation.coverage import FactsError, load_facts, measure
 from engram.cli.evaluation.evidence import evaluate_model, record
 from engram.cli.evaluation.sample import (
     draw,
@@ -29,20 +31,21 @@ from engram.cli.evaluation.sample import (
     sheet_keys,
 )
 from engram.cli.evaluation.scoring import ArmReport, EvaluationReport, evaluate_arm
-from engram.cli.evaluation.sheets import render_beliefs, render_messages
+from engram.cli.evaluation.sheets import render_beliefs, render_coverage, render_messages
 from formation.deterministic.arm import deterministic_arm
 from formation.policy import FormationPolicy
 from infra.settings import load_settings
 from ingest.jsonl import InvalidEpisodeLine
 from policies.document import PolicyFileError
 from policies.endpoint import ModelConfigurationError
-from policies.in_force import default_policy, model_policy
+from policies.in_force import default_policy, effective_policy, model_policy
 from policies.prompt import PromptError
 from streams.model_evidence import Evidence, write_evidence
 from streams.wiring import evidence_path
 
 eval_app = typer.Typer(
-    help="Evaluate formation: a labeled corpus, or sheets to label from real turns.",
+    help="Evaluate formation: a labeled corpus, sheets to label from real turns, or the "
+    "coverage of known facts.",
     no_args_is_help=True,
 )
 
@@ -269,3 +272,47 @@ def _earlier_files(paths: list[Path], messages: int | None) -> frozenset[tuple[s
             typer.echo(f"error: --exclude {path}: {exc}", err=True)
             raise typer.Exit(2) from exc
     return frozenset(keys)
+
+
+@eval_app.command("coverage")
+def coverage(
+    turns: Path = typer.Option(..., "--turns", help="A JSONL file of turns (episodes)."),
+    facts: Path = typer.Option(
+        ..., "--facts", help="A JSONL file of facts: principal, fact, evidence_event_ids."
+    ),
+    as_json: bool = typer.Option(False, "--json", help="Print the report as JSON."),
+    show_missed: int = typer.Option(
+        0,
+        "--show-missed",
+        min=0,
+        help="Also list N uncovered facts (drawn for --seed) with what formation did with "
+        "their evidence messages.",
+    ),
+    seed: int = typer.Option(0, "--seed", help="The draw of --show-missed."),
+    policy_file: Path | None = typer.Option(
+        None, "--policy", help="A policy file (default: the policy in force)."
+    ),
+) -> None:
+    """Fact coverage, a proxy for recall: the share of facts one of whose evidence messages
+    is cited by a belief of the principal, with the deterministic arm and the resolution core
+    in process. A belief from the right message can still be the wrong fact: read what forms."""
+    policy = _policy_in_force(policy_file)
+    try:
+        known = load_facts(facts)
+        report = measure(turns, known, policy, show_missed=show_missed, seed=seed)
+    except (OSError, InvalidEpisodeLine, FactsError) as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from exc
+    if as_json:
+        typer.echo(json.dumps(report.to_dict(), indent=2, sort_keys=True))
+    else:
+        render_coverage(report, Console())
+
+
+def _policy_in_force(path: Path | None) -> FormationPolicy:
+    """The policy in force (or the file's), or exit 2 saying what is wrong with it."""
+    try:
+        return effective_policy(load_settings(), path)
+    except (PolicyFileError, PromptError, ValueError) as exc:
+        typer.echo(f"error: policy refused: {exc}", err=True)
+        raise typer.Exit(2) from exc
