@@ -24,6 +24,7 @@ from ingest.topics import ensure_topics
 from projections.digest import drop_projections, projection_digest
 from schemas.episodes import TurnAppended
 from tests.support.episodes import turn
+from tests.support.fault_workload import projects_over_every_partition
 from tests.support.http import first_ok, free_port
 from tests.support.isolation import Isolated, running_engram, running_worker
 from watermarks.waiting import wait_until_formed
@@ -35,14 +36,16 @@ CITIES = ["Lisbon", "Porto", "Cork", "Oslo"]
 
 
 def workload(tenant: str) -> list[TurnAppended]:
-    """Twelve principals, each speaking in three of the twelve projects (spread over the six
-    partitions): each moves city (single-valued, so the order across projects matters), names
-    tools and people. Turns of one principal in different projects share event times."""
+    """Twelve principals, each speaking in three of the twelve projects (two on each of the six
+    partitions, so a principal's three sit on three partitions): each moves city
+    (single-valued, so the order across projects matters), names tools and people. Turns of one
+    principal in different projects share event times."""
+    projects = projects_over_every_partition(tenant, 12, PARTITIONS)
     return [
         turn(
             tenant,
             f"u{p}",
-            f"proj{(p + shift) % 12}",
+            projects[(p + shift) % 12],
             f"I live in {CITIES[(p + i + shift) % len(CITIES)]} and I use Tool{i}. "
             f"My sister Marta{p} lives in {CITIES[i % len(CITIES)]}.",
             seq=i,
@@ -91,11 +94,11 @@ async def test_two_workers_and_two_projectors_project_what_one_worker_does(
             assert ready.json()["ready"] is True
         async with EpisodeProducer(kafka) as producer:
             appended = await producer.publish_many(turns)
-        assert len({a.partition for a in appended}) >= 4, "the projects spread over partitions"
+        assert len({a.partition for a in appended}) == PARTITIONS, "the projects spread over all"
         spans: dict[str, set[int]] = {t.principal: set() for t in turns}
         for t, a in zip(turns, appended, strict=True):
             spans[t.principal].add(a.partition)
-        assert sum(len(s) > 1 for s in spans.values()) >= 6, "principals span partitions"
+        assert all(len(s) == 3 for s in spans.values()), "each principal spans three partitions"
         await wait_until_formed(pool, ids, timeout_s=120)
     scaled = await projection_digest(pool, tenant=six.tenant)
 

@@ -51,6 +51,24 @@ def projects_on_one_partition(tenant: str, principal: str, partitions: int) -> t
     raise AssertionError("no second project on the same partition in 1000 tries")
 
 
+def projects_over_every_partition(tenant: str, count: int, partitions: int) -> list[str]:
+    """``count`` project names of ``tenant`` dealt round-robin over all ``partitions``, so a test
+    that needs its projects spread does not depend on how a random tenant prefix hashes."""
+    buckets: dict[int, list[str]] = {p: [] for p in range(partitions)}
+    per_partition = -(-count // partitions)
+    for n in range(100 * count * partitions):
+        name = f"proj{n}"
+        bucket = buckets[partition_of(episode_key(tenant, name), partitions)]
+        if len(bucket) < per_partition:
+            bucket.append(name)
+        if sum(map(len, buckets.values())) == per_partition * partitions:
+            break
+    else:
+        raise AssertionError(f"no {count} projects over {partitions} partitions")
+    dealt = [buckets[p][rank] for rank in range(per_partition) for p in range(partitions)]
+    return dealt[:count]
+
+
 def projects_on_two_partitions(tenant: str, principal: str, partitions: int) -> tuple[str, str]:
     """Two project names of ``principal`` whose episodes land on different partitions."""
     first = f"{principal}-home"
