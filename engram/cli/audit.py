@@ -18,6 +18,7 @@ from engram.cli.beliefs import (
     Principal,
     Tenant,
 )
+from engram.cli.identifiers import identifier
 from engram.cli.output import Columns, console, err, field, print_page, print_rows, query_one
 from projections.diagnosis import diagnose_session
 from projections.runs import RunFilter, page_runs, run_detail
@@ -49,7 +50,9 @@ BRIEF_COLUMNS: Columns = {c: field(c) for c in ("statement", "status", "confiden
 def runs_list(
     principal: Principal,
     tenant: Tenant = "default",
-    project: Annotated[str | None, typer.Option(help="Only this project.")] = None,
+    project: Annotated[
+        str | None, typer.Option(callback=identifier, help="Only this project.")
+    ] = None,
     session: Annotated[str | None, typer.Option(help="Only this session.")] = None,
     trigger: Annotated[str | None, typer.Option(help="turn, explicit or correction.")] = None,
     since: Annotated[datetime | None, typer.Option(help="Only from this time on.")] = None,

@@ -12,6 +12,7 @@ from typing import Annotated, Any
 
 import typer
 
+from engram.cli.identifiers import identifier
 from engram.cli.output import (
     BELIEF_COLUMNS,
     console,
@@ -41,8 +42,8 @@ from watermarks.waiting import FormationTimeout
 beliefs_app = typer.Typer(no_args_is_help=True, help="Read, correct and delete what has formed.")
 refusals_app = typer.Typer(no_args_is_help=True, help="Read what was refused, with its words.")
 
-Tenant = Annotated[str, typer.Option(help="Tenant of the principal.")]
-Principal = Annotated[str, typer.Option(help="Whose beliefs.")]
+Tenant = Annotated[str, typer.Option(callback=identifier, help="Tenant of the principal.")]
+Principal = Annotated[str, typer.Option(callback=identifier, help="Whose beliefs.")]
 Json = Annotated[bool, typer.Option("--json", help="JSON lines.")]
 Wait = Annotated[bool, typer.Option(help="Wait until the change is applied.")]
 Timeout = Annotated[float, typer.Option(help="Seconds to wait with --wait.")]
@@ -63,7 +64,9 @@ def beliefs_list(
     tenant: Tenant = "default",
     all_: Annotated[bool, typer.Option("--all", help="Include superseded and retired.")] = False,
     as_of: Annotated[datetime | None, typer.Option(help="What was believed at this time.")] = None,
-    project: Annotated[str | None, typer.Option(help="Only what applies in this project.")] = None,
+    project: Annotated[
+        str | None, typer.Option(callback=identifier, help="Only what applies in this project.")
+    ] = None,
     status: Annotated[str | None, typer.Option(help="Only this status.")] = None,
     belief_type: Annotated[str | None, typer.Option("--type", help="Only this type.")] = None,
     relation: Annotated[str | None, typer.Option(help="Only this relation.")] = None,
@@ -154,7 +157,10 @@ def beliefs_reject(
         str | None, typer.Option(help="The new value, for --kind changed.")
     ] = None,
     project: Annotated[
-        str | None, typer.Option(help="Where it does not apply (default: where it was learned).")
+        str | None,
+        typer.Option(
+            callback=identifier, help="Where it does not apply (default: where it was learned)."
+        ),
     ] = None,
     tenant: Tenant = "default",
     wait: Wait = False,
@@ -235,7 +241,9 @@ def refusals_list(
     principal: Principal,
     tenant: Tenant = "default",
     reason: Annotated[RefusalReason | None, typer.Option(help="Only this reason.")] = None,
-    project: Annotated[str | None, typer.Option(help="Only this project.")] = None,
+    project: Annotated[
+        str | None, typer.Option(callback=identifier, help="Only this project.")
+    ] = None,
     relation: Annotated[str | None, typer.Option(help="Only this relation.")] = None,
     since: Annotated[datetime | None, typer.Option(help="Only from this time on.")] = None,
     limit: PageLimit = 100,
@@ -261,7 +269,9 @@ def refusals_summary(
     principal: Principal,
     tenant: Tenant = "default",
     reason: Annotated[RefusalReason | None, typer.Option(help="Only this reason.")] = None,
-    project: Annotated[str | None, typer.Option(help="Only this project.")] = None,
+    project: Annotated[
+        str | None, typer.Option(callback=identifier, help="Only this project.")
+    ] = None,
     since: Annotated[datetime | None, typer.Option(help="Only from this time on.")] = None,
     json: Json = False,
     generation: GenerationOption = None,

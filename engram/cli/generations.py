@@ -18,6 +18,7 @@ import orjson
 import typer
 from rich.table import Table
 
+from engram.cli.identifiers import identifier
 from engram.cli.output import console, err
 from generations import registry
 from generations.diff import GenerationDiff, diff_generations, load_side
@@ -91,8 +92,12 @@ def list_(json: Json = False) -> None:
 def diff(
     a: Annotated[str, typer.Argument(help="The generation compared from (e.g. the live one).")],
     b: Annotated[str, typer.Argument(help="The generation compared to.")],
-    principal: Annotated[str | None, typer.Option(help="Only this principal.")] = None,
-    tenant: Annotated[str | None, typer.Option(help="Only this tenant.")] = None,
+    principal: Annotated[
+        str | None, typer.Option(callback=identifier, help="Only this principal.")
+    ] = None,
+    tenant: Annotated[
+        str | None, typer.Option(callback=identifier, help="Only this tenant.")
+    ] = None,
     json: Json = False,
 ) -> None:
     """Beliefs added, removed and changed (status, confidence) by content; refusals by reason;

@@ -13,6 +13,7 @@ import asyncpg
 import orjson
 import typer
 
+from engram.cli.identifiers import identifier
 from engram.cli.output import console, print_rows
 from generations.reading import reading
 from generations.registry import GenerationError, live_generation
@@ -41,8 +42,8 @@ async def _live_pool() -> asyncpg.Pool:
 
 
 def freshness(
-    project: Annotated[str, typer.Option(help="The project to report.")],
-    tenant: Annotated[str, typer.Option(help="Its tenant.")] = "default",
+    project: Annotated[str, typer.Option(callback=identifier, help="The project to report.")],
+    tenant: Annotated[str, typer.Option(callback=identifier, help="Its tenant.")] = "default",
     json: Annotated[bool, typer.Option("--json", help="One JSON object.")] = False,
     generation: Annotated[
         str | None, typer.Option(help="This generation (default: the live one).")
@@ -62,7 +63,9 @@ def freshness(
 
 
 def digest(
-    tenant: Annotated[str | None, typer.Option(help="Only this tenant's rows.")] = None,
+    tenant: Annotated[
+        str | None, typer.Option(callback=identifier, help="Only this tenant's rows.")
+    ] = None,
     generation: Annotated[
         str | None, typer.Option(help="This generation's projection (default: the live one).")
     ] = None,
@@ -96,8 +99,8 @@ def digest(
 
 @formation_app.command("parked")
 def parked(
-    project: Annotated[str, typer.Option(help="The project.")],
-    tenant: Annotated[str, typer.Option(help="Its tenant.")] = "default",
+    project: Annotated[str, typer.Option(callback=identifier, help="The project.")],
+    tenant: Annotated[str, typer.Option(callback=identifier, help="Its tenant.")] = "default",
     json: Annotated[bool, typer.Option("--json", help="JSON lines.")] = False,
 ) -> None:
     """List parked episodes: metadata only (id, offset, attempts, times, failure kind)."""
@@ -115,8 +118,8 @@ def parked(
 @formation_app.command("unpark")
 def unpark(
     episode_id: Annotated[uuid.UUID, typer.Argument(help="The parked episode's id.")],
-    project: Annotated[str, typer.Option(help="The project.")],
-    tenant: Annotated[str, typer.Option(help="Its tenant.")] = "default",
+    project: Annotated[str, typer.Option(callback=identifier, help="The project.")],
+    tenant: Annotated[str, typer.Option(callback=identifier, help="Its tenant.")] = "default",
     actor: Annotated[str | None, typer.Option(help="Who, for the audit (default: you).")] = None,
 ) -> None:
     """Make a parked episode formable again; a running worker re-forms it. Audited."""

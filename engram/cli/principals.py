@@ -7,6 +7,7 @@ from typing import Annotated
 import typer
 
 from engram.cli.beliefs import Timeout, Wait, _write
+from engram.cli.identifiers import identifier
 from engram.cli.output import err
 
 principals_app = typer.Typer(no_args_is_help=True, help="Whole principals: forget a person.")
@@ -14,8 +15,8 @@ principals_app = typer.Typer(no_args_is_help=True, help="Whole principals: forge
 
 @principals_app.command("forget")
 def forget(
-    tenant: Annotated[str, typer.Option(help="The principal's tenant.")],
-    principal: Annotated[str, typer.Option(help="Who to forget.")],
+    tenant: Annotated[str, typer.Option(callback=identifier, help="The principal's tenant.")],
+    principal: Annotated[str, typer.Option(callback=identifier, help="Who to forget.")],
     confirm: Annotated[bool, typer.Option(help="Required: this cannot be undone.")] = False,
     wait: Wait = False,
     timeout: Timeout = 60.0,

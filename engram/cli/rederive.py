@@ -24,6 +24,7 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
 from engram.cli.activation import activation_or_exit
+from engram.cli.identifiers import identifier
 from engram.cli.output import console, err
 from formation.policy import FormationPolicy
 from generations import registry
@@ -50,9 +51,12 @@ def rederive(
     policy: Annotated[
         Path, typer.Option("--policy", exists=True, dir_okay=False, help="The policy file.")
     ],
-    tenant: Annotated[str | None, typer.Option(help="Only this tenant's episodes.")] = None,
+    tenant: Annotated[
+        str | None, typer.Option(callback=identifier, help="Only this tenant's episodes.")
+    ] = None,
     principal: Annotated[
-        list[str] | None, typer.Option(help="Only these principals (repeat the option).")
+        list[str] | None,
+        typer.Option(callback=identifier, help="Only these principals (repeat the option)."),
     ] = None,
     dry_run: Annotated[bool, typer.Option(help="Say what would be built; build nothing.")] = False,
     until_caught_up: Annotated[

@@ -7,6 +7,7 @@ from typing import Annotated, Any
 
 import typer
 
+from engram.cli.identifiers import identifier
 from engram.cli.output import err, print_rows, query, quotes
 from projections.search import (
     MAX_LIMIT,
@@ -27,9 +28,13 @@ HIT_COLUMNS = {
 
 def beliefs_search(
     q: Annotated[str, typer.Argument(help='What to look for: words, "a phrase", or, -word.')],
-    principal: Annotated[str, typer.Option(help="Whose beliefs.")],
-    tenant: Annotated[str, typer.Option(help="Tenant of the principal.")] = "default",
-    project: Annotated[str | None, typer.Option(help="Only what applies in this project.")] = None,
+    principal: Annotated[str, typer.Option(callback=identifier, help="Whose beliefs.")],
+    tenant: Annotated[
+        str, typer.Option(callback=identifier, help="Tenant of the principal.")
+    ] = "default",
+    project: Annotated[
+        str | None, typer.Option(callback=identifier, help="Only what applies in this project.")
+    ] = None,
     limit: Annotated[int, typer.Option(min=1, max=MAX_LIMIT, help="Hits per page.")] = 20,
     cursor: Annotated[str | None, typer.Option(help="The next page, as printed.")] = None,
     json: Annotated[bool, typer.Option("--json", help="JSON lines, one hit each.")] = False,

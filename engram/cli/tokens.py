@@ -13,6 +13,7 @@ from typing import Annotated, TypeVar
 import asyncpg
 import typer
 
+from engram.cli.identifiers import identifier
 from engram.cli.output import console, err, field, print_rows
 from engram.service.tokens import create_token, list_tokens, revoke_token
 from infra.db import connect
@@ -45,9 +46,10 @@ def _run(call: Callable[[asyncpg.Connection], Awaitable[T]]) -> T:
 
 @tokens_app.command("create")
 def create(
-    tenant: Annotated[str, typer.Option(help="The tenant the token reaches.")],
+    tenant: Annotated[str, typer.Option(callback=identifier, help="The tenant the token reaches.")],
     principal: Annotated[
-        str | None, typer.Option(help="The one principal it reads and writes for.")
+        str | None,
+        typer.Option(callback=identifier, help="The one principal it reads and writes for."),
     ] = None,
     operator: Annotated[
         bool, typer.Option("--operator", help="Every principal of the tenant instead.")
@@ -72,7 +74,9 @@ def create(
 
 @tokens_app.command("list")
 def list_(
-    tenant: Annotated[str | None, typer.Option(help="Only this tenant's tokens.")] = None,
+    tenant: Annotated[
+        str | None, typer.Option(callback=identifier, help="Only this tenant's tokens.")
+    ] = None,
     json: Annotated[bool, typer.Option("--json", help="JSON lines.")] = False,
 ) -> None:
     """Every token's id, scope, expiry and revocation — never the token."""
