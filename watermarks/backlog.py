@@ -242,19 +242,54 @@ async def list_parked(db: asyncpg.Pool, *, tenant: str, project: str) -> list[Pa
     ]
 
 
+class AmbiguousUnpark(LookupError):
+    """An episode id parked for more than one principal of a project: event ids are unique per
+    principal, not per project, so an id alone would unpark another principal's episode too.
+    The operator names the log entry (``--offset``, as ``engram formation parked`` lists it)."""
+
+    def __init__(self, episode_id: uuid.UUID, offsets: Sequence[int]) -> None:
+        self.offsets = list(offsets)
+        listed = ", ".join(str(offset) for offset in self.offsets)
+        super().__init__(
+            f"episode {episode_id} is parked for more than one principal (offsets {listed}): "
+            "pass --offset to say which"
+        )
+
+
 async def unpark(
-    db: asyncpg.Pool, *, tenant: str, project: str, episode_id: uuid.UUID, actor: str
+    db: asyncpg.Pool,
+    *,
+    tenant: str,
+    project: str,
+    episode_id: uuid.UUID,
+    actor: str,
+    offset: int | None = None,
 ) -> int:
     """Make a parked episode formable again (the watermark may move down) and audit who did it.
-    Returns how many log entries of that episode were unparked."""
+    Returns how many log entries of that episode were unparked: every entry of the id when
+    they are one principal's (a retried append), the one at ``offset`` when it is given.
+    Raises :class:`AmbiguousUnpark` when the id is parked for several principals and no
+    ``offset`` says which."""
     async with db.acquire() as conn, conn.transaction():
-        unparked = await conn.fetch(
-            "UPDATE formation_backlog SET state = 'requeued', attempts = 0, parked_at = NULL "
+        parked = await conn.fetch(
+            'SELECT "offset", principal_hash FROM formation_backlog '
             "WHERE tenant = $1 AND project = $2 AND episode_id = $3 AND state = 'parked' "
-            'RETURNING "offset"',
+            'AND ($4::bigint IS NULL OR "offset" = $4) ORDER BY "offset" FOR UPDATE',
             tenant,
             project,
             episode_id,
+            offset,
+        )
+        if len({row["principal_hash"] for row in parked}) > 1:
+            raise AmbiguousUnpark(episode_id, [row["offset"] for row in parked])
+        unparked = await conn.fetch(
+            "UPDATE formation_backlog SET state = 'requeued', attempts = 0, parked_at = NULL "
+            "WHERE tenant = $1 AND project = $2 AND episode_id = $3 AND state = 'parked' "
+            'AND "offset" = ANY($4::bigint[]) RETURNING "offset"',
+            tenant,
+            project,
+            episode_id,
+            [row["offset"] for row in parked],
         )
         if unparked:
             await conn.execute(

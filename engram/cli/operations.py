@@ -23,7 +23,7 @@ from projections.digest import projection_digest
 from projections.freshness import freshness as read
 from projections.integrity import BrokenLinksError
 from streams.dead_letter_reader import read_dead_letters
-from watermarks.backlog import list_parked
+from watermarks.backlog import AmbiguousUnpark, list_parked
 from watermarks.backlog import unpark as do_unpark
 
 formation_app = typer.Typer(no_args_is_help=True, help="Operate formation: parked episodes.")
@@ -121,6 +121,12 @@ def unpark(
     project: Annotated[str, typer.Option(callback=identifier, help="The project.")],
     tenant: Annotated[str, typer.Option(callback=identifier, help="Its tenant.")] = "default",
     actor: Annotated[str | None, typer.Option(help="Who, for the audit (default: you).")] = None,
+    offset: Annotated[
+        int | None,
+        typer.Option(
+            help="Only the log entry at this offset (when the id is several principals')."
+        ),
+    ] = None,
 ) -> None:
     """Make a parked episode formable again; a running worker re-forms it. Audited."""
 
@@ -130,14 +136,24 @@ def unpark(
         pool = await _live_pool()
         try:
             return await do_unpark(
-                pool, tenant=tenant, project=project, episode_id=episode_id, actor=who
+                pool,
+                tenant=tenant,
+                project=project,
+                episode_id=episode_id,
+                actor=who,
+                offset=offset,
             )
         finally:
             await pool.close()
 
-    count = asyncio.run(_run())
+    try:
+        count = asyncio.run(_run())
+    except AmbiguousUnpark as ambiguous:
+        console.print(f"[red]{ambiguous}[/red]")
+        raise typer.Exit(2) from None
     if count == 0:
-        console.print(f"[red]no parked episode {episode_id} in {tenant}/{project}[/red]")
+        at = "" if offset is None else f" at offset {offset}"
+        console.print(f"[red]no parked episode {episode_id}{at} in {tenant}/{project}[/red]")
         raise typer.Exit(1)
     console.print(
         f"unparked {episode_id} ({count} log entr{'y' if count == 1 else 'ies'}) as {who}"
