@@ -17,6 +17,7 @@ from typing import TypeVar
 import asyncpg
 import structlog
 
+from infra.backoff import Backoff
 from infra.metrics import DATABASE_UNAVAILABLE
 from infra.settings import DatabaseSettings
 
@@ -121,8 +122,8 @@ def report_unavailable(operation: str, error: BaseException, retry_in_s: float) 
     )
 
 
-def next_delay(delay_s: float) -> float:
-    return min(delay_s * 2, MAX_DELAY_S)
+DATABASE_BACKOFF = Backoff(FIRST_DELAY_S, MAX_DELAY_S)
+"""How every loop that waits for the database waits (:mod:`infra.backoff`)."""
 
 
 async def retry_while_unavailable(
@@ -132,11 +133,13 @@ async def retry_while_unavailable(
 
     Only for operations that are safe to repeat (idempotent writes, reads, whole transactions:
     an error inside a transaction rolled it back)."""
-    delay = first_delay_s
+    backoff = Backoff(first_delay_s, MAX_DELAY_S)
+    failures = 0
     while True:
         try:
             return await operation()
         except UNAVAILABLE as error:
+            failures += 1
+            delay = backoff.after(failures)
             report_unavailable(what, error, delay)
             await asyncio.sleep(delay)
-            delay = next_delay(delay)

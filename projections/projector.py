@@ -35,7 +35,7 @@ from aiokafka import (
 from aiokafka.errors import KafkaError, MessageSizeTooLargeError, RecordTooLargeError
 from pydantic import ValidationError
 
-from infra.db import FIRST_DELAY_S, UNAVAILABLE, next_delay, report_unavailable
+from infra.db import DATABASE_BACKOFF, FIRST_DELAY_S, UNAVAILABLE, report_unavailable
 from infra.metrics import BATCHES_PROJECTED, DEAD_LETTERS, EPISODES_PARKED
 from infra.settings import KafkaSettings, WorkerSettings
 from projections.belief_store import (
@@ -237,7 +237,7 @@ class BeliefProjector:
         topic = self._settings.memory_events_topic
         publisher = self._publisher = OutboxPublisher(lambda: self._drain(producer, topic))
         publisher.start()
-        delay = FIRST_DELAY_S
+        outages = 0  # consecutive: the wait doubles while the database stays away
         reseek = False
         try:
             while not self._stopping.is_set():
@@ -248,11 +248,13 @@ class BeliefProjector:
                     # read again from the stored offsets once the database answers.
                     self.outages += 1
                     self._unreachable = True
+                    outages += 1
+                    delay = DATABASE_BACKOFF.after(outages)
                     report_unavailable("projector.chunk", error, delay)
                     await self._pause(delay)
-                    delay, reseek = next_delay(delay), True
+                    reseek = True
                     continue
-                delay, reseek, self._unreachable = FIRST_DELAY_S, False, False
+                outages, reseek, self._unreachable = 0, False, False
                 # Kafka's own offsets are informational (lag); the stored ones are the truth,
                 # so a record skipped on stop is simply read again after the next seek.
                 if fetched and not self._stopping.is_set():
@@ -459,7 +461,7 @@ class BeliefProjector:
     async def _dead_letter(self, value: bytes, headers: list[tuple[str, bytes]]) -> None:
         """Publish a dead letter until Kafka has it (a value Kafka will not take goes without
         it: the headers name where it is in the log), pausing between tries."""
-        delay = FIRST_DELAY_S
+        failures = 0
         assert self._producer is not None, "dead letters are published while the projector runs"
         while True:
             try:
@@ -469,8 +471,8 @@ class BeliefProjector:
                     value, headers = b"", [*headers, ("engram.value_dropped", b"too large")]
                     continue
                 log.warning("projector.dead_letter_retry", error=type(error).__name__)
-                await self._pause(delay)
-                delay = next_delay(delay)
+                failures += 1
+                await self._pause(DATABASE_BACKOFF.after(failures))
                 if self._stopping.is_set():
                     # Stopping with Kafka away: leave the record unsettled (its chunk is
                     # abandoned, not failed), to be read and set aside again after a restart.

@@ -15,6 +15,7 @@ from typing import Any, cast
 import faust
 import structlog
 
+from infra.backoff import Backoff
 from infra.db import UNAVAILABLE, create_pool, report_unavailable, retry_while_unavailable
 from infra.health import serve_health
 from infra.heap import freeze_startup_heap
@@ -23,7 +24,6 @@ from infra.settings import Settings
 from streams.fetch import fetch_record
 from streams.formation_stage import FormationStage
 from streams.pipeline import FormationPipeline, Record, Send, Serves, serves_everyone
-from streams.publishing import Backoff
 from streams.retrying import RetryPolicy
 from streams.transport import EngramApp
 from watermarks import backlog

@@ -17,6 +17,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Literal
 
+from infra.backoff import Backoff
 from streams.model_extractor import ModelAnswer, ModelExtractionError
 
 AttemptStatus = Literal["answered", "failed", "fallback"]
@@ -48,7 +49,7 @@ class RetrySchedule:
     retry_after_s: float
 
     def wait_after(self, failed: int) -> float:
-        return float(self.retry_after_s * 2 ** max(failed - 1, 0))
+        return Backoff(self.retry_after_s).after(failed)
 
 
 class AttemptsExhausted(Exception):

@@ -34,6 +34,7 @@ import structlog
 from aiokafka.errors import KafkaError
 
 from infra import metrics
+from infra.backoff import Backoff
 from infra.db import retry_while_unavailable
 from resolution.beliefs import principal_hash
 from schemas.claims import ClaimsBatchFormed, RefusalReason, SourcePosition
@@ -45,7 +46,6 @@ from streams.formation_stage import FormationStage
 from streams.lanes import KeyLanes
 from streams.pending import PendingRecorder
 from streams.publishing import (
-    Backoff,
     RecordRejected,
     count_retry,
     rejects_record,

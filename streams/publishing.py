@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 from typing import Any
 
 import structlog
@@ -37,6 +36,7 @@ from aiokafka.errors import (
     RecordTooLargeError,
 )
 
+from infra.backoff import Backoff
 from infra.metrics import PUBLISH_RETRIES
 
 log = structlog.get_logger(__name__)
@@ -71,17 +71,6 @@ def kafka_cause(error: BaseException) -> BaseException:
 def rejects_record(error: BaseException) -> bool:
     """Whether Kafka refuses this record for good (so it must be dead-lettered, not retried)."""
     return isinstance(kafka_cause(error), _TOO_LARGE + _INVALID)
-
-
-@dataclass(frozen=True)
-class Backoff:
-    """Capped exponential backoff between publish attempts."""
-
-    first_s: float
-    max_s: float
-
-    def after(self, failures: int) -> float:
-        return float(min(self.first_s * 2 ** max(failures - 1, 0), self.max_s))
 
 
 def count_retry(stream: str, error: BaseException, attempt: int, wait_s: float) -> None:

@@ -15,6 +15,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
+from infra.backoff import Backoff
+
 T = TypeVar("T")
 
 
@@ -26,7 +28,7 @@ class RetryPolicy:
 
     def backoff(self, failed_attempts: int) -> float:
         """The wait after the n-th failed attempt: retry_after, doubling each time."""
-        return float(self.retry_after_s * 2 ** max(failed_attempts - 1, 0))
+        return Backoff(self.retry_after_s).after(failed_attempts)
 
 
 @dataclass(frozen=True)

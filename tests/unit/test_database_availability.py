@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncpg
 import pytest
 
-from infra.db import next_delay, retry_while_unavailable, unavailable_cause
+from infra.db import DATABASE_BACKOFF, retry_while_unavailable, unavailable_cause
 from infra.metrics import DATABASE_UNAVAILABLE
 
 
@@ -63,9 +63,7 @@ async def test_anything_else_propagates_at_once(error: Exception) -> None:
 
 
 def test_the_backoff_doubles_up_to_a_cap() -> None:
-    delays = [0.5]
-    for _ in range(8):
-        delays.append(next_delay(delays[-1]))
+    delays = [DATABASE_BACKOFF.after(failures) for failures in range(1, 10)]
     assert delays[:4] == [0.5, 1.0, 2.0, 4.0]
     assert max(delays) == 30.0
 

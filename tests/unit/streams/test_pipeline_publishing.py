@@ -12,12 +12,12 @@ from typing import Any, cast
 import asyncpg
 from aiokafka.errors import NotLeaderForPartitionError
 
+from infra.backoff import Backoff
 from infra.metrics import PUBLISH_RETRIES
 from policies.in_force import default_policy
 from schemas.claims import SourcePosition
 from streams.formation_stage import FormationStage
 from streams.pipeline import FormationPipeline, Formed, Record, Work
-from streams.publishing import Backoff
 from streams.retrying import RetryPolicy
 from tests.support.conditions import wait_until
 from tests.support.episodes import EPOCH, turn

@@ -1,0 +1,37 @@
+"""One back-off schedule: every retry loop of the server waits by :class:`infra.backoff.Backoff`,
+so its shape is tested once here and each loop's own tests check only when it gives up."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from infra.backoff import Backoff
+from infra.db import DATABASE_BACKOFF
+from streams.model_attempts import RetrySchedule
+from streams.retrying import RetryPolicy
+
+
+def test_the_first_failure_waits_first_s_and_each_further_one_doubles() -> None:
+    assert [Backoff(0.25).after(n) for n in range(1, 6)] == [0.25, 0.5, 1.0, 2.0, 4.0]
+
+
+def test_the_wait_never_passes_the_cap() -> None:
+    waits = [Backoff(0.5, 30.0).after(n) for n in range(1, 40)]
+    assert max(waits) == 30.0
+    assert waits == sorted(waits), "never shorter than the wait before it"
+
+
+def test_no_failure_yet_waits_as_the_first() -> None:
+    assert Backoff(2.0).after(0) == 2.0
+
+
+@pytest.mark.parametrize("failures", [1, 2, 3, 7])
+def test_the_loops_wait_by_the_one_schedule(failures: int) -> None:
+    formation = RetryPolicy(max_attempts=9, retry_after_s=1.5, turn_budget_s=30.0)
+    assert formation.backoff(failures) == Backoff(1.5).after(failures)
+    model = RetrySchedule(max_attempts=3, retry_after_s=0.2)
+    assert model.wait_after(failures) == Backoff(0.2).after(failures)
+    assert DATABASE_BACKOFF.after(failures) == Backoff(0.5, 30.0).after(failures)
+    assert DATABASE_BACKOFF.max_s < math.inf, "the database is waited for indefinitely: capped"
