@@ -20,12 +20,10 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 
 from engram.service.corrections import (
-    BeliefNotFound,
     Corrections,
-    InvalidCorrection,
     LogPosition,
 )
-from engram.web import audit, openapi, search, turns
+from engram.web import audit, failures, openapi, search, turns
 from engram.web.auth import Calling, NameQuery, Tenant, Who
 from engram.web.invalid import invalid_request
 from engram.web.limits import BodyLimit
@@ -39,13 +37,12 @@ from engram.web.readers import (
     Reader,
     as_json,
 )
-from generations.registry import GenerationError
 from infra.db import UNAVAILABLE, create_pool, report_unavailable
+from infra.errors import EngramFailure
 from infra.heap import freeze_startup_heap
 from infra.settings import Settings
 from ingest.intake import Intake
 from projections.belief_pages import BeliefFilter, page_beliefs
-from projections.cursor import InvalidCursor
 from projections.freshness import freshness, wait_formed_through
 from projections.queries import get_belief
 from schemas.api import (
@@ -75,14 +72,10 @@ def _appended(position: LogPosition) -> Appended:
 
 
 async def _write(call: Awaitable[LogPosition]) -> LogPosition:
-    """A write's errors as HTTP: not this principal's → 404, cannot apply → 422, Kafka not
-    reachable → 503 (nothing was appended in any of these)."""
+    """A write's errors as HTTP: Kafka not reachable → 503; its refusals (not this principal's,
+    cannot apply) are answered by :mod:`engram.web.failures`. Nothing was appended in any."""
     try:
         return await call
-    except BeliefNotFound as error:
-        raise HTTPException(404, str(error)) from None
-    except InvalidCorrection as error:
-        raise HTTPException(422, str(error)) from None
     except KafkaError as error:
         raise HTTPException(
             503,
@@ -100,14 +93,6 @@ def _corrections(request: Request) -> Corrections:
     return Corrections(
         request.app.state.pool, settings.kafka, policy_file=settings.formation.policy_file
     )
-
-
-async def _no_generation(request: Request, error: Exception) -> JSONResponse:
-    return JSONResponse({"detail": str(error)}, status_code=404)
-
-
-async def _invalid_cursor(request: Request, error: Exception) -> JSONResponse:
-    return JSONResponse({"detail": str(error)}, status_code=422)
 
 
 Pool = Annotated[asyncpg.Pool, Depends(_pool)]
@@ -131,8 +116,10 @@ async def _database_unavailable(request: Request, error: Exception) -> JSONRespo
     )
 
 
-class DevModeRefused(ValueError):
+class DevModeRefused(EngramFailure, ValueError):
     """Development mode (no tokens) was asked for on an address other people can reach."""
+
+    code = "dev_mode_refused"
 
 
 def is_loopback(host: str) -> bool:
@@ -171,8 +158,7 @@ def create_api(settings: Settings) -> FastAPI:
     api.add_middleware(BodyLimit, max_bytes=settings.api.max_body_bytes)
     for unavailable in UNAVAILABLE:
         api.add_exception_handler(unavailable, _database_unavailable)
-    api.add_exception_handler(GenerationError, _no_generation)
-    api.add_exception_handler(InvalidCursor, _invalid_cursor)
+    failures.install(api)
     api.add_exception_handler(RequestValidationError, invalid_request)
     api.include_router(turns.router, responses=turns.ERRORS)
     api.include_router(router, responses=READ_ERRORS)

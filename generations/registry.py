@@ -17,12 +17,16 @@ from datetime import datetime
 
 import asyncpg
 
+from infra.errors import EngramFailure
+
 LEGACY_VERSION = "legacy"
 PUBLIC = "public"
 
 
-class GenerationError(ValueError):
+class GenerationError(EngramFailure, ValueError):
     """A generation operation that cannot be done (unknown id, dropping the live one, ...)."""
+
+    code = "generation_refused"
 
 
 @dataclass(frozen=True)
@@ -158,6 +162,8 @@ async def record_policy(
 
 class PolicyChanged(GenerationError):
     """A worker's policy is not the one its generation forms under."""
+
+    code = "policy_changed"
 
 
 async def pin_policy(

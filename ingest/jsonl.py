@@ -7,11 +7,14 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
+from infra.errors import EngramFailure
 from ingest.producer import EpisodeTooLarge, EpisodeUnencodable, encoded
 from schemas.episodes import MemoryRemembered, TurnAppended, decode_episode
 
 
-class InvalidEpisodeLine(ValueError):
+class InvalidEpisodeLine(EngramFailure, ValueError):
+    code = "invalid_episode_line"
+
     def __init__(self, path: Path, line_number: int, problem: str):
         super().__init__(f"{path}:{line_number}: {problem}")
         self.path = path

@@ -13,6 +13,7 @@ from types import TracebackType
 import orjson
 from aiokafka import AIOKafkaProducer
 
+from infra.errors import EngramFailure
 from infra.settings import KafkaSettings
 from schemas.common import episode_key
 from schemas.log import LogEvent
@@ -32,8 +33,10 @@ class Appended:
     offset: int
 
 
-class EpisodeTooLarge(ValueError):
+class EpisodeTooLarge(EngramFailure, ValueError):
     """One episode encodes to more than ``ENGRAM_KAFKA_MAX_EVENT_BYTES``."""
+
+    code = "episode_too_large"
 
     def __init__(self, index: int, size: int, limit: int) -> None:
         super().__init__(
@@ -45,8 +48,10 @@ class EpisodeTooLarge(ValueError):
         self.limit = limit
 
 
-class EpisodeUnencodable(ValueError):
+class EpisodeUnencodable(EngramFailure, ValueError):
     """Valid by the contract's models but not as JSON on the log (an integer over 64 bits)."""
+
+    code = "episode_unencodable"
 
     def __init__(self, index: int, error: Exception) -> None:
         super().__init__(f"episode {index} of the request cannot be appended: {error}")

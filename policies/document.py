@@ -32,14 +32,17 @@ from formation.policy import (
     FormationPolicy,
 )
 from formation.vocabulary import BeliefType
+from infra.errors import EngramFailure
 
 _DEFAULT = FormationPolicy()
 _ORIGIN = re.compile(r"https?://(?:\[[0-9a-f:.]+\]|[a-z0-9.-]+):[0-9]{1,5}")
 _SHOWN_INPUT_CHARS = 80
 
 
-class PolicyFileError(ValueError):
+class PolicyFileError(EngramFailure, ValueError):
     """The policy file is unreadable or invalid; the message names the file, key and value."""
+
+    code = "invalid_policy_file"
 
 
 class _Section(BaseModel):

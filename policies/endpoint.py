@@ -9,15 +9,21 @@ from __future__ import annotations
 from collections.abc import Sequence
 from urllib.parse import urlsplit
 
+from infra.errors import EngramFailure
+
 _DEFAULT_PORTS = {"http": 80, "https": 443}
 
 
-class ModelConfigurationError(ValueError):
+class ModelConfigurationError(EngramFailure, ValueError):
     """The model settings cannot make an extractor (missing or malformed endpoint or name)."""
+
+    code = "model_configuration_invalid"
 
 
 class ModelEndpointNotAllowed(ModelConfigurationError):
     """The endpoint's origin is not allow-listed, so message text may not be sent to it."""
+
+    code = "model_endpoint_not_allowed"
 
     def __init__(self, origin: str) -> None:
         super().__init__(

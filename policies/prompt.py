@@ -17,6 +17,8 @@ from typing import Any
 
 import yaml
 
+from infra.errors import EngramFailure
+
 SECTIONS: tuple[str, ...] = (
     "task",
     "relations",
@@ -34,8 +36,10 @@ SUPPORTED_TEMPERATURE = 0.0
 SUPPORTED_RESPONSE_FORMAT = "json_object"
 
 
-class PromptError(ValueError):
+class PromptError(EngramFailure, ValueError):
     """The prompt file is missing, unreadable or malformed; the message names the file."""
+
+    code = "invalid_prompt"
 
 
 @dataclass(frozen=True, slots=True)

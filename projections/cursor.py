@@ -19,6 +19,8 @@ from typing import TypeAlias, TypeVar
 import orjson
 from pydantic import AwareDatetime, StrictFloat, TypeAdapter, ValidationError
 
+from infra.errors import EngramFailure
+
 Key: TypeAlias = tuple[AwareDatetime, uuid.UUID]
 """Every paged list here sorts by an event time, then an id."""
 
@@ -33,8 +35,10 @@ _KEY: TypeAdapter[Key] = TypeAdapter(Key)  # type: ignore[arg-type, unused-ignor
 _SCORE_KEY: TypeAdapter[ScoreKey] = TypeAdapter(ScoreKey)  # type: ignore[arg-type, unused-ignore]
 
 
-class InvalidCursor(ValueError):
+class InvalidCursor(EngramFailure, ValueError):
     """A cursor this API did not hand out for this list."""
+
+    code = "invalid_cursor"
 
 
 def encode_cursor(kind: str, at: datetime | float, key: uuid.UUID) -> str:

@@ -17,6 +17,8 @@ from dataclasses import dataclass
 
 import asyncpg
 
+from infra.errors import EngramFailure
+
 
 @dataclass(frozen=True, slots=True)
 class Link:
@@ -53,9 +55,11 @@ class BrokenLink:
         return f"{self.rows} row(s) of {self.link.table} name a missing {self.link}"
 
 
-class BrokenLinksError(RuntimeError):
+class BrokenLinksError(EngramFailure, RuntimeError):
     """The projection has rows that cite rows it does not have: a projector bug, or a restore
     that brought some tables and not others. Re-derive the projection (docs/rederivation.md)."""
+
+    code = "broken_links"
 
     def __init__(self, broken: list[BrokenLink]):
         self.broken = broken

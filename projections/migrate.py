@@ -19,6 +19,8 @@ from importlib.resources.abc import Traversable
 import asyncpg
 import structlog
 
+from infra.errors import EngramFailure
+
 log = structlog.get_logger(__name__)
 
 MIGRATIONS_DIR: Traversable = resources.files("migrations")
@@ -36,8 +38,10 @@ CREATE TABLE IF NOT EXISTS schema_migrations (
 )"""
 
 
-class MigrationError(RuntimeError):
+class MigrationError(EngramFailure, RuntimeError):
     """A migration folder or database that cannot be brought up to date safely."""
+
+    code = "migration_refused"
 
 
 @dataclass(frozen=True)

@@ -34,6 +34,7 @@ from datetime import UTC, datetime
 
 import asyncpg
 
+from infra.errors import EngramFailure
 from projections.cursor import InvalidCursor, decode_score_cursor, encode_cursor
 from projections.decay_in_force import decay_in_force
 from projections.queries import IN_PROJECT, belief_view
@@ -93,8 +94,10 @@ ORDER BY page.score DESC, b.belief_id
 """
 
 
-class UnsearchableQuery(ValueError):
+class UnsearchableQuery(EngramFailure, ValueError):
     """The query has no word left to search for once stop words and punctuation are dropped."""
+
+    code = "unsearchable_query"
 
 
 @dataclass(frozen=True)

@@ -16,6 +16,7 @@ from formation.corrections import form_correction
 from formation.merge import merge_proposals
 from formation.policy import FormationPolicy
 from formation.proposals import Proposal
+from infra.errors import EngramFailure
 from schemas.claims import ClaimsBatchFormed, SourcePosition
 from schemas.corrections import BeliefCorrected, BeliefDeleted, PrincipalForgotten
 from schemas.episodes import MemoryRemembered, Message, TurnAppended, episode_messages
@@ -28,7 +29,7 @@ ModelArm = Callable[[Episode, SourcePosition, Message], Awaitable[list[Proposal]
 the owner and session and carries the event time; the position orders the session's context."""
 
 
-class CoreFailure(Exception):
+class CoreFailure(EngramFailure):
     """The pure formation core raised on an episode: a bug met by this content, not an outage.
 
     It fails the same way on every attempt, so it is not retried with back-off like a model
@@ -36,8 +37,9 @@ class CoreFailure(Exception):
     with the kind ``core_error`` (``engram formation parked``; unpark it once the core is
     fixed), and the project's later episodes go on forming."""
 
+    code = "core_failure"
+
     kind = "core_error"
-    retriable = False
 
     def __init__(self, error: Exception) -> None:
         super().__init__(f"the formation core failed: {type(error).__name__}")

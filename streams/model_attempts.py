@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from infra.backoff import Backoff
+from infra.errors import EngramFailure
 from streams.model_extractor import ModelAnswer, ModelExtractionError
 
 AttemptStatus = Literal["answered", "failed", "fallback"]
@@ -52,8 +53,12 @@ class RetrySchedule:
         return Backoff(self.retry_after_s).after(failed)
 
 
-class AttemptsExhausted(Exception):
+class AttemptsExhausted(EngramFailure):
     """Every attempt at one message failed; ``error`` is the last one."""
+
+    code = "model_attempts_exhausted"
+    retriable = True
+    exit_code = 1
 
     def __init__(self, error: ModelExtractionError, attempts: int) -> None:
         super().__init__(f"{error} (after {attempts} attempt{'s' if attempts != 1 else ''})")

@@ -27,6 +27,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from formation.policy import FormationPolicy
+from infra.errors import EngramFailure
 
 MIN_COVERAGE = 0.8
 MIN_POSITIVE_CASES = 20
@@ -35,8 +36,10 @@ EVIDENCE_FILE = "model-evaluation.json"
 RECORD_COMMAND = "engram eval formation --arm model --record --corpus <labeled corpus>"
 
 
-class ActivationRefused(RuntimeError):
+class ActivationRefused(EngramFailure, RuntimeError):
     """The model arm may not run: no evidence, stale evidence, or evidence that fails."""
+
+    code = "activation_refused"
 
 
 class _Strict(BaseModel):

@@ -39,6 +39,7 @@ from formation.gates import redact
 from formation.policy import FormationPolicy
 from formation.proposals import Proposal
 from formation.vocabulary import RELATIONS, Relation
+from infra.errors import EngramFailure
 from infra.settings import Settings
 from policies.endpoint import (
     ModelConfigurationError,
@@ -59,12 +60,16 @@ ErrorKind = Literal["timeout", "http_status", "connection", "bad_reply", "oversi
 _PROVIDER_CODE = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
 
 
-class ModelExtractionError(Exception):
+class ModelExtractionError(EngramFailure):
     """One failed extraction call. ``kind`` says what failed; the caller decides on retries.
 
     ``prompt_sha256`` and ``reply_sha256`` are the digests of what was sent and of the body
     received, when there was one: what the attempt's audit row keeps instead of the content.
     """
+
+    code = "model_extraction_failed"
+    retriable = True
+    exit_code = 1
 
     def __init__(self, kind: ErrorKind, detail: str, *, status: int | None = None) -> None:
         super().__init__(f"model extraction failed ({kind}): {detail}")

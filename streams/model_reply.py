@@ -18,14 +18,19 @@ import json
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from formation.proposals import Proposal
+from infra.errors import EngramFailure
 
 MAX_CANDIDATE_BRACES = 32
 MAX_END_CHARS = 4096
 """The bound of a claim end (``schemas.claims.ClaimEnd``): longer ends do not decode."""
 
 
-class ModelReplyError(ValueError):
+class ModelReplyError(EngramFailure, ValueError):
     """The reply holds no claims envelope, or its envelope does not decode."""
+
+    code = "model_reply_invalid"
+    retriable = True
+    exit_code = 1
 
 
 class ReplyClaim(BaseModel):

@@ -37,6 +37,7 @@ from aiokafka.errors import (
 )
 
 from infra.backoff import Backoff
+from infra.errors import EngramFailure
 from infra.metrics import PUBLISH_RETRIES
 
 log = structlog.get_logger(__name__)
@@ -51,8 +52,10 @@ _TOO_LARGE: tuple[type[BaseException], ...] = (
 _INVALID: tuple[type[BaseException], ...] = (CorruptRecordException, InvalidTimestampError)
 
 
-class RecordRejected(Exception):
+class RecordRejected(EngramFailure):
     """Kafka will never accept this record; ``too_large`` says whether size was the reason."""
+
+    code = "record_rejected"
 
     def __init__(self, cause: BaseException):
         super().__init__(f"{type(cause).__name__}: {cause}")

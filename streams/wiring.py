@@ -15,6 +15,7 @@ import structlog
 
 from formation.policy import FormationPolicy
 from formation.vocabulary import RELATIONS
+from infra.errors import EngramFailure
 from infra.settings import Settings
 from policies.endpoint import endpoint_origin
 from policies.in_force import effective_policy
@@ -32,8 +33,10 @@ if TYPE_CHECKING:  # the openai client: ~1 s and ~15 MiB at start, see model_ext
 log = structlog.get_logger(__name__)
 
 
-class PolicyMismatch(ValueError):
+class PolicyMismatch(EngramFailure, ValueError):
     """The policy file names another model than the model settings reach."""
+
+    code = "policy_mismatch"
 
 
 def evidence_path(settings: Settings) -> Path:

@@ -17,6 +17,8 @@ from datetime import datetime
 
 import asyncpg
 
+from infra.errors import EngramFailure
+
 _WATERMARK = """
 WITH open AS (
     SELECT min("offset") AS lowest, count(*) AS pending, min(appended_at) AS oldest
@@ -242,10 +244,12 @@ async def list_parked(db: asyncpg.Pool, *, tenant: str, project: str) -> list[Pa
     ]
 
 
-class AmbiguousUnpark(LookupError):
+class AmbiguousUnpark(EngramFailure, LookupError):
     """An episode id parked for more than one principal of a project: event ids are unique per
     principal, not per project, so an id alone would unpark another principal's episode too.
     The operator names the log entry (``--offset``, as ``engram formation parked`` lists it)."""
+
+    code = "ambiguous_unpark"
 
     def __init__(self, episode_id: uuid.UUID, offsets: Sequence[int]) -> None:
         self.offsets = list(offsets)

@@ -10,11 +10,16 @@ from collections.abc import Awaitable, Callable, Collection
 import asyncpg
 
 from generations.reading import reading
+from infra.errors import EngramFailure
 from watermarks.backlog import watermark
 
 
-class FormationTimeout(TimeoutError):
-    pass
+class FormationTimeout(EngramFailure, TimeoutError):
+    """Formation did not reach the asked offsets in time: it may later, so it is retriable."""
+
+    code = "formation_timeout"
+    retriable = True
+    exit_code = 1
 
 
 async def poll_until(

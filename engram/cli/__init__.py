@@ -19,6 +19,7 @@ from engram.cli.audit import runs_app, sessions_app, user_model
 from engram.cli.beliefs import beliefs_app, refusals_app
 from engram.cli.evaluation.command import eval_app
 from engram.cli.extract import extract_lines
+from engram.cli.failures import refuse
 from engram.cli.generations import generations_app
 from engram.cli.operations import digest, dlq_app, formation_app, freshness
 from engram.cli.output import appending, console, err
@@ -32,6 +33,7 @@ from formation.policy import FormationPolicy
 from generations.registry import Generation, PolicyChanged, pin_policy
 from generations.runtime import generation_settings
 from infra.db import connect, create_pool, retry_while_unavailable
+from infra.errors import EngramFailure
 from infra.logs import configure_logging
 from infra.settings import Settings, load_settings
 from ingest.jsonl import InvalidEpisodeLine, load_episodes
@@ -84,8 +86,7 @@ def migrate() -> None:
     try:
         applied = asyncio.run(_run())
     except MigrationError as error:
-        err.print(f"[red]migration refused:[/red] {error}")
-        raise typer.Exit(2) from None
+        refuse(error, "migration refused")
     console.print(
         f"applied {len(applied)} migration(s)" + (f": {', '.join(applied)}" if applied else "")
     )
@@ -130,8 +131,7 @@ def ingest(
         try:
             await wait_for_watermarks(pool, positions, timeout_s=timeout_s)
         except FormationTimeout as error:
-            err.print(f"[red]{error}[/red]")
-            raise typer.Exit(1) from None
+            refuse(error)
         finally:
             await pool.close()
 
@@ -175,8 +175,7 @@ def _live_generation(settings: Settings, policy: FormationPolicy) -> Generation:
         # A database that is not up yet is waited for, as formation and projection do.
         return asyncio.run(retry_while_unavailable(_pin, what="worker.generation"))
     except PolicyChanged as error:
-        err.print(f"[red]not started:[/red] {error}")
-        raise typer.Exit(2) from None
+        refuse(error, "not started")
 
 
 @app.command()
@@ -215,8 +214,7 @@ def api(
     try:
         served = create_api(settings)
     except DevModeRefused as error:
-        err.print(f"[red]refused:[/red] {error}")
-        raise typer.Exit(2) from None
+        refuse(error, "refused")
     listening = _listen(bind, settings.api.port if port is None else port)
     url = _url(bind, listening.getsockname()[1])
     structlog.get_logger("engram.api").info("api.serving", url=url, dev_mode=settings.api.dev_mode)
@@ -313,3 +311,5 @@ def main() -> None:
     except UNREACHABLE as error:
         err.print(f"[red]engram:[/red] {escape(explain(error, load_settings()))}")
         raise SystemExit(1) from None
+    except EngramFailure as failure:  # one a command did not answer itself
+        refuse(failure, "engram")

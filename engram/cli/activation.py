@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import typer
-
-from engram.cli.output import err
+from engram.cli.failures import refuse
 from formation.policy import FormationPolicy
 from infra.settings import Settings
 from streams.model_evidence import ActivationRefused
@@ -21,5 +19,4 @@ def activation_or_exit(settings: Settings, policy: FormationPolicy) -> Activatio
         check_model_identity(policy, settings)
         return activate_model(policy, settings)
     except (ActivationRefused, PolicyMismatch) as error:
-        err.print(f"[red]not started:[/red] {error}")
-        raise typer.Exit(2) from None
+        refuse(error, "not started")

@@ -8,6 +8,7 @@ from typing import Annotated
 
 import typer
 
+from engram.cli.failures import refuse
 from engram.cli.output import err
 from infra.settings import load_settings
 
@@ -47,5 +48,4 @@ def mcp(
         err.print(f"MCP over streamable HTTP at http://{bind}:{bound}{HTTP_PATH}; bearer tokens")
         asyncio.run(serve_http(settings, host=bind, port=bound))
     except Refused as refused:
-        err.print(f"[red]refused:[/red] {refused}")
-        raise typer.Exit(2) from None
+        refuse(refused, "refused")

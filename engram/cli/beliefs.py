@@ -12,6 +12,7 @@ from typing import Annotated, Any
 
 import typer
 
+from engram.cli.failures import refuse
 from engram.cli.identifiers import identifier
 from engram.cli.output import (
     BELIEF_COLUMNS,
@@ -229,8 +230,7 @@ def _write(
         err.print(f"[red]not appended:[/red] {error.naming(lambda name: f'--{name}')}")
         raise typer.Exit(2) from None
     except FormationTimeout as error:
-        err.print(f"[red]{error}[/red]")
-        raise typer.Exit(1) from None
+        refuse(error)
 
 
 REFUSAL_COLUMNS = {c: field(c) for c in ("reason", "relation", "statement", "quote")}

@@ -18,6 +18,7 @@ import orjson
 import typer
 from rich.table import Table
 
+from engram.cli.failures import refuse
 from engram.cli.identifiers import identifier
 from engram.cli.output import console, err
 from generations import registry
@@ -47,8 +48,7 @@ def _with_pool(work: Callable[[asyncpg.Pool], Awaitable[T]]) -> T:
     try:
         return asyncio.run(_run())
     except GenerationError as error:
-        err.print(f"[red]refused:[/red] {error}")
-        raise typer.Exit(2) from None
+        refuse(error, "refused")
 
 
 async def _lag(pool: asyncpg.Pool, generation: Generation) -> int | None:

@@ -13,6 +13,7 @@ import asyncpg
 import orjson
 import typer
 
+from engram.cli.failures import refuse
 from engram.cli.identifiers import identifier
 from engram.cli.output import console, print_rows
 from generations.reading import reading
@@ -88,8 +89,7 @@ def digest(
     try:
         value = asyncio.run(_run())
     except (GenerationError, BrokenLinksError) as error:
-        console.print(f"[red]{error}[/red]")
-        raise typer.Exit(2) from None
+        refuse(error)
     if json:
         record = {"tenant": tenant, "generation": generation, "digest": value}
         sys.stdout.write(orjson.dumps(record).decode() + "\n")
@@ -149,8 +149,7 @@ def unpark(
     try:
         count = asyncio.run(_run())
     except AmbiguousUnpark as ambiguous:
-        console.print(f"[red]{ambiguous}[/red]")
-        raise typer.Exit(2) from None
+        refuse(ambiguous)
     if count == 0:
         at = "" if offset is None else f" at offset {offset}"
         console.print(f"[red]no parked episode {episode_id}{at} in {tenant}/{project}[/red]")

@@ -15,6 +15,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
+from engram.cli.failures import refuse
 from generations.reading import reading
 from generations.registry import GenerationError
 from infra.db import connect
@@ -47,8 +48,7 @@ def query(
     try:
         return asyncio.run(_run())
     except (GenerationError, InvalidCursor) as error:
-        err.print(f"[red]{error}[/red]")
-        raise SystemExit(2) from None
+        refuse(error)
 
 
 def print_rows(

@@ -21,9 +21,11 @@ from typing import Annotated
 
 import asyncpg
 import typer
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
 from engram.cli.activation import activation_or_exit
+from engram.cli.failures import refuse
 from engram.cli.identifiers import identifier
 from engram.cli.output import console, err
 from formation.policy import FormationPolicy
@@ -106,8 +108,10 @@ def _with_policy_file(settings: Settings, policy: Path) -> Settings:
 def _policy(settings: Settings) -> FormationPolicy:
     try:
         return effective_policy(settings)
-    except (PolicyFileError, PromptError, ValueError) as error:
-        err.print(f"[red]policy refused:[/red] {error}")
+    except (PolicyFileError, PromptError) as error:
+        refuse(error, "policy refused")
+    except ValueError as error:  # a setting the policy cannot take
+        err.print(f"[red]policy refused:[/red] {escape(str(error))}")
         raise typer.Exit(2) from None
 
 

@@ -7,6 +7,7 @@ from typing import Annotated, Any
 
 import typer
 
+from engram.cli.failures import refuse
 from engram.cli.identifiers import identifier
 from engram.cli.output import err, print_rows, query, quotes
 from projections.search import (
@@ -61,8 +62,7 @@ def beliefs_search(
     try:
         pages = query(read, generation, principal=(tenant, principal))
     except (UnsearchableQuery, InvalidCursor) as error:
-        err.print(f"[red]not searched:[/red] {error}")
-        raise typer.Exit(2) from None
+        refuse(error, "not searched")
     [page] = pages
     print_rows(page["hits"], json=json, title=f"{q!r} in {tenant}/{principal}", columns=HIT_COLUMNS)
     if page["next_cursor"]:

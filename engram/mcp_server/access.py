@@ -18,6 +18,7 @@ from mcp.server.mcpserver import Context
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from engram.service.tokens import grant_for
+from infra.errors import EngramFailure
 
 Principal = tuple[str, str]
 """(tenant, principal)."""
@@ -25,12 +26,16 @@ TokenOf = Callable[[Context], str | None]
 """Where a call's token comes from: the server's own (stdio) or the request's header (HTTP)."""
 
 
-class Refused(PermissionError):
+class Refused(EngramFailure, PermissionError):
     """No usable token; the message says what to do."""
+
+    code = "refused"
 
 
 class OperatorRefused(Refused):
     """A valid token, but an operator's: it names no one to act for."""
+
+    code = "operator_refused"
 
 
 NO_TOKEN = (

@@ -20,12 +20,11 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
 
-from engram.mcp_server.access import BearerGate, Refused, TokenOf, header_token, principal_of
+from engram.mcp_server.access import BearerGate, TokenOf, header_token, principal_of
 from engram.mcp_server.memory import AgentMemory, Appended, Principal, Recall, agent_memory
-from engram.service.corrections import BeliefNotFound, InvalidCorrection
+from infra.errors import EngramFailure
 from infra.settings import Settings
-from ingest.producer import EpisodeTooLarge, EpisodeUnencodable
-from projections.search import MAX_LIMIT, MAX_QUERY_CHARS, InvalidCursor, UnsearchableQuery
+from projections.search import MAX_LIMIT, MAX_QUERY_CHARS
 from schemas.common import IDENTIFIER_PATTERN, StoredText
 from schemas.corrections import CorrectionKind
 from schemas.episodes import MAX_MESSAGE_CHARS
@@ -42,22 +41,10 @@ T = TypeVar("T")
 ProjectName = Annotated[
     str, Field(min_length=1, max_length=200, pattern=IDENTIFIER_PATTERN, description="A project.")
 ]
-REFUSALS = (
-    Refused,
-    UnsearchableQuery,
-    InvalidCursor,
-    BeliefNotFound,
-    InvalidCorrection,
-    EpisodeTooLarge,
-    EpisodeUnencodable,
-)
 
 
 async def _checked(memory: AgentMemory, token_of: TokenOf, ctx: Context) -> Principal:
-    try:
-        return await principal_of(memory.pool, token_of(ctx))
-    except Refused as refused:
-        raise ToolError(str(refused)) from None
+    return await _refusing(principal_of(memory.pool, token_of(ctx)))
 
 
 def build_server(memory: AgentMemory, token_of: TokenOf) -> MCPServer:
@@ -140,11 +127,13 @@ def build_server(memory: AgentMemory, token_of: TokenOf) -> MCPServer:
 
 
 async def _refusing(call: Awaitable[T]) -> T:
-    """The call's answer; its refusals as tool errors that say what to do."""
+    """The call's answer; Engram's failures as tool errors that say what to do (the one place
+    the MCP tools map them: a retriable one says to retry)."""
     try:
         return await call
-    except REFUSALS as refused:
-        raise ToolError(str(refused)) from None
+    except EngramFailure as failure:
+        retry = "; retry shortly" if failure.retriable else ""
+        raise ToolError(f"{failure}{retry}") from None
     except KafkaError as error:
         raise ToolError(
             f"the episodic log is unreachable ({type(error).__name__}); nothing was appended; "

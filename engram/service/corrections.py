@@ -23,6 +23,7 @@ from pydantic import ValidationError
 from formation.corrections import form_correction
 from formation.policy import FormationPolicy
 from generations.reading import reading, serving_policy
+from infra.errors import EngramFailure
 from infra.settings import KafkaSettings
 from ingest.producer import Appended, EpisodeProducer
 from ingest.topics import ensure_topics
@@ -45,17 +46,22 @@ FORGET_PROJECT = "principals"
 """The project a ``principal.forgotten`` event is keyed by: it belongs to no project."""
 
 
-class BeliefNotFound(LookupError):
+class BeliefNotFound(EngramFailure, LookupError):
+    code = "belief_not_found"
+    exit_code = 1
+
     def __init__(self, belief_id: uuid.UUID) -> None:
         super().__init__(f"no belief {belief_id} for this principal")
 
 
-class InvalidCorrection(ValueError):
+class InvalidCorrection(EngramFailure, ValueError):
     """The correction cannot apply; the message says why and what to do.
 
     ``field`` is the request field at fault (``replacement``, ``project``), which each door
     spells its own way: ``str()`` names the JSON field, as the API and the MCP tools take it;
     the CLI names its flag with :meth:`naming`."""
+
+    code = "invalid_correction"
 
     def __init__(self, reason: str, *, field: str | None = None) -> None:
         self.reason = reason

@@ -22,7 +22,6 @@ from fastapi import APIRouter, Body, HTTPException, Request
 
 from engram.web.auth import Calling
 from ingest.intake import Intake, Producible
-from ingest.producer import EpisodeTooLarge, EpisodeUnencodable
 from schemas.api import (
     LogPosition,
     Problem,
@@ -53,10 +52,6 @@ async def append(
         calling.append(episode.tenant, episode.principal)
     try:
         appended = await _intake(request).append(episodes)
-    except EpisodeTooLarge as error:
-        raise HTTPException(413, str(error)) from None
-    except EpisodeUnencodable as error:
-        raise HTTPException(422, str(error)) from None
     except KafkaError as error:
         raise HTTPException(
             503,

@@ -13,11 +13,14 @@ from typing import Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from infra.errors import EngramFailure
 from schemas.common import Role
 
 
-class CorpusError(ValueError):
+class CorpusError(EngramFailure, ValueError):
     """A corpus file or case that cannot be read; the message names the file and case."""
+
+    code = "invalid_corpus"
 
 
 class _Strict(BaseModel):

@@ -25,6 +25,7 @@ from pathlib import Path
 
 from formation.deterministic import trace
 from formation.policy import FormationPolicy
+from infra.errors import EngramFailure
 from ingest.jsonl import read_episodes
 from policies.behaviour import form
 from resolution.beliefs import BeliefState, Changes
@@ -41,8 +42,10 @@ _COUNTED_STATUSES = frozenset({"active", "provisional", "superseded"})
 """A current belief or a past one; a retracted belief (the principal said it is untrue) is not."""
 
 
-class FactsError(ValueError):
+class FactsError(EngramFailure, ValueError):
     """A facts file that cannot be read as facts: names the line."""
+
+    code = "invalid_facts"
 
 
 @dataclass(frozen=True, slots=True)
