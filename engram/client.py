@@ -48,6 +48,7 @@ from schemas.api import (
     RunDetail,
     RunPage,
     RunView,
+    SearchMode,
     SearchResults,
     SessionDiagnosis,
     TurnsAccepted,
@@ -403,15 +404,24 @@ class AsyncEngram:
         q: str,
         *,
         project: str | None = None,
+        mode: SearchMode | str | None = None,
         limit: int = 20,
         cursor: str | None = None,
         principal: str | None = None,
     ) -> SearchResults:
         """Current beliefs matching ``q``, best first, each with its evidence; pass
-        ``next_cursor`` back as ``cursor`` for the next page."""
+        ``next_cursor`` back as ``cursor`` for the next page. ``mode``: ``any`` (the server's
+        default) reads ``q`` as a question, ``all`` as web-search syntax where every word must
+        match (:class:`schemas.api.SearchMode`)."""
         params = {
             **self._r.who(principal),
-            **_query(q=q, project=project, limit=limit, cursor=cursor),
+            **_query(
+                q=q,
+                project=project,
+                mode=SearchMode(mode) if mode is not None else None,
+                limit=limit,
+                cursor=cursor,
+            ),
         }
         return _decode(SearchResults, await self._send("GET", "/v1/search", params=params))
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import uuid
 from datetime import datetime
+from enum import StrEnum
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Discriminator, Field, Tag, field_validator
@@ -393,13 +394,26 @@ class Problem(BaseModel):
     detail: Any
 
 
+class SearchMode(StrEnum):
+    """How a search query is read. ``any``: a question in plain words, every word a term of its
+    own, hits ranked by how many distinct terms they match (stop words, question words and the
+    principal's own name carry no weight). ``all``: web-search syntax (``"a phrase"``, ``or``,
+    ``-word``), every word must match."""
+
+    ANY = "any"
+    ALL = "all"
+
+
 class SearchHit(BaseModel):
     """One belief that matched a search, with its evidence, and why it ranks where it does:
     ``relevance`` is the text match alone (0-1), ``score`` the documented combination with
-    confidence, corroboration and recency that orders the results."""
+    confidence, corroboration and recency; in mode ``any`` results are ordered by
+    ``matched_terms`` (how many distinct query terms the belief matches), then ``score``; in
+    mode ``all`` by ``score``, and ``matched_terms`` is null."""
 
     score: float
     relevance: float
+    matched_terms: int | None = None
     belief: BeliefView
 
 

@@ -16,7 +16,7 @@ from projections.search import (
     UnsearchableQuery,
     search_beliefs,
 )
-from schemas.api import SearchResults
+from schemas.api import SearchMode, SearchResults
 
 HIT_COLUMNS = {
     "id": lambda h: str(h["belief"]["belief_id"])[:8],
@@ -28,7 +28,13 @@ HIT_COLUMNS = {
 
 
 def beliefs_search(
-    q: Annotated[str, typer.Argument(help='What to look for: words, "a phrase", or, -word.')],
+    q: Annotated[
+        str,
+        typer.Argument(
+            help='What to look for: a question (mode any), or words, "a phrase", or, -word '
+            "(mode all)."
+        ),
+    ],
     principal: Annotated[str, typer.Option(callback=identifier, help="Whose beliefs.")],
     tenant: Annotated[
         str, typer.Option(callback=identifier, help="Tenant of the principal.")
@@ -36,6 +42,13 @@ def beliefs_search(
     project: Annotated[
         str | None, typer.Option(callback=identifier, help="Only what applies in this project.")
     ] = None,
+    mode: Annotated[
+        SearchMode,
+        typer.Option(
+            help="any: any word may match, more matching words first; all: every word must "
+            "match (web-search syntax)."
+        ),
+    ] = SearchMode.ANY,
     limit: Annotated[int, typer.Option(min=1, max=MAX_LIMIT, help="Hits per page.")] = 20,
     cursor: Annotated[str | None, typer.Option(help="The next page, as printed.")] = None,
     json: Annotated[bool, typer.Option("--json", help="JSON lines, one hit each.")] = False,
@@ -53,6 +66,7 @@ def beliefs_search(
                 tenant=tenant,
                 principal=principal,
                 query=q,
+                mode=mode,
                 project=project,
                 limit=limit,
                 cursor=cursor,

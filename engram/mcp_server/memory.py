@@ -24,7 +24,7 @@ from infra.db import create_pool
 from infra.settings import Settings
 from ingest.intake import Intake
 from projections.search import search_beliefs
-from schemas.api import SearchHit
+from schemas.api import SearchHit, SearchMode
 from schemas.common import Role
 from schemas.corrections import CorrectionKind
 from schemas.episodes import MemoryRemembered, Message
@@ -105,6 +105,7 @@ class AgentMemory:
         project: str | None,
         limit: int,
         cursor: str | None = None,
+        mode: SearchMode = SearchMode.ANY,
     ) -> Recall:
         tenant, principal = who
         async with reading(self.pool, principal=who) as conn:
@@ -113,6 +114,7 @@ class AgentMemory:
                 tenant=tenant,
                 principal=principal,
                 query=query,
+                mode=mode,
                 project=project,
                 limit=limit,
                 cursor=cursor,

@@ -25,6 +25,7 @@ from engram.mcp_server.memory import AgentMemory, Appended, Principal, Recall, a
 from infra.errors import EngramFailure
 from infra.settings import Settings
 from projections.search import MAX_LIMIT, MAX_QUERY_CHARS
+from schemas.api import SearchMode
 from schemas.common import IDENTIFIER_PATTERN, StoredText
 from schemas.corrections import CorrectionKind
 from schemas.episodes import MAX_MESSAGE_CHARS
@@ -57,13 +58,21 @@ def build_server(memory: AgentMemory, token_of: TokenOf) -> MCPServer:
             Field(
                 min_length=1,
                 max_length=MAX_QUERY_CHARS,
-                description='What to look for: words, "a phrase", or, -word.',
+                description="What to look for: a question or words (mode any), or "
+                'web-search syntax: words, "a phrase", or, -word (mode all).',
             ),
         ],
         ctx: Context,
         project: Annotated[
             ProjectName | None, Field(description="Only what applies in this project.")
         ] = None,
+        mode: Annotated[
+            SearchMode,
+            Field(
+                description="any: any word may match, more matching words first (questions); "
+                "all: every word must match, with phrases and -word."
+            ),
+        ] = SearchMode.ANY,
         limit: Annotated[int, Field(ge=1, le=MAX_LIMIT, description="Most hits.")] = 10,
         cursor: Annotated[
             str | None,
@@ -74,7 +83,7 @@ def build_server(memory: AgentMemory, token_of: TokenOf) -> MCPServer:
         words it came from (quotes with their episode and byte span) to cite."""
         who = await _checked(memory, token_of, ctx)
         return await _refusing(
-            memory.recall(who, query, project=project, limit=limit, cursor=cursor)
+            memory.recall(who, query, project=project, mode=mode, limit=limit, cursor=cursor)
         )
 
     async def remember(

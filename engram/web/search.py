@@ -21,7 +21,7 @@ from projections.search import (
     UnsearchableQuery,
     search_beliefs,
 )
-from schemas.api import SearchResults
+from schemas.api import SearchMode, SearchResults
 from schemas.common import StoredText
 
 router = APIRouter(tags=["read"])
@@ -39,12 +39,15 @@ async def search(
     db: PrincipalReader,
     q: Annotated[StoredText, Query(min_length=1, max_length=MAX_QUERY_CHARS)],
     project: NameQuery = None,
+    mode: SearchMode = SearchMode.ANY,
     limit: Annotated[int, Query(ge=1, le=MAX_LIMIT)] = 20,
     cursor: Annotated[str | None, Query(min_length=1, max_length=200)] = None,
 ) -> SearchResults:
-    """The caller's current beliefs that match ``q`` (web-search syntax: words, "a phrase",
-    ``or``, ``-word``), best first by relevance * confidence * corroboration * recency, each
-    with its evidence (quote, span, episode) to cite; ``next_cursor`` fetches the next page."""
+    """The caller's current beliefs that match ``q``, best first, each with its evidence (quote,
+    span, episode) to cite; ``next_cursor`` fetches the next page. ``mode=any`` (default) reads
+    ``q`` as a question: any word may match, hits with more distinct matching words first, then
+    by relevance * confidence * corroboration * recency. ``mode=all`` reads web-search syntax
+    (words, "a phrase", ``or``, ``-word``): every word must match, ordered by that score."""
     tenant, principal = who
     try:
         return await search_beliefs(
@@ -52,6 +55,7 @@ async def search(
             tenant=tenant,
             principal=principal,
             query=q,
+            mode=mode,
             project=project,
             limit=limit,
             cursor=cursor,

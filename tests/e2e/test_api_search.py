@@ -121,6 +121,38 @@ async def test_pages_walk_every_hit_once_in_the_order_of_one_big_page(
     assert walked == order
 
 
+async def test_a_question_ranks_by_matched_words_in_mode_any_and_finds_nothing_in_mode_all(
+    isolated: Isolated, kafka: KafkaSettings, pool: asyncpg.Pool
+) -> None:
+    tokens = await _seed(isolated, kafka, pool)
+    client = _client(isolated, kafka)
+    question = "Which editors do I use: Vim, Helix?"
+    status, whole = await asyncio.to_thread(_search, client, tokens["ana"], q=question, limit=100)
+    assert status == 200, whole
+    found = [(h["belief"]["object"], h["matched_terms"]) for h in whole["hits"]]
+    assert sorted(found[:2]) == [("Helix", 2), ("Vim", 2)]
+    assert sorted(found[2:]) == [("Emacs", 1), ("Kakoune", 1), ("Nano", 1)]
+    walked: list[str] = []
+    cursor = None
+    while True:
+        params: dict[str, Any] = {"q": question, "limit": 2, "mode": "any"}
+        if cursor:
+            params["cursor"] = cursor
+        status, page = await asyncio.to_thread(_search, client, tokens["ana"], **params)
+        assert status == 200, page
+        walked += [h["belief"]["belief_id"] for h in page["hits"]]
+        cursor = page["next_cursor"]
+        if cursor is None:
+            break
+    assert walked == [h["belief"]["belief_id"] for h in whole["hits"]]
+    status, every = await asyncio.to_thread(_search, client, tokens["ana"], q=question, mode="all")
+    assert (status, every["hits"]) == (200, [])
+    status, refused = await asyncio.to_thread(
+        _search, client, tokens["ana"], q=question, mode="some"
+    )
+    assert status == 422, refused
+
+
 HOSTILE = [
     "'",
     '"',

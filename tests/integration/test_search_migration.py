@@ -56,3 +56,48 @@ async def test_a_generation_built_before_the_migration_gets_the_column_and_index
             )
     finally:
         await conn.close()
+
+
+_EXPRESSION = """
+SELECT pg_get_expr(d.adbin, d.adrelid) FROM pg_attrdef d
+JOIN pg_attribute a ON a.attrelid = d.adrelid AND a.attnum = d.adnum
+WHERE d.adrelid = format('%I.belief', $1::text)::regclass AND a.attname = 'search_vector'
+"""
+
+
+async def test_every_generation_searches_accent_insensitively_like_the_live_tables(
+    unmigrated: str, tmp_path: Path
+) -> None:
+    """Migration 0020: a generation built before it is rebuilt with ``engram_english``; one
+    built after copies the column; both search as the live table does."""
+    before = tmp_path / "migrations"
+    shutil.copytree(MIGRATIONS_DIR, before)
+    for later in before.glob("*.sql"):
+        if int(later.name[:4]) >= 20:
+            later.unlink()
+    conn = await asyncpg.connect(unmigrated)
+    try:
+        await migrate(conn, before)
+        old = await register_generation(conn, policy_version="v1", policy_yaml="")
+        await create_generation_schema(conn, old.schema_name)
+        assert "'english'" in await conn.fetchval(_EXPRESSION, old.schema_name)
+
+        applied = await migrate(conn)
+        assert applied[0].name == "search_unaccent"
+        new = await register_generation(conn, policy_version="v2", policy_yaml="")
+        await create_generation_schema(conn, new.schema_name)
+        live = await conn.fetchval(_EXPRESSION, "public")
+        assert "engram_english" in live
+        for schema in (old.schema_name, new.schema_name):
+            assert await conn.fetchval(_EXPRESSION, schema) == live, schema
+            assert await conn.fetchval(  # LIKE names its copy of the index after the column
+                "SELECT count(*) FROM pg_indexes WHERE schemaname = $1 AND tablename = 'belief' "
+                "AND indexdef LIKE '%USING gin (search_vector)%'",
+                schema,
+            )
+        assert await conn.fetchval(
+            "SELECT to_tsvector('engram_english', 'Café Lumière')"
+            " @@ plainto_tsquery('engram_english', 'cafe lumiere')"
+        )
+    finally:
+        await conn.close()

@@ -14,7 +14,9 @@ from projections.search import (
     InvalidCursor,
     UnsearchableQuery,
     check_query,
+    question_words,
 )
+from schemas.api import SearchMode
 
 
 def test_a_query_is_searched_stripped() -> None:
@@ -37,9 +39,27 @@ def test_a_query_postgresql_cannot_hold_is_refused_naming_q(query: str, reason: 
     assert str(refused.value).startswith("q ")
 
 
-def test_a_cursor_round_trips_the_exact_score_and_id() -> None:
-    after = After(0.1 + 0.2, uuid.uuid4())
-    assert After.decode(after.encode()) == after
+@pytest.mark.parametrize("mode", list(SearchMode))
+def test_a_cursor_round_trips_the_exact_sort_key_and_id(mode: SearchMode) -> None:
+    after = After(mode, 0.1 + 0.2, uuid.uuid4())
+    assert After.decode(mode, after.encode()) == after
+
+
+def test_a_cursor_of_one_mode_is_refused_by_the_other() -> None:
+    """The modes order by different keys: a cursor carried across would skip or repeat hits."""
+    after = After(SearchMode.ANY, 2.5, uuid.uuid4())
+    with pytest.raises(InvalidCursor, match="another list"):
+        After.decode(SearchMode.ALL, after.encode())
+
+
+def test_a_question_keeps_its_content_words_once_without_the_principals_name() -> None:
+    words = question_words("What kind of music would Ana-Sofia like? Music!", "ana-sofia")
+    assert words == ["what", "of", "music", "like"]  # stop words are left to PostgreSQL
+
+
+def test_job_words_also_look_for_the_role_vocabulary() -> None:
+    assert question_words("What is my job?", "p1") == ["what", "is", "my", "job", "role"]
+    assert question_words("career, work", "p1") == ["career", "role", "work"]
 
 
 @pytest.mark.parametrize(
@@ -56,4 +76,4 @@ def test_a_cursor_round_trips_the_exact_score_and_id() -> None:
 )
 def test_a_cursor_not_issued_here_is_refused(cursor: str) -> None:
     with pytest.raises(InvalidCursor, match="cursor"):
-        After.decode(cursor)
+        After.decode(SearchMode.ANY, cursor)
