@@ -3,15 +3,15 @@ skip (parallel work is numbered ahead) but never go back below what a database h
 
 from __future__ import annotations
 
-import shutil
 import uuid
 from pathlib import Path
 
 import asyncpg
 import pytest
 
-from projections.migrate import MIGRATIONS_DIR, MigrationError, discover, migrate
+from projections.migrate import MigrationError, discover, migrate
 from tests.support.databases import create_database, drop_database
+from tests.support.migrations import copy_migrations
 from tests.support.services import Services
 
 pytestmark = pytest.mark.integration
@@ -32,7 +32,7 @@ async def test_an_applied_migration_that_was_edited_is_refused(
     fresh_database: str, tmp_path: Path, services: Services
 ) -> None:
     edited = tmp_path / "migrations"
-    shutil.copytree(MIGRATIONS_DIR, edited)
+    copy_migrations(edited)
     first = sorted(edited.glob("0001_*.sql"))[0]
     first.write_text(first.read_text() + "\n-- an innocent-looking edit\n")
     conn = await asyncpg.connect(fresh_database)
@@ -47,7 +47,7 @@ async def test_a_migration_numbered_below_one_already_applied_is_refused(
     fresh_database: str, tmp_path: Path
 ) -> None:
     late = tmp_path / "migrations"
-    shutil.copytree(MIGRATIONS_DIR, late)
+    copy_migrations(late)
     newest = discover()[-1].version
     conn = await asyncpg.connect(fresh_database)
     try:
