@@ -8,6 +8,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import asyncpg
+import pytest
+
+from generations import schema as generation_schema
 from projections.migrate import discover
 
 
@@ -20,3 +24,28 @@ def copy_migrations(target: Path, *, below: int | None = None) -> Path:
             name = f"{migration.version:04d}_{migration.name}.sql"
             (target / name).write_text(migration.sql, encoding="utf-8")
     return target
+
+
+async def create_generation_as_of_now(conn: asyncpg.Connection, generation_id: str) -> str:
+    """Register a building generation and create its schema as the code of the database's
+    present version did: every per-generation table that ``public`` has by now (a database
+    migrated part-way lacks tables later code copies). Returns the schema's name."""
+    schema = f"gen_{generation_id}"
+    present = {
+        row["tablename"]
+        for row in await conn.fetch("SELECT tablename FROM pg_tables WHERE schemaname = 'public'")
+    }
+    await conn.execute(
+        "INSERT INTO generation (generation_id, schema_name, policy_version, status) "
+        "VALUES ($1, $2, 'v', 'building')",
+        generation_id,
+        schema,
+    )
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(
+            generation_schema,
+            "GENERATION_TABLES",
+            tuple(t for t in generation_schema.GENERATION_TABLES if t in present),
+        )
+        await generation_schema.create_generation_schema(conn, schema)
+    return schema
