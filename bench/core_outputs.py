@@ -40,7 +40,7 @@ sys.path.insert(0, str(REPO))  # this checkout's code, not an installed copy's
 from bench.throughput import synthetic_turns  # noqa: E402
 from engram.cli.evaluation.corpus import corpus_files, load_file  # noqa: E402
 from engram.cli.evaluation.scoring import episode_for  # noqa: E402
-from formation.deterministic import trace  # noqa: E402
+from formation.deterministic import Abstention, trace  # noqa: E402
 from formation.policy import FormationPolicy  # noqa: E402
 from ingest.jsonl import read_episodes  # noqa: E402
 from schemas.claims import SourcePosition  # noqa: E402
@@ -89,7 +89,7 @@ def dump_lines(corpus: str, episodes: Iterable[Episode]) -> Iterator[str]:
         yield json.dumps(record, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
 
 
-def _abstentions(episode: Episode, message: Message) -> list[object]:
+def _abstentions(episode: Episode, message: Message) -> list[Abstention]:
     return list(trace(message.content, occurred_on=episode.occurred_at.date()).abstentions)
 
 

@@ -26,7 +26,7 @@ from formation.policy import FormationPolicy  # noqa: E402
 from infra.logs import configure_logging  # noqa: E402
 from infra.settings import load_settings  # noqa: E402
 from schemas.claims import ClaimsBatchFormed, SourcePosition  # noqa: E402
-from schemas.episodes import MemoryRemembered, TurnAppended  # noqa: E402
+from schemas.log import LogEvent  # noqa: E402
 from streams.app import build_app, run_worker  # noqa: E402
 from streams.formation_stage import FormationStage  # noqa: E402
 
@@ -41,9 +41,7 @@ class PrecomputedStage(FormationStage):
         super().__init__(FormationPolicy())
         self._batches = batches
 
-    async def form(
-        self, episode: TurnAppended | MemoryRemembered, source: SourcePosition
-    ) -> ClaimsBatchFormed:
+    async def form(self, episode: LogEvent, source: SourcePosition) -> ClaimsBatchFormed:
         batch = self._batches[episode.event_id]
         return batch if batch.source == source else batch.model_copy(update={"source": source})
 

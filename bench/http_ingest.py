@@ -121,7 +121,7 @@ async def _refused(database_url: str, token: str) -> dict[str, float]:
     from infra.settings import DatabaseSettings, Settings
 
     kafka = KafkaSettings(bootstrap=f"127.0.0.1:{_free_port()}")
-    settings = Settings(kafka=kafka, database=DatabaseSettings(url=database_url))  # type: ignore[arg-type]
+    settings = Settings(kafka=kafka, database=DatabaseSettings(url=database_url))
     body = {"turns": [_turn("bench", 0).model_dump(mode="json")]}
 
     def post() -> tuple[int, float]:

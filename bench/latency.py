@@ -123,7 +123,9 @@ async def group_lag(
     committed = await admin.list_consumer_group_offsets(kafka.group_id, partitions=[tp])
     end = (await ends.end_offsets([tp]))[tp]
     meta = committed.get(tp)
-    return end - (meta.offset if meta is not None and meta.offset >= 0 else 0)
+    done: int = meta.offset if meta is not None and meta.offset >= 0 else 0
+    last: int = end  # aiokafka ships no types
+    return last - done
 
 
 async def sample_lag(

@@ -24,14 +24,14 @@ import pstats
 import secrets
 import sys
 from collections.abc import Awaitable
-from contextlib import nullcontext
+from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 
 import orjson
 from aiokafka import AIOKafkaProducer
 
 from bench.projector_phases import with_phases
-from bench.statement_timing import report, timed_statements
+from bench.statement_timing import Tally, report, timed_statements
 from bench.throughput import ProjectorRun, fresh, measure_projector, measure_raw, synthetic_turns
 from infra.settings import KafkaSettings, load_settings
 from policies.in_force import default_policy
@@ -91,7 +91,10 @@ async def main(
         return measure_projector(kafka, db_url, count, lanes=lanes, max_chunk=max_chunk)
 
     where: dict[str, object] = {}
-    with timed_statements() if statements else nullcontext({}) as tallies:
+    tallying: AbstractContextManager[dict[str, Tally]] = (
+        timed_statements() if statements else nullcontext({})
+    )
+    with tallying as tallies:
         if phases:
             projector, where = await with_phases(measure, db_url)
         else:

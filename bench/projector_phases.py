@@ -91,15 +91,19 @@ def timed_phases() -> Iterator[PhaseTally]:
     patched: list[tuple[object, str, object]] = [
         (belief_store, name, getattr(belief_store, name)) for name in _ASYNC_PHASES.values()
     ]
-    patched += [
-        (belief_store, "resolve_chunk", belief_store.resolve_chunk),
-        (projector, "project_records", projector.project_records),
-        (projector.BeliefProjector, "_decode", projector.BeliefProjector._decode),
-    ]
+    # Names these modules import (resolution.chunk's resolve_chunk, belief_store's
+    # project_records) are replaced where they are looked up; neither module re-exports them,
+    # so they are read and set by name.
+    imported = (
+        (belief_store, "resolve_chunk", "resolve", _timed_sync),
+        (projector, "project_records", "chunk", _timed_async),
+    )
+    patched += [(module, name, getattr(module, name)) for module, name, _, _ in imported]
+    patched.append((projector.BeliefProjector, "_decode", projector.BeliefProjector._decode))
     for phase, name in _ASYNC_PHASES.items():
         setattr(belief_store, name, _timed_async(tally, phase, getattr(belief_store, name)))
-    belief_store.resolve_chunk = _timed_sync(tally, "resolve", belief_store.resolve_chunk)  # type: ignore[assignment]
-    projector.project_records = _timed_async(tally, "chunk", projector.project_records)  # type: ignore[assignment]
+    for module, name, phase, timed in imported:
+        setattr(module, name, timed(tally, phase, getattr(module, name)))
     projector.BeliefProjector._decode = _timed_sync(  # type: ignore[method-assign]
         tally, "decode", projector.BeliefProjector._decode
     )

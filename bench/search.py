@@ -72,7 +72,7 @@ def belief_batches(count: int, tenant: str, principals: int) -> list[ClaimsBatch
             project=f"proj{i % 4}",
             session="s",
             occurred_at=start + timedelta(minutes=i),
-            messages=[Message(ordinal=0, role="user", content=text)],  # type: ignore[arg-type]
+            messages=[Message(ordinal=0, role="user", content=text)],
         )
         proposal = Proposal("I", "uses", obj, f"I use {obj}", "assert", "present", "bench")
         source = SourcePosition(topic="bench.episodes", partition=0, offset=i)
@@ -132,7 +132,7 @@ async def main(count: int, principals: int, repeats: int) -> dict[str, object]:
     batches = belief_batches(count, run, principals)
     kafka, db_url = await fresh(settings.kafka, settings.database.url.get_secret_value(), run)
     await publish(kafka, batches)
-    projected_per_s = await measure_projector(kafka, db_url, count)
+    projected_per_s = (await measure_projector(kafka, db_url, count)).per_s
     conn = await asyncpg.connect(db_url)
     heavy = await conn.fetchval(
         "SELECT count(*) FROM belief WHERE tenant = $1 AND principal = $2", run, HEAVY

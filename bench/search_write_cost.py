@@ -52,7 +52,8 @@ async def one_round(admin_url: str, kafka: KafkaSettings, count: int, *, undo: s
     """Batches/s of a projector reading the published claims into a database of its own."""
     name = f"{kafka.group_id.removesuffix('-formation')}_{secrets.token_hex(2)}"
     db_url = await fresh_database(admin_url, name, undo=undo)
-    return await measure_projector(kafka.model_copy(update={"group_id": name}), db_url, count)
+    run = await measure_projector(kafka.model_copy(update={"group_id": name}), db_url, count)
+    return run.per_s
 
 
 async def main(count: int, rounds: int) -> dict[str, object]:

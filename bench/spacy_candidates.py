@@ -151,7 +151,7 @@ START_VERBS = frozenset(["start", "begin"])
 
 def _phrase(tok: Tok) -> str:
     """The noun phrase a head names: compounds and non-evaluative modifiers, plus "X of Y"."""
-    kept = []
+    kept: list[Tok] = []
     for child in tok.lefts:
         if child.dep_ in {"compound", "nmod"} or (
             child.dep_ == "amod" and child.lower_ not in EVALUATIVE
@@ -180,7 +180,7 @@ POINTING = frozenset(
 def _subject_i(verb: Tok) -> bool:
     subs = [c for c in verb.children if c.dep_ in {"nsubj", "nsubjpass"}]
     if subs:
-        return subs[0].lower_ == "i"
+        return bool(subs[0].lower_ == "i")
     if verb.dep_ == "conj" and verb.head.pos_ in {"VERB", "AUX"}:
         return _subject_i(verb.head)
     if verb.dep_ == "xcomp":
@@ -213,7 +213,7 @@ def _future(verb: Tok) -> bool:
     if aux & FUTURE:
         return True
     head = verb.head
-    return verb.dep_ == "xcomp" and head.lemma_ == "go" and head.tag_ == "VBG"
+    return bool(verb.dep_ == "xcomp" and head.lemma_ == "go" and head.tag_ == "VBG")
 
 
 def _tense(verb: Tok) -> str:
@@ -228,7 +228,7 @@ def _objects(verb: Tok) -> list[Tok]:
 
 
 def _preps(verb: Tok, *names: str) -> list[Tok]:
-    found = []
+    found: list[Tok] = []
     for c in verb.children:
         if c.dep_ == "prep" and c.lower_ in names:
             found.extend(p for p in c.children if p.dep_ == "pobj")

@@ -23,12 +23,11 @@ from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))  # this checkout's code, not an installed copy's
-sys.path.insert(1, str(REPO / "bench"))
 
 import spacy  # noqa: E402
-import spacy_candidates  # noqa: E402
 
 import formation.deterministic as deterministic  # noqa: E402
+from bench import spacy_candidates  # noqa: E402
 from engram.cli.evaluation.sample import draw, form_file  # noqa: E402
 from formation.deterministic.ends import Abstain, about_the_project, judge  # noqa: E402
 from formation.deterministic.mood import clause_mood  # noqa: E402

@@ -92,8 +92,8 @@ def synthetic_turns(count: int, tenant: str) -> list[TurnAppended]:
             for k in range(3)
         )
         messages = [
-            Message(ordinal=0, role="user", content=text),  # type: ignore[arg-type]
-            Message(ordinal=1, role="assistant", content="Noted. " + text[:120]),  # type: ignore[arg-type]
+            Message(ordinal=0, role="user", content=text),
+            Message(ordinal=1, role="assistant", content="Noted. " + text[:120]),
         ]
         turns.append(
             TurnAppended(

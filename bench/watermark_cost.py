@@ -38,7 +38,7 @@ async def _ms_per_call(conn: asyncpg.Connection, query: str, project: str) -> fl
 
 async def main(lengths: list[int]) -> list[dict[str, object]]:
     conn = await asyncpg.connect(load_settings().database.url.get_secret_value())
-    results = []
+    results: list[dict[str, object]] = []
     try:
         for length in lengths:
             project = f"p{length}"

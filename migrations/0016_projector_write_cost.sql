@@ -1,3 +1,7 @@
+-- engram: each generation
+-- engram: replaces sha256 a81d417ac611f3a95673a2af9e646f2c42bbc79de8ac036d7f17b27e399acef9
+-- (the same DDL as a loop over the schemas in PL/pgSQL; migrations/README.md)
+--
 -- What the projector's writes cost PostgreSQL (issue 13, item 1; docs/benchmarks.md, session 6).
 --
 -- 1. A kept claims batch (``claims_history.payload``, ~3.4 KB of JSON, and its undo record) is
@@ -10,26 +14,11 @@
 --    belief, the foreign-key check when a belief is deleted — is served by that index's prefix
 --    as well, and each evidence insert paid for maintaining both.
 --
--- Generation schemas copy the public tables with LIKE … INCLUDING ALL (compression and indexes
--- included), so a generation created after this migration has both already; one created
--- before gets them here.
+-- Run in public and in every generation schema (the first line; 0015 gave each generation its
+-- own claims_history): a generation created after this migration copies both with LIKE …
+-- INCLUDING ALL (compression and indexes included); one created before gets them here.
 
-DO $$
-DECLARE
-    target text;
-BEGIN
-    FOR target IN
-        SELECT g.schema_name FROM generation g
-        JOIN pg_namespace n ON n.nspname = g.schema_name
-        WHERE g.status <> 'dropped'
-        UNION SELECT 'public'
-    LOOP
-        IF to_regclass(format('%I.claims_history', target)) IS NOT NULL THEN
-            EXECUTE format('ALTER TABLE %I.claims_history '
-                           'ALTER COLUMN payload SET COMPRESSION lz4, '
-                           'ALTER COLUMN undo SET COMPRESSION lz4', target);
-        END IF;
-        EXECUTE format('DROP INDEX IF EXISTS %I.evidence_belief', target);
-    END LOOP;
-END
-$$;
+ALTER TABLE claims_history
+    ALTER COLUMN payload SET COMPRESSION lz4,
+    ALTER COLUMN undo SET COMPRESSION lz4;
+DROP INDEX IF EXISTS evidence_belief;

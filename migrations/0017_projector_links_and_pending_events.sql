@@ -1,3 +1,7 @@
+-- engram: each generation
+-- engram: replaces sha256 4e7f1fc816e9bca951b7068f5529a86d37f4457da5bc84ec75aaaab6450eb945
+-- (the same DDL, written out for public and as a loop over the generations; migrations/README.md)
+--
 -- What the projector's writes cost PostgreSQL, part two (issue 13, item 1; docs/benchmarks.md,
 -- session 9).
 --
@@ -21,6 +25,11 @@
 --    Now the projector's transaction inserts (sequence, event_id, tenant, principal) into
 --    ``memory_event_pending`` next to the outbox row, and publication deletes it. The outbox
 --    keeps every event, as before (the digest and the rewinds read it).
+--
+-- Run in public and in every generation schema (the first line). A generation never had the
+-- foreign keys (LIKE does not copy them), so dropping them there finds nothing; one created
+-- before this migration gets its own pending table (and sequence), filled the same way. The
+-- partial index on pending rows goes with the outbox column, here and in generations.
 
 ALTER TABLE evidence DROP CONSTRAINT IF EXISTS evidence_belief_id_fkey;
 ALTER TABLE evidence DROP CONSTRAINT IF EXISTS evidence_run_id_fkey;
@@ -37,33 +46,4 @@ INSERT INTO memory_event_pending (event_id, tenant, principal)
 SELECT event_id, tenant, principal FROM memory_event_outbox
 WHERE published_at IS NULL ORDER BY sequence;
 
--- Dropping the column drops the partial index on pending rows with it (here and in generations).
 ALTER TABLE memory_event_outbox DROP COLUMN published_at;
-
--- Generations created before this migration: the same pending table, filled the same way.
-DO $$
-DECLARE
-    target text;
-BEGIN
-    FOR target IN
-        SELECT g.schema_name FROM generation g
-        JOIN pg_namespace n ON n.nspname = g.schema_name
-        WHERE g.status <> 'dropped' AND g.schema_name <> 'public'  -- the live one, done above
-    LOOP
-        IF to_regclass(format('%I.memory_event_outbox', target)) IS NOT NULL THEN
-            EXECUTE format('CREATE TABLE %I.memory_event_pending '
-                           '(LIKE public.memory_event_pending INCLUDING ALL)', target);
-            EXECUTE format('CREATE SEQUENCE %I.memory_event_pending_sequence_seq '
-                           'OWNED BY %I.memory_event_pending.sequence', target, target);
-            EXECUTE format('ALTER TABLE %I.memory_event_pending ALTER COLUMN sequence '
-                           'SET DEFAULT nextval(%L)', target,
-                           target || '.memory_event_pending_sequence_seq');
-            EXECUTE format('INSERT INTO %I.memory_event_pending (event_id, tenant, principal) '
-                           'SELECT event_id, tenant, principal FROM %I.memory_event_outbox '
-                           'WHERE published_at IS NULL ORDER BY sequence', target, target);
-            EXECUTE format('ALTER TABLE %I.memory_event_outbox DROP COLUMN published_at',
-                           target);
-        END IF;
-    END LOOP;
-END
-$$;

@@ -34,7 +34,7 @@ def _client(
 ) -> TestClient:
     settings = Settings(
         kafka=kafka or isolated.kafka(),
-        database=DatabaseSettings(url=isolated.database_url),  # type: ignore[arg-type]
+        database=DatabaseSettings(url=isolated.database_url),
         api=ApiSettings(dev_mode=dev),
     )
     return TestClient(create_api(settings))
@@ -130,7 +130,7 @@ async def test_wait_formed_outlasts_a_first_episode_that_formation_has_not_read_
     t = isolated.tenant
     app = create_api(
         Settings(
-            database=DatabaseSettings(url=isolated.database_url),  # type: ignore[arg-type]
+            database=DatabaseSettings(url=isolated.database_url),
             api=ApiSettings(dev_mode=True),
         )
     )
@@ -172,7 +172,7 @@ async def test_an_unreachable_database_answers_503_with_retry_after_then_recover
     await _seed(isolated, kafka, pool)
     proxy = await TcpProxy.in_front_of_url(isolated.database_url)
     settings = Settings(
-        database=DatabaseSettings(url=proxy.url(isolated.database_url)),  # type: ignore[arg-type]
+        database=DatabaseSettings(url=proxy.url(isolated.database_url)),
         api=ApiSettings(dev_mode=True),
     )
     path = f"/v1/beliefs?tenant={isolated.tenant}&principal=ana"

@@ -30,7 +30,7 @@ class Api:
     def __init__(self, isolated: Isolated, tokens: dict[str, str]) -> None:
         settings = Settings(
             kafka=isolated.kafka(),
-            database=DatabaseSettings(url=isolated.database_url),  # type: ignore[arg-type]
+            database=DatabaseSettings(url=isolated.database_url),
         )
         self.client = TestClient(create_api(settings))
         self.tokens = tokens
@@ -233,7 +233,7 @@ async def test_the_client_pages_through_every_list_and_reads_every_audit(
     _, token = await create_token(pool, tenant=t, principal="ana")
     settings = Settings(
         kafka=isolated.kafka(),
-        database=DatabaseSettings(url=isolated.database_url),  # type: ignore[arg-type]
+        database=DatabaseSettings(url=isolated.database_url),
     )
     app = create_api(settings)
     transport = httpx.ASGITransport(app=app)

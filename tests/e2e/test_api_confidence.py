@@ -34,7 +34,7 @@ def _said(tenant: str, text: str, seq: int, days_ago: float) -> TurnAppended:
 def _get(isolated: Isolated, kafka: KafkaSettings, query: str) -> list[dict[str, Any]]:
     settings = Settings(
         kafka=kafka,
-        database=DatabaseSettings(url=isolated.database_url),  # type: ignore[arg-type]
+        database=DatabaseSettings(url=isolated.database_url),
         api=ApiSettings(dev_mode=True),
     )
     with TestClient(create_api(settings)) as client:
@@ -91,7 +91,7 @@ async def test_a_min_confidence_outside_zero_to_one_is_refused(
 ) -> None:
     settings = Settings(
         kafka=kafka,
-        database=DatabaseSettings(url=isolated.database_url),  # type: ignore[arg-type]
+        database=DatabaseSettings(url=isolated.database_url),
         api=ApiSettings(dev_mode=True),
     )
 

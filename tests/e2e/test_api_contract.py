@@ -17,6 +17,7 @@ import pytest
 import schemathesis
 from hypothesis import HealthCheck, given, settings
 from schemathesis.checks import not_a_server_error
+from schemathesis.core.result import Err
 from schemathesis.specs.openapi.checks import (
     response_schema_conformance,
     status_code_conformance,
@@ -67,6 +68,8 @@ def _fuzz(
     schema = schemathesis.openapi.from_path(str(OPENAPI_PATH))
     leaks: list[str] = []
     for result in schema.get_all_operations():
+        if isinstance(result, Err):
+            raise result.err()
         operation = result.ok()
         strategy = operation.as_strategy(**overrides.get(operation.path, {}))
 

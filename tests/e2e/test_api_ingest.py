@@ -25,7 +25,7 @@ pytestmark = pytest.mark.e2e
 def _client(isolated: Isolated, kafka: KafkaSettings, **api: Any) -> TestClient:
     settings = Settings(
         kafka=kafka,
-        database=DatabaseSettings(url=isolated.database_url),  # type: ignore[arg-type]
+        database=DatabaseSettings(url=isolated.database_url),
         api=ApiSettings(**api),
     )
     return TestClient(create_api(settings))

@@ -26,7 +26,7 @@ TOOLS = ["Vim", "Emacs", "Helix", "Nano", "Kakoune"]
 def _client(isolated: Isolated, kafka: KafkaSettings) -> TestClient:
     settings = Settings(
         kafka=kafka,
-        database=DatabaseSettings(url=isolated.database_url),  # type: ignore[arg-type]
+        database=DatabaseSettings(url=isolated.database_url),
     )
     return TestClient(create_api(settings))
 

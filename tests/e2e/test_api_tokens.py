@@ -27,7 +27,7 @@ pytestmark = pytest.mark.e2e
 def _client(isolated: Isolated, **api: Any) -> TestClient:
     settings = Settings(
         kafka=isolated.kafka(),
-        database=DatabaseSettings(url=isolated.database_url),  # type: ignore[arg-type]
+        database=DatabaseSettings(url=isolated.database_url),
         api=ApiSettings(**api),
     )
     return TestClient(create_api(settings))
@@ -150,7 +150,7 @@ async def test_every_endpoint_refuses_a_principals_token_aimed_at_another_and_ap
     )
     settings = Settings(
         kafka=kafka,
-        database=DatabaseSettings(url=isolated.database_url),  # type: ignore[arg-type]
+        database=DatabaseSettings(url=isolated.database_url),
     )
     client = TestClient(create_api(settings))
     bo_turn = turn(t, "bo", "p", "I live in Oslo.", seq=9).model_dump(mode="json")

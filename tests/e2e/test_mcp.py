@@ -38,8 +38,9 @@ WAIT_S = 90
 
 def _answer(result: CallToolResult) -> dict[str, Any]:
     assert not result.is_error, result.content
-    assert result.structured_content is not None
-    return result.structured_content
+    content = result.structured_content
+    assert isinstance(content, dict), result.content
+    return content
 
 
 def _stdio(isolated: Isolated, token: str | None) -> StdioServerParameters:

@@ -33,7 +33,7 @@ NUL_TEXT = "I live in Os\u0000lo."
 def _client(isolated: Isolated, kafka: KafkaSettings) -> TestClient:
     settings = Settings(
         kafka=kafka,
-        database=DatabaseSettings(url=isolated.database_url),  # type: ignore[arg-type]
+        database=DatabaseSettings(url=isolated.database_url),
         api=ApiSettings(),
     )
     return TestClient(create_api(settings), raise_server_exceptions=False)

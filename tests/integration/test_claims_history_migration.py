@@ -3,7 +3,6 @@ that generation's kept batches out of the live table, where a live rewind would 
 
 from __future__ import annotations
 
-import shutil
 import uuid
 from pathlib import Path
 
@@ -13,7 +12,8 @@ import pytest
 from generations import schema as generation_schema
 from generations.registry import register_generation
 from generations.schema import GENERATION_TABLES, create_generation_schema
-from projections.migrate import MIGRATIONS_DIR, migrate
+from projections.migrate import migrate
+from tests.support.migrations import copy_migrations
 
 pytestmark = pytest.mark.integration
 
@@ -35,11 +35,7 @@ VALUES ($1, 't', 'p', '\\x00'::bytea, '\\x7b7d'::bytea)
 def migrations_before(version: int, tmp_path: Path) -> Path:
     """A copy of the migrations folder holding only those numbered below ``version``."""
     folder = tmp_path / f"before-{version:04d}"
-    shutil.copytree(MIGRATIONS_DIR, folder)
-    for later in folder.glob("*.sql"):
-        if int(later.name[:4]) >= version:
-            later.unlink()
-    return folder
+    return copy_migrations(folder, below=version)
 
 
 async def kept_runs(conn: asyncpg.Connection, schema: str) -> set[uuid.UUID]:

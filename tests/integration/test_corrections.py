@@ -60,7 +60,7 @@ class Memory:
             principal="ana",
             belief_id=belief.belief_id,
             kind=kind,
-            **extra,  # type: ignore[arg-type]
+            **extra,
         )
         await self._formed([(position.tenant, position.project, position.offset)])
 
@@ -176,7 +176,7 @@ async def _replay(memory: Memory, tmp_path: Path) -> str:
         "group_id": f"{memory.kafka.group_id}-replay",
         "claims_topic": f"{memory.kafka.claims_topic}.replay",
     }
-    await ensure_topics(memory.isolated.kafka(partitions=1, **replay))  # type: ignore[arg-type]
+    await ensure_topics(memory.isolated.kafka(partitions=1, **replay))
     env = memory.isolated.env(partitions=1, **replay)
     with running_worker(memory.isolated, log_path=tmp_path / "replay.log", env=env):
         await wait_for_watermarks(memory.pool, memory.positions, timeout_s=WAIT_S)

@@ -44,7 +44,8 @@ async def _pending(pool: asyncpg.Pool, tenant: str) -> int:
 
 async def _fill_outbox(pool: asyncpg.Pool, tenant: str) -> list[tuple[str, int]]:
     """(principal, sequence number within that principal) of every event, in outbox order."""
-    rows, seen = [], defaultdict(int)
+    rows: list[tuple[uuid.UUID, str, str, str]] = []
+    seen: defaultdict[str, int] = defaultdict(int)
     for i in range(EVENTS):
         principal = PRINCIPALS[(i * 3) % len(PRINCIPALS)]
         payload = {"type": "memory.formed", "principal": principal, "n": seen[principal]}

@@ -3,15 +3,15 @@ skip (parallel work is numbered ahead) but never go back below what a database h
 
 from __future__ import annotations
 
-import shutil
 import uuid
 from pathlib import Path
 
 import asyncpg
 import pytest
 
-from projections.migrate import MIGRATIONS_DIR, MigrationError, discover, migrate
+from projections.migrate import MigrationError, discover, migrate
 from tests.support.databases import create_database, drop_database
+from tests.support.migrations import copy_migrations, create_generation_as_of_now
 from tests.support.services import Services
 
 pytestmark = pytest.mark.integration
@@ -32,7 +32,7 @@ async def test_an_applied_migration_that_was_edited_is_refused(
     fresh_database: str, tmp_path: Path, services: Services
 ) -> None:
     edited = tmp_path / "migrations"
-    shutil.copytree(MIGRATIONS_DIR, edited)
+    copy_migrations(edited)
     first = sorted(edited.glob("0001_*.sql"))[0]
     first.write_text(first.read_text() + "\n-- an innocent-looking edit\n")
     conn = await asyncpg.connect(fresh_database)
@@ -47,7 +47,7 @@ async def test_a_migration_numbered_below_one_already_applied_is_refused(
     fresh_database: str, tmp_path: Path
 ) -> None:
     late = tmp_path / "migrations"
-    shutil.copytree(MIGRATIONS_DIR, late)
+    copy_migrations(late)
     newest = discover()[-1].version
     conn = await asyncpg.connect(fresh_database)
     try:
@@ -89,24 +89,13 @@ async def test_events_pending_before_0017_are_still_pending_after_it_live_and_in
 ) -> None:
     """0017 moves "not yet published" from the outbox's ``published_at`` to a table of its own,
     in the live schema and in each generation created before it, keeping the outbox order."""
-    before = tmp_path / "migrations"
-    before.mkdir()
-    for migration in discover():
-        if migration.version < 17:
-            (before / f"{migration.version:04d}_{migration.name}.sql").write_text(migration.sql)
+    before = copy_migrations(tmp_path / "migrations", below=17)
     name = f"engram_{uuid.uuid4().hex[:12]}"
     url = await create_database(services.database_url, name, migrated=False)
     conn = await asyncpg.connect(url)
     try:
         await migrate(conn, before)
-        await conn.execute(
-            "INSERT INTO generation (generation_id, schema_name, policy_version, status) "
-            "VALUES ('g1', 'gen_g1', 'v', 'building')"
-        )
-        await conn.execute("CREATE SCHEMA gen_g1")
-        await conn.execute(
-            "CREATE TABLE gen_g1.memory_event_outbox (LIKE public.memory_event_outbox INCLUDING ALL)"
-        )
+        assert await create_generation_as_of_now(conn, "g1") == "gen_g1"
         ids = [uuid.uuid4() for _ in range(4)]
         for schema in ("public", "gen_g1"):
             for n, event_id in enumerate(ids):
@@ -143,22 +132,13 @@ async def test_0019_keys_evidence_by_project_too_live_and_in_generations(
     as well, in the live schema and in each generation created before it: one principal's
     episodes under one event id in two projects can each cite the belief; one project cannot
     cite it twice."""
-    before = tmp_path / "migrations"
-    before.mkdir()
-    for migration in discover():
-        if migration.version < 19:
-            (before / f"{migration.version:04d}_{migration.name}.sql").write_text(migration.sql)
+    before = copy_migrations(tmp_path / "migrations", below=19)
     name = f"engram_{uuid.uuid4().hex[:12]}"
     url = await create_database(services.database_url, name, migrated=False)
     conn = await asyncpg.connect(url)
     try:
         await migrate(conn, before)
-        await conn.execute(
-            "INSERT INTO generation (generation_id, schema_name, policy_version, status) "
-            "VALUES ('g1', 'gen_g1', 'v', 'building')"
-        )
-        await conn.execute("CREATE SCHEMA gen_g1")
-        await conn.execute("CREATE TABLE gen_g1.evidence (LIKE public.evidence INCLUDING ALL)")
+        assert await create_generation_as_of_now(conn, "g1") == "gen_g1"
         await migrate(conn)
         belief, episode = uuid.uuid4(), uuid.uuid4()
         for schema in ("public", "gen_g1"):

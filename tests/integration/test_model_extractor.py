@@ -21,13 +21,12 @@ from formation.policy import FormationPolicy
 from formation.proposals import Proposal
 from formation.vocabulary import RELATIONS
 from infra.settings import ModelSettings, Settings
+from policies.endpoint import ModelConfigurationError, ModelEndpointNotAllowed
 from policies.prompt import load_extraction_prompt
 from schemas.claims import ClaimsBatchFormed, RefusalReason
 from schemas.common import Role
 from schemas.episodes import Message, TurnAppended
 from streams.model_extractor import (
-    ModelConfigurationError,
-    ModelEndpointNotAllowed,
     ModelExtractionError,
     ModelExtractor,
     build_model_extractor,

@@ -104,7 +104,7 @@ def slow_assignment(monkeypatch: pytest.MonkeyPatch) -> None:
     """Make reading the stored offsets slow, as a loaded database would: aiokafka installs an
     assignment and starts fetching it from Kafka's committed offsets before it awaits the
     listener that seeks to the stored ones, so a slow read widens that window."""
-    real = projector_module.stored_offsets
+    real = stored_offsets  # what projections.projector imported
 
     async def slow_stored_offsets(pool: asyncpg.Pool, topic: str) -> dict[int, int]:
         # Injected latency, not synchronisation: the assertions hold for any delay (with none

@@ -56,7 +56,7 @@ async def test_replaying_the_log_into_empty_projections_reproduces_them_exactly(
         "group_id": f"{kafka.group_id}-replay",
         "claims_topic": f"{kafka.claims_topic}.replay",
     }
-    await ensure_topics(isolated.kafka(partitions=1, **replay))  # type: ignore[arg-type]
+    await ensure_topics(isolated.kafka(partitions=1, **replay))
     env = isolated.env(partitions=1, **replay)
     with running_worker(isolated, log_path=tmp_path / "replay.log", env=env):
         await wait_until_formed(pool, ids, timeout_s=90)

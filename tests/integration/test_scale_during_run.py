@@ -104,7 +104,7 @@ async def test_scaling_workers_and_projectors_up_and_down_mid_run_projects_what_
     async with pool.acquire() as conn:
         await drop_projections(conn, backlog=True)
     single = {"group_id": f"{kafka.group_id}-single", "claims_topic": f"{kafka.claims_topic}.1"}
-    await ensure_topics(six.kafka(**single))  # type: ignore[arg-type]
+    await ensure_topics(six.kafka(**single))
     with running_worker(six, log_path=tmp_path / "single.log", env=six.env(**single)):
         await wait_until_formed(pool, [t.event_id for t in turns], timeout_s=180)
     assert await projection_digest(pool, tenant=six.tenant) == scaled

@@ -105,7 +105,7 @@ async def test_two_workers_and_two_projectors_project_what_one_worker_does(
     async with pool.acquire() as conn:
         await drop_projections(conn, backlog=True)
     single = {"group_id": f"{kafka.group_id}-single", "claims_topic": f"{kafka.claims_topic}.1"}
-    await ensure_topics(six.kafka(**single))  # type: ignore[arg-type]
+    await ensure_topics(six.kafka(**single))
     with running_worker(six, log_path=tmp_path / "single.log", env=six.env(**single)):
         await wait_until_formed(pool, ids, timeout_s=120)
     assert await projection_digest(pool, tenant=six.tenant) == scaled

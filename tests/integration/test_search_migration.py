@@ -3,7 +3,6 @@ generation's built before the migration existed (one built after copies them wit
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import asyncpg
@@ -12,7 +11,8 @@ import pytest
 from generations import schema as generation_schema
 from generations.registry import register_generation
 from generations.schema import GENERATION_TABLES, create_generation_schema
-from projections.migrate import MIGRATIONS_DIR, migrate
+from projections.migrate import migrate
+from tests.support.migrations import copy_migrations
 
 pytestmark = pytest.mark.integration
 
@@ -29,10 +29,7 @@ async def test_a_generation_built_before_the_migration_gets_the_column_and_index
     unmigrated: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     before = tmp_path / "migrations"
-    shutil.copytree(MIGRATIONS_DIR, before)
-    for later in before.glob("*.sql"):  # the search migration and every one after it
-        if int(later.name[:4]) >= 12:
-            later.unlink()
+    copy_migrations(before, below=12)  # not the search migration nor any after it
     conn = await asyncpg.connect(unmigrated)
     try:
         await migrate(conn, before)

@@ -55,7 +55,7 @@ def _backlog(
     rng: random.Random, tenant: str, project: str, partition: int
 ) -> list[tuple[object, ...]]:
     mostly = rng.choice([None, "formed", "pending"])  # runs of one state, or any mix
-    rows = []
+    rows: list[tuple[object, ...]] = []
     for offset in rng.sample(range(400), rng.randint(0, 60)):
         state = mostly if mostly is not None and rng.random() < 0.8 else rng.choice(STATES)
         at = START + timedelta(seconds=rng.randint(0, 10_000))

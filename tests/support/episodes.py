@@ -22,7 +22,7 @@ def turn(
     """A turn whose id and time follow from its arguments, so a test reruns identically."""
     event_id = uuid.uuid5(uuid.NAMESPACE_URL, f"{tenant}/{principal}/{project}/{session}/{seq}")
     messages = [
-        Message(ordinal=i, role=roles[i] if i < len(roles) else "user", content=content)  # type: ignore[arg-type]
+        Message(ordinal=i, role=roles[i] if i < len(roles) else "user", content=content)
         for i, content in enumerate(contents)
     ]
     return TurnAppended(

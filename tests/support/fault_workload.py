@@ -37,7 +37,8 @@ SIBLINGS = ("Marta", "Rui", "Ines", "Tomas")
 
 def partition_of(key: bytes, partitions: int) -> int:
     """The partition Kafka's default partitioner gives ``key`` (murmur2, as the producer)."""
-    return (murmur2(key) & 0x7FFFFFFF) % partitions
+    hashed: int = murmur2(key)  # aiokafka ships no types
+    return (hashed & 0x7FFFFFFF) % partitions
 
 
 def projects_on_one_partition(tenant: str, principal: str, partitions: int) -> tuple[str, str]:
@@ -104,7 +105,7 @@ def fault_turns(
                 project=projects[p][n % 2],
                 session=f"s{n // 10}",
                 occurred_at=EPOCH + timedelta(seconds=i),
-                messages=[Message(ordinal=0, role="user", content=text)],  # type: ignore[arg-type]
+                messages=[Message(ordinal=0, role="user", content=text)],
             )
         )
     return turns

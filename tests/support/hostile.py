@@ -304,7 +304,7 @@ def generate(
         mix.valid.append(make.valid(kind, doors[index % 2], episode))
     kinds = _hostile_bodies(make, max_event_bytes)
     names = sorted(kinds)
-    plan = [(name, door) for name in names for door in ("http", "log", "ingest")]
+    plan = [(name, door) for name in names for door in doors]
     make.rng.shuffle(plan)
     for index in range(hostile_count):
         name, door = plan[index % len(plan)]

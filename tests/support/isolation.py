@@ -49,7 +49,7 @@ class Isolated:
         return KafkaSettings(**values)  # type: ignore[arg-type]
 
     def settings(self) -> Settings:
-        return Settings(kafka=self.kafka(), database=DatabaseSettings(url=self.database_url))  # type: ignore[arg-type]
+        return Settings(kafka=self.kafka(), database=DatabaseSettings(url=self.database_url))
 
     def env(self, **kafka_overrides: object) -> dict[str, str]:
         return subprocess_env(

@@ -10,7 +10,8 @@ from infra.metrics import DATABASE_UNAVAILABLE
 
 
 def _unavailable_count(operation: str) -> float:
-    return DATABASE_UNAVAILABLE.labels(operation)._value.get()
+    value: float = DATABASE_UNAVAILABLE.labels(operation)._value.get()
+    return value
 
 
 @pytest.mark.parametrize(

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 import uuid
+from collections.abc import Callable
+from typing import Any
 
 import pytest
 from pydantic import ValidationError
@@ -71,9 +73,9 @@ def test_message_ordinals_must_increase() -> None:
 
 def test_only_a_user_message_can_carry_owner_trust() -> None:
     with pytest.raises(ValidationError, match="owner"):
-        Message(ordinal=0, role="tool", content="x", trust="owner")  # type: ignore[arg-type]
-    assert Message(ordinal=0, role="tool", content="x").effective_trust == "untrusted"  # type: ignore[arg-type]
-    assert Message(ordinal=0, role="user", content="x").effective_trust == "owner"  # type: ignore[arg-type]
+        Message(ordinal=0, role="tool", content="x", trust="owner")
+    assert Message(ordinal=0, role="tool", content="x").effective_trust == "untrusted"
+    assert Message(ordinal=0, role="user", content="x").effective_trust == "owner"
 
 
 def _message(**changes: object) -> dict[str, object]:
@@ -102,7 +104,14 @@ def test_text_and_values_engram_cannot_store_are_refused_naming_the_field(
     client builds its episodes from these models), with one message."""
     import json
 
-    for decode in (lambda v: decode_episode(json.dumps(v)), TurnAppended.model_validate):
+    def from_json(value: dict[str, Any]) -> object:
+        return decode_episode(json.dumps(value))
+
+    decoders: tuple[Callable[[dict[str, Any]], object], ...] = (
+        from_json,
+        TurnAppended.model_validate,
+    )
+    for decode in decoders:
         with pytest.raises(ValidationError) as error:
             decode(_with(**change))
         problem = error.value.errors()[0]

@@ -25,5 +25,5 @@ def test_every_setting_is_documented_in_the_readme(variable: str) -> None:
 
 
 def test_the_database_url_never_renders_its_password() -> None:
-    settings = DatabaseSettings(url="postgresql://u:hunter2@h/db")  # type: ignore[arg-type]
+    settings = DatabaseSettings(url="postgresql://u:hunter2@h/db")
     assert "hunter2" not in repr(settings) and "hunter2" not in str(settings.model_dump())

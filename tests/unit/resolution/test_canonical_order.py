@@ -294,9 +294,10 @@ class TestARedactedBatchIsKeptWithoutTheDeletedWords:
         )
         deletion = _correction("ana", "p1", 7, 3, "delete")
         untrue = _correction("ana", "p1", 8, 4, "untrue")
+        assert isinstance(untrue.correction, BeliefCorrected)
         kept = redact(
             [said, untrue, deletion], deleted_hashes([deletion]) | {untrue.correction.content_hash}
-        )  # type: ignore[union-attr]
+        )
         for batch in kept:
             raw = batch.model_dump_json()
             assert decode_claims_batch(raw) == batch

@@ -66,7 +66,7 @@ async def test_a_position_queued_twice_is_written_once_and_both_waiters_get_its_
     table = Table({7: 1})
     recorder = PendingRecorder(table.write_many)
     first, second = recorder.record(entry(7)), recorder.record(entry(7))
-    assert await asyncio.gather(first, second) == [1, 1]
+    assert list(await asyncio.gather(first, second)) == [1, 1]
     assert table.statements == [[7]]
 
 

@@ -43,7 +43,7 @@ class Producer:
 
 
 async def test_a_batch_whose_delivery_failed_is_sent_again_and_its_episode_acknowledged() -> None:
-    producer, acked = Producer(failing=2), []
+    producer, acked = Producer(failing=2), list[str]()
     stage = FormationStage(default_policy())
     pipeline = FormationPipeline(
         stage,

@@ -33,7 +33,7 @@ def extractor(**overrides: Any) -> ModelExtractor:
 
 
 def message(content: str, role: str = "user") -> Message:
-    return Message(ordinal=0, role=role, content=content)  # type: ignore[arg-type]
+    return Message(ordinal=0, role=role, content=content)
 
 
 def test_the_same_input_has_the_same_digest_whatever_fence_is_drawn() -> None:

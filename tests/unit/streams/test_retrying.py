@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Awaitable, Callable
 
 import pytest
 
+from formation import deterministic
 from formation.policy import FormationPolicy
 from schemas.claims import SourcePosition
-from streams import formation_stage
 from streams.formation_stage import FormationStage
 from streams.retrying import Parked, RetryPolicy, Succeeded, attempt_until_parked, failure_kind
 from tests.support.forming import episode as episode_of
@@ -19,7 +20,7 @@ class ModelDown(Exception):
     kind = "http_status"
 
 
-def _recorder() -> tuple[list[tuple[str, bool]], object]:
+def _recorder() -> tuple[list[tuple[str, bool]], Callable[[str, bool], Awaitable[int]]]:
     failures: list[tuple[str, bool]] = []
 
     async def record(kind: str, park: bool) -> int:
@@ -44,7 +45,7 @@ async def test_failures_back_off_doubling_and_park_after_the_last_attempt() -> N
         policy=RetryPolicy(6, 10, 60),
         failed_before=0,
         record_failure=record,
-        sleep=sleep,  # type: ignore[arg-type]
+        sleep=sleep,
     )
     assert outcome == Parked(6, "http_status")
     assert waits == [10, 20, 40, 80, 160]
@@ -70,7 +71,7 @@ async def test_a_success_after_failures_is_returned_with_its_attempt_count() -> 
         policy=RetryPolicy(6, 10, 60),
         failed_before=0,
         record_failure=record,
-        sleep=no_wait,  # type: ignore[arg-type]
+        sleep=no_wait,
     )
     assert outcome == Succeeded("batch", 3)
 
@@ -89,7 +90,7 @@ async def test_attempts_before_a_restart_count_towards_parking() -> None:
         policy=RetryPolicy(6, 10, 60),
         failed_before=5,
         record_failure=record,
-        sleep=no_wait,  # type: ignore[arg-type]
+        sleep=no_wait,
     )
     assert isinstance(outcome, Parked) and failures == [("http_status", True)]
 
@@ -105,7 +106,7 @@ async def test_the_turn_budget_bounds_an_attempt() -> None:
         attempt,
         policy=RetryPolicy(1, 10, 0.01),
         failed_before=0,
-        record_failure=record,  # type: ignore[arg-type]
+        record_failure=record,
     )
     assert outcome == Parked(1, "turn_budget")
 
@@ -124,7 +125,7 @@ async def test_shutdown_during_an_attempt_is_not_counted() -> None:
             attempt,
             policy=RetryPolicy(6, 10, 60),
             failed_before=0,
-            record_failure=record,  # type: ignore[arg-type]
+            record_failure=record,
         )
     )
     await started.wait()
@@ -156,7 +157,7 @@ async def test_the_budget_cannot_interrupt_an_attempt_that_never_suspends() -> N
             attempt,
             policy=RetryPolicy(1, 10, 0.001),
             failed_before=0,
-            record_failure=record,  # type: ignore[arg-type]
+            record_failure=record,
             waits=waits,
         )
         assert outcome == Succeeded("formed", 1)
@@ -178,13 +179,13 @@ async def test_a_failure_of_the_core_parks_at_once_without_waiting() -> None:
         raise IndexError("the core met something it did not expect")
 
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(formation_stage.deterministic, "propose", broken)
+        patch.setattr(deterministic, "propose", broken)
         outcome = await attempt_until_parked(
             lambda: stage.form(episode, source),
             policy=RetryPolicy(6, 10, 60),
             failed_before=0,
             record_failure=record,
-            sleep=sleep,  # type: ignore[arg-type]
+            sleep=sleep,
             waits=False,
         )
     assert outcome == Parked(1, "core_error")

@@ -19,12 +19,19 @@ MODEL_FILE = "extractor: {kind: model}\nmodel: {name: qwen, origin: 'http://127.
 
 
 def settings(
-    *, extractor: str = "deterministic", name: str | None = "qwen", **formation: object
+    *,
+    extractor: str = "deterministic",
+    name: str | None = "qwen",
+    prompt_path: Path | None = None,
+    policy_file: Path | None = None,
 ) -> Settings:
     return Settings(
         model=ModelSettings(endpoint=ENDPOINT, name=name, allowlist=["http://127.0.0.1:8000"]),
-        formation=FormationSettings(  # type: ignore[arg-type]
-            extractor=extractor, allow_unevaluated_model=True, **formation
+        formation=FormationSettings(
+            extractor=extractor,
+            allow_unevaluated_model=True,
+            prompt_path=prompt_path,
+            policy_file=policy_file,
         ),
     )
 
