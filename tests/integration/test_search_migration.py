@@ -68,10 +68,7 @@ async def test_every_generation_searches_accent_insensitively_like_the_live_tabl
     """Migration 0020: a generation built before it is rebuilt with ``engram_english``; one
     built after copies the column; both search as the live table does."""
     before = tmp_path / "migrations"
-    shutil.copytree(MIGRATIONS_DIR, before)
-    for later in before.glob("*.sql"):
-        if int(later.name[:4]) >= 20:
-            later.unlink()
+    copy_migrations(before, below=20)
     conn = await asyncpg.connect(unmigrated)
     try:
         await migrate(conn, before)
