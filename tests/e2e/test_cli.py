@@ -146,7 +146,7 @@ async def test_digest_prints_the_projection_digest_the_determinism_tests_compare
         "digest": await projection_digest(pool, tenant=t),
     }
     unknown = engram(isolated, "digest", "--generation", "nope")
-    assert unknown.returncode == 2 and b"no generation nope" in unknown.stdout
+    assert unknown.returncode == 2 and b"no generation nope" in unknown.stderr
 
 
 async def test_a_correction_that_cannot_apply_names_the_cli_flag(
