@@ -19,10 +19,7 @@ from fastapi import APIRouter, Depends, FastAPI, HTTPException, Path, Query, Req
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 
-from engram.service.corrections import (
-    Corrections,
-    LogPosition,
-)
+from engram.service.corrections import Corrections
 from engram.web import audit, failures, openapi, search, turns
 from engram.web.auth import Calling, NameQuery, Tenant, Who
 from engram.web.invalid import invalid_request
@@ -52,23 +49,13 @@ from schemas.api import (
     BeliefStatus,
     CorrectionRequest,
     Freshness,
+    LogPosition,
     Problem,
 )
-from schemas.api import LogPosition as Appended
 from schemas.common import IDENTIFIER_PATTERN
 from watermarks.backlog import watermark
 
 RETRY_AFTER_S = 5
-
-
-def _appended(position: LogPosition) -> Appended:
-    return Appended(
-        event_id=position.event_id,
-        tenant=position.tenant,
-        project=position.project,
-        partition=position.partition,
-        offset=position.offset,
-    )
 
 
 async def _write(call: Awaitable[LogPosition]) -> LogPosition:
@@ -251,46 +238,42 @@ async def belief(belief_id: uuid.UUID, who: Who, db: PrincipalReader) -> Respons
     return as_json(found)
 
 
-@router.post("/v1/beliefs/{belief_id}/corrections", status_code=202, response_model=Appended)
+@router.post("/v1/beliefs/{belief_id}/corrections", status_code=202, response_model=LogPosition)
 async def correct(
     belief_id: uuid.UUID, body: CorrectionRequest, who: Who, service: Service
-) -> Appended:
+) -> LogPosition:
     """Append a correction (untrue, changed with a replacement, not_here, unspecified) to
     the log; it applies once the project's formed watermark passes ``offset``."""
     tenant, principal = who
-    return _appended(
-        await _write(
-            service.correct(
-                tenant=tenant,
-                principal=principal,
-                belief_id=belief_id,
-                kind=body.kind,
-                replacement=body.replacement,
-                project=body.project,
-            )
+    return await _write(
+        service.correct(
+            tenant=tenant,
+            principal=principal,
+            belief_id=belief_id,
+            kind=body.kind,
+            replacement=body.replacement,
+            project=body.project,
         )
     )
 
 
-@router.delete("/v1/beliefs/{belief_id}", status_code=202, response_model=Appended)
-async def delete(belief_id: uuid.UUID, who: Who, service: Service) -> Appended:
+@router.delete("/v1/beliefs/{belief_id}", status_code=202, response_model=LogPosition)
+async def delete(belief_id: uuid.UUID, who: Who, service: Service) -> LogPosition:
     """Delete a belief: its words leave every projection, a hash stays as its tombstone."""
     tenant, principal = who
-    return _appended(
-        await _write(service.delete(tenant=tenant, principal=principal, belief_id=belief_id))
-    )
+    return await _write(service.delete(tenant=tenant, principal=principal, belief_id=belief_id))
 
 
-@router.delete("/v1/principals/{principal}", status_code=202, response_model=Appended)
+@router.delete("/v1/principals/{principal}", status_code=202, response_model=LogPosition)
 async def forget(
     principal: Annotated[str, Path(min_length=1, max_length=200, pattern=IDENTIFIER_PATTERN)],
     service: Service,
     calling: Calling,
     tenant: NameQuery = None,
-) -> Appended:
+) -> LogPosition:
     """Forget a person: every projected row of theirs goes; nothing of theirs forms again."""
     tenant, principal = calling.principal(tenant, principal)
-    return _appended(await _write(service.forget(tenant=tenant, principal=principal)))
+    return await _write(service.forget(tenant=tenant, principal=principal))
 
 
 @probes.get("/healthz", responses={503: {"model": Problem}})

@@ -9,8 +9,13 @@ Answers 503 and 429 are retried, honouring ``Retry-After`` (bounded by ``max_ret
 and ``retries``), and so is a connection that could not be made; other errors raise
 :class:`EngramError` with the status and the server's detail, and no answer at all raises
 :class:`EngramUnreachable` (never a raw httpx error). ``EngramError.retriable`` says which
-may succeed if tried again. Appending twice after a 503 is safe: an episode's identity is its ``event_id``, and the
-same id appended twice forms once.
+may succeed if tried again. Appending twice after a 503 is safe: an episode's identity is its
+``event_id``, and the same id appended twice forms once.
+
+Without a ``Retry-After`` the client waits 1 s, then doubling, each wait at most
+``max_retry_wait_s``: the shape of the server's one back-off (``infra.backoff.Backoff(1.0,
+max_retry_wait_s)``). It keeps those few lines of its own rather than import it, because its
+import contract allows it only ``schemas`` (the client must install without the server).
 
     async with AsyncEngram("http://127.0.0.1:8080", token=TOKEN) as engram:
         [where] = await engram.append_turns([turn])

@@ -22,8 +22,9 @@ import structlog
 from aiokafka.errors import KafkaError
 
 from infra.settings import KafkaSettings
-from ingest.producer import Appended, EpisodeProducer
+from ingest.producer import EpisodeProducer
 from ingest.topics import ensure_topics
+from schemas.api import LogPosition
 from schemas.episodes import MemoryRemembered, TurnAppended
 
 log = structlog.get_logger(__name__)
@@ -40,7 +41,7 @@ class Intake:
         self._producer: EpisodeProducer | None = None
         self._lock = asyncio.Lock()
 
-    async def append(self, episodes: Sequence[Producible]) -> list[Appended]:
+    async def append(self, episodes: Sequence[Producible]) -> list[LogPosition]:
         """Append in request order (each project's keep their order); ``KafkaError`` when the
         log cannot be reached, with nothing appended unless the broker failed mid-batch."""
         producer = await self._started()

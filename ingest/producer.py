@@ -7,7 +7,6 @@ never appends a turn twice; the event id stays the episode's identity downstream
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
 from types import TracebackType
 
 import orjson
@@ -15,22 +14,13 @@ from aiokafka import AIOKafkaProducer
 
 from infra.errors import EngramFailure
 from infra.settings import KafkaSettings
+from schemas.api import LogPosition
 from schemas.common import episode_key
 from schemas.log import LogEvent
 
 Episode = LogEvent
 """Anything on the episodic log; producers' doors (JSON lines, HTTP) accept only turns and
 explicit memories, Engram's correction service appends the rest."""
-
-
-@dataclass(frozen=True)
-class Appended:
-    """Where an episode landed in the log: what a caller waits on to know it has formed."""
-
-    event_id: str
-    project: str
-    partition: int
-    offset: int
 
 
 class EpisodeTooLarge(EngramFailure, ValueError):
@@ -104,19 +94,20 @@ class EpisodeProducer:
     ) -> None:
         await self._producer.stop()
 
-    async def publish(self, episode: Episode) -> Appended:
+    async def publish(self, episode: Episode) -> LogPosition:
         """Append one episode, measured first like every other (:meth:`publish_many`)."""
         [appended] = await self.publish_many([episode])
         return appended
 
-    async def publish_raw(self, key: bytes, value: bytes) -> Appended:
-        """Append bytes as they are: for tests and tools that must write what validation refuses."""
+    async def publish_raw(self, key: bytes, value: bytes) -> tuple[int, int]:
+        """Append bytes as they are: for tests and tools that must write what validation refuses.
+        Bytes name no event, so this is only the partition and offset they landed at."""
         metadata = await self._producer.send_and_wait(self._topic, value, key=key)
-        return Appended("", key.decode(errors="replace"), metadata.partition, metadata.offset)
+        return metadata.partition, metadata.offset
 
     async def publish_many(
         self, episodes: Iterable[Episode], on_appended: Callable[[], None] | None = None
-    ) -> list[Appended]:
+    ) -> list[LogPosition]:
         """Publish in order; batches on the wire while keeping each key's order.
 
         Every episode is encoded and measured before the first is sent (:func:`encoded`), so
@@ -135,8 +126,12 @@ class EpisodeProducer:
             if on_appended is not None:
                 on_appended()
             results.append(
-                Appended(
-                    str(episode.event_id), episode.project, metadata.partition, metadata.offset
+                LogPosition(
+                    event_id=episode.event_id,
+                    tenant=episode.tenant,
+                    project=episode.project,
+                    partition=metadata.partition,
+                    offset=metadata.offset,
                 )
             )
         return results

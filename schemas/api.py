@@ -13,7 +13,7 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, Discriminator, Field, Tag, field_validator
+from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, field_validator
 
 from schemas.common import EventTime, Identifier, Role, StoredText
 from schemas.corrections import CorrectionKind
@@ -89,6 +89,11 @@ class RememberRequest(BaseModel):
 
 class LogPosition(BaseModel):
     """Where an event landed in the episodic log; wait on ``/v1/freshness`` for ``offset``."""
+
+    # The one type for a log position: what the producer returns (``ingest.producer``), what
+    # the service's writes return, what the API and the MCP tools answer, what the client
+    # decodes and what ``watermarks.waiting.wait_for_watermarks`` waits on. Frozen: a value.
+    model_config = ConfigDict(frozen=True)
 
     event_id: uuid.UUID
     tenant: str

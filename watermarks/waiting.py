@@ -11,6 +11,7 @@ import asyncpg
 
 from generations.reading import reading
 from infra.errors import EngramFailure
+from schemas.api import LogPosition
 from watermarks.backlog import watermark
 
 
@@ -67,16 +68,19 @@ async def wait_until_formed(
 
 async def wait_for_watermarks(
     pool: asyncpg.Pool,
-    positions: Collection[tuple[str, str, int]],
+    positions: Collection[LogPosition],
     *,
     timeout_s: float,
     poll_s: float = 0.1,
 ) -> None:
-    """Return once each project's formed watermark has reached its offset (formed or parked:
-    what the watermark promises); raise after the deadline naming the projects still behind."""
+    """Return once each project's formed watermark has reached the offset of every position in
+    it (formed or parked: what the watermark promises); raise after the deadline naming the
+    projects still behind. A project's watermark passes its offsets in order, so each
+    project's highest offset is the one waited for."""
     highest: dict[tuple[str, str], int] = {}
-    for tenant, project, offset in positions:
-        highest[(tenant, project)] = max(offset, highest.get((tenant, project), -1))
+    for at in positions:
+        key = (at.tenant, at.project)
+        highest[key] = max(at.offset, highest.get(key, -1))
     behind: list[str] = []
 
     async def all_through() -> bool:

@@ -44,6 +44,7 @@ from policies.in_force import effective_policy
 from projections.migrate import MigrationError
 from projections.migrate import migrate as run_migrations
 from projections.runner import project_in_worker, run_projector
+from schemas.api import LogPosition
 from schemas.export import JSON_DIR, export_json_schemas
 from streams.app import build_app, run_worker
 from streams.wiring import build_stage
@@ -120,13 +121,10 @@ def ingest(
                 appended = await producer.publish_many(episodes, on_appended=advance)
         console.print(f"appended {len(appended)} episode(s) to {settings.kafka.episodes_topic}")
         if wait:
-            positions = [
-                (e.tenant, a.project, a.offset) for e, a in zip(episodes, appended, strict=True)
-            ]
-            await _wait(positions, timeout)
+            await _wait(appended, timeout)
             console.print(f"formed through every appended episode ({len(appended)})")
 
-    async def _wait(positions: list[tuple[str, str, int]], timeout_s: float) -> None:
+    async def _wait(positions: list[LogPosition], timeout_s: float) -> None:
         pool = await create_pool(settings.database, role="engram-cli")
         try:
             await wait_for_watermarks(pool, positions, timeout_s=timeout_s)

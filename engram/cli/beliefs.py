@@ -25,17 +25,13 @@ from engram.cli.output import (
     query_one,
     quotes,
 )
-from engram.service.corrections import (
-    BeliefNotFound,
-    Corrections,
-    InvalidCorrection,
-    LogPosition,
-)
+from engram.service.corrections import BeliefNotFound, Corrections, InvalidCorrection
 from infra.db import create_pool
 from infra.settings import load_settings
 from projections.belief_pages import BeliefFilter, page_beliefs
 from projections.queries import get_belief
 from projections.refusals import RefusalFilter, page_refusals, refusal_summary
+from schemas.api import LogPosition
 from schemas.claims import RefusalReason
 from schemas.corrections import CorrectionKind
 from watermarks.waiting import FormationTimeout

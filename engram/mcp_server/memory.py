@@ -24,7 +24,7 @@ from infra.db import create_pool
 from infra.settings import Settings
 from ingest.intake import Intake
 from projections.search import search_beliefs
-from schemas.api import SearchHit, SearchMode
+from schemas.api import LogPosition, SearchHit, SearchMode
 from schemas.common import Role
 from schemas.corrections import CorrectionKind
 from schemas.episodes import MemoryRemembered, Message
@@ -63,15 +63,6 @@ class Recall(BaseModel):
 
     hits: list[Recalled]
     next_cursor: str | None
-
-
-class Appended(BaseModel):
-    """Where the event landed: it applies once the project has formed through ``offset``."""
-
-    event_id: uuid.UUID
-    project: str
-    partition: int
-    offset: int
 
 
 def _recalled(hit: SearchHit) -> Recalled:
@@ -121,7 +112,7 @@ class AgentMemory:
             )
         return Recall(hits=[_recalled(h) for h in found.hits], next_cursor=found.next_cursor)
 
-    async def remember(self, who: Principal, text: str, *, project: str) -> Appended:
+    async def remember(self, who: Principal, text: str, *, project: str) -> LogPosition:
         """The principal's own words as a ``memory.remember`` episode, appended through the
         intake exactly as ``POST /v1/remember`` appends it."""
         tenant, principal = who
@@ -135,12 +126,7 @@ class AgentMemory:
             message=Message(ordinal=0, role=Role.USER, content=text),
         )
         [where] = await self.intake.append([episode])
-        return Appended(
-            event_id=episode.event_id,
-            project=where.project,
-            partition=where.partition,
-            offset=where.offset,
-        )
+        return where
 
     async def correct(
         self,
@@ -150,21 +136,15 @@ class AgentMemory:
         *,
         replacement: str | None,
         project: str | None,
-    ) -> Appended:
+    ) -> LogPosition:
         tenant, principal = who
-        position = await self.corrections.correct(
+        return await self.corrections.correct(
             tenant=tenant,
             principal=principal,
             belief_id=belief_id,
             kind=kind,
             replacement=replacement,
             project=project,
-        )
-        return Appended(
-            event_id=position.event_id,
-            project=position.project,
-            partition=position.partition,
-            offset=position.offset,
         )
 
 

@@ -21,11 +21,11 @@ from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
 
 from engram.mcp_server.access import BearerGate, TokenOf, header_token, principal_of
-from engram.mcp_server.memory import AgentMemory, Appended, Principal, Recall, agent_memory
+from engram.mcp_server.memory import AgentMemory, Principal, Recall, agent_memory
 from infra.errors import EngramFailure
 from infra.settings import Settings
 from projections.search import MAX_LIMIT, MAX_QUERY_CHARS
-from schemas.api import SearchMode
+from schemas.api import LogPosition, SearchMode
 from schemas.common import IDENTIFIER_PATTERN, StoredText
 from schemas.corrections import CorrectionKind
 from schemas.episodes import MAX_MESSAGE_CHARS
@@ -97,7 +97,7 @@ def build_server(memory: AgentMemory, token_of: TokenOf) -> MCPServer:
         ],
         project: ProjectName,
         ctx: Context,
-    ) -> Appended:
+    ) -> LogPosition:
         """Explicit memory: append what the person asked to be remembered, in their words. It
         passes the same checks as anything they say, and forms within seconds."""
         who = await _checked(memory, token_of, ctx)
@@ -121,7 +121,7 @@ def build_server(memory: AgentMemory, token_of: TokenOf) -> MCPServer:
             ProjectName | None,
             Field(description="Where it does not apply (not_here); default: where it was learned."),
         ] = None,
-    ) -> Appended:
+    ) -> LogPosition:
         """Correct a belief the person says is wrong. The correction is evidence: it survives
         re-derivation and stops the same claim forming again."""
         who = await _checked(memory, token_of, ctx)

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import cache
 from pathlib import Path
@@ -25,12 +24,13 @@ from formation.policy import FormationPolicy
 from generations.reading import reading, serving_policy
 from infra.errors import EngramFailure
 from infra.settings import KafkaSettings
-from ingest.producer import Appended, EpisodeProducer
+from ingest.producer import EpisodeProducer
 from ingest.topics import ensure_topics
 from policies.behaviour import committed_behaviour_digest
 from policies.document import load_policy_file
 from policies.in_force import pinned_policy
 from projections.queries import BeliefContent, belief_content
+from schemas.api import LogPosition
 from schemas.claims import SourcePosition
 from schemas.corrections import (
     BeliefCorrected,
@@ -73,17 +73,6 @@ class InvalidCorrection(EngramFailure, ValueError):
         if self.field is None:
             return self.reason
         return self.reason.replace("{field}", spell(self.field))
-
-
-@dataclass(frozen=True)
-class LogPosition:
-    """Where the event landed: wait for the project's formed watermark to pass ``offset``."""
-
-    event_id: uuid.UUID
-    tenant: str
-    project: str
-    partition: int
-    offset: int
 
 
 class Corrections:
@@ -187,9 +176,7 @@ class Corrections:
 
     async def wait(self, position: LogPosition, *, timeout_s: float) -> None:
         """Return once the correction is applied (the project's formed watermark passed it)."""
-        await wait_for_watermarks(
-            self._pool, [(position.tenant, position.project, position.offset)], timeout_s=timeout_s
-        )
+        await wait_for_watermarks(self._pool, [position], timeout_s=timeout_s)
 
     async def _belief(self, tenant: str, principal: str, belief_id: uuid.UUID) -> BeliefContent:
         async with reading(self._pool, principal=(tenant, principal)) as conn:
@@ -219,10 +206,7 @@ class Corrections:
     async def _append(self, event: LogEvent) -> LogPosition:
         await ensure_topics(self._kafka)
         async with EpisodeProducer(self._kafka) as producer:
-            appended: Appended = await producer.publish(event)
-        return LogPosition(
-            event.event_id, event.tenant, appended.project, appended.partition, appended.offset
-        )
+            return await producer.publish(event)
 
 
 @cache

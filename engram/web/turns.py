@@ -59,18 +59,7 @@ async def append(
             "unless the broker failed mid-batch; retry the whole request (duplicates form once)",
             headers={"Retry-After": str(RETRY_AFTER_S)},
         ) from None
-    return TurnsAccepted(
-        appended=[
-            LogPosition(
-                event_id=episode.event_id,
-                tenant=episode.tenant,
-                project=where.project,
-                partition=where.partition,
-                offset=where.offset,
-            )
-            for episode, where in zip(episodes, appended, strict=True)
-        ]
-    )
+    return TurnsAccepted(appended=appended)
 
 
 @router.post("/v1/turns", status_code=202, response_model=TurnsAccepted)

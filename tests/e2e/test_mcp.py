@@ -24,6 +24,7 @@ from engram.service.tokens import create_token, revoke_token
 from infra.settings import KafkaSettings
 from ingest.producer import EpisodeProducer
 from ingest.topics import ensure_topics
+from schemas.api import LogPosition
 from tests.support.conditions import wait_until
 from tests.support.episodes import turn
 from tests.support.http import free_port
@@ -51,7 +52,8 @@ def _stdio(isolated: Isolated, token: str | None) -> StdioServerParameters:
 
 
 async def _formed(pool: asyncpg.Pool, tenant: str, appended: dict[str, Any]) -> None:
-    position = (tenant, appended["project"], appended["offset"])
+    position = LogPosition.model_validate(appended)
+    assert position.tenant == tenant, appended
     await wait_for_watermarks(pool, [position], timeout_s=WAIT_S)
 
 
@@ -65,7 +67,7 @@ async def test_over_stdio_an_agent_recalls_with_quotes_remembers_and_corrects(
     with running_worker(isolated, log_path=tmp_path / "worker.log", env=isolated.env(partitions=1)):
         async with EpisodeProducer(kafka) as producer:
             [where] = await producer.publish_many([turn(t, "ana", "p", "I live in Lisbon.")])
-        await wait_for_watermarks(pool, [(t, where.project, where.offset)], timeout_s=WAIT_S)
+        await wait_for_watermarks(pool, [where], timeout_s=WAIT_S)
 
         async with Client(_stdio(isolated, token)) as agent:
             tools = {tool.name for tool in (await agent.list_tools()).tools}

@@ -12,6 +12,7 @@ import pytest
 from infra.settings import KafkaSettings
 from ingest.producer import EpisodeProducer
 from ingest.topics import ensure_topics
+from schemas.api import LogPosition
 from schemas.episodes import TurnAppended
 from tests.support.databases import drop_database
 from tests.support.fault_runs import (
@@ -34,17 +35,19 @@ class SharedLog:
     episodes: KafkaSettings
     tenant: str
     turns: list[TurnAppended]
-    offsets: list[int]
+    appended: list[LogPosition]
     reference: dict[str, object]
     reference_s: float
 
     @property
     def projects(self) -> dict[str, list[tuple[int, object]]]:
-        return by_project(self.turns, self.offsets)  # type: ignore[return-value]
+        offsets = [a.offset for a in self.appended]
+        return by_project(self.turns, offsets)  # type: ignore[return-value]
 
-    def positions(self) -> list[tuple[str, str, int]]:
-        """Each project's newest offset: formed through these, a run is finished."""
-        return [(self.tenant, p, eps[-1][0]) for p, eps in self.projects.items()]
+    def positions(self) -> list[LogPosition]:
+        """Where every episode landed: formed through each project's newest, a run is
+        finished."""
+        return self.appended
 
 
 async def finish(run: FaultRun, log: SharedLog, *, timeout_s: float) -> dict[str, object]:
@@ -98,17 +101,16 @@ async def _published_and_formed(
     turns = fault_turns(tenant, episodes, partitions=PARTITIONS, spanning=spanning)
     async with EpisodeProducer(settings) as producer:
         appended = await producer.publish_many(turns)
-    offsets = [a.offset for a in appended]
     logs = tmp_path_factory.mktemp("reference")
     reference = await FaultRun.create("ref", settings, services.database_url, logs)
     started = time.monotonic()
     reference.start("worker")
     reference.start("projector")
-    pending = SharedLog(settings, tenant, turns, offsets, {}, 0.0)
+    pending = SharedLog(settings, tenant, turns, appended, {}, 0.0)
     try:
         result = await finish(reference, pending, timeout_s=900)
     finally:
         reference.stop()
     elapsed = time.monotonic() - started
-    yield SharedLog(settings, tenant, turns, offsets, result, elapsed)
+    yield SharedLog(settings, tenant, turns, appended, result, elapsed)
     await drop_database(services.database_url, reference.database_url.rpartition("/")[2])

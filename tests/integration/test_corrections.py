@@ -17,12 +17,13 @@ from engram.service.corrections import Corrections, InvalidCorrection
 from engram.service.tokens import create_token, grant_for
 from generations.registry import pin_policy
 from infra.settings import KafkaSettings
-from ingest.producer import Appended, EpisodeProducer
+from ingest.producer import EpisodeProducer
 from ingest.topics import ensure_topics
 from policies.behaviour import committed_behaviour_digest
 from policies.document import PolicyDocument, render_policy_yaml
 from projections.digest import drop_projections, projection_digest
 from projections.queries import BeliefView, list_beliefs, list_refusals
+from schemas.api import LogPosition
 from schemas.corrections import CorrectionKind
 from schemas.episodes import TurnAppended
 from tests.support.episodes import turn
@@ -41,16 +42,14 @@ class Memory:
     def __init__(self, isolated: Isolated, kafka: KafkaSettings, pool: asyncpg.Pool) -> None:
         self.isolated, self.kafka, self.pool = isolated, kafka, pool
         self.service = Corrections(pool, kafka)
-        self.positions: list[tuple[str, str, int]] = []
+        self.positions: list[LogPosition] = []
 
     async def say(self, *turns: TurnAppended) -> None:
         async with EpisodeProducer(self.kafka) as producer:
-            appended: list[Appended] = await producer.publish_many(turns)
-        await self._formed(
-            [(t.tenant, a.project, a.offset) for t, a in zip(turns, appended, strict=True)]
-        )
+            appended = await producer.publish_many(turns)
+        await self._formed(appended)
 
-    async def _formed(self, positions: list[tuple[str, str, int]]) -> None:
+    async def _formed(self, positions: list[LogPosition]) -> None:
         self.positions += positions
         await wait_for_watermarks(self.pool, positions, timeout_s=WAIT_S)
 
@@ -62,7 +61,7 @@ class Memory:
             kind=kind,
             **extra,
         )
-        await self._formed([(position.tenant, position.project, position.offset)])
+        await self._formed([position])
 
     async def beliefs(self, *, every: bool = False, project: str | None = None) -> list[BeliefView]:
         return await list_beliefs(
@@ -193,7 +192,7 @@ async def test_a_deleted_belief_leaves_only_its_hash_and_never_forms_again(
     )
     doomed = await memory.one("Zanzibar")
     position = await memory.service.delete(tenant=t, principal="ana", belief_id=doomed.belief_id)
-    await memory._formed([(position.tenant, position.project, position.offset)])
+    await memory._formed([position])
 
     assert [b.object for b in await memory.beliefs(every=True)] == ["Vim"]
     assert await _texts_containing(memory.pool, "zanzibar") == []
@@ -223,7 +222,7 @@ async def test_a_forgotten_principal_leaves_only_a_tombstone_even_after_a_replay
     await create_token(pool, tenant=t, principal="ana")
     _, bo_token = await create_token(pool, tenant=t, principal="bo")
     position = await memory.service.forget(tenant=t, principal="ana")
-    await memory._formed([(position.tenant, position.project, position.offset)])
+    await memory._formed([position])
 
     async def rows_naming_ana() -> dict[str, int]:
         tables = await pool.fetch(

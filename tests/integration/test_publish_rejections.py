@@ -68,7 +68,7 @@ async def test_a_claims_batch_too_large_for_kafka_is_dead_lettered_and_later_epi
     env = isolated.env(partitions=1, producer_max_request_bytes=LIMIT)
     with running_worker(isolated, log_path=tmp_path / "worker.log", env=env):
         await wait_until_formed(pool, [before.event_id, after.event_id], timeout_s=90)
-        await wait_for_watermarks(pool, [(tenant, "p", appended[-1].offset)], timeout_s=60)
+        await wait_for_watermarks(pool, [appended[-1]], timeout_s=60)
         await wait_until(
             lambda: _committed_past(kafka, appended[-1].offset),
             timeout_s=60,

@@ -30,10 +30,11 @@ from generations.runtime import generation_kafka, generation_lag
 from generations.schema import create_generation_schema
 from infra.db import create_pool
 from infra.settings import DatabaseSettings
-from ingest.producer import Appended, EpisodeProducer
+from ingest.producer import EpisodeProducer
 from ingest.topics import ensure_topics
 from projections.digest import projection_digest
 from projections.queries import list_beliefs
+from schemas.api import LogPosition
 from schemas.corrections import CorrectionKind
 from schemas.episodes import TurnAppended
 from tests.fakes.model_scripts import echo_model
@@ -67,9 +68,8 @@ def default_policy_file(tmp_path: Path) -> Path:
 async def say(isolated: Isolated, pool: asyncpg.Pool, *turns: TurnAppended) -> None:
     """Append turns and wait until the live generation has formed them."""
     async with EpisodeProducer(isolated.kafka(partitions=1)) as producer:
-        appended: list[Appended] = await producer.publish_many(list(turns))
-    positions = [(t.tenant, a.project, a.offset) for t, a in zip(turns, appended, strict=True)]
-    await wait_for_watermarks(pool, positions, timeout_s=WAIT_S)
+        appended: list[LogPosition] = await producer.publish_many(list(turns))
+    await wait_for_watermarks(pool, appended, timeout_s=WAIT_S)
 
 
 def engram(isolated: Isolated, *argv: str) -> subprocess.CompletedProcess[str]:
@@ -133,9 +133,7 @@ async def test_a_policy_without_one_relation_removes_exactly_its_beliefs_and_pro
         tenant=t, principal="ana", belief_id=by_object["bike"].belief_id, kind=CorrectionKind.UNTRUE
     )
     deleted = await service.delete(tenant=t, principal="ana", belief_id=by_object["Vim"].belief_id)
-    await wait_for_watermarks(
-        pool, [(p.tenant, p.project, p.offset) for p in (rejected, deleted)], timeout_s=WAIT_S
-    )
+    await wait_for_watermarks(pool, [rejected, deleted], timeout_s=WAIT_S)
     before = await objects(pool, t, "ana")
     assert ("works_at", "Acme Robotics") in before and ("owns", "bike") not in before
 

@@ -57,11 +57,7 @@ async def test_the_same_event_id_forms_in_every_tenant_and_principal_and_once_in
     assert len({(a.partition, a.offset) for a in appended}) == len(episodes)
 
     with running_worker(isolated, log_path=tmp_path / "worker.log"):
-        await wait_for_watermarks(
-            pool,
-            [(e.tenant, a.project, a.offset) for e, a in zip(episodes, appended, strict=True)],
-            timeout_s=90,
-        )
+        await wait_for_watermarks(pool, appended, timeout_s=90)
 
     for tenant, principal, city in [
         (first, "ana", "Lisbon"),

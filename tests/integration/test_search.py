@@ -36,8 +36,7 @@ class Memory:
     async def say(self, *turns: TurnAppended) -> None:
         async with EpisodeProducer(self.kafka) as producer:
             appended = await producer.publish_many(turns)
-        positions = [(t.tenant, a.project, a.offset) for t, a in zip(turns, appended, strict=True)]
-        await wait_for_watermarks(self.pool, positions, timeout_s=WAIT_S)
+        await wait_for_watermarks(self.pool, appended, timeout_s=WAIT_S)
 
     async def search(self, query: str, **options: object) -> SearchResults:
         async with reading(self.pool, principal=(self.tenant, "ana")) as conn:
@@ -95,9 +94,7 @@ async def test_with_a_project_search_keeps_to_what_applies_there(memory: Memory)
         kind=CorrectionKind.NOT_HERE,
         project="work",
     )
-    await wait_for_watermarks(
-        memory.pool, [(t, position.project, position.offset)], timeout_s=WAIT_S
-    )
+    await wait_for_watermarks(memory.pool, [position], timeout_s=WAIT_S)
     assert [h.belief.object for h in (await memory.search("tea", project="home")).hits] == ["tea"]
     assert (await memory.search("tea", project="work")).hits == []
     assert [h.belief.object for h in (await memory.search("tea")).hits] == ["tea"]

@@ -34,8 +34,7 @@ class Memory:
     async def say(self, *turns: TurnAppended) -> None:
         async with EpisodeProducer(self.kafka) as producer:
             appended = await producer.publish_many(turns)
-        positions = [(t.tenant, a.project, a.offset) for t, a in zip(turns, appended, strict=True)]
-        await wait_for_watermarks(self.pool, positions, timeout_s=WAIT_S)
+        await wait_for_watermarks(self.pool, appended, timeout_s=WAIT_S)
 
     async def objects(
         self, query: str, *, principal: str = "ana", tenant: str | None = None, **options: object

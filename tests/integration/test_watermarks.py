@@ -12,10 +12,11 @@ from pathlib import Path
 import asyncpg
 import pytest
 
-from ingest.producer import Appended, EpisodeProducer
+from ingest.producer import EpisodeProducer
 from ingest.topics import ensure_topics
 from projections.freshness import freshness
 from projections.queries import list_beliefs
+from schemas.api import LogPosition
 from tests.fakes.model_scripts import echo_model
 from tests.fakes.openai_server import FakeOpenAIServer
 from tests.support.conditions import wait_until
@@ -30,7 +31,7 @@ CITIES = ["Lisbon", "Porto", "Cork", "Oslo", "Riga", "Turin", "Quito", "Bergen"]
 
 
 async def _violations(
-    pool: asyncpg.Pool, tenant: str, appended: dict[str, list[Appended]]
+    pool: asyncpg.Pool, tenant: str, appended: dict[str, list[LogPosition]]
 ) -> list[str]:
     """In one snapshot: each project's watermark, and whether every episode at or below it has
     committed beliefs (a run) or is parked."""
@@ -60,7 +61,9 @@ async def _violations(
     return found
 
 
-async def _all_formed(pool: asyncpg.Pool, tenant: str, appended: dict[str, list[Appended]]) -> bool:
+async def _all_formed(
+    pool: asyncpg.Pool, tenant: str, appended: dict[str, list[LogPosition]]
+) -> bool:
     for project, positions in appended.items():
         mark = await watermark(pool, tenant=tenant, project=project)
         if not mark.formed_through(max(a.offset for a in positions)):
@@ -86,7 +89,7 @@ async def test_the_formed_watermark_never_passes_an_unformed_episode(
         for i in range(6)
         for p in range(12)
     ]
-    appended: dict[str, list[Appended]] = defaultdict(list)
+    appended: dict[str, list[LogPosition]] = defaultdict(list)
     async with FakeOpenAIServer(
         echo_model(delay=lambda c: delays[c.split()[-1].rstrip(".")])
     ) as server:

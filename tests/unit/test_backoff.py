@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import math
 
+import httpx
 import pytest
 
+from engram.client import _Requests
 from infra.backoff import Backoff
 from infra.db import DATABASE_BACKOFF
 from streams.model_attempts import RetrySchedule
@@ -35,3 +37,12 @@ def test_the_loops_wait_by_the_one_schedule(failures: int) -> None:
     assert model.wait_after(failures) == Backoff(0.2).after(failures)
     assert DATABASE_BACKOFF.after(failures) == Backoff(0.5, 30.0).after(failures)
     assert DATABASE_BACKOFF.max_s < math.inf, "the database is waited for indefinitely: capped"
+
+
+@pytest.mark.parametrize("attempt", [0, 1, 2, 3, 6])
+def test_the_client_waits_by_the_same_doubling_without_importing_it(attempt: int) -> None:
+    """``engram.client`` may not import ``infra`` (its import contract), so it keeps its own
+    loop; without a ``Retry-After`` its waits are ``Backoff(1.0, max_retry_wait_s)``."""
+    requests = _Requests(tenant=None, principal=None, retries=9, max_retry_wait_s=30.0)
+    unavailable = httpx.Response(503)
+    assert requests.wait_s(unavailable, attempt) == Backoff(1.0, 30.0).after(attempt + 1)
