@@ -386,6 +386,14 @@ class Freshness(BaseModel):
     lag_seconds: float
     parked: int
     policy_version: str | None
+    indexed_offset: int | None = Field(
+        default=None,
+        description="The last of the project's episodes (log offset) whose messages are in the "
+        "index recall searches; the message indexer's own watermark, apart from formation's.",
+    )
+    index_lag_episodes: int = Field(
+        default=0, description="The project's episodes on the log the index has not read yet."
+    )
 
 
 class Problem(BaseModel):

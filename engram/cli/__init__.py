@@ -43,7 +43,7 @@ from policies.document import render_policy_yaml
 from policies.in_force import effective_policy
 from projections.migrate import MigrationError
 from projections.migrate import migrate as run_migrations
-from projections.runner import project_in_worker, run_projector
+from projections.runner import index_in_worker, project_in_worker, run_projector
 from schemas.export import JSON_DIR, export_json_schemas
 from streams.app import build_app, run_worker
 from streams.wiring import build_stage
@@ -141,9 +141,13 @@ def ingest(
 @app.command()
 def worker(
     projector: Annotated[bool, typer.Option(help="Also run the belief projector.")] = True,
+    indexer: Annotated[
+        bool, typer.Option(help="Also run the message indexer (what recall searches).")
+    ] = True,
     loglevel: Annotated[str, typer.Option(help="Worker log level.")] = "warning",
 ) -> None:
-    """Run the formation agent (faust) and the belief projector until interrupted."""
+    """Run the formation agent (faust), the belief projector and the message indexer until
+    interrupted."""
     configure_logging(loglevel)
     policy = effective_policy(_settings())
     activation = activation_or_exit(_settings(), policy)
@@ -158,6 +162,12 @@ def worker(
             await project_in_worker(settings, schema=schema)
 
         streams.app.task(project)
+    if indexer:
+
+        async def index() -> None:
+            await index_in_worker(settings, schema=schema)
+
+        streams.app.task(index)
     run_worker(streams, loglevel=loglevel)
 
 
