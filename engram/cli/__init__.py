@@ -25,6 +25,7 @@ from engram.cli.operations import digest, dlq_app, formation_app, freshness
 from engram.cli.output import appending, console, err
 from engram.cli.policy import policy_app
 from engram.cli.principals import principals_app
+from engram.cli.recall import recall_command
 from engram.cli.rederive import rederive
 from engram.cli.search import beliefs_search
 from engram.cli.tokens import tokens_app
@@ -58,6 +59,7 @@ app.add_typer(refusals_app, name="refusals")
 app.add_typer(runs_app, name="runs")
 app.add_typer(sessions_app, name="sessions")
 app.command("user-model")(user_model)
+app.command("recall")(recall_command)
 app.add_typer(schemas_app, name="schemas")
 app.add_typer(principals_app, name="principals")
 app.add_typer(tokens_app, name="tokens")
