@@ -20,7 +20,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 
 from engram.service.corrections import Corrections
-from engram.web import audit, failures, openapi, search, turns
+from engram.web import audit, failures, openapi, recall, search, turns
 from engram.web.auth import Calling, NameQuery, Tenant, Who
 from engram.web.invalid import invalid_request
 from engram.web.limits import BodyLimit
@@ -150,12 +150,13 @@ def create_api(settings: Settings) -> FastAPI:
     api.include_router(turns.router, responses=turns.ERRORS)
     api.include_router(router, responses=READ_ERRORS)
     api.include_router(search.router, responses=READ_ERRORS)
+    api.include_router(recall.router, responses=READ_ERRORS)
     api.include_router(audit.router, responses=READ_ERRORS)
     api.include_router(probes)
     served = ServedMethods(
         [
             *api.router.routes,
-            *(route for part in (turns, search, audit) for route in part.router.routes),
+            *(route for part in (turns, search, recall, audit) for route in part.router.routes),
             *router.routes,
             *probes.routes,
         ]

@@ -29,7 +29,7 @@ from __future__ import annotations
 import asyncio
 import time
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequence
 from datetime import datetime
 from types import TracebackType
 from typing import Any, TypeVar
@@ -45,6 +45,7 @@ from schemas.api import (
     CorrectionRequest,
     Freshness,
     LogPosition,
+    RecallResults,
     RefusalPage,
     RefusalSummary,
     RefusalView,
@@ -430,6 +431,27 @@ class AsyncEngram:
         }
         return _decode(SearchResults, await self._send("GET", "/v1/search", params=params))
 
+    async def recall(
+        self,
+        q: str,
+        *,
+        project: str | None = None,
+        roles: Sequence[Role | str] = (),
+        limit: int = 20,
+        cursor: str | None = None,
+        principal: str | None = None,
+    ) -> RecallResults:
+        """What answers ``q``: current beliefs (each with its quotes), then the messages that
+        answer — the principal's own words unless ``roles`` names others (each message says its
+        role); ``reflects`` says how far formation and the message index had got. Pass
+        ``next_cursor`` back as ``cursor`` for the next page."""
+        params = {
+            **self._r.who(principal),
+            **_query(q=q, project=project, limit=limit, cursor=cursor),
+        }
+        pairs = [*params.items(), *(("role", Role(r).value) for r in roles)]
+        return _decode(RecallResults, await self._send("GET", "/v1/recall", params=pairs))
+
     async def refusals_page(
         self,
         *,
@@ -594,6 +616,10 @@ class Engram:
 
     def search(self, q: str, **options: Any) -> SearchResults:
         result: SearchResults = self._run(self._async.search, q, **options)
+        return result
+
+    def recall(self, q: str, **options: Any) -> RecallResults:
+        result: RecallResults = self._run(self._async.recall, q, **options)
         return result
 
     def refusals(self, **options: Any) -> list[RefusalView]:

@@ -28,6 +28,8 @@ GENERATION_TABLES: tuple[str, ...] = (
     "formation_backlog",
     "formation_audit",
     "claims_history",
+    "message",
+    "message_hidden",
 )
 """Everything formation and projection write; ``relation`` (the vocabulary) and the registry
 stay shared."""

@@ -25,11 +25,12 @@ from projections.claims_history import (
     kept_after,
     kept_batches,
     last_applied,
-    principal_columns,
     undo_suffixes,
 )
 from projections.forgetting import delete_content, forget_principal
 from projections.memory_events import QueuedPayloads
+from projections.message_store import MessageKey, hide_messages, redacted_messages
+from projections.principal_lock import lock_principals
 from projections.rows import columns_of, copy_rows, update_rows
 from resolution.beliefs import (
     MUTABLE_BELIEF_COLUMNS,
@@ -52,7 +53,7 @@ from resolution.ordering import (
     principals_to_rewind,
     rewind_points,
 )
-from schemas.claims import ClaimsBatchFormed
+from schemas.claims import ClaimsBatchFormed, RefusalReason
 from schemas.common import principal_key
 from watermarks.backlog import mark_formed
 
@@ -89,7 +90,7 @@ async def project_records(
 
     The records are in offset order, and every record of their principals below the last of
     them has been applied or is among them (the projector's lanes: :mod:`projections.lanes`).
-    The transaction first takes its principals' locks (:data:`_LOCK_PRINCIPALS`), so a second
+    The transaction first takes its principals' locks (:data:`projections.principal_lock.LOCK_PRINCIPALS`), so a second
     projector of the partition (one a rebalance has not yet stopped) resolves them only after
     this commits, and then sees these batches applied. Records below the stored offset were
     applied already and are skipped; so is a batch whose run is there.
@@ -103,7 +104,7 @@ async def project_records(
     """
     async with transaction(conn):
         principals = {(r.batch.tenant, r.batch.principal) for r in records}
-        await conn.execute(_LOCK_PRINCIPALS, *principal_columns(principals))
+        await lock_principals(conn, principals)
         next_offset = await conn.fetchval(
             "SELECT next_offset FROM projector_offset WHERE projector = $1 AND topic = $2 "
             "AND partition = $3",
@@ -141,25 +142,6 @@ async def advance_offset(
     )
 
 
-PRINCIPAL_LOCK = "hashtextextended(current_schema() || '/' || {tenant} || '/' || {principal}, 0)"
-"""The key of a principal's transaction lock, an expression over two text values: keyed by the
-schema written as well, so a generation's projection does not wait for the live one's."""
-
-_LOCK_PRINCIPALS = f"""
-SELECT count(pg_advisory_xact_lock(s.lock)) FROM (
-    SELECT DISTINCT {PRINCIPAL_LOCK.format(tenant="k.tenant", principal="k.principal")} AS lock
-    FROM unnest($1::text[], $2::text[]) AS k(tenant, principal)
-    ORDER BY lock
-) s
-"""
-"""Take the transaction-scoped lock of every principal of a chunk, in ascending order (two
-chunks naming the same principals never wait for each other in a cycle). Held to the commit:
-a projector that has lost its partitions but not yet noticed, and the one that has them now,
-apply a principal's batches one transaction after the other, the second finding the first's
-runs there. Within one projector lanes never share a principal (:mod:`projections.lanes`),
-so there it is waited for only when a principal's batches sit in two partitions."""
-
-
 async def resolve_in_canonical_order(
     conn: asyncpg.Connection,
     fresh: Sequence[ClaimsBatchFormed],
@@ -194,6 +176,9 @@ async def resolve_in_canonical_order(
     # None of these is applied: ``todo`` was just checked, and ``kept``'s runs were undone.
     state = await load_state(conn, unredacted)
     ordered = chunk_order(todo, rewind, kept, state.tombstones)
+    # What redaction takes from the batches leaves the index of messages too (ids and quotes).
+    hidden, quotes = redacted_messages([*kept, *todo], state.tombstones)
+    await hide_messages(conn, hidden, quotes=quotes)
     changes, outcomes = resolve_chunk(state, ordered)
     # Every fresh record's episode is formed now — a copy already applied (redelivered, or
     # appended twice) included — and no kept batch's episode needs marking again.
@@ -300,6 +285,15 @@ async def write_changes(conn: asyncpg.Connection, changes: Changes) -> list[tupl
         conn, "evidence", changes.evidence, columns=_EVIDENCE_COLUMNS, skip_existing=True
     )
     await copy_rows(conn, "refusal", changes.refusals, columns=_REFUSAL_COLUMNS, skip_existing=True)
+    # A statement of deleted content is refused as tombstoned: its message leaves the index too.
+    await hide_messages(
+        conn,
+        [
+            MessageKey(r.tenant, r.principal, r.episode_id, r.message_ordinal)
+            for r in changes.refusals
+            if r.reason == RefusalReason.TOMBSTONED
+        ],
+    )
     await copy_rows(conn, "belief_rejection", changes.rejections, columns=_REJECTION_COLUMNS)
     queued = await _record_in_outbox(conn, changes)
     await mark_formed(conn, [(f.topic, f.partition, f.offset) for f in changes.formed])

@@ -33,9 +33,11 @@ PROJECTION_STATE: tuple[str, ...] = (
     "memory_event_outbox",
     "memory_event_pending",
     "projector_offset",
+    "message",
+    "message_hidden",
 )
-"""Everything a replay of the log rebuilds: the projected tables, the outbox and the stored
-offsets that say how far the projection has got."""
+"""Everything a replay of the log rebuilds: the projected tables, the outbox, the index of
+messages (and what it must leave out) and the stored offsets that say how far each has got."""
 
 
 async def drop_projections(conn: asyncpg.Connection, *, backlog: bool = False) -> None:

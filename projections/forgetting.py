@@ -4,7 +4,12 @@ Deletion is not rejection. A rejected belief keeps its words for audit; a delete
 its content hash (the tombstone, written by the store) — its belief rows (current and past values
 of the same content), their evidence, the refusals that quote the same words, the entities
 nothing else names, and the words of any correction of that content all go. Forgetting a person
-deletes every projected row that names them; a tombstone of their hash stays. Both run after a
+deletes every projected row that names them; a tombstone of their hash stays.
+
+The index of messages (:mod:`projections.message_store`) loses every message a deleted belief
+quoted — by its evidence, by the refusals scrubbed with it, and by any indexed message of the
+principal holding one of its quotes — and each is named in ``message_hidden`` (ids, no words) so
+the indexer, should it reach the message later, leaves it out. Both run after a
 chunk's other writes, in its transaction: what resolution wrote earlier in the chunk goes too.
 
 What still holds the words — the episodic log and the claims topic in Kafka — is in
@@ -16,6 +21,7 @@ from __future__ import annotations
 import asyncpg
 
 from projections.claims_history import RESOLVED_BY_PRINCIPAL
+from projections.message_store import MessageKey, hide_messages
 from resolution.beliefs import TombstoneRow, principal_hash
 
 _PROJECTED_BY_PRINCIPAL = (
@@ -23,6 +29,8 @@ _PROJECTED_BY_PRINCIPAL = (
     "memory_event_pending",
     "memory_event_outbox",
     "claims_history",
+    "message",
+    "message_hidden",
 )
 """Every table with a tenant and principal column, children before the rows they reference."""
 
@@ -35,16 +43,20 @@ async def delete_content(conn: asyncpg.Connection, tombstone: TombstoneRow) -> N
         *key,
     )
     ids = [row["belief_id"] for row in gone]
-    quotes = [
-        row["quote"]
-        for row in await conn.fetch(
-            "SELECT DISTINCT quote FROM evidence WHERE belief_id = ANY($1::uuid[])", ids
-        )
-    ]
+    evidence = await conn.fetch(
+        "SELECT quote, episode_id, message_ordinal FROM evidence WHERE belief_id = ANY($1::uuid[])",
+        ids,
+    )
+    quotes = sorted({row["quote"] for row in evidence})
     await _unlink(conn, ids)
     await conn.execute("DELETE FROM evidence WHERE belief_id = ANY($1::uuid[])", ids)
     await conn.execute("DELETE FROM belief WHERE belief_id = ANY($1::uuid[])", ids)
-    await _scrub_refusals(conn, tombstone, [row["statement"] for row in gone], quotes)
+    refused = await _scrub_refusals(conn, tombstone, [row["statement"] for row in gone], quotes)
+    quoted = [
+        MessageKey(tombstone.tenant, tombstone.principal, row["episode_id"], row["message_ordinal"])
+        for row in (*evidence, *refused)
+    ]
+    await hide_messages(conn, quoted, quotes=quotes)
     await _drop_orphan_entities(conn, gone)
     await conn.execute(
         "UPDATE belief_rejection SET subject_key = NULL, object_key = NULL, facet = NULL, "
@@ -72,20 +84,23 @@ async def _unlink(conn: asyncpg.Connection, ids: list[object]) -> None:
 
 async def _scrub_refusals(
     conn: asyncpg.Connection, tombstone: TombstoneRow, statements: list[str], quotes: list[str]
-) -> None:
-    """Refusals of the principal that state the deleted statement or quote the same words."""
-    await conn.execute(
+) -> list[asyncpg.Record]:
+    """Refusals of the principal that state the deleted statement or quote the same words;
+    the messages they quoted (episode and ordinal)."""
+    rows: list[asyncpg.Record] = await conn.fetch(
         """
         DELETE FROM refusal r WHERE r.tenant = $1 AND r.principal = $2 AND r.quote <> ''
           AND (r.statement = ANY($3::text[])
                OR EXISTS (SELECT 1 FROM unnest($4::text[]) q
                           WHERE strpos(r.quote, q) > 0 OR strpos(q, r.quote) > 0))
+        RETURNING r.episode_id, r.message_ordinal
         """,
         tombstone.tenant,
         tombstone.principal,
         statements,
         quotes,
     )
+    return rows
 
 
 async def _drop_orphan_entities(conn: asyncpg.Connection, gone: list[asyncpg.Record]) -> None:

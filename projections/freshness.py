@@ -1,4 +1,5 @@
-"""Freshness: how far formation has got, per project, from the backlog's watermarks."""
+"""Freshness: how far formation has got, per project, from the backlog's watermarks, and how
+far the message indexer has (its stored offsets against the same episodes)."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ from datetime import UTC, datetime
 
 import asyncpg
 
+from projections.message_store import INDEXER
 from schemas.api import Freshness
 from watermarks.backlog import watermark
 from watermarks.waiting import poll_until
@@ -23,6 +25,7 @@ async def freshness(
         tenant,
         project,
     )
+    index = await db.fetchrow(_INDEXED, tenant, project, INDEXER)
     oldest = mark.oldest_pending_appended_at
     current = now or datetime.now(UTC)
     return Freshness(
@@ -34,7 +37,21 @@ async def freshness(
         lag_seconds=max((current - oldest).total_seconds(), 0.0) if oldest else 0.0,
         parked=mark.parked,
         policy_version=policy,
+        indexed_offset=index["indexed"] if index else None,
+        index_lag_episodes=index["behind"] if index else 0,
     )
+
+
+_INDEXED = """
+SELECT max(b."offset") FILTER (WHERE b."offset" < o.next_offset) AS indexed,
+       count(*) FILTER (WHERE o.next_offset IS NULL OR b."offset" >= o.next_offset)::int AS behind
+FROM formation_backlog b
+LEFT JOIN projector_offset o
+  ON o.projector = $3 AND o.topic = b.topic AND o.partition = b.partition
+WHERE b.tenant = $1 AND b.project = $2
+"""
+"""The project's episodes the backlog knows, against the indexer's stored offset of their
+partition: the last indexed, and how many are not yet."""
 
 
 async def wait_formed_through(

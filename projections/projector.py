@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from functools import partial
 
 import asyncpg
@@ -76,11 +76,20 @@ _ChunkKey = tuple[TopicPartition, tuple[int, ...]]
 """A chunk in flight: its partition and its lanes (no two chunks in flight share a lane)."""
 
 
+StoredOffsets = Callable[[asyncpg.Pool, str], Awaitable[dict[int, int]]]
+"""Reads a consumer's stored offsets of a topic, by partition."""
+
+
 async def seek_to_stored_offsets(
-    consumer: AIOKafkaConsumer, pool: asyncpg.Pool, topic: str, partitions: set[TopicPartition]
+    consumer: AIOKafkaConsumer,
+    pool: asyncpg.Pool,
+    topic: str,
+    partitions: set[TopicPartition],
+    offsets_of: StoredOffsets | None = None,
 ) -> None:
-    """Position each partition at the offset stored beside the beliefs (or the beginning)."""
-    offsets = await stored_offsets(pool, topic)
+    """Position each partition at the offset stored beside the rows (or the beginning):
+    ``offsets_of`` reads them (None: the belief projector's)."""
+    offsets = await (offsets_of or stored_offsets)(pool, topic)
     assigned = consumer.assignment()
     for tp in partitions:
         if tp not in assigned:
@@ -91,7 +100,7 @@ async def seek_to_stored_offsets(
             await consumer.seek_to_beginning(tp)
 
 
-class _SeekToStoredOffsets(ConsumerRebalanceListener):  # type: ignore[misc]
+class SeekToStoredOffsets(ConsumerRebalanceListener):  # type: ignore[misc]
     """Seeks on assignment, and counts rebalances so the consume loop can tell stale records.
 
     aiokafka installs a new assignment, and may start fetching it from Kafka's committed
@@ -108,10 +117,12 @@ class _SeekToStoredOffsets(ConsumerRebalanceListener):  # type: ignore[misc]
         pool: asyncpg.Pool,
         topic: str,
         on_revoked: Callable[[], None] = lambda: None,
+        offsets_of: StoredOffsets | None = None,
     ):
         self._consumer = consumer
         self._pool = pool
         self._topic = topic
+        self._offsets_of = offsets_of
         self._on_revoked = on_revoked
         self.generation = 0
         self.positioned = False
@@ -123,7 +134,9 @@ class _SeekToStoredOffsets(ConsumerRebalanceListener):  # type: ignore[misc]
 
     async def on_partitions_assigned(self, assigned: set[TopicPartition]) -> None:
         try:
-            await seek_to_stored_offsets(self._consumer, self._pool, self._topic, assigned)
+            await seek_to_stored_offsets(
+                self._consumer, self._pool, self._topic, assigned, self._offsets_of
+            )
         except UNAVAILABLE as error:
             # aiokafka would log this and read on from Kafka's offsets: leave the seek to the
             # consume loop instead, which drops what it fetches until the seek has happened.
@@ -143,7 +156,7 @@ class _SeekToStoredOffsets(ConsumerRebalanceListener):  # type: ignore[misc]
         """Seek every assigned partition to its stored offset: after a chunk whose transaction
         failed, after a stale fetch, or after an assignment whose own seek failed."""
         await seek_to_stored_offsets(
-            self._consumer, self._pool, self._topic, self._consumer.assignment()
+            self._consumer, self._pool, self._topic, self._consumer.assignment(), self._offsets_of
         )
         if self.seek_pending:
             self.seek_pending, self.positioned = False, True
@@ -177,7 +190,7 @@ class BeliefProjector:
         self.projected = 0
         self.outages = 0
         """Database operations that found PostgreSQL unreachable (each retried after a pause)."""
-        self._listener: _SeekToStoredOffsets | None = None
+        self._listener: SeekToStoredOffsets | None = None
         self._unreachable = False
         self._books: dict[TopicPartition, PartitionLanes[ClaimsRecord]] = {}
         """Each partition's records fetched and not yet committed, by lane."""
@@ -220,7 +233,7 @@ class BeliefProjector:
             isolation_level="read_committed",
         )
         claims_topic = self._settings.claims_topic
-        listener = self._listener = _SeekToStoredOffsets(
+        listener = self._listener = SeekToStoredOffsets(
             consumer, self._pool, claims_topic, on_revoked=self._hold
         )
         consumer.subscribe([claims_topic], listener=listener)
@@ -278,7 +291,7 @@ class BeliefProjector:
                 await producer.stop()
 
     async def _consume(
-        self, consumer: AIOKafkaConsumer, listener: _SeekToStoredOffsets, *, reseek: bool
+        self, consumer: AIOKafkaConsumer, listener: SeekToStoredOffsets, *, reseek: bool
     ) -> bool:
         """Fetch once and queue each partition's records on its lanes; whether anything was
         fetched and kept.

@@ -1,4 +1,5 @@
-"""``engram projector``: the belief projector as a process of its own.
+"""``engram projector``: the belief projector as a process of its own; both projections (beliefs
+and the index of messages) as tasks of another process's loop.
 
 ``engram worker`` runs formation and projection on one event loop; on a machine with cores to
 spare, ``engram worker --no-projector`` plus ``engram projector`` gives each stage a process,
@@ -17,6 +18,7 @@ from infra.db import create_pool, retry_while_unavailable
 from infra.health import serve_health
 from infra.heap import collect_young_less_often, freeze_startup_heap
 from infra.settings import Settings
+from projections.message_indexer import MessageIndexer
 from projections.projector import BeliefProjector
 
 
@@ -66,5 +68,19 @@ async def project_in_worker(settings: Settings, *, schema: str | None = None) ->
     pool = await projector_pool(settings, schema=schema)
     try:
         await BeliefProjector(settings.kafka, pool, lanes=settings.worker.projector_lanes).run()
+    finally:
+        await pool.close()
+
+
+async def index_in_worker(settings: Settings, *, schema: str | None = None) -> None:
+    """The message indexer as a task of another process's loop (``engram worker``, ``engram
+    rederive``), like :func:`project_in_worker`: its own pool, its own consumer group, so
+    formation and the projector never wait for it."""
+    pool = await retry_while_unavailable(
+        lambda: create_pool(settings.database, role="engram-indexer", schema=schema),
+        what="indexer.connect",
+    )
+    try:
+        await MessageIndexer(settings.kafka, pool).run()
     finally:
         await pool.close()

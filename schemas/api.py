@@ -391,6 +391,14 @@ class Freshness(BaseModel):
     lag_seconds: float
     parked: int
     policy_version: str | None
+    indexed_offset: int | None = Field(
+        default=None,
+        description="The last of the project's episodes (log offset) whose messages are in the "
+        "index recall searches; the message indexer's own watermark, apart from formation's.",
+    )
+    index_lag_episodes: int = Field(
+        default=0, description="The project's episodes on the log the index has not read yet."
+    )
 
 
 class Problem(BaseModel):
@@ -428,3 +436,53 @@ class SearchResults(BaseModel):
 
     hits: list[SearchHit]
     next_cursor: str | None
+
+
+class RecalledBelief(BaseModel):
+    """A belief that answers: what is believed, with the quotes (``belief.evidence``) it came
+    from. ``fused`` is its reciprocal-rank-fusion score over the ranked lists recall combined
+    (today the lexical one; ``lexical_rank`` is its place there, from 1)."""
+
+    kind: Literal["belief"] = "belief"
+    fused: float
+    lexical_rank: int | None
+    belief: BeliefView
+
+
+class RecalledMessage(BaseModel):
+    """A message that answers, as it was said: the turn's ``event_id`` and the message's
+    ``message_ordinal`` in it, who said it (``role``; ``own_words`` is true only for the
+    principal's own, role ``user``), where (project, session), when (``occurred_at``, the
+    turn's event time) and its position in the log (partition, offset)."""
+
+    kind: Literal["message"] = "message"
+    fused: float
+    lexical_rank: int | None = Field(description="Its place among the messages that match q.")
+    quoted_rank: int | None = Field(
+        description="Its place among the messages the recalled beliefs quote, if one does."
+    )
+    event_id: uuid.UUID
+    message_ordinal: int
+    role: Role
+    own_words: bool
+    author: str | None
+    project: str
+    session: str
+    occurred_at: datetime
+    partition: int
+    offset: int
+    content: str
+
+
+RecallHit = Annotated[RecalledBelief | RecalledMessage, Field(discriminator="kind")]
+
+
+class RecallResults(BaseModel):
+    """One page of what answers a question: every belief hit before every message hit, each
+    best first; ``next_cursor`` fetches the next page (null on the last). ``reflects`` is the
+    freshness of each project the page's hits come from: what formation (``formed_offset``)
+    and the message index (``indexed_offset``) had reached when the answer was read."""
+
+    hits: list[RecallHit]
+    next_cursor: str | None
+    reflects: list[Freshness]

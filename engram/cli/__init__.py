@@ -25,6 +25,7 @@ from engram.cli.operations import digest, dlq_app, formation_app, freshness
 from engram.cli.output import appending, console, err
 from engram.cli.policy import policy_app
 from engram.cli.principals import principals_app
+from engram.cli.recall import recall_command
 from engram.cli.rederive import rederive
 from engram.cli.search import beliefs_search
 from engram.cli.tokens import tokens_app
@@ -43,7 +44,7 @@ from policies.document import render_policy_yaml
 from policies.in_force import effective_policy
 from projections.migrate import MigrationError
 from projections.migrate import migrate as run_migrations
-from projections.runner import project_in_worker, run_projector
+from projections.runner import index_in_worker, project_in_worker, run_projector
 from schemas.api import LogPosition
 from schemas.export import JSON_DIR, export_json_schemas
 from streams.app import build_app, run_worker
@@ -59,6 +60,7 @@ app.add_typer(refusals_app, name="refusals")
 app.add_typer(runs_app, name="runs")
 app.add_typer(sessions_app, name="sessions")
 app.command("user-model")(user_model)
+app.command("recall")(recall_command)
 app.add_typer(schemas_app, name="schemas")
 app.add_typer(principals_app, name="principals")
 app.add_typer(tokens_app, name="tokens")
@@ -139,9 +141,13 @@ def ingest(
 @app.command()
 def worker(
     projector: Annotated[bool, typer.Option(help="Also run the belief projector.")] = True,
+    indexer: Annotated[
+        bool, typer.Option(help="Also run the message indexer (what recall searches).")
+    ] = True,
     loglevel: Annotated[str, typer.Option(help="Worker log level.")] = "warning",
 ) -> None:
-    """Run the formation agent (faust) and the belief projector until interrupted."""
+    """Run the formation agent (faust), the belief projector and the message indexer until
+    interrupted."""
     configure_logging(loglevel)
     policy = effective_policy(_settings())
     activation = activation_or_exit(_settings(), policy)
@@ -156,6 +162,12 @@ def worker(
             await project_in_worker(settings, schema=schema)
 
         streams.app.task(project)
+    if indexer:
+
+        async def index() -> None:
+            await index_in_worker(settings, schema=schema)
+
+        streams.app.task(index)
     run_worker(streams, loglevel=loglevel)
 
 

@@ -40,7 +40,7 @@ from ingest.topics import ensure_topics
 from policies.document import PolicyFileError, render_policy_yaml
 from policies.in_force import effective_policy
 from policies.prompt import PromptError
-from projections.runner import project_in_worker
+from projections.runner import index_in_worker, project_in_worker
 from schemas.log import LogEvent
 from streams.app import EngramStreams, build_app, run_worker
 from streams.pipeline import Serves
@@ -176,10 +176,14 @@ def _add_tasks(
     async def project() -> None:
         await project_in_worker(settings, schema=schema)
 
+    async def index() -> None:
+        await index_in_worker(settings, schema=schema)
+
     async def watch() -> None:
         await watch_progress(settings, generation, until_caught_up=until_caught_up)
 
     streams.app.task(project)
+    streams.app.task(index)
     streams.app.task(watch)
 
 

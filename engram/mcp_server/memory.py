@@ -1,6 +1,6 @@
 """What the MCP tools do, for one principal, without MCP: recall, remember, correct.
 
-Each is a thin use of the door every other surface uses — the search projection in the
+Each is a thin use of the door every other surface uses — recall (``GET /v1/recall``'s) in the
 principal's generation, the intake that ``POST /v1/remember`` appends through, the corrections
 service behind ``POST /v1/beliefs/{id}/corrections`` — answering with compact models an agent
 can read and cite: a hit is a statement with the exact words it came from, not the whole
@@ -10,7 +10,7 @@ belief record.
 from __future__ import annotations
 
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -23,8 +23,8 @@ from generations.reading import reading
 from infra.db import create_pool
 from infra.settings import Settings
 from ingest.intake import Intake
-from projections.search import search_beliefs
-from schemas.api import LogPosition, SearchHit, SearchMode
+from projections.recall import OWN_WORDS, recall
+from schemas.api import LogPosition, RecalledBelief, RecalledMessage
 from schemas.common import Role
 from schemas.corrections import CorrectionKind
 from schemas.episodes import MemoryRemembered, Message
@@ -58,14 +58,32 @@ class Recalled(BaseModel):
     quotes: list[Quote]
 
 
+class RecalledWords(BaseModel):
+    """A message that answers, exactly as said, and where: cite ``event_id`` and
+    ``message_ordinal``. ``own_words`` is true only for the person's own (role ``user``)."""
+
+    content: str
+    role: str
+    own_words: bool
+    event_id: uuid.UUID
+    message_ordinal: int
+    project: str
+    session: str
+    occurred_at: datetime
+    partition: int
+    offset: int
+
+
 class Recall(BaseModel):
-    """Best first; pass ``next_cursor`` back as ``cursor`` for more (null on the last page)."""
+    """Beliefs (``hits``) best first, then the messages that answer, best first; pass
+    ``next_cursor`` back as ``cursor`` for more of both (null on the last page)."""
 
     hits: list[Recalled]
+    messages: list[RecalledWords]
     next_cursor: str | None
 
 
-def _recalled(hit: SearchHit) -> Recalled:
+def _recalled(hit: RecalledBelief) -> Recalled:
     belief = hit.belief
     return Recalled(
         belief_id=belief.belief_id,
@@ -75,7 +93,7 @@ def _recalled(hit: SearchHit) -> Recalled:
         confidence=belief.confidence,
         corroboration=belief.corroboration,
         scope=belief.scope,
-        score=round(hit.score, 6),
+        score=round(hit.fused, 6),
         quotes=[Quote.model_validate(e.model_dump()) for e in belief.evidence],
     )
 
@@ -96,21 +114,31 @@ class AgentMemory:
         project: str | None,
         limit: int,
         cursor: str | None = None,
-        mode: SearchMode = SearchMode.ANY,
+        roles: Sequence[Role] = OWN_WORDS,
     ) -> Recall:
+        """What ``GET /v1/recall`` answers, in the principal's generation: beliefs, then the
+        messages of ``roles``."""
         tenant, principal = who
         async with reading(self.pool, principal=who) as conn:
-            found = await search_beliefs(
+            found = await recall(
                 conn,
                 tenant=tenant,
                 principal=principal,
                 query=query,
-                mode=mode,
                 project=project,
+                roles=roles,
                 limit=limit,
                 cursor=cursor,
             )
-        return Recall(hits=[_recalled(h) for h in found.hits], next_cursor=found.next_cursor)
+        return Recall(
+            hits=[_recalled(h) for h in found.hits if isinstance(h, RecalledBelief)],
+            messages=[
+                RecalledWords.model_validate(h.model_dump())
+                for h in found.hits
+                if isinstance(h, RecalledMessage)
+            ],
+            next_cursor=found.next_cursor,
+        )
 
     async def remember(self, who: Principal, text: str, *, project: str) -> LogPosition:
         """The principal's own words as a ``memory.remember`` episode, appended through the

@@ -24,9 +24,9 @@ from engram.mcp_server.access import BearerGate, TokenOf, header_token, principa
 from engram.mcp_server.memory import AgentMemory, Principal, Recall, agent_memory
 from infra.errors import EngramFailure
 from infra.settings import Settings
-from projections.search import MAX_LIMIT, MAX_QUERY_CHARS
-from schemas.api import LogPosition, SearchMode
-from schemas.common import IDENTIFIER_PATTERN, StoredText
+from projections.recall import MAX_LIMIT, MAX_QUERY_CHARS, OWN_WORDS
+from schemas.api import LogPosition
+from schemas.common import IDENTIFIER_PATTERN, Role, StoredText
 from schemas.corrections import CorrectionKind
 from schemas.episodes import MAX_MESSAGE_CHARS
 
@@ -58,32 +58,35 @@ def build_server(memory: AgentMemory, token_of: TokenOf) -> MCPServer:
             Field(
                 min_length=1,
                 max_length=MAX_QUERY_CHARS,
-                description="What to look for: a question or words (mode any), or "
-                'web-search syntax: words, "a phrase", or, -word (mode all).',
+                description="What to look for: a question in plain words.",
             ),
         ],
         ctx: Context,
         project: Annotated[
             ProjectName | None, Field(description="Only what applies in this project.")
         ] = None,
-        mode: Annotated[
-            SearchMode,
+        roles: Annotated[
+            list[Role] | None,
             Field(
-                description="any: any word may match, more matching words first (questions); "
-                "all: every word must match, with phrases and -word."
+                max_length=len(Role),
+                description="Whose messages: default only the person's own (user); add "
+                "assistant, tool or system to hear those too (each message says its role).",
             ),
-        ] = SearchMode.ANY,
+        ] = None,
         limit: Annotated[int, Field(ge=1, le=MAX_LIMIT, description="Most hits.")] = 10,
         cursor: Annotated[
             str | None,
             Field(min_length=1, max_length=200, description="A previous answer's next_cursor."),
         ] = None,
     ) -> Recall:
-        """Search what is believed about this person, best first, each belief with the exact
-        words it came from (quotes with their episode and byte span) to cite."""
+        """Recall what answers a question about this person: what is believed, best first, each
+        belief with the exact words it came from (quotes with their episode and byte span) to
+        cite; then the messages that answer, as said, with their event id and ordinal."""
         who = await _checked(memory, token_of, ctx)
         return await _refusing(
-            memory.recall(who, query, project=project, mode=mode, limit=limit, cursor=cursor)
+            memory.recall(
+                who, query, project=project, roles=roles or OWN_WORDS, limit=limit, cursor=cursor
+            )
         )
 
     async def remember(

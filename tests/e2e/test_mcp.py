@@ -28,6 +28,7 @@ from schemas.api import LogPosition
 from tests.support.conditions import wait_until
 from tests.support.episodes import turn
 from tests.support.http import free_port
+from tests.support.indexing import indexed_to_the_end
 from tests.support.isolation import REPO, Isolated, running_engram, running_worker
 from tests.support.projecting import seed_two_principals
 from watermarks.waiting import wait_for_watermarks
@@ -68,6 +69,7 @@ async def test_over_stdio_an_agent_recalls_with_quotes_remembers_and_corrects(
         async with EpisodeProducer(kafka) as producer:
             [where] = await producer.publish_many([turn(t, "ana", "p", "I live in Lisbon.")])
         await wait_for_watermarks(pool, [where], timeout_s=WAIT_S)
+        await indexed_to_the_end(kafka, pool, timeout_s=WAIT_S)
 
         async with Client(_stdio(isolated, token)) as agent:
             tools = {tool.name for tool in (await agent.list_tools()).tools}
@@ -77,6 +79,9 @@ async def test_over_stdio_an_agent_recalls_with_quotes_remembers_and_corrects(
             [lisbon] = recalled["hits"]
             assert lisbon["object"] == "Lisbon"
             assert [q["quote"] for q in lisbon["quotes"]] == ["I live in Lisbon"]
+            [said] = recalled["messages"]  # then the message itself, with where it is
+            assert (said["content"], said["own_words"]) == ("I live in Lisbon.", True)
+            assert (said["partition"], said["offset"]) == (0, where.offset)
 
             remembered = _answer(
                 await agent.call_tool(

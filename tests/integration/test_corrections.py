@@ -27,6 +27,7 @@ from schemas.api import LogPosition
 from schemas.corrections import CorrectionKind
 from schemas.episodes import TurnAppended
 from tests.support.episodes import turn
+from tests.support.indexing import indexed_to_the_end
 from tests.support.isolation import Isolated, running_worker
 from tests.support.projecting import seed_two_principals
 from watermarks.waiting import wait_for_watermarks
@@ -52,6 +53,9 @@ class Memory:
     async def _formed(self, positions: list[LogPosition]) -> None:
         self.positions += positions
         await wait_for_watermarks(self.pool, positions, timeout_s=WAIT_S)
+        # The message index is a stage of its own: the bars below cover it once it has read
+        # everything formed.
+        await indexed_to_the_end(self.kafka, self.pool, timeout_s=WAIT_S)
 
     async def correct(self, belief: BeliefView, kind: CorrectionKind, **extra: str) -> None:
         position = await self.service.correct(
@@ -179,6 +183,7 @@ async def _replay(memory: Memory, tmp_path: Path) -> str:
     env = memory.isolated.env(partitions=1, **replay)
     with running_worker(memory.isolated, log_path=tmp_path / "replay.log", env=env):
         await wait_for_watermarks(memory.pool, memory.positions, timeout_s=WAIT_S)
+        await indexed_to_the_end(memory.kafka, memory.pool, timeout_s=WAIT_S)
     return await projection_digest(memory.pool)
 
 
@@ -191,6 +196,7 @@ async def test_a_deleted_belief_leaves_only_its_hash_and_never_forms_again(
         turn(t, "ana", "p", "Maybe I live in Zanzibar.", seq=1, session="s2"),
     )
     doomed = await memory.one("Zanzibar")
+    assert "message.content" in await _texts_containing(memory.pool, "zanzibar")  # indexed
     position = await memory.service.delete(tenant=t, principal="ana", belief_id=doomed.belief_id)
     await memory._formed([position])
 

@@ -14,8 +14,9 @@ import pytest
 
 from infra.settings import KafkaSettings
 from ingest.topics import ensure_topics
-from projections.belief_store import PRINCIPAL_LOCK, stored_offsets
+from projections.belief_store import stored_offsets
 from projections.digest import drop_projections, projection_digest
+from projections.principal_lock import PRINCIPAL_LOCK
 from projections.projector import BeliefProjector
 from schemas.claims import ClaimsBatchFormed
 from tests.support.conditions import wait_until

@@ -1,0 +1,69 @@
+"""``GET /v1/recall``: what answers a question — the caller's beliefs, then the messages.
+
+Scoped by the token exactly as ``/v1/search`` (``Who``: the tenant and principal come from the
+token, never from the request; ``generation`` reads another generation). The ranking, the
+roles and the cursor are :mod:`projections.recall`'s. Every refusal of the request itself is a
+422 in the shape of FastAPI's own field errors, naming ``q`` (or ``cursor``), so a client
+handles one format.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, HTTPException, Query
+
+from engram.web.auth import NameQuery, Who
+from engram.web.readers import PrincipalReader
+from projections.recall import (
+    MAX_LIMIT,
+    MAX_QUERY_CHARS,
+    OWN_WORDS,
+    InvalidCursor,
+    UnsearchableQuery,
+    recall,
+)
+from schemas.api import RecallResults
+from schemas.common import Role, StoredText
+
+router = APIRouter(tags=["read"])
+
+
+def _invalid(field: str, message: str, given: str | None) -> HTTPException:
+    return HTTPException(
+        422, [{"loc": ["query", field], "msg": message, "type": "value_error", "input": given}]
+    )
+
+
+@router.get("/v1/recall", response_model=RecallResults)
+async def recall_route(
+    who: Who,
+    db: PrincipalReader,
+    q: Annotated[StoredText, Query(min_length=1, max_length=MAX_QUERY_CHARS)],
+    project: NameQuery = None,
+    role: Annotated[list[Role] | None, Query(max_length=len(Role))] = None,
+    limit: Annotated[int, Query(ge=1, le=MAX_LIMIT)] = 20,
+    cursor: Annotated[str | None, Query(min_length=1, max_length=200)] = None,
+) -> RecallResults:
+    """What answers ``q`` (a question in plain words): the caller's current beliefs that match,
+    each with the quotes it came from, then the messages that answer — by default only the
+    caller's own words (role ``user``); ``role`` (repeatable) asks for others, and every message
+    says its role. Each message carries its turn's event id, ordinal, session, event time and
+    log position; ``reflects`` says how far formation and the message index had got in each
+    project of the page. ``next_cursor`` fetches the next page."""
+    tenant, principal = who
+    try:
+        return await recall(
+            db,
+            tenant=tenant,
+            principal=principal,
+            query=q,
+            project=project,
+            roles=role or OWN_WORDS,
+            limit=limit,
+            cursor=cursor,
+        )
+    except UnsearchableQuery as error:
+        raise _invalid("q", str(error), q) from None
+    except InvalidCursor as error:
+        raise _invalid("cursor", str(error), cursor) from None

@@ -1,0 +1,50 @@
+"""Reciprocal rank fusion: one ranking from several ranked lists of the same kind of hit.
+
+Recall ranks beliefs and messages from more than one list each — today the lexical match and,
+for messages, the messages the matching beliefs quote; a semantic (embedding) list joins each
+kind as one more list, without touching the others. Fusion reads only ranks, never the lists'
+scores, so lists scored on different scales (``ts_rank_cd``, an IDF sum, a cosine) combine
+without calibration (Cormack, Clarke and Büttcher, SIGIR 2009).
+
+``fused(item) = sum over the lists holding it of 1 / (K + rank)``, rank counted from 1. With
+:data:`K` = 60 (the paper's constant) the first place of one list is worth 1/61, and an item
+found by two lists outranks one found at the top of only one unless it sits far down both.
+Pure: no I/O, no clock, and ties keep the order of first appearance, so the same lists always
+fuse the same way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Sequence
+from typing import TypeVar
+
+K = 60
+"""The rank offset: larger flattens the difference between the top places of a list."""
+
+H = TypeVar("H", bound=Hashable)
+
+
+def fuse(lists: Sequence[Sequence[H]], *, k: int = K) -> list[tuple[H, float]]:
+    """Every item of ``lists`` once, with its fused score, best first; ties in the order the
+    items first appear (list by list, rank by rank). An item twice in one list counts at its
+    first place there."""
+    if k < 1:
+        raise ValueError(f"k must be at least 1, not {k}")
+    scores: dict[H, float] = {}
+    for ranked in lists:
+        seen: set[H] = set()
+        for rank, item in enumerate(ranked, start=1):
+            if item in seen:
+                continue
+            seen.add(item)
+            scores[item] = scores.get(item, 0.0) + 1.0 / (k + rank)
+    order = {item: index for index, item in enumerate(scores)}
+    return sorted(scores.items(), key=lambda pair: (-pair[1], order[pair[0]]))
+
+
+def ranks(ranked: Sequence[H]) -> dict[H, int]:
+    """Each item's place in ``ranked``, from 1 (its first, if it appears twice)."""
+    places: dict[H, int] = {}
+    for rank, item in enumerate(ranked, start=1):
+        places.setdefault(item, rank)
+    return places

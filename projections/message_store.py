@@ -1,0 +1,252 @@
+"""The index of messages: each message of each turn on the log, as a row PostgreSQL can search.
+
+:func:`messages_of` is the pure part — the rows one log record adds — and :func:`index_records`
+writes a partition's records and the stored offset (``projector_offset`` under
+:data:`INDEXER`) in one transaction, so a killed indexer neither loses nor doubles a message,
+and a replay into emptied tables rebuilds the same rows. It writes every role; readers choose
+(recall answers with the principal's own words unless asked for others).
+
+What the index must not hold: the messages a deleted belief quoted (``message_hidden``, written
+by the projector's deletion, :func:`hide_messages`) and every message of a forgotten principal
+(their ``principal_tombstone``; a ``principal.forgotten`` record in the log also empties what
+the index holds of them at that point). Both writers take the principal's lock first
+(:mod:`projections.principal_lock`), so a message indexed after its deletion is left out and
+one indexed before it is deleted with it.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import NamedTuple
+
+import asyncpg
+from pydantic import ValidationError
+
+from infra.db import transaction
+from projections.principal_lock import lock_principals
+from resolution.ordering import deleted_hashes, principal_of, redact
+from schemas.claims import ClaimsBatchFormed
+from schemas.corrections import PrincipalForgotten
+from schemas.episodes import MemoryRemembered, TurnAppended, episode_messages
+from schemas.log import decode_log_event
+
+INDEXER = "messages"
+"""The indexer's name in ``projector_offset`` (the belief projector's is ``beliefs``)."""
+
+
+class MessageKey(NamedTuple):
+    tenant: str
+    principal: str
+    episode_id: uuid.UUID
+    message_ordinal: int
+
+
+@dataclass(frozen=True, slots=True)
+class MessageRow:
+    tenant: str
+    principal: str
+    project: str
+    session: str
+    episode_id: uuid.UUID
+    message_ordinal: int
+    role: str
+    author: str | None
+    content: str
+    occurred_at: datetime
+    source_partition: int
+    source_offset: int
+
+
+@dataclass(frozen=True, slots=True)
+class LogRecord:
+    """One record of ``engram.episodes`` as the indexer reads it: where it is, and its bytes."""
+
+    partition: int
+    offset: int
+    value: bytes
+
+
+@dataclass
+class IndexChanges:
+    """What a run of records does to the index: messages to add, principals forgotten."""
+
+    rows: list[MessageRow]
+    forgotten: list[tuple[str, str]]
+
+
+def messages_of(records: Iterable[LogRecord]) -> IndexChanges:
+    """The rows ``records`` add (every message of every turn and remembered memory) and the
+    principals they forget, in log order. A record that is not a valid log event adds nothing:
+    formation dead-letters it, and the index has nothing to say about it."""
+    changes = IndexChanges(rows=[], forgotten=[])
+    for record in records:
+        try:
+            event = decode_log_event(record.value)
+        except ValidationError:
+            continue
+        match event:
+            case TurnAppended() | MemoryRemembered():
+                changes.rows.extend(_rows(event, record))
+            case PrincipalForgotten():
+                changes.forgotten.append((event.tenant, event.principal))
+            case _:
+                pass
+    return changes
+
+
+def _rows(episode: TurnAppended | MemoryRemembered, record: LogRecord) -> list[MessageRow]:
+    return [
+        MessageRow(
+            tenant=episode.tenant,
+            principal=episode.principal,
+            project=episode.project,
+            session=episode.session,
+            episode_id=episode.event_id,
+            message_ordinal=message.ordinal,
+            role=message.role.value,
+            author=message.author,
+            content=message.content,
+            occurred_at=episode.occurred_at,
+            source_partition=record.partition,
+            source_offset=record.offset,
+        )
+        for message in episode_messages(episode)
+    ]
+
+
+_INSERT = """
+INSERT INTO message (tenant, principal, project, session, episode_id, message_ordinal, role,
+                     author, content, occurred_at, source_partition, source_offset)
+SELECT m.* FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::uuid[], $6::int[],
+                       $7::text[], $8::text[], $9::text[], $10::timestamptz[], $11::int[],
+                       $12::bigint[])
+       AS m(tenant, principal, project, session, episode_id, message_ordinal, role, author,
+            content, occurred_at, source_partition, source_offset)
+WHERE NOT EXISTS (SELECT 1 FROM message_hidden h
+                  WHERE h.tenant = m.tenant AND h.principal = m.principal
+                    AND h.episode_id = m.episode_id AND h.message_ordinal = m.message_ordinal)
+  AND NOT EXISTS (SELECT 1 FROM principal_tombstone t
+                  WHERE t.principal_hash = encode(sha256(convert_to(
+                      m.tenant || '/' || m.principal, 'UTF8')), 'hex'))
+ON CONFLICT DO NOTHING
+"""
+"""Insert what is neither hidden nor a forgotten principal's (the tombstone's hash is
+:func:`resolution.beliefs.principal_hash`, computed here in SQL); a row already there (a
+record read twice) is left alone."""
+
+_COLUMNS = tuple(MessageRow.__dataclass_fields__)
+
+
+async def index_records(
+    conn: asyncpg.Connection, topic: str, partition: int, records: Sequence[LogRecord]
+) -> int:
+    """Index ``records`` (one partition's, in offset order) and store the offset past the last,
+    in one transaction; records below the stored offset were indexed already and are skipped.
+    How many messages it read (written or left out)."""
+    if not records:
+        return 0
+    async with transaction(conn):
+        changes = messages_of(records)
+        principals = {(r.tenant, r.principal) for r in changes.rows} | set(changes.forgotten)
+        await lock_principals(conn, principals)
+        stored = await conn.fetchval(
+            "SELECT next_offset FROM projector_offset WHERE projector = $1 AND topic = $2 "
+            "AND partition = $3",
+            INDEXER,
+            topic,
+            partition,
+        )
+        if stored is not None:
+            changes = messages_of(r for r in records if r.offset >= stored)
+        await _write(conn, changes)
+        await conn.execute(
+            "INSERT INTO projector_offset (projector, topic, partition, next_offset) "
+            "VALUES ($1, $2, $3, $4) ON CONFLICT (projector, topic, partition) DO UPDATE "
+            "SET next_offset = GREATEST(projector_offset.next_offset, EXCLUDED.next_offset)",
+            INDEXER,
+            topic,
+            partition,
+            records[-1].offset + 1,
+        )
+    return len(changes.rows)
+
+
+async def _write(conn: asyncpg.Connection, changes: IndexChanges) -> None:
+    """Rows and forgettings in log order: a message before a forgetting goes with it, and one
+    after it is kept out by the tombstone once the projector has written it."""
+    if changes.rows:
+        columns = [[getattr(row, name) for row in changes.rows] for name in _COLUMNS]
+        await conn.execute(_INSERT, *columns)
+    for tenant, principal in changes.forgotten:
+        await conn.execute(
+            "DELETE FROM message WHERE tenant = $1 AND principal = $2", tenant, principal
+        )
+
+
+async def hide_messages(
+    conn: asyncpg.Connection, keys: Sequence[MessageKey], *, quotes: Sequence[str] = ()
+) -> None:
+    """Take ``keys`` out of the index for good (``message_hidden``: ids, no words), with every
+    indexed message of the same principals that holds one of ``quotes``."""
+    if not keys:
+        return
+    principals = sorted({(k.tenant, k.principal) for k in keys})
+    quoting = await conn.fetch(
+        "SELECT m.tenant, m.principal, m.episode_id, m.message_ordinal FROM message m "
+        "JOIN unnest($1::text[], $2::text[]) AS p(tenant, principal) "
+        "ON m.tenant = p.tenant AND m.principal = p.principal "
+        "WHERE EXISTS (SELECT 1 FROM unnest($3::text[]) q WHERE q <> '' "
+        "AND strpos(m.content, q) > 0)",
+        [t for t, _ in principals],
+        [p for _, p in principals],
+        list(quotes),
+    )
+    hidden = sorted({*keys, *(MessageKey(*row) for row in quoting)})
+    columns = [list(column) for column in zip(*hidden, strict=True)]
+    await conn.execute(
+        "INSERT INTO message_hidden (tenant, principal, episode_id, message_ordinal) "
+        "SELECT * FROM unnest($1::text[], $2::text[], $3::uuid[], $4::int[]) "
+        "ON CONFLICT DO NOTHING",
+        *columns,
+    )
+    await conn.execute(
+        "DELETE FROM message m USING unnest($1::text[], $2::text[], $3::uuid[], $4::int[]) "
+        "AS h(tenant, principal, episode_id, message_ordinal) "
+        "WHERE m.tenant = h.tenant AND m.principal = h.principal "
+        "AND m.episode_id = h.episode_id AND m.message_ordinal = h.message_ordinal",
+        *columns,
+    )
+
+
+def redacted_messages(
+    batches: Iterable[ClaimsBatchFormed], tombstones: Iterable[tuple[str, str, str]]
+) -> tuple[list[MessageKey], list[str]]:
+    """The messages whose words redaction takes out of ``batches`` (the chunk's, raw, with the
+    kept ones it resolves again), and the quotes it takes: what a deletion resolved from its
+    principal's kept batches must take out of the index too, where the deleted belief's
+    evidence rows are already gone. ``tombstones``: (tenant, principal, content hash) known."""
+    known: dict[tuple[str, str], set[str]] = {}
+    for tenant, principal, digest in tombstones:
+        known.setdefault((tenant, principal), set()).add(digest)
+    mine: dict[tuple[str, str], list[ClaimsBatchFormed]] = {}
+    for batch in batches:
+        mine.setdefault(principal_of(batch), []).append(batch)
+    keys: set[MessageKey] = set()
+    quotes: set[str] = set()
+    for who, raw in mine.items():
+        deleted = known.get(who, set()) | deleted_hashes(raw)
+        for before, after in zip(raw, redact(raw, deleted), strict=True):
+            if before is after:
+                continue
+            kept = {c.candidate_id for c in after.candidates}
+            ordinals = {c.message_ordinal for c in before.candidates if c.candidate_id not in kept}
+            quotes |= {c.quote for c in before.candidates if c.candidate_id not in kept and c.quote}
+            for old, new in zip(before.refusals, after.refusals, strict=False):
+                if old != new:
+                    ordinals.add(old.message_ordinal)
+                    quotes |= {old.quote} if old.quote else set()
+            keys |= {MessageKey(*who, before.episode_id, o) for o in ordinals}
+    return sorted(keys), sorted(quotes)

@@ -1,0 +1,255 @@
+"""Recall: what answers a question about one principal — beliefs first, then messages.
+
+One read for every surface (``GET /v1/recall``, ``engram recall``, the client, the MCP ``recall``
+tool), scoped by tenant and principal in SQL like every other read, in the reader's generation.
+
+**Beliefs** are the principal's current beliefs as search ranks them in mode ``any``
+(:func:`projections.search.search_beliefs`: any matching term, more distinct terms first, then
+relevance, confidence, corroboration and recency), each with the quotes it came from.
+
+**Messages** come from the index of messages (migration 0021, ``message``): by default only the
+principal's own words (role ``user``); ``roles`` asks for others, and every message hit says its
+role. Two ranked lists are fused (:mod:`projections.fusion`, reciprocal rank fusion):
+
+- the lexical match: every message holding any term of the question, ranked by the sum of the
+  matched terms' inverse document frequency over the principal's messages in scope (BM25's
+  ``ln(1 + (N - df + 0.5) / (df + 0.5))``, so a rare word outweighs a common one and a message
+  matching more of the rare words ranks higher), plus ``ts_rank_cd`` scaled to 0-1 (normalised by
+  the message's length), which only orders messages of equal weight;
+- the messages the recalled beliefs quote, in the beliefs' order: what formation kept is
+  evidence that the message answers.
+
+A semantic list (embeddings, issue 28 item 3) joins each kind as one more list given to
+:func:`projections.fusion.fuse` (see :func:`rank_messages` and :func:`recall`); nothing else
+changes.
+
+**Pages.** The answer is ranked whole — at most :data:`CANDIDATES` of each list — and served in
+pages by keyset: every hit has the sort key ``tier + fused`` (tier 1 for a belief, 0 for a
+message; a fused score is below 1, so every belief precedes every message) and an id (the
+belief's, or a name-based UUID of the message's event id and ordinal); the cursor holds the last
+hit's key and id. While memory stands still the pages walk every hit once.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import asyncpg
+
+from projections.cursor import InvalidCursor, decode_score_cursor, encode_cursor
+from projections.freshness import freshness
+from projections.fusion import fuse, ranks
+from projections.search import (
+    MAX_QUERY_CHARS,
+    UnsearchableQuery,
+    check_query,
+    question_words,
+    search_beliefs,
+)
+from schemas.api import (
+    RecalledBelief,
+    RecalledMessage,
+    RecallResults,
+    SearchMode,
+)
+from schemas.common import Role
+
+__all__ = ["MAX_QUERY_CHARS", "InvalidCursor", "UnsearchableQuery", "recall"]
+
+CANDIDATES = 100
+"""Hits taken from each ranked list before fusion: more than a page needs, few enough that a
+question costs the same at any memory size (the lists are read through their indexes)."""
+MAX_LIMIT = 100
+CURSOR_KIND = "recall"
+OWN_WORDS: tuple[Role, ...] = (Role.USER,)
+"""Whose words recall answers with unless asked: only ``user`` speaks for the principal."""
+_ALLOWED_CONTROLS = frozenset("\t\n\r")
+
+_MESSAGES = """
+WITH terms AS (
+    SELECT DISTINCT plainto_tsquery('engram_english', w) AS t FROM unnest($3::text[]) AS w
+    WHERE numnode(plainto_tsquery('engram_english', w)) > 0
+), scope AS (
+    SELECT count(*)::float8 AS n FROM message
+    WHERE tenant = $1 AND principal = $2 AND role = ANY($4::text[])
+      AND ($5::text IS NULL OR project = $5)
+), weighted AS (
+    SELECT terms.t, ln(1 + (scope.n - d.df + 0.5) / (d.df + 0.5)) AS idf
+    FROM terms, scope, LATERAL (
+        SELECT count(*)::float8 AS df FROM message m
+        WHERE m.tenant = $1 AND m.principal = $2 AND m.role = ANY($4::text[])
+          AND ($5::text IS NULL OR m.project = $5) AND m.search_vector @@ terms.t
+    ) d
+), query AS (
+    SELECT string_agg('(' || t::text || ')', ' | ')::tsquery AS q FROM terms
+)
+SELECT m.project, m.session, m.episode_id, m.message_ordinal, m.role, m.author, m.content,
+       m.occurred_at, m.source_partition, m.source_offset,
+       (SELECT coalesce(sum(w.idf), 0) FROM weighted w WHERE m.search_vector @@ w.t)
+       + ts_rank_cd(m.search_vector, query.q, 33) AS score
+FROM message m, query
+WHERE m.tenant = $1 AND m.principal = $2 AND m.role = ANY($4::text[])
+  AND ($5::text IS NULL OR m.project = $5) AND m.search_vector @@ query.q
+ORDER BY score DESC, m.source_offset DESC, m.episode_id, m.message_ordinal
+LIMIT $6
+"""
+"""The lexical list of messages (``$3``: the question's words, as search reads them in mode
+``any``; ``$4``: the roles; ``$5``: the project or null; ``$6``: how many). Ties go to the
+later message in the log."""
+
+_QUOTED = """
+SELECT m.project, m.session, m.episode_id, m.message_ordinal, m.role, m.author, m.content,
+       m.occurred_at, m.source_partition, m.source_offset
+FROM unnest($3::uuid[], $4::int[]) AS k(episode_id, message_ordinal)
+JOIN message m ON m.tenant = $1 AND m.principal = $2
+ AND m.episode_id = k.episode_id AND m.message_ordinal = k.message_ordinal
+WHERE m.role = ANY($5::text[]) AND ($6::text IS NULL OR m.project = $6)
+"""
+"""The indexed messages among the quoted ones, in scope (a quoted message the index has not
+reached, or has left out, is not answered with)."""
+
+MessageId = tuple[uuid.UUID, int]
+"""A message: its turn's event id and its ordinal in the turn."""
+
+
+def message_uuid(episode_id: uuid.UUID, ordinal: int) -> uuid.UUID:
+    """A message's id in a recall cursor: name-based, so the same message always has it."""
+    return uuid.uuid5(episode_id, f"message/{ordinal}")
+
+
+def check_recall_query(query: str) -> str:
+    """The query as recalled: :func:`projections.search.check_query`'s checks, and no control
+    characters but tab and line breaks (what a question can hold; anything else is a caller's
+    bug or an attack on a terminal, refused by name)."""
+    stripped = check_query(query)
+    for char in stripped:
+        if unicodedata.category(char) == "Cc" and char not in _ALLOWED_CONTROLS:
+            raise UnsearchableQuery(f"q contains the control character U+{ord(char):04X}")
+    return stripped
+
+
+@dataclass(frozen=True)
+class _Ranked:
+    sort_key: float
+    key: uuid.UUID
+    hit: RecalledBelief | RecalledMessage
+
+
+def rank_messages(
+    lexical: Sequence[MessageId], quoted: Sequence[MessageId]
+) -> list[tuple[MessageId, float]]:
+    """The messages' one ranking: the lists fused, lexical first (a semantic list is one more
+    argument here)."""
+    return fuse([lexical, quoted])
+
+
+async def recall(
+    conn: asyncpg.Connection,
+    *,
+    tenant: str,
+    principal: str,
+    query: str,
+    project: str | None = None,
+    roles: Sequence[Role] = OWN_WORDS,
+    limit: int = 20,
+    cursor: str | None = None,
+) -> RecallResults:
+    """One page of what answers ``query`` for the principal: beliefs, then messages of
+    ``roles``, each best first (see the module's docstring). :class:`UnsearchableQuery` for a
+    query with nothing to search for or text refused by :func:`check_recall_query`,
+    :class:`InvalidCursor` for a cursor recall did not issue, ``ValueError`` for a limit out of
+    range or no roles."""
+    if not 1 <= limit <= MAX_LIMIT:
+        raise ValueError(f"limit must be 1..{MAX_LIMIT}, not {limit}")
+    if not roles:
+        raise ValueError("roles must name at least one role")
+    query = check_recall_query(query)
+    after = decode_score_cursor(CURSOR_KIND, cursor) if cursor is not None else None
+    role_names = sorted({Role(r).value for r in roles})
+
+    beliefs = await search_beliefs(
+        conn,
+        tenant=tenant,
+        principal=principal,
+        query=query,
+        mode=SearchMode.ANY,
+        project=project,
+        limit=CANDIDATES,
+    )
+    belief_hits = [h.belief for h in beliefs.hits]
+    belief_lexical = ranks([b.belief_id for b in belief_hits])
+    ranked: list[_Ranked] = []
+    by_id = {b.belief_id: b for b in belief_hits}
+    for belief_id, fused in fuse([[b.belief_id for b in belief_hits]]):
+        belief_hit = RecalledBelief(
+            fused=fused, lexical_rank=belief_lexical.get(belief_id), belief=by_id[belief_id]
+        )
+        ranked.append(_Ranked(1.0 + fused, belief_id, belief_hit))
+
+    words = question_words(query, principal)
+    lexical_rows = await conn.fetch(
+        _MESSAGES, tenant, principal, words, role_names, project, CANDIDATES
+    )
+    quoted_ids: list[MessageId] = []
+    for belief in belief_hits:
+        for evidence in belief.evidence:
+            if (evidence.episode_id, evidence.message_ordinal) not in quoted_ids:
+                quoted_ids.append((evidence.episode_id, evidence.message_ordinal))
+    quoted_ids = quoted_ids[:CANDIDATES]
+    quoted_rows = await conn.fetch(
+        _QUOTED,
+        tenant,
+        principal,
+        [e for e, _ in quoted_ids],
+        [o for _, o in quoted_ids],
+        role_names,
+        project,
+    )
+    rows = {(r["episode_id"], r["message_ordinal"]): r for r in (*quoted_rows, *lexical_rows)}
+    lexical = [(r["episode_id"], r["message_ordinal"]) for r in lexical_rows]
+    quoted = [m for m in quoted_ids if m in rows]
+    lexical_rank, quoted_rank = ranks(lexical), ranks(quoted)
+    for message, fused in rank_messages(lexical, quoted):
+        row = rows[message]
+        role = Role(row["role"])
+        hit = RecalledMessage(
+            fused=fused,
+            lexical_rank=lexical_rank.get(message),
+            quoted_rank=quoted_rank.get(message),
+            event_id=row["episode_id"],
+            message_ordinal=row["message_ordinal"],
+            role=role,
+            own_words=role in OWN_WORDS,
+            author=row["author"],
+            project=row["project"],
+            session=row["session"],
+            occurred_at=row["occurred_at"],
+            partition=row["source_partition"],
+            offset=row["source_offset"],
+            content=row["content"],
+        )
+        ranked.append(_Ranked(fused, message_uuid(*message), hit))
+
+    ranked.sort(key=lambda r: (-r.sort_key, r.key))
+    if after is not None:
+        key, last = after
+        ranked = [r for r in ranked if r.sort_key < key or (r.sort_key == key and r.key > last)]
+    page = ranked[:limit]
+    more = len(ranked) > limit
+    next_cursor = encode_cursor(CURSOR_KIND, page[-1].sort_key, page[-1].key) if more else None
+    projects = sorted({p for p in map(_project, page) if p is not None})
+    reflects = [await freshness(conn, tenant=tenant, project=p) for p in projects]
+    return RecallResults(hits=[r.hit for r in page], next_cursor=next_cursor, reflects=reflects)
+
+
+def _project(ranked: _Ranked) -> str | None:
+    """The project a hit comes from: a message's own; a belief's if it is scoped to one project
+    (``project:<name>``), else None (a belief scoped wider than one project)."""
+    hit = ranked.hit
+    if isinstance(hit, RecalledMessage):
+        return hit.project
+    scope = hit.belief.scope
+    return scope.removeprefix("project:") if scope.startswith("project:") else None

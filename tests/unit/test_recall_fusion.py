@@ -1,0 +1,57 @@
+"""Recall's pure parts: reciprocal rank fusion, the query's checks, the message ids in cursors."""
+
+from __future__ import annotations
+
+import uuid
+
+import pytest
+
+from projections.fusion import K, fuse, ranks
+from projections.recall import check_recall_query, message_uuid, rank_messages
+from projections.search import UnsearchableQuery
+
+
+def test_one_list_keeps_its_order_with_reciprocal_scores() -> None:
+    assert fuse([["a", "b", "c"]]) == [("a", 1 / (K + 1)), ("b", 1 / (K + 2)), ("c", 1 / (K + 3))]
+
+
+def test_an_item_two_lists_agree_on_outranks_the_top_of_one() -> None:
+    fused = [item for item, _ in fuse([["a", "b"], ["c", "b"]])]
+    assert fused == ["b", "a", "c"]
+
+
+def test_ties_keep_the_order_of_first_appearance_and_duplicates_count_once() -> None:
+    assert [i for i, _ in fuse([["x", "x"], ["y"]])] == ["x", "y"]
+    assert fuse([["x", "x"]]) == [("x", 1 / (K + 1))]
+    assert fuse([]) == []
+
+
+def test_k_must_be_positive() -> None:
+    with pytest.raises(ValueError, match="k must be at least 1"):
+        fuse([["a"]], k=0)
+
+
+def test_ranks_count_from_one_at_the_first_place() -> None:
+    assert ranks(["a", "b", "a"]) == {"a": 1, "b": 2}
+
+
+def test_a_quoted_message_that_also_matches_comes_first() -> None:
+    e = uuid.UUID(int=1)
+    lexical = [(e, 0), (e, 1), (e, 2)]
+    assert [m for m, _ in rank_messages(lexical, [(e, 2)])] == [(e, 2), (e, 0), (e, 1)]
+
+
+def test_a_message_id_is_stable_and_distinct_per_ordinal() -> None:
+    e = uuid.UUID(int=7)
+    assert message_uuid(e, 0) == message_uuid(e, 0) != message_uuid(e, 1)
+    assert message_uuid(e, 0) != message_uuid(uuid.UUID(int=8), 0)
+
+
+@pytest.mark.parametrize("bad", ["what\x1b[2J is it", "a\x07b", "tab\x00nul", " ", "x" * 257])
+def test_control_characters_blank_and_huge_queries_are_refused_by_name(bad: str) -> None:
+    with pytest.raises(UnsearchableQuery):
+        check_recall_query(bad)
+
+
+def test_tabs_and_line_breaks_are_text() -> None:
+    assert check_recall_query(" where\tdo I\nlive? ") == "where\tdo I\nlive?"
