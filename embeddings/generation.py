@@ -17,6 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from embeddings.embedder import EmbeddingModel
+from infra.errors import EngramFailure
 
 _SPACE = re.compile(r"\s+")
 _WORD = re.compile(r"\w+", re.UNICODE)
@@ -120,8 +121,10 @@ RECIPES: dict[str, Callable[[str], str]] = {
 DEFAULT_RECIPE = "content-words-v1"
 
 
-class UnknownRecipe(ValueError):
+class UnknownRecipe(EngramFailure, ValueError):
     """A recipe name this release does not know."""
+
+    code = "embedding_recipe_unknown"
 
 
 @dataclass(frozen=True, slots=True)

@@ -21,7 +21,7 @@ from collections.abc import Awaitable, Callable, Sequence
 
 import numpy as np
 import openai
-from pydantic import SecretStr
+from pydantic import BaseModel, ConfigDict, SecretStr, ValidationError
 
 from embeddings.embedder import (
     EmbeddingModel,
@@ -39,6 +39,19 @@ _RETRIED = (
     openai.RateLimitError,
     openai.InternalServerError,
 )
+
+
+class _Row(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+    index: int
+    embedding: list[float]
+
+
+class _Answer(BaseModel):
+    """The part of an embeddings response the embedder reads; the rest is ignored."""
+
+    model_config = ConfigDict(extra="ignore")
+    data: list[_Row]
 
 
 class EmbeddingEndpointNotAllowed(ModelEndpointNotAllowed):
@@ -106,7 +119,7 @@ class OpenAIEmbedder:
         failures = 0
         while True:
             try:
-                answer = await self._client.embeddings.create(
+                raw = await self._client.embeddings.with_raw_response.create(
                     model=self._model.name,
                     input=texts,
                     dimensions=self._model.dimensions,
@@ -131,9 +144,18 @@ class OpenAIEmbedder:
                     f"embeddings endpoint {self.origin} answered something unreadable: "
                     f"{type(error).__name__}"
                 ) from error
-            return self._vectors(answer, len(texts))
+            return self._vectors(raw.http_response.content, len(texts))
 
-    def _vectors(self, answer: openai.types.CreateEmbeddingResponse, count: int) -> Vectors:
+    def _vectors(self, content: bytes, count: int) -> Vectors:
+        # Read with a model of our own: the client builds its response objects without
+        # validating them, so a malformed answer would surface as an arbitrary TypeError.
+        try:
+            answer = _Answer.model_validate_json(content)
+        except ValidationError as error:
+            raise EmbeddingRefused(
+                f"embeddings endpoint {self.origin} answered something unreadable "
+                f"({error.error_count()} problems)"
+            ) from None
         rows = sorted(answer.data, key=lambda item: item.index)
         if [row.index for row in rows] != list(range(count)):
             raise EmbeddingRefused(
