@@ -129,6 +129,40 @@ class ModelSettings(BaseSettings):
     )
 
 
+class EmbeddingSettings(BaseSettings):
+    model_config = _section("ENGRAM_EMBEDDING_")
+
+    provider: Literal["local", "openai"] = Field(
+        "local",
+        description="Who makes vectors: the packaged local model (no network, GPU or account) "
+        "or an OpenAI-compatible embeddings endpoint.",
+    )
+    dimensions: int = Field(
+        256,
+        ge=1,
+        le=8192,
+        description="Vector size; the local model offers 64, 128 or 256, an endpoint whatever "
+        "its model supports (sent as `dimensions`).",
+    )
+    endpoint: str | None = Field(
+        None, description="OpenAI-compatible base URL for provider=openai, e.g. http://h/v1."
+    )
+    model: str | None = Field(None, description="Embedding model name sent to the endpoint.")
+    api_key: SecretStr = Field(
+        SecretStr("unused"), description="Bearer token for the endpoint (a secret: never logged)."
+    )
+    allowlist: list[str] = Field(
+        default_factory=list,
+        description="Origins (scheme://host:port) allowed to receive message text for embedding.",
+    )
+    batch_size: int = Field(64, ge=1, le=2048, description="Texts per embeddings request.")
+    timeout_s: float = Field(30.0, gt=0, description="Per-request timeout in seconds.")
+    max_attempts: int = Field(3, ge=1, description="Requests per batch before it fails.")
+    retry_after_s: float = Field(
+        1.0, ge=0, description="Wait after a failed request; doubles per attempt."
+    )
+
+
 class FormationSettings(BaseSettings):
     model_config = _section("ENGRAM_FORMATION_")
 
@@ -242,6 +276,7 @@ class Settings:
         worker: WorkerSettings | None = None,
         state: StateSettings | None = None,
         mcp: McpSettings | None = None,
+        embedding: EmbeddingSettings | None = None,
     ) -> None:
         self.kafka = kafka or KafkaSettings()
         self.database = database or DatabaseSettings()
@@ -251,6 +286,7 @@ class Settings:
         self.worker = worker or WorkerSettings()
         self.state = state or StateSettings()
         self.mcp = mcp or McpSettings()
+        self.embedding = embedding or EmbeddingSettings()
 
 
 @lru_cache(maxsize=1)
@@ -267,4 +303,5 @@ SECTIONS: tuple[type[BaseSettings], ...] = (
     WorkerSettings,
     StateSettings,
     McpSettings,
+    EmbeddingSettings,
 )

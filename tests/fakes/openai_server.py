@@ -1,7 +1,7 @@
 """A local OpenAI-compatible HTTP server with scripted replies, for tests and benchmarks.
 
 It is a real HTTP server (aiohttp, on 127.0.0.1 and a free port) that speaks
-``POST /v1/chat/completions``. What it answers comes from a script: a function of the request
+``POST /v1/chat/completions`` and ``POST /v1/embeddings``. What it answers comes from a script: a function of the request
 body, or else a queue of replies. A reply can be content text, a delay, an HTTP status and body,
 or a hang that lasts until the client gives up. Every request is recorded in ``requests`` so a
 test can assert what was sent. Handlers run concurrently on the event loop: 64 requests that each
@@ -18,7 +18,7 @@ import contextlib
 import inspect
 import json
 from collections import deque
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -42,6 +42,8 @@ class Reply:
     headers: Mapping[str, str] = field(default_factory=dict)
     usage: Mapping[str, int] | None = None
     """The completion's ``usage`` field; zeros when not given."""
+    vectors: tuple[tuple[float, ...], ...] | None = None
+    """An embeddings answer: one vector per input, in order (``data[i].index == i``)."""
 
     @classmethod
     def text(cls, content: str, *, delay_s: float = 0.0) -> Reply:
@@ -54,6 +56,10 @@ class Reply:
     @classmethod
     def error(cls, status: int, body: str = "", **headers: str) -> Reply:
         return cls(status=status, body=body, headers=headers)
+
+    @classmethod
+    def embeddings(cls, vectors: Sequence[Sequence[float]], *, delay_s: float = 0.0) -> Reply:
+        return cls(vectors=tuple(tuple(v) for v in vectors), delay_s=delay_s)
 
     @classmethod
     def hanging(cls) -> Reply:
@@ -135,6 +141,7 @@ class FakeOpenAIServer:
     async def start(self) -> None:
         app = web.Application(client_max_size=64 * 1024 * 1024)
         app.router.add_post("/v1/chat/completions", self._chat_completions)
+        app.router.add_post("/v1/embeddings", self._chat_completions)
         self._runner = web.AppRunner(app, shutdown_timeout=1.0, access_log=None)
         await self._runner.setup()
         site = web.TCPSite(self._runner, "127.0.0.1", 0)
@@ -186,6 +193,8 @@ class FakeOpenAIServer:
                 headers=dict(reply.headers),
             )
         model = str(body.get("model", "fake")) if isinstance(body, dict) else "fake"
+        if reply.vectors is not None:
+            return web.json_response(embeddings(reply.vectors, model=model))
         payload = completion(
             reply.content, model=model, finish_reason=reply.finish_reason, usage=reply.usage
         )
@@ -195,3 +204,15 @@ class FakeOpenAIServer:
         """Wait, but no longer than until the server stops: stopping never waits on a script."""
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self._stopping.wait(), seconds)
+
+
+def embeddings(vectors: Sequence[Sequence[float]], *, model: str) -> dict[str, Any]:
+    """An OpenAI ``/v1/embeddings`` response body with these vectors, in order."""
+    return {
+        "object": "list",
+        "model": model,
+        "data": [
+            {"object": "embedding", "index": i, "embedding": list(v)} for i, v in enumerate(vectors)
+        ],
+        "usage": {"prompt_tokens": 0, "total_tokens": 0},
+    }

@@ -30,6 +30,7 @@ SERVER_PACKAGES = (
     "watermarks",
     "generations",
     "policies",
+    "embeddings",
     "infra",
 )
 """Every package above the pure cores: a failure defined in any of them is found."""

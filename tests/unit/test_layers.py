@@ -20,6 +20,7 @@ PACKAGES = (
     "watermarks",
     "generations",
     "policies",
+    "embeddings",
 )
 LINT_IMPORTS = Path(sys.executable).parent / "lint-imports"
 

@@ -1,0 +1,17 @@
+"""Semantic embeddings (issue 28, item 3): who makes vectors, and where they are kept.
+
+- :mod:`embeddings.embedder` — the :class:`~embeddings.embedder.Embedder` interface every
+  implementation satisfies, the identity of a model (name and size), and the failures.
+- :mod:`embeddings.local` — the default: WordLlama, whose weights ship inside its wheel, so a
+  fresh install embeds with no network, no GPU and no account (docs/retrieval.md says why).
+- :mod:`embeddings.remote` — any OpenAI-compatible ``/v1/embeddings`` endpoint through the
+  ``openai`` client, only when its origin is allow-listed, retried on the server's back-off.
+- :mod:`embeddings.generation` — an embedding generation's name: model, size and text recipe.
+- :mod:`embeddings.store` — vectors in PostgreSQL (migration 0022), by generation, built then
+  activated atomically, searched by exact cosine similarity over one principal's vectors.
+- :mod:`embeddings.wiring` — the embedder the settings ask for.
+
+The package sits beside :mod:`watermarks` (above :mod:`policies`, whose endpoint allow-list it
+shares with the model-assisted extractor); the stages may use it, nothing below may, and it
+imports no stage, no broker and no formation core (contracts in pyproject.toml).
+"""

@@ -1,0 +1,33 @@
+"""The embedder the settings ask for: the packaged local model, or an allow-listed endpoint."""
+
+from __future__ import annotations
+
+from embeddings.embedder import Embedder
+from embeddings.local import WordLlamaEmbedder
+from embeddings.remote import OpenAIEmbedder
+from infra.backoff import Backoff
+from infra.settings import EmbeddingSettings
+from policies.endpoint import ModelConfigurationError
+
+
+def embedder_from_settings(settings: EmbeddingSettings) -> Embedder:
+    """``provider=local``: WordLlama at ``dimensions``; ``provider=openai``: the endpoint, which
+    needs ``endpoint`` and ``model`` and must be on ``allowlist``."""
+    if settings.provider == "local":
+        return WordLlamaEmbedder(settings.dimensions)
+    if not settings.endpoint or not settings.model:
+        raise ModelConfigurationError(
+            "ENGRAM_EMBEDDING_PROVIDER=openai needs ENGRAM_EMBEDDING_ENDPOINT and "
+            "ENGRAM_EMBEDDING_MODEL"
+        )
+    return OpenAIEmbedder(
+        endpoint=settings.endpoint,
+        model=settings.model,
+        dimensions=settings.dimensions,
+        api_key=settings.api_key,
+        allowlist=settings.allowlist,
+        batch_size=settings.batch_size,
+        timeout_s=settings.timeout_s,
+        max_attempts=settings.max_attempts,
+        backoff=Backoff(settings.retry_after_s),
+    )
