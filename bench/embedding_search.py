@@ -10,8 +10,9 @@
    - ``exact_search``: :func:`embeddings.store.search` (one statement fetches the principal's
      vectors, numpy scores them), the query already embedded;
    - ``embed_and_search``: embedding the question too, what a recall request would pay;
-   - ``in_memory_scoring``: the same matrix-vector product and top-10 over a matrix already in
-     memory, i.e. what search costs without fetching the vectors (the floor of any cache);
+   - ``in_memory_scoring``: :func:`embeddings.store.rank` (the scoring and top 10 the search
+     runs) over a matrix already in memory: what search costs without fetching the vectors,
+     the floor of any per-principal cache;
    - ``lexical_baseline``: PostgreSQL full-text search over the same principal's message texts
      (GIN index, any-term ``to_tsquery`` with ``engram_english``, ``ts_rank``, top 10).
    p50/p99/max in milliseconds, against the read target p99 < 50 ms.
@@ -150,6 +151,7 @@ async def measure_size(
     asked = embedder.embed_now([gen.prepare(q) for q in questions])
     for q in asked[:5]:  # warm the cache and the plans
         await store.search(conn, TENANT, PRINCIPAL, "message", q)
+    ids = [f"m{i:07d}" for i in range(size)]
     exact, both, memory, lexical = [], [], [], []
     for q in asked:
         started = time.perf_counter()
@@ -163,9 +165,7 @@ async def measure_size(
         both.append(time.perf_counter() - started)
     for q in asked:
         started = time.perf_counter()
-        scores = target @ q
-        best = np.argpartition(-scores, 10)[:10]
-        best[np.argsort(-scores[best], kind="stable")]
+        store.rank(target, ids, q, 10)
         memory.append(time.perf_counter() - started)
     for question in questions:
         started = time.perf_counter()

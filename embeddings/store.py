@@ -361,7 +361,16 @@ async def search(
         return Similar(name, (), len(rows))
     ids: list[str] = [r["item_id"] for r in rows]
     matrix = np.frombuffer(b"".join(r["vector"] for r in rows), dtype="<f4")
-    scores = matrix.reshape(len(ids), dimensions) @ vector
+    hits = rank(matrix.reshape(len(ids), dimensions), ids, vector, limit)
+    return Similar(name, hits, searched=len(ids))
+
+
+def rank(matrix: Vectors, ids: Sequence[str], query: Vectors, limit: int) -> tuple[Hit, ...]:
+    """The ``limit`` rows of ``matrix`` (unit vectors, one per id) nearest ``query``, best
+    first, ties by id. ``einsum`` rather than ``@``: a matrix-vector product through a
+    multi-threaded BLAS was 2 to 30 times slower on a busy two-core server (threads contending with
+    the event loop and each other, docs/benchmarks.md), and einsum runs on the calling thread."""
+    scores = np.einsum("ij,j->i", matrix, query)
     if limit < len(ids):
         # Linear-time selection of the best ``limit``; every tie of the boundary score is kept
         # so that the order below breaks ties by item id, never by the order rows came in.
@@ -370,4 +379,4 @@ async def search(
     else:
         candidates = list(range(len(ids)))
     ordered = sorted(candidates, key=lambda i: (-float(scores[i]), ids[i]))[:limit]
-    return Similar(name, tuple(Hit(ids[i], float(scores[i])) for i in ordered), searched=len(ids))
+    return tuple(Hit(ids[i], float(scores[i])) for i in ordered)
