@@ -41,9 +41,11 @@ async def rotate(
     *,
     batch_size: int,
     progress: Callable[[RotationProgress], None] = lambda _: None,
-) -> int:
-    """Re-wrap every data key under ``old`` with ``new``; returns how many this run re-wrapped.
-    Both KEKs are checked first (the start-up check), so a wrong one refuses before any write."""
+) -> RotationProgress:
+    """Re-wrap every data key under ``old`` with ``new``; returns how many this run re-wrapped
+    and how many are still under ``old`` (0 unless keys were made under ``old`` meanwhile, by a
+    process that does not hold ``new`` yet: rerun then). Both KEKs are checked first (the
+    start-up check), so a wrong one refuses before any write."""
     if old.key_id == new.key_id:
         raise RotationRefused(
             f"the previous and the current key-encryption key are the same ({new.key_id}): "
@@ -54,12 +56,13 @@ async def rotate(
     keks = {old.key_id: old, new.key_id: new}
     await verify_keks(conn, keks, configured=f"old {old.key_id}, new {new.key_id}")
     await ensure_canary(conn, new)
+    total = await remaining(conn, old)  # counted once: each batch would rescan the index
     done = 0
     while True:
         async with conn.transaction():
             rows = await conn.fetch(
                 "SELECT tenant, principal, key_id, wrapped FROM data_key WHERE kek_id = $1 "
-                "ORDER BY tenant, principal LIMIT $2 FOR UPDATE SKIP LOCKED",
+                "ORDER BY tenant, principal LIMIT $2 FOR UPDATE",
                 old.key_id,
                 batch_size,
             )
@@ -83,7 +86,8 @@ async def rotate(
                 old.key_id,
             )
         done += len(rows)
-        progress(RotationProgress(done, await remaining(conn, old)))
-    if await remaining(conn, old) == 0:
+        progress(RotationProgress(done, max(total - done, 0)))
+    left = await remaining(conn, old)
+    if left == 0:
         await conn.execute("DELETE FROM kek_canary WHERE kek_id = $1", old.key_id)
-    return done
+    return RotationProgress(done, left)

@@ -67,7 +67,7 @@ def rotate_command() -> None:
     def report(step: RotationProgress) -> None:
         out.print(f"re-wrapped {step.rewrapped} data keys, {step.remaining} still to re-wrap")
 
-    async def _go() -> int:
+    async def _go() -> RotationProgress:
         settings = load_settings()
         current, previous = keks_from_settings(settings.keys)
         if previous is None:
@@ -85,10 +85,17 @@ def rotate_command() -> None:
             await conn.close()
 
     try:
-        done = asyncio.run(_go())
+        result = asyncio.run(_go())
     except EngramFailure as failure:
         refuse(failure, "not rotated")
+    if result.remaining:
+        out.print(
+            f"[yellow]{result.rewrapped} data keys re-wrapped, but {result.remaining} were made "
+            "under the previous KEK meanwhile (a process without the new one): give every "
+            "process ENGRAM_KEYS_KEK=<new>, then rerun[/yellow]"
+        )
+        raise SystemExit(1)
     out.print(
-        f"rotation complete: {done} data keys re-wrapped by this run; "
+        f"rotation complete: {result.rewrapped} data keys re-wrapped by this run; "
         "ENGRAM_KEYS_PREVIOUS_KEK may now be removed"
     )

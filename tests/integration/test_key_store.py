@@ -19,6 +19,7 @@ from pydantic import SecretStr
 from keys.errors import (
     CiphertextRejected,
     KeyDestroyed,
+    RotationRefused,
     UnknownDataKey,
     WrongKeyEncryptionKey,
 )
@@ -164,13 +165,18 @@ async def test_an_interrupted_rotation_leaves_every_key_readable_and_resumes(
     )
     await assert_all_readable(await KeyStore.open(pool, KEK_B, KEK_A), tokens)
     async with pool.acquire() as conn:
-        assert await rotate(conn, KEK_A, KEK_B, batch_size=5) == 15
-        assert await rotate(conn, KEK_A, KEK_B, batch_size=5) == 0, "idempotent"
+        assert await rotate(conn, KEK_A, KEK_B, batch_size=5) == RotationProgress(15, 0)
+        assert await rotate(conn, KEK_A, KEK_B, batch_size=5) == RotationProgress(0, 0)
     assert await kek_ids(pool) == {KEK_B.key_id: 25}
     assert await pool.fetchval("SELECT array_agg(kek_id) FROM kek_canary") == [KEK_B.key_id]
     await assert_all_readable(await KeyStore.open(pool, KEK_B), tokens)
     with pytest.raises(WrongKeyEncryptionKey):
         await KeyStore.open(pool, KEK_A)
+    async with pool.acquire() as conn:
+        with pytest.raises(RotationRefused, match="are the same"):
+            await rotate(conn, KEK_B, KEK_B, batch_size=5)
+        with pytest.raises(WrongKeyEncryptionKey, match="not configured"):
+            await rotate(conn, KEK_A, parse_kek(SecretStr(new_kek_text()), "C"), batch_size=5)
 
 
 def cli_env(database_url: str, **keys: str) -> dict[str, str]:
@@ -230,3 +236,12 @@ def test_engram_keys_check_refuses_a_missing_or_wrong_kek(fresh_database: str) -
     wrong = check(ENGRAM_KEYS_KEK=KEK_B_TEXT)
     assert wrong.returncode == 2 and "not configured" in wrong.stderr, wrong.stderr
     assert KEK_B_TEXT not in wrong.stderr + wrong.stdout
+    no_previous = subprocess.run(
+        [str(ENGRAM), "keys", "rotate"],
+        env=cli_env(fresh_database, ENGRAM_KEYS_KEK=KEK_A_TEXT),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert no_previous.returncode == 2, no_previous.stderr
+    assert "ENGRAM_KEYS_PREVIOUS_KEK is not set" in no_previous.stderr
