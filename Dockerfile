@@ -14,6 +14,7 @@ COPY infra infra
 COPY watermarks watermarks
 COPY generations generations
 COPY policies policies
+COPY keys keys
 COPY projections projections
 COPY prompts prompts
 COPY migrations migrations

@@ -262,6 +262,32 @@ class McpSettings(BaseSettings):
     port: int = Field(8090, description="Port `engram mcp --transport http` binds.")
 
 
+class KeysSettings(BaseSettings):
+    """The key-encryption key that wraps every principal's data key (keys/, docs/privacy.md)."""
+
+    model_config = _section("ENGRAM_KEYS_")
+
+    kek: SecretStr | None = Field(
+        None,
+        description="The key-encryption key: 32 random bytes, base64 (`engram keys new-kek`). "
+        "A secret, never logged; losing it loses every encrypted word.",
+    )
+    previous_kek: SecretStr | None = Field(
+        None,
+        description="The key-encryption key being rotated away from: keys still wrapped by it "
+        "stay readable until `engram keys rotate` re-wraps them under `kek`.",
+    )
+    cache_size: int = Field(
+        10_000, ge=1, description="Unwrapped data keys one process keeps (least recently used)."
+    )
+    rotate_batch: int = Field(
+        500,
+        ge=1,
+        le=100_000,
+        description="Data keys `engram keys rotate` re-wraps per transaction.",
+    )
+
+
 class Settings:
     """All sections together; built once per process and passed down explicitly."""
 
@@ -277,6 +303,7 @@ class Settings:
         state: StateSettings | None = None,
         mcp: McpSettings | None = None,
         embedding: EmbeddingSettings | None = None,
+        keys: KeysSettings | None = None,
     ) -> None:
         self.kafka = kafka or KafkaSettings()
         self.database = database or DatabaseSettings()
@@ -287,6 +314,7 @@ class Settings:
         self.state = state or StateSettings()
         self.mcp = mcp or McpSettings()
         self.embedding = embedding or EmbeddingSettings()
+        self.keys = keys or KeysSettings()
 
 
 @lru_cache(maxsize=1)
@@ -304,4 +332,5 @@ SECTIONS: tuple[type[BaseSettings], ...] = (
     StateSettings,
     McpSettings,
     EmbeddingSettings,
+    KeysSettings,
 )

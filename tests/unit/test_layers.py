@@ -21,6 +21,7 @@ PACKAGES = (
     "generations",
     "policies",
     "embeddings",
+    "keys",
 )
 LINT_IMPORTS = Path(sys.executable).parent / "lint-imports"
 

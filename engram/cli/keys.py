@@ -1,0 +1,101 @@
+"""``engram keys``: the key-encryption key's operator commands (docs/privacy.md, "Per-principal
+keys"). Keys come from the settings or the environment only, never from argv, where they would
+land in shell history and in every process listing."""
+
+from __future__ import annotations
+
+import asyncio
+
+import typer
+from rich.console import Console
+
+from engram.cli.failures import refuse
+from infra.db import connect
+from infra.errors import EngramFailure
+from infra.settings import load_settings
+from keys.errors import RotationRefused
+from keys.kek import keks_from_settings, new_kek_text
+from keys.rotation import RotationProgress, remaining, rotate
+from keys.store import ensure_canary, verify_keks
+
+keys_app = typer.Typer(
+    no_args_is_help=True, help="Per-principal data keys: make a KEK, check it, rotate it."
+)
+out = Console(stderr=True)
+
+
+@keys_app.command("new-kek")
+def new_kek() -> None:
+    """Print a fresh key-encryption key (32 random bytes, base64) for ENGRAM_KEYS_KEK. Store it
+    in a secret manager and back it up: losing it loses every encrypted word."""
+    print(new_kek_text())
+
+
+@keys_app.command("check")
+def check() -> None:
+    """The start-up check alone: every stored key's KEK is configured and unwraps."""
+
+    async def _go() -> None:
+        settings = load_settings()
+        current, previous = keks_from_settings(settings.keys)
+        keks = {current.key_id: current}
+        if previous is not None:
+            keks[previous.key_id] = previous
+        conn = await connect(settings.database)
+        try:
+            await verify_keks(conn, keks, configured=", ".join(sorted(keks)))
+            await ensure_canary(conn, current)
+            left = 0 if previous is None else await remaining(conn, previous)
+        finally:
+            await conn.close()
+        out.print(f"key-encryption key {current.key_id}: ok")
+        if previous is not None:
+            out.print(f"previous key-encryption key {previous.key_id}: ok, wraps {left} keys")
+
+    try:
+        asyncio.run(_go())
+    except EngramFailure as failure:
+        refuse(failure, "check failed")
+
+
+@keys_app.command("rotate")
+def rotate_command() -> None:
+    """Re-wrap every data key from ENGRAM_KEYS_PREVIOUS_KEK to ENGRAM_KEYS_KEK, in batches of
+    ENGRAM_KEYS_ROTATE_BATCH, one transaction each. Resumable: rerun after any interruption.
+    Every worker should hold both KEKs while this runs."""
+
+    def report(step: RotationProgress) -> None:
+        out.print(f"re-wrapped {step.rewrapped} data keys, {step.remaining} still to re-wrap")
+
+    async def _go() -> RotationProgress:
+        settings = load_settings()
+        current, previous = keks_from_settings(settings.keys)
+        if previous is None:
+            raise RotationRefused(
+                "ENGRAM_KEYS_PREVIOUS_KEK is not set: set it to the KEK being replaced and "
+                "ENGRAM_KEYS_KEK to the new one"
+            )
+        conn = await connect(settings.database)
+        try:
+            out.print(f"rotating data keys from {previous.key_id} to {current.key_id}")
+            return await rotate(
+                conn, previous, current, batch_size=settings.keys.rotate_batch, progress=report
+            )
+        finally:
+            await conn.close()
+
+    try:
+        result = asyncio.run(_go())
+    except EngramFailure as failure:
+        refuse(failure, "not rotated")
+    if result.remaining:
+        out.print(
+            f"[yellow]{result.rewrapped} data keys re-wrapped, but {result.remaining} were made "
+            "under the previous KEK meanwhile (a process without the new one): give every "
+            "process ENGRAM_KEYS_KEK=<new>, then rerun[/yellow]"
+        )
+        raise SystemExit(1)
+    out.print(
+        f"rotation complete: {result.rewrapped} data keys re-wrapped by this run; "
+        "ENGRAM_KEYS_PREVIOUS_KEK may now be removed"
+    )
