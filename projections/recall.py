@@ -39,6 +39,7 @@ from dataclasses import dataclass
 
 import asyncpg
 
+from infra.errors import EngramFailure
 from projections.cursor import InvalidCursor, decode_score_cursor, encode_cursor
 from projections.freshness import freshness
 from projections.fusion import fuse, ranks
@@ -56,8 +57,9 @@ from schemas.api import (
     SearchMode,
 )
 from schemas.common import Role
+from watermarks.waiting import poll_until
 
-__all__ = ["MAX_QUERY_CHARS", "InvalidCursor", "UnsearchableQuery", "recall"]
+__all__ = ["MAX_QUERY_CHARS", "IndexBehind", "InvalidCursor", "UnsearchableQuery", "recall"]
 
 CANDIDATES = 100
 """Hits taken from each ranked list before fusion: more than a page needs, few enough that a
@@ -129,6 +131,32 @@ def check_recall_query(query: str) -> str:
         if unicodedata.category(char) == "Cc" and char not in _ALLOWED_CONTROLS:
             raise UnsearchableQuery(f"q contains the control character U+{ord(char):04X}")
     return stripped
+
+
+class IndexBehind(EngramFailure):
+    """Formation or the message index had not read the whole project by the deadline."""
+
+    code = "index_behind"
+    retriable = True
+    exit_code = 1
+
+
+async def wait_indexed(
+    conn: asyncpg.Connection, *, tenant: str, project: str, timeout_s: float
+) -> None:
+    """Return once formation has formed, and the message index has read, every episode of
+    ``project`` on the log (its freshness shows no lag), so a recall reflects all of it;
+    :class:`IndexBehind` at the deadline."""
+
+    async def caught_up() -> bool:
+        fresh = await freshness(conn, tenant=tenant, project=project)
+        return fresh.log_offset is not None and fresh.lag_episodes == fresh.index_lag_episodes == 0
+
+    if not await poll_until(caught_up, timeout_s=timeout_s):
+        raise IndexBehind(
+            f"{tenant}/{project} was not formed and indexed to the end of the log within "
+            f"{timeout_s:g}s; `engram freshness --project {project}` shows how far each got"
+        )
 
 
 @dataclass(frozen=True)
