@@ -22,7 +22,7 @@ async def test_recall_prints_beliefs_then_own_words_and_refuses_what_it_cannot_a
     await _seed(isolated, kafka, pool)
     who = ("--tenant", isolated.tenant, "--principal", "ana")
     found = engram(
-        isolated, "recall", "Where do I live? What did I bring from Japan?", *who, "--json"
+        isolated, "recall", "Do I live in Lisbon? What did I bring from Japan?", *who, "--json"
     )
     assert found.returncode == 0, found.stderr.decode()
     hits = [json.loads(line) for line in found.stdout.decode().splitlines()]

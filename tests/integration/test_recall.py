@@ -100,7 +100,11 @@ async def memory(isolated: Isolated, pool: asyncpg.Pool, tmp_path: Path) -> Asyn
 async def test_beliefs_first_then_the_principals_own_words_each_saying_where_it_is(
     memory: Memory,
 ) -> None:
-    found = await memory.recall("Where do I live, and what did I bring back from Japan?")
+    # a belief sharing one common word with a longer question is not an answer...
+    unrelated = await memory.recall("Where do I live, and what did I bring back from Japan?")
+    assert [h.kind for h in unrelated.hits][:1] == ["message"]
+    # ...one matching two of its words is, and comes first
+    found = await memory.recall("Do I live in Lisbon, and what did I bring back from Japan?")
     kinds = [h.kind for h in found.hits]
     assert kinds == sorted(kinds), "every belief before every message"
     assert isinstance(found.hits[0], RecalledBelief) and found.hits[0].belief.object == "Lisbon"
