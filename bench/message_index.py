@@ -25,6 +25,7 @@ import asyncpg
 import orjson
 
 from engram.cli.evaluation.recall import scratch_database
+from infra.logs import configure_logging
 from infra.settings import load_settings
 from ingest.jsonl import read_episodes
 from projections.message_store import LogRecord, index_records, messages_of
@@ -104,6 +105,7 @@ async def main(turns: Path, rounds: int) -> dict[str, object]:
 
 
 if __name__ == "__main__":
+    configure_logging("warning")  # stdout is the JSON report
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--turns", type=Path, required=True)
     parser.add_argument("--rounds", type=int, default=3)

@@ -29,6 +29,7 @@ import orjson
 
 from engram.cli.evaluation.recall import load_questions, percentile, scratch_database
 from generations.reading import reading
+from infra.logs import configure_logging
 from infra.settings import load_settings
 from ingest.jsonl import read_episodes
 from projections.recall import recall
@@ -127,6 +128,7 @@ async def main(turns: Path, qa: Path, heavy: int, total: int, questions: int) ->
 
 
 if __name__ == "__main__":
+    configure_logging("warning")  # stdout is the JSON report
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--turns", type=Path, required=True)
     parser.add_argument("--qa", type=Path, required=True)
