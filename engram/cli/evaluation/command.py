@@ -342,18 +342,24 @@ def recall_questions(
         render_recall(report, Console())
 
 
-_RECALL_COLUMNS = ("recall_at_1", "recall_at_5", "recall_at_10", "mrr", "answered")
+_RECALL_COLUMNS = {
+    "recall_at_1": "R@1",
+    "recall_at_5": "R@5",
+    "recall_at_10": "R@10",
+    "mrr": "MRR",
+    "answered": "answered",
+}
 
 
 def render_recall(report: dict[str, Any], console: Console) -> None:
-    table = Table(title=f"recall over {report['questions']} questions (bm25: own messages)")
-    table.add_column("questions")
-    table.add_column("asked", justify="right")
-    for column in _RECALL_COLUMNS:
-        table.add_column(column.replace("_at_", "@"), justify="right")
-    table.add_column("bm25 @10", justify="right")
+    table = Table(title=f"evidence recall over {report['questions']} questions")
+    table.add_column("group")
+    table.add_column("n", justify="right")
+    for title in _RECALL_COLUMNS.values():
+        table.add_column(title, justify="right")
+    table.add_column("BM25 R@10", justify="right")
     table.add_column("answer in beliefs", justify="right")
-    table.add_column("p50 / p99 ms", justify="right")
+    table.add_column("p50/p99 ms", justify="right")
     for group, ours in report["recall"].items():
         theirs = report["bm25_own_messages"][group]
         table.add_row(
@@ -362,9 +368,11 @@ def render_recall(report: dict[str, Any], console: Console) -> None:
             *(f"{ours[c]:.3f}" for c in _RECALL_COLUMNS),
             f"{theirs['recall_at_10']:.3f}",
             f"{ours['answer_in_beliefs']:.3f}",
-            f"{ours['latency_ms_p50']:.1f} / {ours['latency_ms_p99']:.1f}",
+            f"{ours['latency_ms_p50']:.0f}/{ours['latency_ms_p99']:.0f}",
         )
     console.print(table)
+    console.print("groups: a category, all, and own_words_1_2_4 (categories 1, 2, 4 whose evidence")
+    console.print("holds the principal's words); BM25: over the principal's own messages")
 
 
 def _policy_in_force(path: Path | None) -> FormationPolicy:
