@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The demo: start a worker, ingest the example conversation, wait until it has formed, print the
-# beliefs with their evidence, stop the worker. Expects `make migrate` to have run.
+# beliefs with their evidence, ask one question through recall, stop the worker. Expects `make migrate` to have run.
 set -euo pipefail
 REPO="$(cd "$(dirname "$0")/.." && pwd)"
 BIN="$REPO/.venv/bin"
@@ -20,3 +20,9 @@ fi
 echo
 "$BIN/engram" beliefs list --principal ana
 "$BIN/engram" refusals list --principal ana
+echo
+# One question in plain words, as an agent asks it: beliefs first, then ana's own words that
+# answer (the message index is the worker's own consumer: --wait lets it catch up first).
+QUESTION="Who is visiting me, and where might she like to go?"
+echo "recall: $QUESTION"
+"$BIN/engram" recall "$QUESTION" --principal ana --project garden-app --wait 60

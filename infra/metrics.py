@@ -66,6 +66,12 @@ BATCHES_PROJECTED = Counter(
     ["outcome"],
     registry=REGISTRY,
 )
+MESSAGES_INDEXED = Counter(
+    "engram_messages_indexed",
+    "Messages the message indexer read into the index (written, or left out as hidden or a "
+    "forgotten principal's).",
+    registry=REGISTRY,
+)
 PUBLISH_RETRIES = Counter(
     "engram_publish_retries",
     "Publishes to Kafka sent again after a retriable error, by stream (claims, dead_letters) "

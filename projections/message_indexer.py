@@ -22,6 +22,7 @@ from aiokafka import AIOKafkaConsumer
 from aiokafka.errors import KafkaError
 
 from infra.db import DATABASE_BACKOFF, UNAVAILABLE, report_unavailable
+from infra.metrics import MESSAGES_INDEXED
 from infra.settings import KafkaSettings
 from projections.message_store import INDEXER, LogRecord, index_records
 from projections.projector import SeekToStoredOffsets
@@ -115,5 +116,7 @@ class MessageIndexer:
         for tp, records in fetched.items():
             batch = [LogRecord(tp.partition, r.offset, r.value or b"") for r in records]
             async with self._pool.acquire() as conn:
-                self.indexed += await index_records(conn, topic, tp.partition, batch)
+                read = await index_records(conn, topic, tp.partition, batch)
+            self.indexed += read
+            MESSAGES_INDEXED.inc(read)
         return bool(fetched)

@@ -11,11 +11,10 @@ relevance, confidence, corroboration and recency), each with the quotes it came 
 principal's own words (role ``user``); ``roles`` asks for others, and every message hit says its
 role. Two ranked lists are fused (:mod:`projections.fusion`, reciprocal rank fusion):
 
-- the lexical match: every message holding any term of the question, ranked by the sum of the
-  matched terms' inverse document frequency over the principal's messages in scope (BM25's
-  ``ln(1 + (N - df + 0.5) / (df + 0.5))``, so a rare word outweighs a common one and a message
-  matching more of the rare words ranks higher), plus ``ts_rank_cd`` scaled to 0-1 (normalised by
-  the message's length), which only orders messages of equal weight;
+- the lexical match: every message holding any term of the question, ranked by Okapi BM25
+  (:data:`BM25_K1`, :data:`BM25_B`; idf ``ln(1 + (N - df + 0.5) / (df + 0.5))`` over the
+  principal's messages in scope): a rare word outweighs a common one, a repeated word counts with
+  diminishing returns, a long message is discounted;
 - the messages the recalled beliefs quote, in the beliefs' order: what formation kept is
   evidence that the message answers.
 
@@ -34,11 +33,12 @@ from __future__ import annotations
 
 import unicodedata
 import uuid
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import asyncpg
 
+from infra.errors import EngramFailure
 from projections.cursor import InvalidCursor, decode_score_cursor, encode_cursor
 from projections.freshness import freshness
 from projections.fusion import fuse, ranks
@@ -56,8 +56,9 @@ from schemas.api import (
     SearchMode,
 )
 from schemas.common import Role
+from watermarks.waiting import poll_until
 
-__all__ = ["MAX_QUERY_CHARS", "InvalidCursor", "UnsearchableQuery", "recall"]
+__all__ = ["MAX_QUERY_CHARS", "IndexBehind", "InvalidCursor", "UnsearchableQuery", "recall"]
 
 CANDIDATES = 100
 """Hits taken from each ranked list before fusion: more than a page needs, few enough that a
@@ -68,37 +69,96 @@ OWN_WORDS: tuple[Role, ...] = (Role.USER,)
 """Whose words recall answers with unless asked: only ``user`` speaks for the principal."""
 _ALLOWED_CONTROLS = frozenset("\t\n\r")
 
-_MESSAGES = """
-WITH terms AS (
-    SELECT DISTINCT plainto_tsquery('engram_english', w) AS t FROM unnest($3::text[]) AS w
-    WHERE numnode(plainto_tsquery('engram_english', w)) > 0
+BM25_K1 = 1.2
+BM25_B = 0.75
+"""Okapi BM25's term-frequency saturation and length normalisation (the usual values)."""
+
+_WEIGHTS = """
+WITH lexemes AS (
+    SELECT DISTINCT v.lexeme
+    FROM unnest(to_tsvector('engram_english', array_to_string($3::text[], ' '))) AS v
 ), scope AS (
     SELECT count(*)::float8 AS n FROM message
     WHERE tenant = $1 AND principal = $2 AND role = ANY($4::text[])
       AND ($5::text IS NULL OR project = $5)
-), weighted AS (
-    SELECT terms.t, ln(1 + (scope.n - d.df + 0.5) / (d.df + 0.5)) AS idf
-    FROM terms, scope, LATERAL (
-        SELECT count(*)::float8 AS df FROM message m
-        WHERE m.tenant = $1 AND m.principal = $2 AND m.role = ANY($4::text[])
-          AND ($5::text IS NULL OR m.project = $5) AND m.search_vector @@ terms.t
-    ) d
-), query AS (
-    SELECT string_agg('(' || t::text || ')', ' | ')::tsquery AS q FROM terms
 )
-SELECT m.project, m.session, m.episode_id, m.message_ordinal, m.role, m.author, m.content,
-       m.occurred_at, m.source_partition, m.source_offset,
-       (SELECT coalesce(sum(w.idf), 0) FROM weighted w WHERE m.search_vector @@ w.t)
-       + ts_rank_cd(m.search_vector, query.q, 33) AS score
-FROM message m, query
-WHERE m.tenant = $1 AND m.principal = $2 AND m.role = ANY($4::text[])
-  AND ($5::text IS NULL OR m.project = $5) AND m.search_vector @@ query.q
-ORDER BY score DESC, m.source_offset DESC, m.episode_id, m.message_ordinal
+SELECT l.lexeme, ln(1 + (scope.n - d.df + 0.5) / (d.df + 0.5)) AS idf
+FROM lexemes l, scope, LATERAL (
+    SELECT count(*)::float8 AS df FROM message m
+    WHERE m.tenant = $1 AND m.principal = $2 AND m.role = ANY($4::text[])
+      AND ($5::text IS NULL OR m.project = $5)
+      AND m.search_vector @@ quote_literal(l.lexeme)::tsquery
+) d
+ORDER BY l.lexeme
+"""
+"""The question's terms (the ``engram_english`` lexemes of its words, ``$3``, as search reads
+them in mode ``any``) and each one's inverse document frequency over the principal's messages
+in scope (``$4``: the roles; ``$5``: the project or null): ``ln(1 + (N - df + 0.5) / (df +
+0.5))``, BM25's, so a rare word outweighs a common one."""
+
+_MESSAGES = """
+WITH weighted AS (
+    SELECT * FROM unnest($3::text[], $9::float8[]) AS w(lexeme, idf)
+), query AS (
+    SELECT string_agg(quote_literal(lexeme), ' | ')::tsquery AS q FROM weighted
+), matched AS (
+    SELECT m.project, m.session, m.episode_id, m.message_ordinal, m.role, m.author, m.content,
+           m.occurred_at, m.source_partition, m.source_offset, m.search_vector,
+           (SELECT coalesce(sum(cardinality(v.positions)), 0) FROM unnest(m.search_vector) v)
+               ::float8 AS dl
+    FROM message m, query
+    WHERE m.tenant = $1 AND m.principal = $2 AND m.role = ANY($4::text[])
+      AND ($5::text IS NULL OR m.project = $5) AND m.search_vector @@ query.q
+), normalised AS (
+    SELECT matched.*, greatest(avg(dl) OVER (), 1) AS avgdl FROM matched
+)
+SELECT n.project, n.session, n.episode_id, n.message_ordinal, n.role, n.author, n.content,
+       n.occurred_at, n.source_partition, n.source_offset,
+       (SELECT sum(w.idf * greatest(cardinality(v.positions), 1) * ($7::float8 + 1)
+                   / (greatest(cardinality(v.positions), 1)
+                      + $7 * (1 - $8::float8 + $8 * n.dl / n.avgdl)))
+        FROM unnest(n.search_vector) v JOIN weighted w ON w.lexeme = v.lexeme) AS score
+FROM normalised n
+ORDER BY score DESC, n.source_offset DESC, n.episode_id, n.message_ordinal
 LIMIT $6
 """
-"""The lexical list of messages (``$3``: the question's words, as search reads them in mode
-``any``; ``$4``: the roles; ``$5``: the project or null; ``$6``: how many). Ties go to the
-later message in the log."""
+"""The lexical list of messages, ranked by Okapi BM25 over the principal's messages in scope
+(``$3``, ``$9``: the terms and their idf, from :data:`_WEIGHTS`; ``$4``: the roles; ``$5``: the
+project or null; ``$6``: how many; ``$7``, ``$8``: k1 and b). The average length is that of the matching messages (counting it over the whole scope would
+read every message's vector on every question). Ties go to the later message in the log."""
+
+_BELIEF_TERMS = """
+SELECT b.belief_id, array_agg(v.lexeme ORDER BY v.lexeme) AS lexemes
+FROM belief b, unnest(b.search_vector) v
+WHERE b.belief_id = ANY($1::uuid[]) AND v.lexeme = ANY($2::text[])
+GROUP BY b.belief_id
+"""
+"""Which of the question's terms each candidate belief holds."""
+
+
+def answering(
+    matched: Mapping[uuid.UUID, Sequence[str]], idf: Mapping[str, float]
+) -> set[uuid.UUID]:
+    """The beliefs that answer: those matching two or more of the question's terms (its one
+    term, for a one-term question), or holding its rarest term (the highest idf; ties count).
+    Beliefs come first, so each one shown pushes every message down: one sharing a single
+    common word with a longer question ("live" in "where do I live and what did I bring back
+    from Japan") is rarely about it, while one holding the question's rarest word — "Lisbon" of
+    "Lisbon or tea", and "tea" too — is. Measured in docs/retrieval.md."""
+    if not idf:
+        return set()
+    rarest = max(idf.values())
+    enough = min(MIN_MATCHED_TERMS, len(idf))
+    return {
+        belief
+        for belief, terms in matched.items()
+        if len(set(terms)) >= enough or any(idf.get(t, 0.0) >= rarest * (1 - 1e-9) for t in terms)
+    }
+
+
+MIN_MATCHED_TERMS = 2
+"""How many of a question's terms a belief matches to answer it, whatever their weight."""
+
 
 _QUOTED = """
 SELECT m.project, m.session, m.episode_id, m.message_ordinal, m.role, m.author, m.content,
@@ -129,6 +189,32 @@ def check_recall_query(query: str) -> str:
         if unicodedata.category(char) == "Cc" and char not in _ALLOWED_CONTROLS:
             raise UnsearchableQuery(f"q contains the control character U+{ord(char):04X}")
     return stripped
+
+
+class IndexBehind(EngramFailure):
+    """Formation or the message index had not read the whole project by the deadline."""
+
+    code = "index_behind"
+    retriable = True
+    exit_code = 1
+
+
+async def wait_indexed(
+    conn: asyncpg.Connection, *, tenant: str, project: str, timeout_s: float
+) -> None:
+    """Return once formation has formed, and the message index has read, every episode of
+    ``project`` on the log (its freshness shows no lag), so a recall reflects all of it;
+    :class:`IndexBehind` at the deadline."""
+
+    async def caught_up() -> bool:
+        fresh = await freshness(conn, tenant=tenant, project=project)
+        return fresh.log_offset is not None and fresh.lag_episodes == fresh.index_lag_episodes == 0
+
+    if not await poll_until(caught_up, timeout_s=timeout_s):
+        raise IndexBehind(
+            f"{tenant}/{project} was not formed and indexed to the end of the log within "
+            f"{timeout_s:g}s; `engram freshness --project {project}` shows how far each got"
+        )
 
 
 @dataclass(frozen=True)
@@ -179,7 +265,16 @@ async def recall(
         project=project,
         limit=CANDIDATES,
     )
-    belief_hits = [h.belief for h in beliefs.hits]
+    words = question_words(query, principal)
+    weights = await conn.fetch(_WEIGHTS, tenant, principal, words, role_names, project)
+    idf = {row["lexeme"]: row["idf"] for row in weights}
+    candidates = [h.belief.belief_id for h in beliefs.hits]
+    matched = {
+        row["belief_id"]: row["lexemes"]
+        for row in await conn.fetch(_BELIEF_TERMS, candidates, list(idf))
+    }
+    shown = answering(matched, idf)
+    belief_hits = [h.belief for h in beliefs.hits if h.belief.belief_id in shown]
     belief_lexical = ranks([b.belief_id for b in belief_hits])
     ranked: list[_Ranked] = []
     by_id = {b.belief_id: b for b in belief_hits}
@@ -189,9 +284,17 @@ async def recall(
         )
         ranked.append(_Ranked(1.0 + fused, belief_id, belief_hit))
 
-    words = question_words(query, principal)
     lexical_rows = await conn.fetch(
-        _MESSAGES, tenant, principal, words, role_names, project, CANDIDATES
+        _MESSAGES,
+        tenant,
+        principal,
+        list(idf),
+        role_names,
+        project,
+        CANDIDATES,
+        BM25_K1,
+        BM25_B,
+        list(idf.values()),
     )
     quoted_ids: list[MessageId] = []
     for belief in belief_hits:

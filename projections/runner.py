@@ -1,5 +1,5 @@
-"""``engram projector``: the belief projector as a process of its own; both projections (beliefs
-and the index of messages) as tasks of another process's loop.
+"""``engram projector`` and ``engram indexer``: the belief projector and the message indexer as
+processes of their own, or as tasks of another process's loop (``engram worker``).
 
 ``engram worker`` runs formation and projection on one event loop; on a machine with cores to
 spare, ``engram worker --no-projector`` plus ``engram projector`` gives each stage a process,
@@ -72,14 +72,45 @@ async def project_in_worker(settings: Settings, *, schema: str | None = None) ->
         await pool.close()
 
 
+async def run_indexer(settings: Settings, *, schema: str | None = None) -> None:
+    """``engram indexer``: the message indexer as a process of its own, stopped between
+    fetches by SIGINT or SIGTERM, serving health like the projector."""
+    pool = await indexer_pool(settings, schema=schema)
+    indexer = MessageIndexer(settings.kafka, pool)
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(signum, indexer.stop)
+    worker = settings.worker
+    health = (
+        asyncio.create_task(
+            serve_health(indexer.readiness, host=worker.http_host, port=worker.http_port)
+        )
+        if worker.http_port
+        else None
+    )
+    try:
+        await indexer.run()
+    finally:
+        if health is not None:
+            health.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await health
+        await pool.close()
+
+
+async def indexer_pool(settings: Settings, *, schema: str | None = None) -> asyncpg.Pool:
+    """The indexer's own pool, once the database answers."""
+    return await retry_while_unavailable(
+        lambda: create_pool(settings.database, role="engram-indexer", schema=schema),
+        what="indexer.connect",
+    )
+
+
 async def index_in_worker(settings: Settings, *, schema: str | None = None) -> None:
     """The message indexer as a task of another process's loop (``engram worker``, ``engram
     rederive``), like :func:`project_in_worker`: its own pool, its own consumer group, so
     formation and the projector never wait for it."""
-    pool = await retry_while_unavailable(
-        lambda: create_pool(settings.database, role="engram-indexer", schema=schema),
-        what="indexer.connect",
-    )
+    pool = await indexer_pool(settings, schema=schema)
     try:
         await MessageIndexer(settings.kafka, pool).run()
     finally:

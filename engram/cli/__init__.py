@@ -45,7 +45,7 @@ from policies.document import render_policy_yaml
 from policies.in_force import effective_policy
 from projections.migrate import MigrationError
 from projections.migrate import migrate as run_migrations
-from projections.runner import index_in_worker, project_in_worker, run_projector
+from projections.runner import index_in_worker, project_in_worker, run_indexer, run_projector
 from schemas.api import LogPosition
 from schemas.export import JSON_DIR, export_json_schemas
 from streams.app import build_app, run_worker
@@ -201,6 +201,20 @@ def projector() -> None:
     settings = generation_settings(_settings(), generation)
     asyncio.run(ensure_topics(settings.kafka))
     asyncio.run(run_projector(settings, schema=generation.schema_name))
+
+
+@app.command()
+def indexer() -> None:
+    """Run only the message indexer (the log's messages into PostgreSQL, what recall searches)
+    until interrupted.
+
+    Pair it with `engram worker --no-indexer` to give the index a process of its own. It serves
+    /health, /ready and /metrics like the worker (ENGRAM_WORKER_HTTP_*).
+    """
+    generation = _live_generation(_settings(), effective_policy(_settings()))
+    settings = generation_settings(_settings(), generation)
+    asyncio.run(ensure_topics(settings.kafka))
+    asyncio.run(run_indexer(settings, schema=generation.schema_name))
 
 
 @app.command()

@@ -14,9 +14,11 @@ from engram.cli.output import err, print_rows, query, quotes
 from projections.recall import (
     MAX_LIMIT,
     OWN_WORDS,
+    IndexBehind,
     InvalidCursor,
     UnsearchableQuery,
     recall,
+    wait_indexed,
 )
 from schemas.api import RecallResults
 from schemas.common import Role
@@ -71,10 +73,22 @@ def recall_command(
     generation: Annotated[
         str | None, typer.Option("--generation", help="Read this generation (default: live).")
     ] = None,
+    wait: Annotated[
+        float | None,
+        typer.Option(
+            min=0,
+            help="First wait up to this many seconds until --project is formed and indexed to "
+            "the end of the log (exit 1 if not).",
+        ),
+    ] = None,
 ) -> None:
     """Recall what answers a question: beliefs first, then the messages, best first."""
+    if wait is not None and project is None:
+        raise typer.BadParameter("--wait needs --project (whose log to wait for)")
 
     async def read(conn: Any) -> list[RecallResults]:
+        if wait is not None and project is not None:
+            await wait_indexed(conn, tenant=tenant, project=project, timeout_s=wait)
         return [
             await recall(
                 conn,
@@ -90,7 +104,7 @@ def recall_command(
 
     try:
         pages = query(read, generation, principal=(tenant, principal))
-    except (UnsearchableQuery, InvalidCursor) as error:
+    except (UnsearchableQuery, InvalidCursor, IndexBehind) as error:
         refuse(error, "not recalled")
     [page] = pages
     print_rows(

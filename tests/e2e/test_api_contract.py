@@ -2,7 +2,7 @@
 schemathesis generates requests for every operation with the tokens of two principals and an
 operator. No answer is a 500, every status and body is one the document declares, and no answer
 to one principal's token ever carries the other principal's data — not even when the requests
-aim straight at the other's belief ids, or search for the other's words.
+aim straight at the other's belief ids, or search or recall the other's words.
 """
 
 from __future__ import annotations
@@ -128,6 +128,7 @@ async def test_the_live_api_keeps_its_contract_and_each_principal_to_their_own(
             }
             # Searching for the other's words: their belief's id would give a leak away.
             aimed["/v1/search"] = {"query": {"q": words[other][0]}}
+            aimed["/v1/recall"] = {"query": {"q": words[other][0]}}
             for overrides in (quick, {**quick, **aimed}):
                 leaks = await asyncio.to_thread(
                     _fuzz,

@@ -85,7 +85,7 @@ async def test_beliefs_then_own_words_and_each_token_recalls_only_its_principal(
     tokens = await _seed(isolated, kafka, pool)
     client = _client(isolated, kafka)
     status, body = await asyncio.to_thread(
-        _recall, client, tokens["ana"], {"q": "Where do I live? What did I bring from Japan?"}
+        _recall, client, tokens["ana"], {"q": "Do I live in Lisbon? What did I bring from Japan?"}
     )
     assert status == 200, body
     assert _said(body) == ["Lisbon", "I live in Lisbon.", "I brought a kimono back from Japan."]

@@ -12,6 +12,7 @@ import pytest
 
 from engram.client import AsyncEngram, Engram, EngramError
 from engram.service.tokens import create_token
+from tests.support.conditions import wait_until
 from tests.support.episodes import turn
 from tests.support.http import first_ok, free_port
 from tests.support.isolation import Isolated, running_engram, running_worker
@@ -56,6 +57,21 @@ async def test_turns_appended_through_the_client_form_and_read_back_scoped_to_th
             assert [h.belief.belief_id for h in found.hits] == [lives[0].belief_id]
             assert found.hits[0].belief.evidence[0].quote == "I live in Lisbon"
             assert (await bo.search("Lisbon")).hits == []
+
+            async def indexed() -> bool:
+                return (await ana.freshness("garden")).index_lag_episodes == 0
+
+            await wait_until(indexed, timeout_s=60, what="the message index reads the turns")
+            recalled = await ana.recall("Do I live in Lisbon?", roles=("user", "assistant"))
+            kinds = [
+                (h.kind, h.belief.object if h.kind == "belief" else h.content)
+                for h in recalled.hits
+            ]
+            assert kinds == [
+                ("belief", "Lisbon"),
+                ("message", "I live in Lisbon and I prefer dark mode."),
+            ]
+            assert (await bo.recall("Lisbon dark mode")).hits == []
 
             with pytest.raises(EngramError) as refused:
                 await bo.belief(lives[0].belief_id)

@@ -9,6 +9,7 @@ import asyncio
 import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from pathlib import Path
 
 import asyncpg
 import pytest
@@ -23,8 +24,9 @@ from projections.message_store import MessageKey, hide_messages
 from resolution.beliefs import principal_hash
 from schemas.corrections import PrincipalForgotten
 from tests.support.episodes import EPOCH, turn
+from tests.support.http import first_ok, free_port
 from tests.support.indexing import indexed_to_the_end
-from tests.support.isolation import Isolated
+from tests.support.isolation import Isolated, running_engram
 
 pytestmark = pytest.mark.integration
 
@@ -195,3 +197,23 @@ async def test_freshness_reports_how_far_the_index_has_read(
         await indexed_to_the_end(kafka, pool, timeout_s=WAIT_S)
     after = await freshness(pool, tenant=t, project="p")
     assert (after.indexed_offset, after.index_lag_episodes) == (appended.offset, 0)
+
+
+async def test_engram_indexer_runs_the_index_as_a_process_of_its_own(
+    isolated: Isolated, pool: asyncpg.Pool, tmp_path: Path
+) -> None:
+    kafka = isolated.kafka(partitions=1)
+    await ensure_topics(kafka)
+    t = isolated.tenant
+    async with EpisodeProducer(kafka) as producer:
+        await producer.publish(turn(t, "ana", "p", "I keep bees."))
+    port = free_port()
+    env = isolated.env(partitions=1)
+    env["ENGRAM_WORKER_HTTP_PORT"] = str(port)
+    with running_engram(isolated, "indexer", log_path=tmp_path / "indexer.log", env=env):
+        await indexed_to_the_end(kafka, pool, timeout_s=WAIT_S)
+        base = f"http://127.0.0.1:{port}"
+        assert (await first_ok(f"{base}/ready")).json() == {"ready": True, "reason": "ready"}
+        metrics = (await first_ok(f"{base}/metrics")).text
+    assert [r[5] for r in await rows(pool, t)] == ["I keep bees."]
+    assert "engram_messages_indexed_total 1.0" in metrics

@@ -15,9 +15,16 @@ import pytest
 
 from engram.service.corrections import Corrections
 from generations.reading import reading
+from ingest.jsonl import load_episodes
 from ingest.producer import EpisodeProducer
 from ingest.topics import ensure_topics
-from projections.recall import InvalidCursor, UnsearchableQuery, recall
+from projections.recall import (
+    IndexBehind,
+    InvalidCursor,
+    UnsearchableQuery,
+    recall,
+    wait_indexed,
+)
 from projections.search import After
 from schemas.api import LogPosition, RecalledBelief, RecalledMessage, RecallResults, SearchMode
 from schemas.common import Role
@@ -91,7 +98,11 @@ async def memory(isolated: Isolated, pool: asyncpg.Pool, tmp_path: Path) -> Asyn
 async def test_beliefs_first_then_the_principals_own_words_each_saying_where_it_is(
     memory: Memory,
 ) -> None:
-    found = await memory.recall("Where do I live, and what did I bring back from Japan?")
+    # a belief sharing one common word with a longer question is not an answer...
+    unrelated = await memory.recall("Where do I live, and what did I bring back from Japan?")
+    assert [h.kind for h in unrelated.hits][:1] == ["message"]
+    # ...one matching two of its words is, and comes first
+    found = await memory.recall("Do I live in Lisbon, and what did I bring back from Japan?")
     kinds = [h.kind for h in found.hits]
     assert kinds == sorted(kinds), "every belief before every message"
     assert isinstance(found.hits[0], RecalledBelief) and found.hits[0].belief.object == "Lisbon"
@@ -169,3 +180,34 @@ async def test_a_deleted_belief_and_a_forgotten_principal_are_not_recalled(memor
     assert words(await memory.recall("Japan", principal="bo")) == [
         "I brought sake back from Japan."
     ]
+
+
+async def test_waiting_for_the_index_returns_once_it_has_read_the_project_and_says_when_not(
+    memory: Memory,
+) -> None:
+    async with reading(memory.pool, principal=(memory.tenant, "ana")) as conn:
+        await wait_indexed(conn, tenant=memory.tenant, project="p", timeout_s=WAIT_S)
+        with pytest.raises(IndexBehind, match="not formed and indexed"):
+            await wait_indexed(conn, tenant=memory.tenant, project="nowhere", timeout_s=0.2)
+
+
+DEMO_QUESTION = "Who is visiting me, and where might she like to go?"
+"""What `make demo` asks (dev/demo.sh) of the example conversation."""
+
+
+async def test_the_demos_question_is_answered_by_the_principals_own_words(
+    isolated: Isolated, pool: asyncpg.Pool, tmp_path: Path
+) -> None:
+    kafka = isolated.kafka(partitions=1)
+    await ensure_topics(kafka)
+    episodes = [
+        e.model_copy(update={"tenant": isolated.tenant})
+        for e in load_episodes(Path(__file__).parents[2] / "examples" / "conversation.jsonl")
+    ]
+    with running_worker(isolated, log_path=tmp_path / "worker.log", env=isolated.env(partitions=1)):
+        memory = Memory(isolated, pool)
+        await memory.say(*(e for e in episodes if isinstance(e, TurnAppended)))
+        found = await memory.recall(DEMO_QUESTION, project="garden-app")
+    messages = [h for h in found.hits if isinstance(h, RecalledMessage)]
+    assert messages[0].content.startswith("My sister Marta is visiting next week.")
+    assert all(m.own_words for m in messages)

@@ -7,7 +7,7 @@ import uuid
 import pytest
 
 from projections.fusion import K, fuse, ranks
-from projections.recall import check_recall_query, message_uuid, rank_messages
+from projections.recall import answering, check_recall_query, message_uuid, rank_messages
 from projections.search import UnsearchableQuery
 
 
@@ -55,3 +55,13 @@ def test_control_characters_blank_and_huge_queries_are_refused_by_name(bad: str)
 
 def test_tabs_and_line_breaks_are_text() -> None:
     assert check_recall_query(" where\tdo I\nlive? ") == "where\tdo I\nlive?"
+
+
+def test_a_belief_answers_with_two_terms_or_the_rarest_one() -> None:
+    a, b, c, d = (uuid.UUID(int=i) for i in range(4))
+    idf = {"live": 0.5, "japan": 2.0, "bring": 3.0}
+    matched = {a: ["live"], b: ["live", "japan"], c: ["bring"], d: ["japan", "japan"]}
+    assert answering(matched, idf) == {b, c}
+    assert answering({a: ["lisbon"], b: ["tea"]}, {"lisbon": 0.69, "tea": 0.69}) == {a, b}
+    assert answering({a: ["tea"]}, {"tea": 0.1}) == {a}  # a one-term question
+    assert answering({a: ["tea"]}, {}) == set()

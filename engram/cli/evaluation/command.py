@@ -15,6 +15,7 @@ import asyncio
 import json
 from enum import StrEnum
 from pathlib import Path
+from typing import Any
 
 import typer
 from rich.console import Console
@@ -23,6 +24,7 @@ from rich.table import Table
 from engram.cli.evaluation.corpus import Case, CorpusError, load_corpus
 from engram.cli.evaluation.coverage import FactsError, load_facts, measure
 from engram.cli.evaluation.evidence import evaluate_model, record
+from engram.cli.evaluation.recall import QuestionsError, evaluate
 from engram.cli.evaluation.sample import (
     draw,
     draw_excluding,
@@ -307,6 +309,70 @@ def coverage(
         typer.echo(json.dumps(report.to_dict(), indent=2, sort_keys=True))
     else:
         render_coverage(report, Console())
+
+
+@eval_app.command("recall")
+def recall_questions(
+    qa: Path = typer.Option(
+        ...,
+        "--qa",
+        help="A JSONL file of questions: tenant, principal, question, answer, "
+        "category, evidence_event_ids.",
+    ),
+    turns: Path | None = typer.Option(
+        None,
+        "--turns",
+        help="Form these turns (JSONL episodes) in process into a scratch database first; "
+        "without it, ask the configured database as it stands.",
+    ),
+    as_json: bool = typer.Option(False, "--json", help="Print the report as JSON."),
+) -> None:
+    """Ask every question through recall and score what it returns on the evidence messages:
+    recall@1/5/10 and MRR by category, the answer in returned beliefs, latency p50/p99, beside
+    BM25 over the principal's own messages in the same run."""
+    url = load_settings().database.url.get_secret_value()
+    try:
+        report = asyncio.run(evaluate(url, qa, turns))
+    except (OSError, InvalidEpisodeLine, QuestionsError) as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from exc
+    if as_json:
+        typer.echo(json.dumps(report, indent=2, sort_keys=True))
+    else:
+        render_recall(report, Console())
+
+
+_RECALL_COLUMNS = {
+    "recall_at_1": "R@1",
+    "recall_at_5": "R@5",
+    "recall_at_10": "R@10",
+    "mrr": "MRR",
+    "answered": "answered",
+}
+
+
+def render_recall(report: dict[str, Any], console: Console) -> None:
+    table = Table(title=f"evidence recall over {report['questions']} questions")
+    table.add_column("group")
+    table.add_column("n", justify="right")
+    for title in _RECALL_COLUMNS.values():
+        table.add_column(title, justify="right")
+    table.add_column("BM25 R@10", justify="right")
+    table.add_column("answer in beliefs", justify="right")
+    table.add_column("p50/p99 ms", justify="right")
+    for group, ours in report["recall"].items():
+        theirs = report["bm25_own_messages"][group]
+        table.add_row(
+            group,
+            str(ours["asked"]),
+            *(f"{ours[c]:.3f}" for c in _RECALL_COLUMNS),
+            f"{theirs['recall_at_10']:.3f}",
+            f"{ours['answer_in_beliefs']:.3f}",
+            f"{ours['latency_ms_p50']:.0f}/{ours['latency_ms_p99']:.0f}",
+        )
+    console.print(table)
+    console.print("groups: a category, all, and own_words_1_2_4 (categories 1, 2, 4 whose evidence")
+    console.print("holds the principal's words); BM25: over the principal's own messages")
 
 
 def _policy_in_force(path: Path | None) -> FormationPolicy:

@@ -1,0 +1,114 @@
+"""What the message index costs to write: the indexer's store against the same rows written
+plainly, in the same run.
+
+The log's records (the dev conversations, or synthetic turns) are written in chunks of 500 by
+:func:`projections.message_store.index_records` — the principals' locks, the hidden and
+forgotten checks, the ``engram_english`` vector and its GIN index, the stored offset — and, as
+the baseline, the same message rows inserted into a table of the same columns and key without
+the vector (no index but the key, no checks). Rounds alternate the two, each into its table
+emptied first, so a slow spell on a shared machine hits both; prints JSON with each one's messages/s
+(median over rounds) and the index's share of the baseline's rate.
+
+    .venv/bin/python -m bench.message_index --turns /work/shared/data/locomo-dev.jsonl --rounds 3
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import asyncpg
+import orjson
+
+from engram.cli.evaluation.recall import scratch_database
+from infra.logs import configure_logging
+from infra.settings import load_settings
+from ingest.jsonl import read_episodes
+from projections.message_store import LogRecord, index_records, messages_of
+
+CHUNK = 500
+TOPIC = "bench.episodes"
+
+_PLAIN = """
+CREATE TABLE plain_message (LIKE message INCLUDING DEFAULTS);
+ALTER TABLE plain_message DROP COLUMN search_vector;
+ALTER TABLE plain_message ADD PRIMARY KEY (tenant, principal, episode_id, message_ordinal);
+"""
+
+_PLAIN_INSERT = """
+INSERT INTO plain_message (tenant, principal, project, session, episode_id, message_ordinal,
+                           role, author, content, occurred_at, source_partition, source_offset)
+SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::uuid[], $6::int[],
+                     $7::text[], $8::text[], $9::text[], $10::timestamptz[], $11::int[],
+                     $12::bigint[])
+ON CONFLICT DO NOTHING
+"""
+
+
+def log_records(turns: Path) -> list[LogRecord]:
+    return [
+        LogRecord(0, offset, episode.model_dump_json().encode())
+        for offset, episode in enumerate(read_episodes(turns))
+    ]
+
+
+async def indexed(conn: asyncpg.Connection, records: list[LogRecord]) -> float:
+    await conn.execute("TRUNCATE message, message_hidden, projector_offset")
+    started = time.perf_counter()
+    for start in range(0, len(records), CHUNK):
+        await index_records(conn, TOPIC, 0, records[start : start + CHUNK])
+    return time.perf_counter() - started
+
+
+async def plain(conn: asyncpg.Connection, records: list[LogRecord]) -> float:
+    await conn.execute("TRUNCATE plain_message")
+    started = time.perf_counter()
+    for start in range(0, len(records), CHUNK):
+        rows = messages_of(records[start : start + CHUNK]).rows
+        columns = [
+            [getattr(row, name) for row in rows] for name in type(rows[0]).__dataclass_fields__
+        ]
+        async with conn.transaction():
+            await conn.execute(_PLAIN_INSERT, *columns)
+    return time.perf_counter() - started
+
+
+async def main(turns: Path, rounds: int) -> dict[str, object]:
+    records = log_records(turns)
+    messages = len(messages_of(records).rows)
+    admin = load_settings().database.url.get_secret_value()
+    runs: dict[str, list[float]] = {"index": [], "plain": []}
+    async with scratch_database(admin) as url:
+        conn = await asyncpg.connect(url)
+        try:
+            await conn.execute(_PLAIN)
+            for _ in range(rounds):
+                runs["plain"].append(messages / await plain(conn, records))
+                runs["index"].append(messages / await indexed(conn, records))
+        finally:
+            await conn.close()
+    index, baseline = statistics.median(runs["index"]), statistics.median(runs["plain"])
+    return {
+        "turns": str(turns),
+        "records": len(records),
+        "messages": messages,
+        "rounds": rounds,
+        "index_messages_per_s": round(index, 1),
+        "plain_messages_per_s": round(baseline, 1),
+        "index_share_of_plain": round(index / baseline, 3),
+        "runs": {name: [round(r, 1) for r in values] for name, values in runs.items()},
+    }
+
+
+if __name__ == "__main__":
+    configure_logging("warning")  # stdout is the JSON report
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--turns", type=Path, required=True)
+    parser.add_argument("--rounds", type=int, default=3)
+    args = parser.parse_args()
+    result = asyncio.run(main(args.turns, args.rounds))
+    sys.stdout.write(orjson.dumps(result, option=orjson.OPT_INDENT_2).decode() + "\n")

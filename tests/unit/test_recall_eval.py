@@ -1,0 +1,78 @@
+"""The pure parts of ``engram eval recall``: the BM25 baseline, ranks, shares and percentiles."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pytest
+
+from engram.cli.evaluation.bm25 import BM25, tokens
+from engram.cli.evaluation.recall import (
+    Question,
+    QuestionsError,
+    Report,
+    Tally,
+    first_rank,
+    load_questions,
+    percentile,
+)
+
+
+def test_bm25_scores_follow_the_okapi_formula_with_the_idf_floor() -> None:
+    texts = ("the cat sat", "the dog ran far away", "a cat and a dog", "the end", "the birds")
+    docs = [tokens(t) for t in (*texts, "fish")]
+    index = BM25(docs)
+    n, avg = 6, sum(map(len, docs)) / 6
+    idf_cat = math.log(n - 2 + 0.5) - math.log(2 + 0.5)
+    expected = idf_cat * 1 * 2.5 / (1 + 1.5 * (1 - 0.75 + 0.75 * 3 / avg))
+    assert index.scores(["cat"])[0] == pytest.approx(expected)
+    # "the" is in four of six documents: its idf is negative, floored at a quarter of the mean.
+    assert index.scores(["the"])[0] > 0
+    assert index.top(["cat", "dog"], 2) == [2, 0]
+    assert index.top(["zebra"], 5) == []
+
+
+def test_tokens_are_case_folded_words_and_digits() -> None:
+    assert tokens("Café, 2023 — IT'S fine_ok") == ["café", "2023", "it", "s", "fine", "ok"]
+
+
+def test_the_first_hit_holding_evidence_decides_the_rank() -> None:
+    hits = [frozenset({"a"}), frozenset({"b", "c"}), frozenset({"c"})]
+    assert first_rank(hits, frozenset({"c"})) == 2
+    assert first_rank(hits, frozenset({"z"})) is None
+
+
+def test_shares_mrr_and_percentiles() -> None:
+    tally = Tally()
+    for rank in (1, 3, None, 7):
+        tally.add(rank, answered=rank is not None)
+    tally.latencies_ms.extend([1.0, 2.0, 3.0, 100.0])
+    report = tally.to_dict()
+    assert report["recall_at_1"] == 0.25
+    assert report["recall_at_5"] == 0.5
+    assert report["recall_at_10"] == 0.75
+    assert report["mrr"] == round((1 + 1 / 3 + 1 / 7) / 4, 4)
+    assert report["answered"] == 0.75
+    assert (report["latency_ms_p50"], report["latency_ms_p99"]) == (2.0, 100.0)
+    assert percentile([], 0.5) == 0.0
+
+
+def test_own_words_categories_count_together_and_apart() -> None:
+    def question(category: int, *, own: bool = True) -> Question:
+        return Question("t", "p", "q?", "a", category, frozenset({"e"}), own_evidence=own)
+
+    report = Report()
+    ours, theirs = report.tallies(question(2))
+    assert len(ours) == len(theirs) == 3
+    assert sorted(report.recall) == ["2", "all", "own_words_1_2_4"]
+    assert len(report.tallies(question(4, own=False))[0]) == 2, "only the other's words"
+    assert len(report.tallies(question(3))[0]) == 2
+    assert sorted(report.recall) == ["2", "3", "4", "all", "own_words_1_2_4"]
+
+
+def test_a_bad_questions_line_is_named(tmp_path: Path) -> None:
+    path = tmp_path / "qa.jsonl"
+    path.write_text('{"tenant": "t"}\n', encoding="utf-8")
+    with pytest.raises(QuestionsError, match=r"qa\.jsonl:1"):
+        load_questions(path)
