@@ -50,8 +50,10 @@ _IS_MY_KIN = re.compile(
     + _IS
     + r"\s+my\s+(?P<kin>"
     + _KIN
-    + r")\b"
+    + r")\b(?!['\u2019]s\b)"
 )
+""""Pip is my sister": a relative named. "Pip is my aunt's parrot" is the aunt's parrot, not a
+kinship of the speaker, so a possessive after the kin word stops the match."""
 
 
 def relation_to(kin: str, name: str, *, polarity: str | None = None) -> Finding:
