@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from datetime import date
 
 from formation.deterministic import (
+    animals,
     attributes,
     outcomes,
     possession,
@@ -84,7 +85,22 @@ def read_clause(clause: Clause, *, occurred_on: date | None = None) -> list[Read
     )
     for finding in clause_wide:
         readings.append(_settle(finding, mood, negated=False, tense="present"))
-    return readings
+    return _one_per_pet(readings, text, mood)
+
+
+def _one_per_pet(readings: list[Reading], text: str, mood: Mood) -> list[Reading]:
+    """Every owned pet told by one word, and a pet the clause names as one belief carrying its
+    name (:mod:`.animals`): "my pups" is "my puppy", "my dog Rex" one dog named Rex."""
+    named = animals.named_pets(text)
+    settled: list[Reading] = []
+    for reading in readings:
+        settled += [
+            Reading(finding, reading.polarity, reading.tense, reading.confidence)
+            for finding in animals.settle(reading.finding, named)
+        ]
+    for finding in animals.unmet(named, [r.finding for r in settled]):
+        settled.append(_settle(finding, mood, negated=False, tense="present"))
+    return settled
 
 
 def _after_telling(text: str) -> str:
