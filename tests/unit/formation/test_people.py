@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.unit.formation.formed import formed
+from tests.unit.formation.formed import batch, formed
 
 
 @pytest.mark.parametrize(
@@ -52,3 +52,54 @@ def test_love_to_verb_is_the_same_taste_as_love_verbing(content: str, taste: str
 )
 def test_love_to_a_verb_that_names_no_pastime_forms_no_taste(content: str) -> None:
     assert not {c for c in formed(content) if c[1] == "prefers"}
+
+
+@pytest.mark.parametrize(
+    ("content", "kin"),
+    [
+        ("My husband is a nurse.", "husband"),
+        ("My wife and I went to a pottery class.", "wife"),
+        ("I took my two kids to the beach.", "child"),
+        ("I have a daughter in Oslo.", "daughter"),
+        ("Thanks Ana, my girlfriend is coming over.", "girlfriend"),
+    ],
+)
+def test_an_unnamed_partner_or_child_is_one_belief_of_its_kind(content: str, kin: str) -> None:
+    assert {c for c in formed(content) if c[1] == "related_to"} == {("speaker", "related_to", kin)}
+
+
+@pytest.mark.parametrize(
+    ("content", "name", "kin"),
+    [
+        ("My son Leo turned five yesterday.", "Leo", "son"),
+        ("Our son Theo started school this week.", "Theo", "son"),
+        ("I got engaged to Tom last month.", "Tom", "fiancé"),
+        ("I married Priya in 2019.", "Priya", "spouse"),
+    ],
+)
+def test_a_named_relative_is_one_belief_with_the_kin_as_facet(
+    content: str, name: str, kin: str
+) -> None:
+    related = [
+        (c.object.text, c.facet) for c in batch(content).candidates if c.relation == "related_to"
+    ]
+    assert related == [(name, kin)]
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        "My ex-wife lives in Lyon.",
+        "My late husband loved jazz.",
+        "I'd love to have kids someday.",
+        "I don't have kids.",
+        "If I had a brother, I'd teach him chess.",
+        "I hope your kids had fun.",
+        "My mom called me twice today.",
+        "My brother adopted a kitten.",
+    ],
+)
+def test_a_relative_gone_wished_for_someone_elses_or_everyones_forms_nothing(
+    content: str,
+) -> None:
+    assert not {c for c in formed(content) if c[1] == "related_to"}
