@@ -6,7 +6,8 @@ import re
 
 from formation.deterministic.facets import STYLE_FACETS, facet_for, preference_facet
 from formation.deterministic.findings import WEAK_CONFIDENCE, Finding
-from formation.deterministic.nouns import HOBBY_GERUNDS, closed
+from formation.deterministic.habits import pastime
+from formation.deterministic.nouns import closed
 from formation.deterministic.predicate import Predicate
 from formation.deterministic.terms import object_list
 
@@ -36,21 +37,10 @@ _INFINITIVE = re.compile(
 )
 _RECEIVING = closed("use have get receive work be")
 """The verbs after "prefer to" that name a thing received or used ("prefer to use tabs")."""
-_PASTIMES = HOBBY_GERUNDS | closed("reading traveling travelling sewing")
 _FREQUENCY_TAIL = re.compile(
     r"\s+(?:on|at|in|every|each|most|whenever|when|with|for|after|before|during)\b.*$",
     re.IGNORECASE,
 )
-
-
-def _pastime(verb: str) -> str | None:
-    """The pastime gerund of a verb ("bake" → "baking", "swim" → "swimming"), or ``None`` when
-    the verb names no pastime on the closed list: "to wait" is no taste."""
-    verb = verb.lower()
-    for gerund in (verb + "ing", verb[:-1] + "ing", verb + verb[-1:] + "ing"):
-        if gerund in _PASTIMES:
-            return gerund
-    return None
 
 
 def _infinitive(rest: str) -> list[str] | None:
@@ -60,7 +50,7 @@ def _infinitive(rest: str) -> list[str] | None:
     match = _INFINITIVE.match(rest)
     if match is None or match.group("verb").lower() in _RECEIVING:
         return None
-    gerund = _pastime(match.group("verb"))
+    gerund = pastime(match.group("verb"))
     if gerund is None:
         return []
     tail = _FREQUENCY_TAIL.sub("", match.group("tail")).strip()

@@ -10,6 +10,7 @@ from datetime import date
 from formation.deterministic import (
     animals,
     attributes,
+    habits,
     outcomes,
     possession,
     preferences,
@@ -82,10 +83,32 @@ def read_clause(clause: Clause, *, occurred_on: date | None = None) -> list[Read
         *propose_relatives(text),
         *propose_attributes(text),
         *preferences.propose_request(text),
+        *habits.propose_habits(text, occurred_on),
     )
     for finding in clause_wide:
         readings.append(_settle(finding, mood, negated=False, tense="present"))
-    return _one_per_pet(readings, text, mood)
+    return _one_per_routine(_one_per_pet(readings, text, mood))
+
+
+def _one_per_routine(readings: list[Reading]) -> list[Reading]:
+    """A pastime the clause tells with how often or since when (:mod:`.habits`) is one belief:
+    the same participation without that facet, found by another family, is dropped."""
+    timed = {
+        (r.finding.subject, r.finding.object)
+        for r in readings
+        if r.finding.relation == "participated_in" and r.finding.facet is not None
+    }
+    if not timed:
+        return readings
+    return [
+        r
+        for r in readings
+        if not (
+            r.finding.relation == "participated_in"
+            and r.finding.facet is None
+            and (r.finding.subject, r.finding.object) in timed
+        )
+    ]
 
 
 def _one_per_pet(readings: list[Reading], text: str, mood: Mood) -> list[Reading]:
