@@ -48,7 +48,12 @@ _CONTINUATION = re.compile(
     r"(?P<verb>[a-z]+)\b"
 )
 _CURRENT = frozenset({"present"})
-_DROPPED_SUBJECT = re.compile(r"^(?:(?:Just|Recently|Finally)\s+)?(?P<verb>Been|started|Started)\b")
+_DROPPED_SUBJECT = re.compile(
+    r"^(?:(?:Just|Recently|Finally)\s+)?(?:(?P<verb>Been|started|Started)\b"
+    r"|(?P<got>[Gg]ot|[Bb]ought)\s+(?:myself\s+)?(?=(?:a|an)\s))"
+)
+""""Been busy …", "Just started …", "Just got a new camera": a sentence that dropped its "I"
+(an acquisition only with its article: "Got it" and "Got home late" stay as they are)."""
 _TELLING = screened(
     r"\b(?:let you know|let ya know|tell you|tell ya|guess what[?!,]*|good news[:!,]*"
     r"|big news[:!,]*)\s+(?:that\s+)?"
@@ -133,10 +138,13 @@ def _after_telling(text: str) -> str:
 
 
 def _with_subject(text: str) -> str:
-    """ "Been busy volunteering …", "Just started doing yoga": the dropped "I" put back."""
+    """ "Been busy volunteering …", "Just started doing yoga", "Got myself a new laptop": the
+    dropped "I" put back."""
     match = _DROPPED_SUBJECT.match(text)
     if match is None:
         return text
+    if match.group("got"):
+        return f"I {match.group('got').lower()} {text[match.end() :]}"
     verb = "I've been" if match.group("verb") == "Been" else "I started"
     return f"{verb}{text[match.end() :]}"
 

@@ -103,3 +103,20 @@ def test_a_relative_gone_wished_for_someone_elses_or_everyones_forms_nothing(
     content: str,
 ) -> None:
     assert not {c for c in formed(content) if c[1] == "related_to"}
+
+
+@pytest.mark.parametrize(
+    ("content", "owned"),
+    [
+        ("Just got a new camera!", "camera"),
+        ("Got myself a new laptop.", "laptop"),
+        ("Bought a new kayak last week.", "kayak"),
+    ],
+)
+def test_a_possession_told_without_its_i_is_the_speakers(content: str, owned: str) -> None:
+    assert formed(content) == {("speaker", "owns", owned)}
+
+
+@pytest.mark.parametrize("content", ["Got it, thanks!", "Got home late.", "Just got an idea."])
+def test_got_without_a_thing_owns_nothing(content: str) -> None:
+    assert formed(content) == set()
