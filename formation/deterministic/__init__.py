@@ -15,9 +15,11 @@ relative dates of past events ("last Saturday"). Both are arguments: the arm rea
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import re
+from dataclasses import dataclass, field, replace
 from datetime import date
 
+from formation.deterministic.animals import pet_kind
 from formation.deterministic.clauses import split_clauses
 from formation.deterministic.ends import Abstain, about_the_project, judge
 from formation.deterministic.reading import Reading, read_clause
@@ -63,8 +65,14 @@ def trace(
     found = Trace()
     seen: set[tuple[str, ...]] = set()
     speech = speech_regions(content)
+    unnamed_pet: int | None = None
     for clause in split_clauses(content):
         quoted = touches_speech(speech, clause.start, clause.start + len(clause.text))
+        later = _LATER_NAME.match(clause.text)
+        if later is not None and unnamed_pet is not None and not quoted:
+            pet = found.proposals[unnamed_pet]
+            found.proposals[unnamed_pet] = replace(pet, facet=f"name:{later.group('name')}")
+            unnamed_pet = None
         for reading in read_clause(clause, occurred_on=occurred_on):
             judged = _gated(reading, clause.text, quoted=quoted)
             if isinstance(judged, Abstention):
@@ -75,9 +83,28 @@ def trace(
                 continue
             seen.add(key)
             found.proposals.append(judged)
+            if _unnamed_pet(judged):
+                unnamed_pet = len(found.proposals) - 1
             if len(found.proposals) >= ceiling:
                 return found
     return found
+
+
+_LATER_NAME = re.compile(
+    r"^(?:[Hh]er|[Hh]is|[Ii]ts)\s+name(?:['\u2019]s|\s+is)\s+(?P<name>[A-Z][a-z]{1,20})\b"
+)
+""""I got a puppy two weeks ago! Her name's Coco.": the name told in the next clause is the
+pet's, carried as its facet (:mod:`.animals`), when the pet is the last one the message owned
+and has no name yet."""
+
+
+def _unnamed_pet(proposal: Proposal) -> bool:
+    return (
+        proposal.relation == "owns"
+        and proposal.facet is None
+        and proposal.polarity == "assert"
+        and pet_kind(proposal.object) is not None
+    )
 
 
 def _gated(reading: Reading, quote: str, *, quoted: bool) -> Proposal | Abstention:

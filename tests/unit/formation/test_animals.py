@@ -84,3 +84,19 @@ def test_two_named_pets_are_two_beliefs() -> None:
     content = "I walked my dog Rex. Then my dog Bo ate and my cat Miso slept."
     found = [(c.object.text, c.facet) for c in batch(content).candidates]
     assert found == [("dog", "name:rex"), ("dog", "name:bo"), ("cat", "name:miso")]
+
+
+@pytest.mark.parametrize(
+    ("content", "pet", "name"),
+    [
+        ("Big news, I got a puppy last week! Her name's Clementine.", "puppy", "clementine"),
+        ("I adopted a kitten. His name is Pickles and he bites.", "kitten", "pickles"),
+    ],
+)
+def test_a_name_told_in_the_next_clause_is_the_pets(content: str, pet: str, name: str) -> None:
+    owned = [(c.object.text, c.facet) for c in batch(content).candidates if c.relation == "owns"]
+    assert owned == [(pet, f"name:{name}")]
+
+
+def test_a_name_after_no_pet_names_nothing() -> None:
+    assert formed("I met a climber at the gym. Her name is Ana.") == set()
