@@ -35,6 +35,8 @@ from formation.deterministic.terms import (
 from formation.screening import NeedleIndex, Screened, screened
 
 _KIN = "|".join(re.escape(w) for w in sorted(RELATIVE_WORDS, key=len, reverse=True))
+KIN_PATTERN = _KIN
+"""Every relative, colleague or manager word, longest first, as one alternation."""
 _IS = r"(?:is|'s|are)(?P<neg>\s+not|n't|\s+no longer)?"
 _APPOSITIVE = screened(
     r"\b[Mm]y\s+(?P<kin>" + _KIN + r"),?\s+(?:(?:named|called)\s+)?(?P<names>[^\W\d_].*)$"

@@ -120,3 +120,32 @@ def test_a_possession_told_without_its_i_is_the_speakers(content: str, owned: st
 @pytest.mark.parametrize("content", ["Got it, thanks!", "Got home late.", "Just got an idea."])
 def test_got_without_a_thing_owns_nothing(content: str) -> None:
     assert formed(content) == set()
+
+
+@pytest.mark.parametrize(
+    ("content", "name", "kin"),
+    [
+        ("Ana, my sister, lives in Porto.", "Ana", "sister"),
+        ("Oh, Maya, my best friend, moved to Lisbon.", "Maya", "best friend"),
+    ],
+)
+def test_a_name_set_off_before_the_kin_is_the_relatives(content: str, name: str, kin: str) -> None:
+    related = [
+        (c.object.text, c.facet, c.quote)
+        for c in batch(content).candidates
+        if c.relation == "related_to"
+    ]
+    assert [(n, k) for n, k, _ in related] == [(name, kin)]
+    assert related[0][2] in content and related[0][2].startswith(name)
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        "Ana, my sister is coming over.",
+        "Thanks Ana, my sister, is here.",
+        "Is Ana, my sister, coming?",
+    ],
+)
+def test_a_name_addressed_or_asked_about_is_no_relative(content: str) -> None:
+    assert not {c for c in formed(content) if c[1] == "related_to" and c[2] == "Ana"}
