@@ -368,6 +368,8 @@ def _candidate(
     proposal, relation, policy = admitted.proposal, admitted.relation, forming.policy
     confidence = _confidence(admitted, forming, explicit)
     sensitivity = classify_sensitivity(f"{statement} {admitted.span.quote}")
+    if relation.sensitivity is not None and relation.sensitivity not in sensitivity:
+        sensitivity = [relation.sensitivity, *sensitivity]  # "I'm vegan" names no health term
     single = relation.cardinality == "single" or (
         relation.belief_type == "preference" and admitted.facet is not None
     )

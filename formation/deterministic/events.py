@@ -18,6 +18,7 @@ from formation.deterministic import (
     activities,
     belongings,
     favourites,
+    health,
     hosting,
     jobs,
     memberships,
@@ -231,6 +232,7 @@ _INDEX, (_TOLD_ANYWHERE, _OPENING) = families(
             *hosting.PROPOSERS,
             *pets.PROPOSERS,
             *outings.PROPOSERS,
+            *health.PROPOSERS,
         ),
         {
             **pursuits.TRIGGERS,
@@ -242,6 +244,7 @@ _INDEX, (_TOLD_ANYWHERE, _OPENING) = families(
             **hosting.TRIGGERS,
             **pets.TRIGGERS,
             **outings.TRIGGERS,
+            **health.TRIGGERS,
         },
     ),
     (
