@@ -100,6 +100,11 @@ _HAVE_KIN = screened(
     r"(?P<kin>kids|children|sons?|daughters?)\b"
 )
 """"I have two kids": the speaker has children ("I don't have kids" does not match)."""
+_HAVE_KIN_NAMED = screened(
+    r"\bI\s+(?:have|'ve got|have got)\s+(?:a|an)\s+(?:(?:little|young|baby|teenage|grown)\s+)?"
+    r"(?P<kin>son|daughter|brother|sister)\s*,?\s+(?:(?:named|called)\s+)?(?P<names>[A-Z].*)$"
+)
+""""I have a son named Leo", "I have a sister, Mia": a relative with a name."""
 _NOT_YET_OR_GONE = screened(
     r"\b(?:late|ex|ex-|former|future|dream|imaginary|passed|died|lost|would|someday|one day)\b",
     re.IGNORECASE,
@@ -145,7 +150,7 @@ def propose_relatives(text: str) -> list[Finding]:
         findings.append(
             relation_to(start.group("kin"), start.group("names"), polarity=_negation(start))
         )
-    for match in _OUR_CHILD.finditer(text):
+    for match in (*_OUR_CHILD.finditer(text), *_HAVE_KIN_NAMED.finditer(text)):
         findings += [relation_to(match.group("kin"), n) for n in name_list(match.group("names"))]
     findings += _partnered(text)
     named = {f.facet for f in findings if f.relation == "related_to"}

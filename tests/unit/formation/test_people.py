@@ -75,6 +75,8 @@ def test_an_unnamed_partner_or_child_is_one_belief_of_its_kind(content: str, kin
         ("Our son Theo started school this week.", "Theo", "son"),
         ("I got engaged to Tom last month.", "Tom", "fiancé"),
         ("I married Priya in 2019.", "Priya", "spouse"),
+        ("I have a son named Leo.", "Leo", "son"),
+        ("I have a sister, Mia, in Madrid.", "Mia", "sister"),
     ],
 )
 def test_a_named_relative_is_one_belief_with_the_kin_as_facet(
@@ -93,6 +95,7 @@ def test_a_named_relative_is_one_belief_with_the_kin_as_facet(
         "My late husband loved jazz.",
         "I'd love to have kids someday.",
         "I don't have kids.",
+        "I don't have a sister named Mia.",
         "If I had a brother, I'd teach him chess.",
         "I hope your kids had fun.",
         "My mom called me twice today.",
