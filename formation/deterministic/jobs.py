@@ -63,9 +63,14 @@ _PAST_JOB = re.compile(
     re.IGNORECASE,
 )
 """A first or summer job, or one from long ago, is a past state, not the speaker's job now."""
+_STUDIO_KINDS = closed(
+    "dance art photography photo recording tattoo design pottery ceramics"
+)
+"""A studio is a business only with its trade: "my dance studio", never "my studio apartment";
+not a yoga or pilates studio, which people call theirs for going there."""
 _MY_BUSINESS = re.compile(
-    r"\b[Mm]y\s+(?:own\s+)?(?:(?P<kind>[a-z][\w-]*)\s+)?(?P<head>business|store|shop|boutique|bakery"
-    r"|cafe|restaurant|salon)\b(?!\s+(?:owner|assistant|manager|clerk"
+    r"\b[Mm]y\s+(?:own\s+)?(?:(?P<kind>[a-z][\w-]*)\s+)?(?P<head>business|biz|store|shop|boutique"
+    r"|bakery|cafe|restaurant|salon|studio)\b(?!\s+(?:owner|assistant|manager|clerk|apartment|flat"
     r"|trip|partner|partners|class|card|project|plan|idea|school|degree|course|travel|hours)\b)"
 )
 _VISITED = closed(
@@ -189,8 +194,11 @@ def _my_business(text: str, occurred_on: date | None) -> list[Finding]:
     match = _MY_BUSINESS.search(text)
     if match is None or PLANNED.search(text) or match.group("kind") in _VISITED:
         return []
-    kind = match.group("kind")
-    business = f"{kind} {match.group('head')}" if kind else match.group("head")
+    kind, head = match.group("kind"), match.group("head")
+    if head == "studio" and kind not in _STUDIO_KINDS:
+        return []  # "my studio" alone may be a flat or a room; a dance studio is a business
+    head = "business" if head == "biz" else head  # "running my biz" is a business
+    business = f"{kind} {head}" if kind else head
     return [Finding("I", "owns", business, tense="present")]
 
 

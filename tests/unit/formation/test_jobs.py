@@ -149,3 +149,28 @@ def test_work_told_as_what_the_speaker_does_is_a_role(content: str, held: str) -
 )
 def test_a_parent_a_wish_a_past_job_or_a_judgement_is_no_role(content: str) -> None:
     assert not {c for c in formed(content) if c[1] == "has_role"}
+
+
+@pytest.mark.parametrize(
+    ("content", "business"),
+    [
+        ("Running my biz is hard work.", "business"),
+        ("I'm growing my dance studio's following.", "dance studio"),
+        ("I spent all week in my pottery studio.", "pottery studio"),
+    ],
+)
+def test_a_business_told_as_biz_or_a_trade_studio_is_owned(content: str, business: str) -> None:
+    assert ("speaker", "owns", business) in formed(content)
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        "I cleaned my studio apartment.",
+        "I painted it in my studio.",
+        "I went to my yoga studio this morning.",
+        "I want to open my biz someday.",
+    ],
+)
+def test_a_flat_a_room_a_gym_or_a_plan_is_no_business_owned(content: str) -> None:
+    assert not {c for c in formed(content) if c[1] == "owns"}
