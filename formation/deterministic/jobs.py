@@ -63,9 +63,7 @@ _PAST_JOB = re.compile(
     re.IGNORECASE,
 )
 """A first or summer job, or one from long ago, is a past state, not the speaker's job now."""
-_STUDIO_KINDS = closed(
-    "dance art photography photo recording tattoo design pottery ceramics"
-)
+_STUDIO_KINDS = closed("dance art photography photo recording tattoo design pottery ceramics")
 """A studio is a business only with its trade: "my dance studio", never "my studio apartment";
 not a yoga or pilates studio, which people call theirs for going there."""
 _MY_BUSINESS = re.compile(
