@@ -69,7 +69,8 @@ not a yoga or pilates studio, which people call theirs for going there."""
 _MY_BUSINESS = re.compile(
     r"\b[Mm]y\s+(?:own\s+)?(?:(?P<kind>[a-z][\w-]*)\s+)?(?P<head>business|biz|store|shop|boutique"
     r"|bakery|cafe|restaurant|salon|studio)\b(?!\s+(?:owner|assistant|manager|clerk|apartment|flat"
-    r"|trip|partner|partners|class|card|project|plan|idea|school|degree|course|travel|hours)\b)"
+    r"|trip|partner|partners|class|card|project|plan|idea|dream|dreams|goal|goals|school|degree"
+    r"|course|travel|hours)\b)"
 )
 _VISITED = closed(
     """

@@ -170,6 +170,7 @@ def test_a_business_told_as_biz_or_a_trade_studio_is_owned(content: str, busines
         "I painted it in my studio.",
         "I went to my yoga studio this morning.",
         "I want to open my biz someday.",
+        "I finally went for my biz dreams.",
     ],
 )
 def test_a_flat_a_room_a_gym_or_a_plan_is_no_business_owned(content: str) -> None:
