@@ -92,3 +92,10 @@ def test_the_default_policy_forms_no_health() -> None:
     batch = formed_under("I have asthma.", FormationPolicy())
     assert batch.candidates == []
     assert [r.reason for r in batch.refusals] == [RefusalReason.UNMAPPED_RELATION]
+
+
+def test_a_refused_health_claim_keeps_no_words_of_it() -> None:
+    [refusal] = formed_under("I have asthma.", FormationPolicy()).refusals
+    assert refusal.relation == "has_condition"
+    assert refusal.statement == refusal.quote == "[redacted:health]"
+    assert "asthma" not in refusal.model_dump_json()
