@@ -40,7 +40,7 @@ from formation.injection import in_private_reasoning, sentences_around
 from formation.policy import FormationPolicy
 from formation.proposals import Proposal
 from formation.spans import Span
-from formation.vocabulary import clamp_portability
+from formation.vocabulary import clamp_portability, lookup
 from schemas.claims import (
     Authority,
     Candidate,
@@ -201,6 +201,10 @@ def _refusal(
 ) -> Refusal:
     """A refusal row that keeps the proposal's words, with secrets and policy PII redacted.
 
+    A special-category relation the policy does not enable (``has_condition``) keeps none of
+    its words: the statement and quote become ``[redacted:health]``, so a policy that refuses
+    health data does not store it in its refusals either; the reason and relation remain.
+
     Redaction replaces each secret-shaped or policy-PII substring of the relation, statement,
     quote and detail with ``[redacted:<kind>]`` whatever the reason, so a credential that was
     refused for an earlier reason (an untrusted tool message, say) is not stored either. Two
@@ -212,6 +216,9 @@ def _refusal(
     proposed = proposal.statement or f"{proposal.subject} {proposal.relation} {proposal.object}"
     words = [proposal.relation, proposed, proposal.quote, detail]
     relation, statement, quote, detail = (redact(w, pii_kinds=policy.pii_kinds) for w in words)
+    special = lookup(proposal.relation)
+    if special is not None and special.sensitivity and special.name not in policy.enabled_relations:
+        statement = quote = f"[redacted:{special.sensitivity}]"  # never enabled, never kept
     redacted = [relation, statement, quote, detail] != words
     return Refusal(
         refusal_id=forming.names.refusal(
@@ -368,6 +375,8 @@ def _candidate(
     proposal, relation, policy = admitted.proposal, admitted.relation, forming.policy
     confidence = _confidence(admitted, forming, explicit)
     sensitivity = classify_sensitivity(f"{statement} {admitted.span.quote}")
+    if relation.sensitivity is not None and relation.sensitivity not in sensitivity:
+        sensitivity = [relation.sensitivity, *sensitivity]  # "I'm vegan" names no health term
     single = relation.cardinality == "single" or (
         relation.belief_type == "preference" and admitted.facet is not None
     )

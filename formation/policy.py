@@ -21,7 +21,7 @@ from functools import cached_property
 from typing import Literal
 
 from formation.proposals import UNRESOLVABLE_TERMS
-from formation.vocabulary import RELATIONS, vocabulary_digest
+from formation.vocabulary import RELATIONS, SPECIAL_CATEGORY_RELATIONS, vocabulary_digest
 
 ExtractorKind = Literal["deterministic", "model", "both"]
 
@@ -30,7 +30,13 @@ DETERMINISTIC_EXTRACTOR = "deterministic"
 does is covered by the formation source digest in the policy version."""
 
 RELATION_NAMES: tuple[str, ...] = tuple(relation.name for relation in RELATIONS)
-"""Every relation of the vocabulary, in its order: what a policy enables unless it says less."""
+"""Every relation of the vocabulary, in its order: what a policy may enable."""
+
+DEFAULT_ENABLED_RELATIONS: tuple[str, ...] = tuple(
+    name for name in RELATION_NAMES if name not in SPECIAL_CATEGORY_RELATIONS
+)
+"""What a policy enables unless it says otherwise: every relation but the special categories
+(``has_condition``), which an operator enables by name, knowing they are health data."""
 
 DEFAULT_SCAN_CEILING = 256
 """The most proposals one message is scanned for unless a policy says otherwise; a module
@@ -88,7 +94,7 @@ class FormationPolicy:
     pii_kinds: tuple[str, ...] = ("iban", "national_id", "passport", "payment_card")
     default_confidence: float = 0.5
     explicit_confidence: float = 0.9
-    enabled_relations: tuple[str, ...] = RELATION_NAMES
+    enabled_relations: tuple[str, ...] = DEFAULT_ENABLED_RELATIONS
     context_messages: int = DEFAULT_CONTEXT_MESSAGES
     """How many earlier messages of the session the model sees beside a message (0: none)."""
     context_chars: int = DEFAULT_CONTEXT_CHARS

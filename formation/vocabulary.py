@@ -1,6 +1,14 @@
-"""The closed relation vocabulary (seed 003's 39 relations) and the belief type each maps to.
+"""The closed relation vocabulary (seed 003's 39 relations and ``has_condition``) and the belief
+type each maps to.
 
-The same rows are seeded into PostgreSQL by ``migrations/0002_vocabulary.sql``, where a foreign
+A relation of a special category (``has_condition``: health, special category data under the
+GDPR) carries its sensitivity class and a ``local`` portability ceiling: it forms only under a
+policy that enables it (:data:`SPECIAL_CATEGORY_RELATIONS` are left out of the default
+``enabled_relations``), every candidate of it is classified sensitive and flagged for review
+whatever its words, and as a local belief it is never read outside the project it formed in.
+
+The same rows are seeded into PostgreSQL by ``migrations/0002_vocabulary.sql`` (and
+``0023_health_relation.sql`` for ``has_condition``), where a foreign
 key from every stored claim makes the set closed in the database, not just in code; a test keeps
 the two in step. Order matters: it is the order rendered into the extraction prompt.
 """
@@ -50,10 +58,14 @@ class Relation:
     is_event: bool
     belief_type: BeliefType
     description: str
+    sensitivity: str | None = None
+    """The special category a claim of this relation always touches ("health"), or None."""
+    ceiling: Portability | None = None
+    """A portability ceiling lower than the belief type's, or None for the type's."""
 
     @property
     def portability_ceiling(self) -> Portability:
-        return PORTABILITY_CEILING[self.belief_type]
+        return self.ceiling or PORTABILITY_CEILING[self.belief_type]
 
 
 def _r(
@@ -65,6 +77,7 @@ def _r(
     *,
     single: bool = False,
     event: bool = False,
+    sensitivity: str | None = None,
 ) -> Relation:
     return Relation(
         name=name,
@@ -74,6 +87,8 @@ def _r(
         is_event=event,
         belief_type=belief_type,
         description=description,
+        sensitivity=sensitivity,
+        ceiling=Portability.LOCAL if sensitivity else None,
     )
 
 
@@ -125,9 +140,22 @@ RELATIONS: tuple[Relation, ...] = (
     _r("has_status", "state", "value", _F, "current state or outcome of a task", single=True),
     _r("requires", "constraint", "value", _C, "a rule or step that must be followed"),
     _r("prohibits", "constraint", "value", _C, "a rule against doing something"),
+    _r(
+        "has_condition",
+        "health",
+        "value",
+        _F,
+        "health condition, injury, allergy or diet the subject states of themselves",
+        sensitivity="health",
+    ),
 )
 
 _BY_NAME: dict[str, Relation] = {relation.name: relation for relation in RELATIONS}
+
+SPECIAL_CATEGORY_RELATIONS: frozenset[str] = frozenset(
+    relation.name for relation in RELATIONS if relation.sensitivity is not None
+)
+"""Relations that form only under a policy that enables them by name."""
 
 
 def lookup(name: str) -> Relation | None:
@@ -149,5 +177,7 @@ def vocabulary_digest(relations: tuple[Relation, ...] = RELATIONS) -> str:
     for r in relations:
         row = (r.name, r.semantic_type, r.object_kind, r.cardinality, r.is_event, r.belief_type)
         digest.update(repr(row).encode())
+        if r.sensitivity is not None:  # the rows before special categories keep their bytes
+            digest.update(repr((r.sensitivity, r.portability_ceiling)).encode())
         digest.update(r.description.encode())
     return digest.hexdigest()

@@ -27,6 +27,7 @@ from formation.pii import PII_KINDS
 from formation.policy import (
     DEFAULT_CONTEXT_CHARS,
     DEFAULT_CONTEXT_MESSAGES,
+    DEFAULT_ENABLED_RELATIONS,
     RELATION_NAMES,
     ExtractorKind,
     FormationPolicy,
@@ -136,7 +137,9 @@ class AdmissionSection(_Section):
 
 
 class RelationSection(_Section):
-    enabled: list[str] = Field(list(RELATION_NAMES), min_length=1)
+    enabled: list[str] = Field(list(DEFAULT_ENABLED_RELATIONS), min_length=1)
+    """Every relation but the special categories (``has_condition``) unless the file names
+    them: health forms only where an operator enabled it."""
 
     @field_validator("enabled")
     @classmethod

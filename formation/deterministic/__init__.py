@@ -15,12 +15,15 @@ relative dates of past events ("last Saturday"). Both are arguments: the arm rea
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import re
+from dataclasses import dataclass, field, replace
 from datetime import date
 
-from formation.deterministic.clauses import split_clauses
+from formation.deterministic.animals import pet_kind
+from formation.deterministic.clauses import Clause, split_clauses
 from formation.deterministic.ends import Abstain, about_the_project, judge
 from formation.deterministic.reading import Reading, read_clause
+from formation.deterministic.relationships import KIN_PATTERN, relation_to
 from formation.deterministic.speech import speech_regions, touches_speech
 from formation.policy import DEFAULT_SCAN_CEILING, DETERMINISTIC_EXTRACTOR
 from formation.proposals import Proposal
@@ -63,10 +66,22 @@ def trace(
     found = Trace()
     seen: set[tuple[str, ...]] = set()
     speech = speech_regions(content)
+    unnamed_pet: int | None = None
+    previous: Clause | None = None
     for clause in split_clauses(content):
         quoted = touches_speech(speech, clause.start, clause.start + len(clause.text))
-        for reading in read_clause(clause, occurred_on=occurred_on):
-            judged = _gated(reading, clause.text, quoted=quoted)
+        readings = read_clause(clause, occurred_on=occurred_on)
+        if previous is not None and not quoted:
+            readings += _named_before(previous, clause, content)
+        previous = clause
+        later = _LATER_NAME.match(clause.text)
+        if later is not None and unnamed_pet is not None and not quoted:
+            pet = found.proposals[unnamed_pet]
+            found.proposals[unnamed_pet] = replace(pet, facet=f"name:{later.group('name')}")
+            unnamed_pet = None
+        for reading in readings:
+            quote = _quote(reading, clause, content)
+            judged = _gated(reading, quote, quoted=quoted)
             if isinstance(judged, Abstention):
                 found.abstentions.append(judged)
                 continue
@@ -75,9 +90,61 @@ def trace(
                 continue
             seen.add(key)
             found.proposals.append(judged)
+            if _unnamed_pet(judged):
+                unnamed_pet = len(found.proposals) - 1
             if len(found.proposals) >= ceiling:
                 return found
     return found
+
+
+_LATER_NAME = re.compile(
+    r"^(?:[Hh]er|[Hh]is|[Ii]ts)\s+name(?:['\u2019]s|\s+is)\s+(?P<name>[A-Z][a-z]{1,20})\b"
+)
+""""I got a puppy two weeks ago! Her name's Coco.": the name told in the next clause is the
+pet's, carried as its facet (:mod:`.animals`), when the pet is the last one the message owned
+and has no name yet."""
+
+
+_LONE_NAME = re.compile(
+    r"^(?!(?:Thanks|Thank|Hey|Hi|Hello|Oh|Yes|Yeah|Wow|Sorry|Dear|Congrats|Well|So|And|But|Anyway"
+    r"|Okay|Ok|Aw|Ah|Haha|Lol|Cheers|Bye|Good|Great|Sure)\b)[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?$"
+)
+""""Ana" or "Ana Lima", not "Thanks Ana": a clause that is nothing but a name."""
+_MY_KIN_SET_OFF = re.compile(r"^[Mm]y\s+(?P<kin>" + KIN_PATTERN + r"),")
+
+
+@dataclass(frozen=True, slots=True)
+class _Spanning(Reading):
+    """A reading whose words span two clauses: its quote starts at ``start``."""
+
+    start: int = 0
+
+
+def _named_before(previous: Clause, clause: Clause, content: str) -> list[Reading]:
+    """ "Ana, my sister, lives in Porto": the clause splitter cuts before "my sister", so the
+    name is the clause before. Only a lone name, and only a kin word set off by a comma on
+    both sides: "Ana, my sister is here" addresses Ana and names nobody."""
+    kin = _MY_KIN_SET_OFF.match(clause.text)
+    if kin is None or clause.question or not _LONE_NAME.match(previous.text):
+        return []
+    finding = relation_to(kin.group("kin"), previous.text)
+    return [_Spanning(finding, "assert", "present", finding.confidence, start=previous.start)]
+
+
+def _quote(reading: Reading, clause: Clause, content: str) -> str:
+    """The clause, or from an earlier clause's start when the reading spans two."""
+    if isinstance(reading, _Spanning):
+        return content[reading.start : clause.start + len(clause.text)]
+    return clause.text
+
+
+def _unnamed_pet(proposal: Proposal) -> bool:
+    return (
+        proposal.relation == "owns"
+        and proposal.facet is None
+        and proposal.polarity == "assert"
+        and pet_kind(proposal.object) is not None
+    )
 
 
 def _gated(reading: Reading, quote: str, *, quoted: bool) -> Proposal | Abstention:

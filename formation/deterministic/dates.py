@@ -53,6 +53,7 @@ def ground(text: str, anchor: date | None) -> str | None:
 
 
 def _unit_back(anchor: date, unit: str, number: int) -> str:
+    """``number`` units before ``anchor`` (after it when negative), at the unit's precision."""
     if unit == "day":
         return (anchor - timedelta(days=number)).isoformat()
     if unit in {"week", "weekend"}:
@@ -62,6 +63,44 @@ def _unit_back(anchor: date, unit: str, number: int) -> str:
         months = anchor.year * 12 + anchor.month - 1 - number
         return f"{months // 12}-{months % 12 + 1:02d}"
     return str(anchor.year - number)
+
+
+_AHEAD = re.compile(
+    r"\b(?:(?P<tomorrow>tomorrow)"
+    r"|next\s+(?P<weekday>mon|tue|wed|thu|fri|sat|sun)(?:day|s|sday|nesday|rs|rsday|urday)?\.?"
+    r"|next\s+(?P<unit>week|weekend|month|year)"
+    r"|in\s+(?P<count>\d+|a|an|one|two|three|four|five|six|seven|eight|nine|ten|couple of)\s+"
+    r"(?P<in_unit>day|week|month|year)s?)\b",
+    re.IGNORECASE,
+)
+
+
+def before_ahead(text: str) -> str:
+    """``text`` cut before a phrase of time ahead: "a ceramics workshop in two weeks" names a
+    ceramics workshop."""
+    match = _AHEAD.search(text)
+    return text[: match.start()].rstrip() if match else text
+
+
+def ground_ahead(text: str, anchor: date | None) -> str | None:
+    """The future date ``text`` names relative to ``anchor`` ("next Saturday", "tomorrow",
+    "in two weeks"), at the precision of its words: the date of a plan, as :func:`ground` is
+    the date of a past event. "next Saturday" is the first Saturday after ``anchor``."""
+    if anchor is None:
+        return None
+    match = _AHEAD.search(text)
+    if match is None:
+        return None
+    if match.group("tomorrow"):
+        return (anchor + timedelta(days=1)).isoformat()
+    if match.group("weekday"):
+        ahead = (_WEEKDAYS[match.group("weekday").lower()] - anchor.weekday()) % 7 or 7
+        return (anchor + timedelta(days=ahead)).isoformat()
+    if match.group("unit"):
+        return _unit_back(anchor, match.group("unit").lower(), -1)
+    count = match.group("count").lower()
+    number = int(count) if count.isdigit() else _NUMBERS[count]
+    return _unit_back(anchor, match.group("in_unit").lower(), -number)
 
 
 _SEASON_ENDS = {"spring": 6, "summer": 9, "fall": 12, "autumn": 12, "winter": 3}

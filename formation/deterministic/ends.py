@@ -59,7 +59,21 @@ _LEADING_VERBS = closed(
     " also actually even still always"
 )
 _DEICTIC = closed("this that these those")
+_BARE_VERBS = closed(
+    "wait go try help see know stay start stop begin keep leave move come give take make do get"
+    " going doing getting making having being trying helping seeing waiting using taking giving"
+    " keeping staying coming working learning"
+)
+"""A verb on its own names no taste: "I prefer to wait" prefers nothing, "I like going" neither."""
+_DANGLING_END = closed("new more different better other same own else again too most less")
+"""A modifier left without its noun ends a fragment ("making new"), not a thing liked."""
 _PREPOSITIONS = closed("in into with by on at up to about")
+_DEGREE = closed("pretty very really so quite super too kinda rather fairly extremely totally")
+_JUDGEMENTS = closed(
+    "stressful busy hard tough fun great boring demanding exhausting rewarding crazy hectic"
+    " intense amazing awesome ok okay fine good bad tiring easy difficult nice cool"
+)
+"""What "my job is …" says of the job, not which job it is: "my job is pretty stressful"."""
 _SPEAKER_OBJECTS = frozenset({"manages", "works_with", "knows", "related_to"})
 _DATE_SUFFIX = re.compile(r" \(\d{4}(?:-W\d{2}|-\d{2}(?:-\d{2})?)?\)$")
 _GERUND = re.compile(r"[a-z-]+ing", re.IGNORECASE)
@@ -155,6 +169,8 @@ def _judge_object(finding: Finding, named: str) -> Finding | Abstain:
         return Abstain("the object is not a noun phrase or a name")
     if finding.relation == "owns" and not ownable(obj):
         return Abstain("owns needs something ownable")
+    if finding.relation == "has_role" and _judgement(obj):
+        return Abstain("a judgement of the job is not a role")
     named_facet = finding.facet is not None and not finding.facet.startswith("topic:")
     if finding.relation in _TASTE_RELATIONS and not named_facet and _abstract(obj):
         return Abstain("a feeling, quantity or fragment is not a taste")
@@ -198,8 +214,9 @@ def about_the_project(finding: Finding) -> bool:
 
 
 def _abstract(obj: str) -> bool:
-    """A feeling or quantity, a participle fragment ("lost in …"), a bare verb ("get …") or
-    an alternative ("hiking or board games"): not one thing a person prefers."""
+    """A feeling or quantity, a participle fragment ("lost in …"), a verb leading or alone
+    ("get …", "wait"), a modifier without its noun ("making new") or an alternative ("hiking
+    or board games"): not one thing a person prefers."""
     found = words(obj)
     short_abstract = len(found) <= 2 and (found[-1] in ABSTRACT_NOUNS or found[0] in ABSTRACT_NOUNS)
     if found[0] == "getting":  # "getting lost in …", "getting immersed in …": a state
@@ -208,7 +225,13 @@ def _abstract(obj: str) -> bool:
         found[0] in _LEADING_VERBS or (found[0].endswith("ed") and found[1] in _PREPOSITIONS)
     )
     deictic = bool(_DEICTIC & set(found))
-    return short_abstract or leading or deictic or "or" in found
+    fragment = (len(found) == 1 and found[0] in _BARE_VERBS) or found[-1] in _DANGLING_END
+    return short_abstract or leading or deictic or fragment or "or" in found
+
+
+def _judgement(obj: str) -> bool:
+    found = words(obj)
+    return found[0] in _DEGREE or found[-1] in _JUDGEMENTS
 
 
 def _activity_subject(subject: str) -> bool:

@@ -2,11 +2,11 @@
 
 "I ran a half marathon last Saturday" is a durable fact about a person: an event they took
 part in, with a date. It forms as (I, participated_in, half marathon), past tense (an event
-relation, so admission keeps it), and, when the episode's date grounds "last Saturday", as
-(half marathon, occurred_on, 2023-05-06). The event must be named by a known event noun
-("race", "workshop", "parade", …): "I went to a lot of trouble" is no event. Works finished
-("I finished my first novel") are ``created``, trips ("on my trip to the Dolomites last year")
-are participation. :func:`propose_events` also runs :mod:`.activities` and :mod:`.belongings`.
+relation, so admission keeps it), named with its date when the episode's date grounds "last
+Saturday": (I, participated_in, half marathon (2023-05-06)), one belief carrying its date. The
+event must be named by a known event noun ("race", "workshop", "parade", …): "I went to a lot
+of trouble" is no event. Works finished ("I finished my first novel") are ``created``, trips
+("on my trip to the Dolomites last year") are participation. :func:`propose_events` also runs :mod:`.activities` and :mod:`.belongings`.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from formation.deterministic import (
     activities,
     belongings,
     favourites,
+    health,
     hosting,
     jobs,
     memberships,
@@ -39,7 +40,7 @@ from formation.screening import screened
 _EVENT_VERBS = (
     r"went to|went on|attended|ran|ran in|did|completed|competed in|took part in"
     r"|participated in|volunteered at|volunteered for|joined|gave|hosted|organi[sz]ed|led"
-    r"|took|visited|played in|performed at|performed in|signed up for|entered|won|spoke at"
+    r"|took|visited|played in|performed at|performed in|entered|won|spoke at"
     r"|got back from|came back from|was at|were at|went on"
     r"|had (?:a|such a) (?:blast|great time|good time|wonderful time|fantastic time|ball) at"
 )
@@ -145,29 +146,27 @@ def _event(text: str, occurred_on: date | None, when_from: str | None = None) ->
 
 
 def _dated(event: Finding, text: str, occurred_on: date | None) -> list[Finding]:
-    """The event, and its date when the words ground one in the episode's date.
+    """The event, named with its date when the words ground one in the episode's date.
 
-    Entities merge by name and ``occurred_on`` is single-valued per subject, so a dated event
-    is named with its date ("pride parade (2023-08-11)"): two parades on two days are two
-    events with a date each, instead of one entity whose later date supersedes the earlier.
-    The same event told twice with the same date is still one entity; an undated one keeps
-    its bare name.
+    One belief per event: the date is part of the event's name ("pride parade (2023-08-11)"),
+    so two parades on two days are two events, the same event told twice with the same date is
+    one, and no second ``occurred_on`` belief repeats the date the name already carries (it
+    doubled every dated event in what a person read back). An undated event keeps its bare
+    name.
     """
     when = ground(text, occurred_on)
     if when is None:
         return [event]
-    named = f"{event.object} ({when})"
     return [
         Finding(
             event.subject,
             event.relation,
-            named,
+            f"{event.object} ({when})",
             event.facet,
             event.confidence,
             event.polarity,
             event.tense,
-        ),
-        Finding(named, "occurred_on", when, tense="past"),
+        )
     ]
 
 
@@ -233,6 +232,7 @@ _INDEX, (_TOLD_ANYWHERE, _OPENING) = families(
             *hosting.PROPOSERS,
             *pets.PROPOSERS,
             *outings.PROPOSERS,
+            *health.PROPOSERS,
         ),
         {
             **pursuits.TRIGGERS,
@@ -244,6 +244,7 @@ _INDEX, (_TOLD_ANYWHERE, _OPENING) = families(
             **hosting.TRIGGERS,
             **pets.TRIGGERS,
             **outings.TRIGGERS,
+            **health.TRIGGERS,
         },
     ),
     (

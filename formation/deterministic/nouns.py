@@ -49,7 +49,8 @@ ABSTRACT_NOUNS: frozenset[str] = closed(
     stuff things thing way ways mess trouble problem problems issue issues connection
     community family friends life world people folks everyone everybody others
     color colour texture shade hue tone grain shape sound smell scent vibe feel feels atmosphere
-    view views loads heaps
+    view views loads heaps goal goals dream dreams plan plans priority priorities value values
+    challenge challenges change changes
     """
 )
 """Nouns of feeling, quantity or abstraction: never possessions, never a bare preference."""

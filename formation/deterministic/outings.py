@@ -38,11 +38,8 @@ def _outing(text: str, occurred_on: date | None) -> list[Finding]:
     what, when = match.group("what"), ground(text, occurred_on)
     if when is None:
         return [Finding("I", "participated_in", what, tense="past")]
-    named = f"{what} ({when})"  # named with its date, as :func:`.events._dated` names events
-    return [
-        Finding("I", "participated_in", named, tense="past"),
-        Finding(named, "occurred_on", when, tense="past"),
-    ]
+    # named with its date, one belief, as :func:`.events._dated` names events
+    return [Finding("I", "participated_in", f"{what} ({when})", tense="past")]
 
 
 PROPOSERS: tuple[Reader, ...] = (_outing,)

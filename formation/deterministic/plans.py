@@ -5,7 +5,11 @@ vocabulary has the relation ("something the subject plans to do"), so they form 
 only when concrete and the speaker's own: opening or starting a venture of their own ("I'm
 opening a bakery", "a place to open my studio"), adoption ("researching adoption agencies"), a
 trip planned to a named place, a named event ahead ("I'm going to a film festival", "I have a
-council meeting coming up"). A wish ("I'd love to …") or a hedge stays silent (:mod:`.mood`);
+council meeting coming up"), and a sign-up, booking or ticket for something ahead ("I signed up
+for a pottery class", "I booked a trip to Oslo"): the sign-up is done, the class is not, so it
+is a plan, never a past ``participated_in``. A plan whose words give its date ("next month")
+carries it in its name, "attend pottery class (2024-06)", as a dated event does
+(:func:`.events._dated`). A wish ("I'd love to …") or a hedge stays silent (:mod:`.mood`);
 someone else's plan ("my cousin is opening a bakery") names no "I". "I decided to …" is the
 speaker's decision (``committed_to``), unless it points at something told elsewhere ("decided to
 include this").
@@ -16,6 +20,7 @@ from __future__ import annotations
 import re
 from datetime import date
 
+from formation.deterministic.dates import before_ahead, ground_ahead
 from formation.deterministic.dispatch import Reader, Triggers
 from formation.deterministic.ends import words
 from formation.deterministic.findings import WEAK_CONFIDENCE, Finding
@@ -62,6 +67,19 @@ _COMING_UP = screened(
     r"(?:coming up|next (?:week|month|weekend|year)|this (?:weekend|month)|tomorrow)\b"
 )
 """"I have a community meeting coming up": an event ahead of the speaker."""
+_SIGNED_UP = screened(
+    r"\bI(?:'ve| have)?\s+"
+    + ADVERBS
+    + r"(?:signed up|registered|enrolled|booked (?:a )?(?:spot|place|seat)|got tickets|bought tickets"
+    r"|booked tickets)\s+(?:for|in|at|to)\s+(?:a|an|the|my|our|this|that)\s+(?P<event>[^,.;!?]+)"
+)
+"""A sign-up or ticket for an event: done now, the event ahead ("I registered for a 10K")."""
+_BOOKED_TRIP = screened(
+    r"\bI(?:'ve| have)?\s+" + ADVERBS + r"booked\s+(?:a|an|my|our)\s+"
+    r"(?P<kind>(?:[\w-]+\s+)?(?:trip|vacation|holiday|flight|flights|cruise))\s+to\s+"
+    r"(?P<place>(?:the\s+)?[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*){0,3})"
+)
+""""I booked a flight to Oslo": a trip planned to a named place."""
 _DECIDED = screened(
     r"\bI(?:'ve| have)?\s+" + ADVERBS + r"decided\s+to\s+(?!not\b)(?P<what>[^,.;!?]+)"
 )
@@ -82,9 +100,7 @@ def _plans(text: str, occurred_on: date | None) -> list[Finding]:
     trip = _PLANNED_TRIP.search(text)
     if trip is not None:
         place = strip_determiners(trip.group("place"))
-        findings.append(
-            Finding("I", "intends_to", f"take a trip to {place}", confidence=WEAK_CONFIDENCE)
-        )
+        findings.append(_planned(f"take a trip to {place}", text, occurred_on))
     return findings
 
 
@@ -95,7 +111,30 @@ def _events_ahead(text: str, occurred_on: date | None) -> list[Finding]:
     event = short_phrase(EVALUATIVE.sub("", match.group("event")))
     if not event or not named_event(event):
         return []
-    return [Finding("I", "intends_to", f"attend {event}", confidence=WEAK_CONFIDENCE)]
+    return [_planned(f"attend {event}", text, occurred_on)]
+
+
+def _signed_up(text: str, occurred_on: date | None) -> list[Finding]:
+    """ "I signed up for a pottery class next month": the class is a plan with its date."""
+    findings: list[Finding] = []
+    match = _SIGNED_UP.search(text)
+    if match is not None:
+        event = short_phrase(EVALUATIVE.sub("", before_ahead(match.group("event"))))
+        if event and named_event(event):
+            findings.append(_planned(f"attend {event}", text, occurred_on))
+    trip = _BOOKED_TRIP.search(text)
+    if trip is not None:
+        place = strip_determiners(trip.group("place"))
+        findings.append(_planned(f"take a trip to {place}", text, occurred_on))
+    return findings
+
+
+def _planned(plan: str, text: str, occurred_on: date | None) -> Finding:
+    """The plan, named with its date when the clause gives one ahead of the episode's."""
+    when = ground_ahead(text, occurred_on)
+    return Finding(
+        "I", "intends_to", f"{plan} ({when})" if when else plan, confidence=WEAK_CONFIDENCE
+    )
 
 
 def _decided(text: str, occurred_on: date | None) -> list[Finding]:
@@ -108,11 +147,12 @@ def _decided(text: str, occurred_on: date | None) -> list[Finding]:
     return [Finding("I", "committed_to", what)]
 
 
-PROPOSERS: tuple[Reader, ...] = (_plans, _events_ahead, _decided)
+PROPOSERS: tuple[Reader, ...] = (_plans, _events_ahead, _signed_up, _decided)
 
 TRIGGERS: Triggers = {
     _plans: (_OWN_VENTURE, _ADOPTION, _PLANNED_TRIP),
     _events_ahead: (_GOING_TO_EVENT, _COMING_UP),
+    _signed_up: (_SIGNED_UP, _BOOKED_TRIP),
     _decided: (_DECIDED,),
 }
 """For each reader, the patterns one of which must match a clause for it to find anything

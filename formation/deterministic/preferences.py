@@ -6,6 +6,8 @@ import re
 
 from formation.deterministic.facets import STYLE_FACETS, facet_for, preference_facet
 from formation.deterministic.findings import WEAK_CONFIDENCE, Finding
+from formation.deterministic.habits import pastime
+from formation.deterministic.nouns import closed
 from formation.deterministic.predicate import Predicate
 from formation.deterministic.terms import object_list
 
@@ -29,7 +31,36 @@ _POSSESSIVE = re.compile(r"\b(?:my|our|your|his|her|their)\b", re.IGNORECASE)
 _PREPOSITION_ITEM = re.compile(r"\s(?:about|of|with|on|for|from|in|like)\s", re.IGNORECASE)
 
 
+_INFINITIVE = re.compile(
+    r"^to\s+(?:(?:just|really|also|always)\s+)?(?P<verb>[a-z]+)\b(?P<tail>[^,;:!?\u2013\u2014-]*)",
+    re.IGNORECASE,
+)
+_RECEIVING = closed("use have get receive work be")
+"""The verbs after "prefer to" that name a thing received or used ("prefer to use tabs")."""
+_FREQUENCY_TAIL = re.compile(
+    r"\s+(?:on|at|in|every|each|most|whenever|when|with|for|after|before|during)\b.*$",
+    re.IGNORECASE,
+)
+
+
+def _infinitive(rest: str) -> list[str] | None:
+    """ "love to bake bread on Sundays" → ["baking bread"]: the same taste as "love baking
+    bread"; ``[]`` for a verb that names no pastime ("prefer to wait"), ``None`` when ``rest`` is
+    not an infinitive or names a thing received ("prefer to use tabs", read as before)."""
+    match = _INFINITIVE.match(rest)
+    if match is None or match.group("verb").lower() in _RECEIVING:
+        return None
+    gerund = pastime(match.group("verb"))
+    if gerund is None:
+        return []
+    tail = _FREQUENCY_TAIL.sub("", match.group("tail")).strip()
+    return [f"{gerund} {tail}".strip()] if len(tail.split()) <= 3 else [gerund]
+
+
 def _objects(rest: str, lemma: str = "prefer") -> list[str]:
+    pastime = _infinitive(rest) if lemma in _LIKES else None
+    if pastime is not None:
+        return pastime
     if lemma not in _COMPARING and (_SPECIFIC.match(rest) or rest.lower().startswith("to ")):
         return []  # "I like to collect jerseys" is a verb phrase, not a thing preferred
     rest = re.sub(

@@ -8,7 +8,9 @@ from dataclasses import dataclass
 from datetime import date
 
 from formation.deterministic import (
+    animals,
     attributes,
+    habits,
     outcomes,
     possession,
     preferences,
@@ -46,7 +48,12 @@ _CONTINUATION = re.compile(
     r"(?P<verb>[a-z]+)\b"
 )
 _CURRENT = frozenset({"present"})
-_DROPPED_SUBJECT = re.compile(r"^(?:(?:Just|Recently|Finally)\s+)?(?P<verb>Been|started|Started)\b")
+_DROPPED_SUBJECT = re.compile(
+    r"^(?:(?:Just|Recently|Finally)\s+)?(?:(?P<verb>Been|started|Started)\b"
+    r"|(?P<got>[Gg]ot|[Bb]ought)\s+(?:myself\s+)?(?=(?:a|an)\s))"
+)
+""""Been busy …", "Just started …", "Just got a new camera": a sentence that dropped its "I"
+(an acquisition only with its article: "Got it" and "Got home late" stay as they are)."""
 _TELLING = screened(
     r"\b(?:let you know|let ya know|tell you|tell ya|guess what[?!,]*|good news[:!,]*"
     r"|big news[:!,]*)\s+(?:that\s+)?"
@@ -81,10 +88,47 @@ def read_clause(clause: Clause, *, occurred_on: date | None = None) -> list[Read
         *propose_relatives(text),
         *propose_attributes(text),
         *preferences.propose_request(text),
+        *habits.propose_habits(text, occurred_on),
     )
     for finding in clause_wide:
         readings.append(_settle(finding, mood, negated=False, tense="present"))
-    return readings
+    return _one_per_routine(_one_per_pet(readings, text, mood))
+
+
+def _one_per_routine(readings: list[Reading]) -> list[Reading]:
+    """A pastime the clause tells with how often or since when (:mod:`.habits`) is one belief:
+    the same participation without that facet, found by another family, is dropped."""
+    timed = {
+        (r.finding.subject, r.finding.object)
+        for r in readings
+        if r.finding.relation == "participated_in" and r.finding.facet is not None
+    }
+    if not timed:
+        return readings
+    return [
+        r
+        for r in readings
+        if not (
+            r.finding.relation == "participated_in"
+            and r.finding.facet is None
+            and (r.finding.subject, r.finding.object) in timed
+        )
+    ]
+
+
+def _one_per_pet(readings: list[Reading], text: str, mood: Mood) -> list[Reading]:
+    """Every owned pet told by one word, and a pet the clause names as one belief carrying its
+    name (:mod:`.animals`): "my pups" is "my puppy", "my dog Rex" one dog named Rex."""
+    named = animals.named_pets(text)
+    settled: list[Reading] = []
+    for reading in readings:
+        settled += [
+            Reading(finding, reading.polarity, reading.tense, reading.confidence)
+            for finding in animals.settle(reading.finding, named)
+        ]
+    for finding in animals.unmet(named, [r.finding for r in settled]):
+        settled.append(_settle(finding, mood, negated=False, tense="present"))
+    return settled
 
 
 def _after_telling(text: str) -> str:
@@ -94,10 +138,13 @@ def _after_telling(text: str) -> str:
 
 
 def _with_subject(text: str) -> str:
-    """ "Been busy volunteering …", "Just started doing yoga": the dropped "I" put back."""
+    """ "Been busy volunteering …", "Just started doing yoga", "Got myself a new laptop": the
+    dropped "I" put back."""
     match = _DROPPED_SUBJECT.match(text)
     if match is None:
         return text
+    if match.group("got"):
+        return f"I {match.group('got').lower()} {text[match.end() :]}"
     verb = "I've been" if match.group("verb") == "Been" else "I started"
     return f"{verb}{text[match.end() :]}"
 

@@ -24,6 +24,7 @@ from formation.deterministic.lexicon import (
     RELATIVE_WORDS,
     REPORT_WORDS,
 )
+from formation.deterministic.nouns import closed
 from formation.deterministic.predicate import Predicate
 from formation.deterministic.terms import (
     leading_name,
@@ -34,6 +35,8 @@ from formation.deterministic.terms import (
 from formation.screening import NeedleIndex, Screened, screened
 
 _KIN = "|".join(re.escape(w) for w in sorted(RELATIVE_WORDS, key=len, reverse=True))
+KIN_PATTERN = _KIN
+"""Every relative, colleague or manager word, longest first, as one alternation."""
 _IS = r"(?:is|'s|are)(?P<neg>\s+not|n't|\s+no longer)?"
 _APPOSITIVE = screened(
     r"\b[Mm]y\s+(?P<kin>" + _KIN + r"),?\s+(?:(?:named|called)\s+)?(?P<names>[^\W\d_].*)$"
@@ -50,8 +53,69 @@ _IS_MY_KIN = re.compile(
     + _IS
     + r"\s+my\s+(?P<kin>"
     + _KIN
-    + r")\b"
+    + r")\b(?!['\u2019]s\b)"
 )
+""""Pip is my sister": a relative named. "Pip is my aunt's parrot" is the aunt's parrot, not a
+kinship of the speaker, so a possessive after the kin word stops the match."""
+
+
+_OUR_CHILD = screened(
+    r"\b[Oo]ur\s+(?:(?:little|baby|youngest|oldest|eldest|newborn)\s+)?(?P<kin>son|daughter"
+    r"|sons|daughters|kids|children)\s*,?\s+(?:(?:named|called)\s+)?(?P<names>[A-Z].*)$"
+)
+""""Our son Theo": the household's child is the speaker's, as "my son Theo" is."""
+_MY_KIN = screened(
+    r"(?<!\w)(?P<names>[A-Z][a-z]+(?:\s+[A-Z][a-z]+)?),\s+(?:my|our)\s+(?P<kin>" + _KIN + r")\s*,"
+)
+""""Ana, my sister, …": the name, then the kin word set off by commas on both sides (a lone
+comma is how a greeting ends, "Thanks Ana, my sister is …", and forms nothing)."""
+_GREETING = re.compile(
+    r"\b(?:hey|hi|hello|thanks|thank you|yes|yeah|oh|wow|sorry|congrats|dear|bye|cheers)\W*$",
+    re.IGNORECASE,
+)
+_OUR_CHILD = screened(
+    r"\b[Oo]ur\s+(?:(?:little|baby|youngest|oldest|eldest|newborn)\s+)?(?P<kin>son|daughter"
+    r"|sons|daughters|kids|children)\s*,?\s+(?:(?:named|called)\s+)?(?P<names>[A-Z].*)$"
+)
+""""Our son Theo": the household's child is the speaker's, as "my son Theo" is."""
+_HOUSEHOLD_KIN = closed(
+    """
+    wife husband partner boyfriend girlfriend fiance fiancé fiancee fiancée son sons daughter
+    daughters kids children sister sisters brother brothers
+    """
+)
+_MY_KIN = screened(
+    r"\b[Mm]y\s+(?:(?:two|three|four|little|baby|younger|older|big|twin|youngest|oldest|eldest)\s+)?"
+    r"(?P<kin>wife|husband|partner|boyfriend|girlfriend|fianc[eé]e?|sons?|daughters?|kids"
+    r"|children)\b(?!\s*['\u2019]s\b)"
+)
+""""my wife", "my two kids": the speaker has a partner or children. Parents and grandparents
+are left out (everyone has them: no fact); siblings too, which real talk mentions in passing in
+stories about them ("my brother adopted a cat") and which form once named; and so are relatives
+qualified as gone or not yet ("my late husband", "my future wife", "my ex"), which the words
+before the kin show."""
+_HAVE_KIN = screened(
+    r"\bI\s+(?:have|'ve got|have got)\s+(?:a|an|one|two|three|four|five)\s+"
+    r"(?:(?:little|young|grown|older|younger|teenage)\s+)?"
+    r"(?P<kin>kids|children|sons?|daughters?)\b"
+)
+""""I have two kids": the speaker has children ("I don't have kids" does not match)."""
+_HAVE_KIN_NAMED = screened(
+    r"\bI\s+(?:have|'ve got|have got)\s+(?:a|an)\s+(?:(?:little|young|baby|teenage|grown)\s+)?"
+    r"(?P<kin>son|daughter|brother|sister)\s*,?\s+(?:(?:named|called)\s+)?(?P<names>[A-Z].*)$"
+)
+""""I have a son named Leo", "I have a sister, Mia": a relative with a name."""
+_NOT_YET_OR_GONE = screened(
+    r"\b(?:late|ex|ex-|former|future|dream|imaginary|passed|died|lost|would|someday|one day)\b",
+    re.IGNORECASE,
+)
+_ENGAGED_OR_MARRIED = screened(
+    r"\bI(?:'ve| have)?\s+(?:just\s+|finally\s+|recently\s+)?(?:got\s+|am\s+|'m\s+|was\s+)?"
+    r"(?P<event>engaged|married)\s+(?:to\s+)?(?P<names>[A-Z][a-z]+)\b"
+)
+""""I got engaged to Tom", "I married Sam": a partner named, with the step they took
+("fiancé", "spouse"). ("Tom and I got married" is cut at "I" by the clause splitter and forms
+nothing.)"""
 
 
 def relation_to(kin: str, name: str, *, polarity: str | None = None) -> Finding:
@@ -86,6 +150,38 @@ def propose_relatives(text: str) -> list[Finding]:
         findings.append(
             relation_to(start.group("kin"), start.group("names"), polarity=_negation(start))
         )
+    for match in (*_OUR_CHILD.finditer(text), *_HAVE_KIN_NAMED.finditer(text)):
+        findings += [relation_to(match.group("kin"), n) for n in name_list(match.group("names"))]
+    findings += _partnered(text)
+    named = {f.facet for f in findings if f.relation == "related_to"}
+    return findings + [f for f in propose_household(text) if f.facet not in named]
+
+
+def _partnered(text: str) -> list[Finding]:
+    """ "I got engaged to Tom" is (I, related_to, Tom, facet fiancé); "married" is spouse."""
+    match = _ENGAGED_OR_MARRIED.search(text)
+    if match is None:
+        return []
+    name, event = match.group("names"), match.group("event").lower()
+    if name.lower() in _NOT_NAMES:
+        return []
+    return [Finding("I", "related_to", name, facet="fiancé" if event == "engaged" else "spouse")]
+
+
+_NOT_NAMES = closed("in on at last this next so very really happily recently my the a")
+
+
+def propose_household(text: str) -> list[Finding]:
+    """ "my wife", "my kids": the speaker has a partner or children, as one belief per kind,
+    (I, related_to, <kin>, facet <kin>) until a name is told."""
+    findings: list[Finding] = []
+    for match in (*_MY_KIN.finditer(text), *_HAVE_KIN.finditer(text)):
+        before = text[max(0, match.start() - 24) : match.start()]
+        if _NOT_YET_OR_GONE.search(before) or _NOT_YET_OR_GONE.search(match.group()):
+            continue
+        facet = RELATIVE_FACETS.get(match.group("kin").lower())
+        if facet is not None and facet not in {f.facet for f in findings}:
+            findings.append(Finding("I", "related_to", facet, facet=facet))
     return findings
 
 

@@ -9,6 +9,7 @@ from pathlib import Path
 import asyncpg
 import pytest
 
+from formation.vocabulary import RELATIONS
 from projections.migrate import MigrationError, discover, migrate
 from tests.support.databases import create_database, drop_database
 from tests.support.migrations import copy_migrations, create_generation_as_of_now
@@ -23,7 +24,7 @@ async def test_migrating_twice_applies_nothing_the_second_time(fresh_database: s
         assert await migrate(conn) == []
         versions = await conn.fetch("SELECT version, checksum FROM schema_migrations ORDER BY 1")
         assert [r["version"] for r in versions] == [m.version for m in discover()]
-        assert await conn.fetchval("SELECT count(*) FROM relation") == 39
+        assert await conn.fetchval("SELECT count(*) FROM relation") == len(RELATIONS)
     finally:
         await conn.close()
 

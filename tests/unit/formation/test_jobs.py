@@ -100,3 +100,78 @@ def test_a_place_told_in_a_relative_clause_is_where_the_speaker_works(
 )
 def test_a_place_someone_else_works_at_is_not_the_speakers(content: str) -> None:
     assert not {c for c in formed(content) if c[1] in {"works_at", "participated_in"}}
+
+
+@pytest.mark.parametrize(
+    ("content", "ended"),
+    [
+        ("I got laid off from Acme last week.", ("no longer works_at", "Acme")),
+        ("I got fired from the warehouse.", ("no longer works_at", "warehouse")),
+        ("I was let go by Brightline Logistics.", ("no longer works_at", "Brightline Logistics")),
+        ("I got laid off from my job as a nurse.", ("no longer has_role", "nurse")),
+    ],
+)
+def test_a_job_lost_is_retracted(content: str, ended: tuple[str, str]) -> None:
+    assert formed(content) == {("speaker", *ended)}
+
+
+@pytest.mark.parametrize("content", ["I was laid off yesterday.", "I got laid off from work."])
+def test_a_job_lost_without_an_employer_or_role_forms_nothing(content: str) -> None:
+    assert formed(content) == set()
+
+
+@pytest.mark.parametrize(
+    ("content", "held"),
+    [
+        ("I coach a youth swim team.", "coach"),
+        ("I spend my mornings coaching swimmers.", "coach"),
+        ("Coaching swimmers every morning keeps me busy.", "coach"),
+        ("I've been teaching third graders for years.", "teacher"),
+        ("I tutor high school students.", "tutor"),
+        ("I train beginners at the climbing gym.", "trainer"),
+    ],
+)
+def test_work_told_as_what_the_speaker_does_is_a_role(content: str, held: str) -> None:
+    assert ("speaker", "has_role", held) in formed(content)
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        "I teach my kids to swim.",
+        "I coach my son's soccer team.",
+        "I want to coach a team someday.",
+        "When I was in college I tutored students.",
+        "I'm training for a marathon.",
+        "My job is pretty stressful.",
+        "My job is so demanding.",
+    ],
+)
+def test_a_parent_a_wish_a_past_job_or_a_judgement_is_no_role(content: str) -> None:
+    assert not {c for c in formed(content) if c[1] == "has_role"}
+
+
+@pytest.mark.parametrize(
+    ("content", "business"),
+    [
+        ("Running my biz is hard work.", "business"),
+        ("I'm growing my dance studio's following.", "dance studio"),
+        ("I spent all week in my pottery studio.", "pottery studio"),
+    ],
+)
+def test_a_business_told_as_biz_or_a_trade_studio_is_owned(content: str, business: str) -> None:
+    assert ("speaker", "owns", business) in formed(content)
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        "I cleaned my studio apartment.",
+        "I painted it in my studio.",
+        "I went to my yoga studio this morning.",
+        "I want to open my biz someday.",
+        "I finally went for my biz dreams.",
+    ],
+)
+def test_a_flat_a_room_a_gym_or_a_plan_is_no_business_owned(content: str) -> None:
+    assert not {c for c in formed(content) if c[1] == "owns"}

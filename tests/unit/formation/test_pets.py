@@ -11,7 +11,7 @@ from tests.unit.formation.formed import formed
     ("content", "pet"),
     [
         ("We adopted a kitten last month.", "kitten"),
-        ("We just rescued two ferrets.", "ferrets"),
+        ("We just rescued two ferrets.", "ferret"),  # one belief per pet, however many
         ("Our dog Biscuit loves the snow.", "dog"),
     ],
 )
@@ -36,7 +36,7 @@ def test_a_gone_pet_or_anything_else_we_got_forms_no_ownership(content: str) -> 
 @pytest.mark.parametrize(
     ("content", "pet"),
     [
-        ("I took my hamsters out to the garden today.", "hamsters"),
+        ("I took my hamsters out to the garden today.", "hamster"),
         ("On the bright side, I just adopted this sweet old kitten from the shelter.", "kitten"),
         ("Honestly my rabbit always cheers me up.", "rabbit"),
     ],

@@ -13,8 +13,14 @@ from tests.unit.formation.formed import formed
         ("I'm opening a bike shop.", ("intends_to", "open a bike shop")),
         ("I need a spot to open my own tea room cafe.", ("intends_to", "open a tea room cafe")),
         ("Researching adoption agencies lately.", ("intends_to", "adopt")),
-        ("I'm planning a trip to Oaxaca next month.", ("intends_to", "take a trip to Oaxaca")),
-        ("I'm going to a jazz festival next week.", ("intends_to", "attend jazz festival")),
+        (
+            "I'm planning a trip to Oaxaca next month.",
+            ("intends_to", "take a trip to Oaxaca (2024-06)"),
+        ),
+        (
+            "I'm going to a jazz festival next week.",
+            ("intends_to", "attend jazz festival (2024-W20)"),
+        ),
         ("I decided to learn the cello.", ("committed_to", "learn the cello")),
     ],
 )

@@ -6,7 +6,7 @@ from dataclasses import replace
 
 import pytest
 
-from formation.policy import RELATION_NAMES, FormationPolicy
+from formation.policy import DEFAULT_ENABLED_RELATIONS, RELATION_NAMES, FormationPolicy
 from schemas.claims import RefusalReason
 from tests.support.forming import episode, form, proposal
 
@@ -31,7 +31,8 @@ def test_the_version_is_formation_and_sixteen_hex_digits() -> None:
         {"max_entity_name_bytes": 1024},
         {"pii_kinds": ("email",)},
         {"unresolvable_terms": ("it",)},
-        {"enabled_relations": RELATION_NAMES[1:]},
+        {"enabled_relations": DEFAULT_ENABLED_RELATIONS[1:]},
+        {"enabled_relations": RELATION_NAMES},
         {"extractor_kind": "both", "model_name": "m", "model_origin": "http://h:80"},
     ],
     ids=lambda change: next(iter(change)),
@@ -50,10 +51,10 @@ def test_the_order_a_set_is_written_in_does_not_change_the_version() -> None:
         BASE,
         pii_kinds=tuple(reversed(BASE.pii_kinds)),
         unresolvable_terms=tuple(reversed(BASE.unresolvable_terms)),
-        enabled_relations=tuple(reversed(RELATION_NAMES)),
+        enabled_relations=tuple(reversed(DEFAULT_ENABLED_RELATIONS)),
     )
     assert reordered.version == BASE.version
-    assert reordered.enabled_relations == RELATION_NAMES
+    assert reordered.enabled_relations == DEFAULT_ENABLED_RELATIONS
 
 
 def test_a_whole_number_is_the_same_threshold_as_its_float() -> None:

@@ -1,9 +1,11 @@
-"""The closed relation vocabulary: seed 003's 39 relations, typed and bounded."""
+"""The closed relation vocabulary: seed 003's 39 relations and ``has_condition``, typed and
+bounded."""
 
 from __future__ import annotations
 
 from formation.vocabulary import (
     RELATIONS,
+    SPECIAL_CATEGORY_RELATIONS,
     VOCABULARY_MAX_SIZE,
     VOCABULARY_MIN_SIZE,
     BeliefType,
@@ -14,9 +16,20 @@ from formation.vocabulary import (
 from schemas.claims import Portability
 
 
-def test_the_vocabulary_has_the_39_relations_of_seed_003() -> None:
-    assert len(RELATIONS) == 39
-    assert len({r.name for r in RELATIONS}) == 39
+def test_the_vocabulary_has_the_39_relations_of_seed_003_and_the_health_relation() -> None:
+    assert len(RELATIONS) == 40
+    assert len({r.name for r in RELATIONS}) == 40
+    assert RELATIONS[-1].name == "has_condition"
+
+
+def test_health_is_the_one_special_category_local_and_classified() -> None:
+    assert {"has_condition"} == SPECIAL_CATEGORY_RELATIONS
+    health = lookup("has_condition")
+    assert health is not None
+    assert health.sensitivity == "health"
+    assert health.portability_ceiling is Portability.LOCAL
+    assert clamp_portability(health, Portability.PORTABLE) is Portability.LOCAL
+    assert all(r.sensitivity is None for r in RELATIONS if r.name != "has_condition")
 
 
 def test_the_vocabulary_size_stays_within_its_bounds() -> None:
