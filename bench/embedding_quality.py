@@ -30,91 +30,13 @@ from pathlib import Path
 import numpy as np
 import orjson
 
-from embeddings.generation import DEFAULT_RECIPE, RECIPES, EmbeddingGeneration
+from embeddings.generation import DEFAULT_RECIPE, FUNCTION_WORDS, RECIPES, EmbeddingGeneration
 from embeddings.local import SIZES, WordLlamaEmbedder
 
 OWN_FACTS = frozenset({1, 2, 4})
 DEFAULT = EmbeddingGeneration("wordllama-l2_supercat", 256, DEFAULT_RECIPE)
 KS = (1, 5, 10)
-STOP = frozenset(
-    [
-        "a",
-        "an",
-        "the",
-        "and",
-        "or",
-        "but",
-        "if",
-        "of",
-        "to",
-        "in",
-        "on",
-        "at",
-        "by",
-        "for",
-        "with",
-        "about",
-        "from",
-        "as",
-        "is",
-        "are",
-        "was",
-        "were",
-        "be",
-        "been",
-        "being",
-        "do",
-        "does",
-        "did",
-        "have",
-        "has",
-        "had",
-        "i",
-        "you",
-        "he",
-        "she",
-        "it",
-        "we",
-        "they",
-        "me",
-        "him",
-        "her",
-        "us",
-        "them",
-        "my",
-        "your",
-        "his",
-        "its",
-        "our",
-        "their",
-        "what",
-        "when",
-        "where",
-        "who",
-        "whom",
-        "which",
-        "why",
-        "how",
-        "that",
-        "this",
-        "these",
-        "those",
-        "there",
-        "here",
-        "not",
-        "no",
-        "so",
-        "than",
-        "too",
-        "very",
-        "can",
-        "will",
-        "would",
-        "should",
-        "could",
-        "just",
-    ]
-)
+STOP = FUNCTION_WORDS  # BM25's stop list is the default recipe's, so both drop the same words
 _WORD = re.compile(r"[a-z0-9]+")
 
 

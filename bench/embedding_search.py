@@ -26,7 +26,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import re
-import secrets
 import statistics
 import sys
 import time
@@ -40,8 +39,8 @@ import orjson
 from embeddings import store
 from embeddings.generation import FUNCTION_WORDS, EmbeddingGeneration
 from embeddings.local import WordLlamaEmbedder
+from engram.cli.evaluation.recall import scratch_database
 from infra.settings import load_settings
-from projections.migrate import migrate
 
 TENANT = "bench"
 PRINCIPAL = "target"
@@ -199,14 +198,9 @@ async def main(
         "target_p99_ms": TARGET_P99_MS,
     }
     admin = load_settings().database.url.get_secret_value()
-    name = "embsearch_" + secrets.token_hex(4)
-    conn = await asyncpg.connect(admin)
-    await conn.execute(f'CREATE DATABASE "{name}"')
-    await conn.close()
-    try:
-        conn = await asyncpg.connect(f"{admin.rpartition('/')[0]}/{name}")
+    async with scratch_database(admin, "embsearch_") as url:
+        conn = await asyncpg.connect(url)
         try:
-            await migrate(conn)
             await conn.execute(
                 "CREATE TABLE bench_message (tenant text, principal text, item_id text, "
                 "body text, tsv tsvector GENERATED ALWAYS AS "
@@ -222,10 +216,6 @@ async def main(
             ]
         finally:
             await conn.close()
-    finally:
-        conn = await asyncpg.connect(admin)
-        await conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        await conn.close()
     return report
 
 

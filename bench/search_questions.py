@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import secrets
 import sys
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -30,13 +29,13 @@ from pathlib import Path
 import asyncpg
 import orjson
 
+from engram.cli.evaluation.recall import scratch_database
 from generations.reading import reading
 from infra.settings import load_settings
 from ingest.jsonl import read_episodes
 from policies.behaviour import form
 from policies.in_force import default_policy
 from projections.belief_store import ClaimsRecord, project_records
-from projections.migrate import migrate
 from projections.search import UnsearchableQuery, search_beliefs
 from schemas.api import SearchMode
 
@@ -177,15 +176,9 @@ async def measure(pool: asyncpg.Pool, questions: Iterable[Question]) -> Report:
 
 async def main(turns: Path, qa: Path) -> dict[str, object]:
     admin = load_settings().database.url.get_secret_value()
-    name = "searchq_" + secrets.token_hex(4)
-    conn = await asyncpg.connect(admin)
-    await conn.execute(f'CREATE DATABASE "{name}"')
-    await conn.close()
-    url = f"{admin.rpartition('/')[0]}/{name}"
-    try:
+    async with scratch_database(admin, "searchq_") as url:
         conn = await asyncpg.connect(url)
         try:
-            await migrate(conn)
             batches = await project_turns(conn, turns)
             await conn.execute("ANALYZE")
         finally:
@@ -195,10 +188,6 @@ async def main(turns: Path, qa: Path) -> dict[str, object]:
             report = await measure(pool, load_questions(qa))
         finally:
             await pool.close()
-    finally:
-        conn = await asyncpg.connect(admin)
-        await conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        await conn.close()
     return {
         "turns": str(turns),
         "batches": batches,

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import signal
+from typing import Protocol
 
 import asyncpg
 
@@ -38,27 +39,9 @@ async def projector_pool(settings: Settings, *, schema: str | None = None) -> as
 async def run_projector(settings: Settings, *, schema: str | None = None) -> None:
     pool = await projector_pool(settings, schema=schema)
     projector = BeliefProjector(settings.kafka, pool, lanes=settings.worker.projector_lanes)
-    loop = asyncio.get_running_loop()
-    for signum in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(signum, projector.stop)
-    worker = settings.worker
-    health = (
-        asyncio.create_task(
-            serve_health(projector.readiness, host=worker.http_host, port=worker.http_port)
-        )
-        if worker.http_port
-        else None
-    )
     freeze_startup_heap()
     collect_young_less_often()  # a process of its own: only the projector's chunks to collect
-    try:
-        await projector.run()
-    finally:
-        if health is not None:
-            health.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await health
-        await pool.close()
+    await _run_alone(projector, pool, settings)
 
 
 async def project_in_worker(settings: Settings, *, schema: str | None = None) -> None:
@@ -76,20 +59,33 @@ async def run_indexer(settings: Settings, *, schema: str | None = None) -> None:
     """``engram indexer``: the message indexer as a process of its own, stopped between
     fetches by SIGINT or SIGTERM, serving health like the projector."""
     pool = await indexer_pool(settings, schema=schema)
-    indexer = MessageIndexer(settings.kafka, pool)
+    await _run_alone(MessageIndexer(settings.kafka, pool), pool, settings)
+
+
+class _Stage(Protocol):
+    def readiness(self) -> tuple[bool, str]: ...
+
+    def stop(self) -> None: ...
+
+    async def run(self) -> None: ...
+
+
+async def _run_alone(stage: _Stage, pool: asyncpg.Pool, settings: Settings) -> None:
+    """A stage as the whole process: SIGINT or SIGTERM stop it, it serves health on the
+    worker's port (when one is set), and its pool closes when it ends."""
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(signum, indexer.stop)
+        loop.add_signal_handler(signum, stage.stop)
     worker = settings.worker
     health = (
         asyncio.create_task(
-            serve_health(indexer.readiness, host=worker.http_host, port=worker.http_port)
+            serve_health(stage.readiness, host=worker.http_host, port=worker.http_port)
         )
         if worker.http_port
         else None
     )
     try:
-        await indexer.run()
+        await stage.run()
     finally:
         if health is not None:
             health.cancel()

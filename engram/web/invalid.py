@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import Request
+from fastapi import HTTPException, Request
 from fastapi.encoders import jsonable_encoder
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
@@ -33,4 +33,13 @@ async def invalid_request(request: Request, error: Exception) -> JSONResponse:
     assert isinstance(error, RequestValidationError)
     return JSONResponse(
         status_code=422, content={"detail": _encodable(jsonable_encoder(error.errors()))}
+    )
+
+
+def invalid_query(field: str, message: str, given: str | None) -> HTTPException:
+    """A 422 naming query parameter ``field``, in the same shape as FastAPI's own field errors,
+    for what a route finds wrong after validation (a query with nothing searchable, a cursor it
+    did not issue)."""
+    return HTTPException(
+        422, [{"loc": ["query", field], "msg": message, "type": "value_error", "input": given}]
     )

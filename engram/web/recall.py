@@ -11,9 +11,10 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, HTTPException, Query
+from fastapi import APIRouter, Query
 
 from engram.web.auth import NameQuery, Who
+from engram.web.invalid import invalid_query
 from engram.web.readers import PrincipalReader
 from projections.recall import (
     MAX_LIMIT,
@@ -27,12 +28,6 @@ from schemas.api import RecallResults
 from schemas.common import Role, StoredText
 
 router = APIRouter(tags=["read"])
-
-
-def _invalid(field: str, message: str, given: str | None) -> HTTPException:
-    return HTTPException(
-        422, [{"loc": ["query", field], "msg": message, "type": "value_error", "input": given}]
-    )
 
 
 @router.get("/v1/recall", response_model=RecallResults)
@@ -64,6 +59,6 @@ async def recall_route(
             cursor=cursor,
         )
     except UnsearchableQuery as error:
-        raise _invalid("q", str(error), q) from None
+        raise invalid_query("q", str(error), q) from None
     except InvalidCursor as error:
-        raise _invalid("cursor", str(error), cursor) from None
+        raise invalid_query("cursor", str(error), cursor) from None

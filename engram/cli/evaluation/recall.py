@@ -263,9 +263,10 @@ async def form_into(conn: asyncpg.Connection, turns: Path) -> tuple[int, int]:
 
 
 @asynccontextmanager
-async def scratch_database(admin_url: str) -> AsyncIterator[str]:
-    """A new, migrated database on the server of ``admin_url``; dropped afterwards."""
-    name = "recall_eval_" + secrets.token_hex(4)
+async def scratch_database(admin_url: str, prefix: str = "recall_eval_") -> AsyncIterator[str]:
+    """A new, migrated database on the server of ``admin_url``, named ``prefix`` and a random
+    suffix (the benches that form in process use it too); dropped afterwards."""
+    name = prefix + secrets.token_hex(4)
     conn = await asyncpg.connect(admin_url)
     await conn.execute(f'CREATE DATABASE "{name}"')
     await conn.close()
