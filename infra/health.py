@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import signal
 import socket
 from collections.abc import Callable, Iterator
+from typing import Protocol
 
 import structlog
 import uvicorn
@@ -93,3 +95,31 @@ async def serve_health(readiness: Readiness, *, host: str, port: int) -> None:
         with contextlib.suppress(Exception):
             await serving
         sock.close()
+
+
+class Stage(Protocol):
+    """A long-running stage that can be the whole process (projector, indexer, inbox)."""
+
+    def readiness(self) -> tuple[bool, str]: ...
+
+    def stop(self) -> None: ...
+
+    async def run(self) -> None: ...
+
+
+async def run_stage_alone(stage: Stage, *, host: str, port: int) -> None:
+    """A stage as the whole process: SIGINT or SIGTERM stop it between its own steps, and it
+    serves /health, /ready and /metrics on ``host:port`` (0: none) while it runs."""
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(signum, stage.stop)
+    health = (
+        asyncio.create_task(serve_health(stage.readiness, host=host, port=port)) if port else None
+    )
+    try:
+        await stage.run()
+    finally:
+        if health is not None:
+            health.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await health

@@ -58,6 +58,17 @@ class KafkaSettings(BaseSettings):
     claims_topic: str = Field("engram.claims", description="Claims batches, keyed by principal.")
     dlq_topic: str = Field("engram.episodes.dlq", description="Dead letters of the episodic log.")
     memory_events_topic: str = Field("engram.memory-events", description="Memory changes.")
+    inbox_topic: str = Field(
+        "engram.inbox",
+        description="Plaintext turns from producers that write to Kafka themselves; `engram "
+        "inbox` validates, encrypts and appends them to the episodic log.",
+    )
+    inbox_retention_ms: int = Field(
+        604_800_000,
+        ge=60_000,
+        description="How long the inbox keeps a record the intake never reached (7 days); the "
+        "intake deletes what it moved at once. Applied when Engram creates the topic.",
+    )
     partitions: int = Field(6, ge=1, description="Partitions of topics Engram creates.")
     max_event_bytes: int = Field(1_048_576, ge=1024, description="Largest accepted episode.")
     group_id: str = Field("engram-formation", description="Consumer group of the faust app.")

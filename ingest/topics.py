@@ -33,7 +33,20 @@ def engram_topics(settings: KafkaSettings) -> list[TopicSpec]:
         TopicSpec(settings.claims_topic, settings.partitions, dict(FOREVER)),
         TopicSpec(settings.dlq_topic, 1, dict(FOREVER)),
         TopicSpec(settings.memory_events_topic, settings.partitions, {"retention.ms": "604800000"}),
+        TopicSpec(settings.inbox_topic, settings.partitions, inbox_config(settings)),
     ]
+
+
+def inbox_config(settings: KafkaSettings) -> dict[str, str]:
+    """Bounded retention, and segments that roll at least hourly: Kafka deletes whole closed
+    segments only, so with the default week-long segments a record could outlive its
+    retention by another week."""
+    retention = settings.inbox_retention_ms
+    return {
+        "retention.ms": str(retention),
+        "segment.ms": str(min(retention, 3_600_000)),
+        "cleanup.policy": "delete",
+    }
 
 
 async def ensure_topics(settings: KafkaSettings) -> None:

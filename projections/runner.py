@@ -8,15 +8,10 @@ and each scales with the partitions of its own topic. SIGINT or SIGTERM stop it 
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
-import signal
-from typing import Protocol
-
 import asyncpg
 
 from infra.db import create_pool, retry_while_unavailable
-from infra.health import serve_health
+from infra.health import Stage, run_stage_alone
 from infra.heap import collect_young_less_often, freeze_startup_heap
 from infra.settings import Settings
 from projections.message_indexer import MessageIndexer
@@ -62,35 +57,12 @@ async def run_indexer(settings: Settings, *, schema: str | None = None) -> None:
     await _run_alone(MessageIndexer(settings.kafka, pool), pool, settings)
 
 
-class _Stage(Protocol):
-    def readiness(self) -> tuple[bool, str]: ...
-
-    def stop(self) -> None: ...
-
-    async def run(self) -> None: ...
-
-
-async def _run_alone(stage: _Stage, pool: asyncpg.Pool, settings: Settings) -> None:
-    """A stage as the whole process: SIGINT or SIGTERM stop it, it serves health on the
-    worker's port (when one is set), and its pool closes when it ends."""
-    loop = asyncio.get_running_loop()
-    for signum in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(signum, stage.stop)
-    worker = settings.worker
-    health = (
-        asyncio.create_task(
-            serve_health(stage.readiness, host=worker.http_host, port=worker.http_port)
-        )
-        if worker.http_port
-        else None
-    )
+async def _run_alone(stage: Stage, pool: asyncpg.Pool, settings: Settings) -> None:
+    """A stage as the whole process (:func:`infra.health.run_stage_alone`); its pool closes
+    when it ends."""
     try:
-        await stage.run()
+        await run_stage_alone(stage, host=settings.worker.http_host, port=settings.worker.http_port)
     finally:
-        if health is not None:
-            health.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await health
         await pool.close()
 
 

@@ -36,8 +36,10 @@ from generations.registry import Generation, PolicyChanged, pin_policy
 from generations.runtime import generation_settings
 from infra.db import connect, create_pool, retry_while_unavailable
 from infra.errors import EngramFailure
+from infra.health import run_stage_alone
 from infra.logs import configure_logging
 from infra.settings import Settings, load_settings
+from ingest.inbox import InboxIntake, InboxIntakeFenced
 from ingest.jsonl import InvalidEpisodeLine, load_episodes
 from ingest.producer import EpisodeProducer
 from ingest.topics import ensure_topics
@@ -146,6 +148,13 @@ def worker(
     indexer: Annotated[
         bool, typer.Option(help="Also run the message indexer (what recall searches).")
     ] = True,
+    inbox: Annotated[
+        bool,
+        typer.Option(
+            help="Also move the inbox topic's plaintext turns into the log (one process per "
+            "consumer group: a second one takes over and the first stops)."
+        ),
+    ] = False,
     loglevel: Annotated[str, typer.Option(help="Worker log level.")] = "warning",
 ) -> None:
     """Run the formation agent (faust), the belief projector and the message indexer until
@@ -170,6 +179,12 @@ def worker(
             await index_in_worker(settings, schema=schema)
 
         streams.app.task(index)
+    if inbox:
+
+        async def move_inbox() -> None:
+            await InboxIntake(settings.kafka).run()
+
+        streams.app.task(move_inbox)
     run_worker(streams, loglevel=loglevel)
 
 
@@ -215,6 +230,26 @@ def indexer() -> None:
     settings = generation_settings(_settings(), generation)
     asyncio.run(ensure_topics(settings.kafka))
     asyncio.run(run_indexer(settings, schema=generation.schema_name))
+
+
+@app.command("inbox")
+def inbox_command() -> None:
+    """Move plaintext turns from the inbox topic (ENGRAM_KAFKA_INBOX_TOPIC) into the episodic
+    log until interrupted: validated like every door, encrypted when log encryption is on,
+    appended exactly once (one Kafka transaction with the inbox offsets), then deleted from
+    the inbox. Refused records are dead-lettered with the reason, without their bytes.
+
+    For producers that write to Kafka themselves; run one per consumer group. It serves
+    /health, /ready and /metrics like the worker (ENGRAM_WORKER_HTTP_*).
+    """
+    settings = _settings()
+    asyncio.run(ensure_topics(settings.kafka))
+    intake = InboxIntake(settings.kafka)
+    worker_http = settings.worker
+    try:
+        asyncio.run(run_stage_alone(intake, host=worker_http.http_host, port=worker_http.http_port))
+    except InboxIntakeFenced as error:
+        refuse(error, "stopped")
 
 
 @app.command()

@@ -41,6 +41,7 @@ class Isolated:
             "claims_topic": f"{self.prefix}.claims",
             "dlq_topic": f"{self.prefix}.episodes.dlq",
             "memory_events_topic": f"{self.prefix}.memory-events",
+            "inbox_topic": f"{self.prefix}.inbox",
             "group_id": f"{self.prefix}-formation",
             "partitions": self.partitions,
             "max_event_bytes": self.max_event_bytes,
