@@ -15,6 +15,7 @@ COPY watermarks watermarks
 COPY generations generations
 COPY policies policies
 COPY keys keys
+COPY sealing sealing
 COPY embeddings embeddings
 COPY projections projections
 COPY prompts prompts

@@ -53,6 +53,7 @@ from schemas.api import (
     Problem,
 )
 from schemas.common import IDENTIFIER_PATTERN
+from sealing.opening import open_sealer
 from watermarks.backlog import watermark
 
 RETRY_AFTER_S = 5
@@ -78,7 +79,10 @@ def _pool(request: Request) -> asyncpg.Pool:
 def _corrections(request: Request) -> Corrections:
     settings = request.app.state.settings
     return Corrections(
-        request.app.state.pool, settings.kafka, policy_file=settings.formation.policy_file
+        request.app.state.pool,
+        settings.kafka,
+        policy_file=settings.formation.policy_file,
+        sealer=request.app.state.sealer,
     )
 
 
@@ -132,7 +136,8 @@ def create_api(settings: Settings) -> FastAPI:
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         app.state.pool = await create_pool(settings.database, role="engram-api")
-        app.state.intake = Intake(settings.kafka)
+        app.state.sealer = await open_sealer(settings.keys, app.state.pool)
+        app.state.intake = Intake(settings.kafka, app.state.sealer)
         freeze_startup_heap()  # per-request garbage is collected as before, start-up's is not rescanned
         try:
             yield

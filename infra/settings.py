@@ -288,6 +288,12 @@ class KeysSettings(BaseSettings):
         description="The key-encryption key being rotated away from: keys still wrapped by it "
         "stay readable until `engram keys rotate` re-wraps them under `kek`.",
     )
+    encrypt_log: bool = Field(
+        False,
+        description="Encrypt every person's words appended to the log under their principal's "
+        "data key (needs ENGRAM_KEYS_KEK; docs/privacy.md). Readers open encrypted events "
+        "whenever a KEK is set, whatever this says.",
+    )
     cache_size: int = Field(
         10_000, ge=1, description="Unwrapped data keys one process keeps (least recently used)."
     )

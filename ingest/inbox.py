@@ -44,13 +44,14 @@ from infra.settings import KafkaSettings
 from ingest.producer import EpisodeTooLarge, EpisodeUnencodable, encoded
 from schemas.common import episode_key
 from schemas.episodes import MemoryRemembered, TurnAppended, decode_episode
+from schemas.log import LogEvent
 
 log = structlog.get_logger(__name__)
 
 InboxEpisode = TurnAppended | MemoryRemembered
 """What the inbox takes: what every producer's door takes (never corrections)."""
 
-Sealer = Callable[[InboxEpisode], Awaitable[InboxEpisode]]
+Sealer = Callable[[InboxEpisode], Awaitable[LogEvent]]
 """Makes an admitted episode ready for the log: encrypts its words under the principal's key
 when log encryption is on, returns it as it is when encryption is off."""
 
@@ -138,7 +139,7 @@ def admit_inbox_record(raw: bytes | None, *, max_bytes: int) -> InboxEpisode | I
     return episode
 
 
-async def unsealed(episode: InboxEpisode) -> InboxEpisode:
+async def unsealed(episode: InboxEpisode) -> LogEvent:
     """The sealer when log encryption is off: the episode goes to the log as admitted."""
     return episode
 

@@ -26,6 +26,7 @@ from ingest.producer import EpisodeProducer
 from ingest.topics import ensure_topics
 from schemas.api import LogPosition
 from schemas.episodes import MemoryRemembered, TurnAppended
+from sealing.events import Sealer
 
 log = structlog.get_logger(__name__)
 
@@ -36,8 +37,9 @@ Producible = TurnAppended | MemoryRemembered
 class Intake:
     """Appends producers' episodes to ``engram.episodes``; one per API process."""
 
-    def __init__(self, kafka: KafkaSettings) -> None:
+    def __init__(self, kafka: KafkaSettings, sealer: Sealer | None = None) -> None:
         self._kafka = kafka
+        self._sealer = sealer
         self._producer: EpisodeProducer | None = None
         self._lock = asyncio.Lock()
 
@@ -57,7 +59,7 @@ class Intake:
     async def _started(self) -> EpisodeProducer:
         async with self._lock:
             if self._producer is None:
-                producer = EpisodeProducer(self._kafka)
+                producer = EpisodeProducer(self._kafka, self._sealer)
                 try:
                     await ensure_topics(self._kafka)
                     await producer.__aenter__()

@@ -16,9 +16,10 @@ from infra.errors import EngramFailure
 from infra.settings import KafkaSettings
 from schemas.api import LogPosition
 from schemas.common import episode_key
-from schemas.log import LogEvent
+from schemas.log import LogEvent, OpenEvent
+from sealing.events import NoKeys, Sealer
 
-Episode = LogEvent
+Episode = OpenEvent
 """Anything on the episodic log; producers' doors (JSON lines, HTTP) accept only turns and
 explicit memories, Engram's correction service appends the rest."""
 
@@ -49,11 +50,11 @@ class EpisodeUnencodable(EngramFailure, ValueError):
         self.problem = str(error)
 
 
-def encode_episode(episode: Episode) -> bytes:
+def encode_episode(episode: LogEvent) -> bytes:
     return orjson.dumps(episode.model_dump(mode="json"))
 
 
-def encoded(episodes: Sequence[Episode], limit: int) -> list[bytes]:
+def encoded(episodes: Sequence[LogEvent], limit: int) -> list[bytes]:
     """Each episode's bytes on the log, or the refusal of all of them: one that cannot be
     encoded, or that is over the limit the worker would dead-letter at."""
     payloads = []
@@ -71,7 +72,8 @@ def encoded(episodes: Sequence[Episode], limit: int) -> list[bytes]:
 class EpisodeProducer:
     """An idempotent producer of episodes; use as an async context manager."""
 
-    def __init__(self, settings: KafkaSettings):
+    def __init__(self, settings: KafkaSettings, sealer: Sealer | None = None):
+        self._sealer: Sealer = sealer or NoKeys()
         self._topic = settings.episodes_topic
         self._max_bytes = settings.max_event_bytes
         self._producer = AIOKafkaProducer(
@@ -113,9 +115,12 @@ class EpisodeProducer:
         Every episode is encoded and measured before the first is sent (:func:`encoded`), so
         one that the worker would dead-letter refuses the whole call and nothing is appended:
         this is the one writer behind every door (HTTP, ``engram ingest``, MCP, corrections).
-        ``on_appended`` is called once per episode the broker has acknowledged (progress)."""
+        ``on_appended`` is called once per episode the broker has acknowledged (progress).
+        With log encryption on, each is sealed first and measured sealed: the limit is what
+        the worker reads, and ciphertext is about a third larger than the words it hides."""
         episodes = list(episodes)
-        payloads = encoded(episodes, self._max_bytes)
+        sealed = [await self._sealer.seal(episode) for episode in episodes]
+        payloads = encoded(sealed, self._max_bytes)
         futures = []
         for episode, payload in zip(episodes, payloads, strict=True):
             key = episode_key(episode.tenant, episode.project)

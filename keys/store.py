@@ -177,11 +177,15 @@ class KeyStore:
 
     async def key_for_writing(self, tenant: str, principal: str) -> DataKey:
         """The principal's data key, created on first use (race-safe: the first insert wins and
-        every caller gets that one)."""
-        cached = self.cache.get(tenant, principal)
-        if cached is not None:
-            return cached
+        every caller gets that one).
+
+        The row is read every time — only the unwrapping is cached — so a key that another
+        process destroyed (the principal was forgotten) is never used to encrypt new words:
+        those would be unreadable the moment this process's cache let go of it."""
         row = await self._row(tenant, principal)
+        cached = self.cache.get(tenant, principal)
+        if row is not None and cached is not None and cached.key_id == row["key_id"]:
+            return cached
         if row is None:
             fresh = new_data_key()
             wrapped = await self._current.wrap(
@@ -229,10 +233,25 @@ class KeyStore:
         raise UnknownDataKey(f"{tenant}/{principal} has no data key {key_id!r}")
 
     async def encrypt(
-        self, tenant: str, principal: str, event_id: str, field_name: str, plaintext: str
+        self,
+        tenant: str,
+        principal: str,
+        event_id: str,
+        field_name: str,
+        plaintext: str,
+        *,
+        verified: bool = True,
     ) -> str:
-        """One field, encrypted under the principal's data key (keys.cipher's format)."""
-        key = await self.key_for_writing(tenant, principal)
+        """One field, encrypted under the principal's data key (keys.cipher's format).
+
+        ``verified`` (the doors) reads the key's row first, so words said after a forgetting
+        never go under the destroyed key; formation re-encrypting what it read from the log
+        (``verified=False``) may use its cached key: those words exist only under that key."""
+        key = (
+            await self.key_for_writing(tenant, principal)
+            if verified
+            else self.cache.get(tenant, principal) or await self.key_for_writing(tenant, principal)
+        )
         return encrypt_field(key, tenant, principal, event_id, field_name, plaintext)
 
     async def decrypt(
@@ -248,17 +267,24 @@ class KeyStore:
         processes must evict too (not wired yet: docs/privacy.md)."""
         self.cache.evict(tenant, principal)
         async with self._pool.acquire() as conn, conn.transaction():
-            key_id: str | None = await conn.fetchval(
-                "DELETE FROM data_key WHERE tenant = $1 AND principal = $2 RETURNING key_id",
-                tenant,
-                principal,
-            )
-            if key_id is not None:
-                await conn.execute(
-                    "INSERT INTO destroyed_data_key (tenant, principal, key_id) "
-                    "VALUES ($1, $2, $3) ON CONFLICT DO NOTHING",
-                    tenant,
-                    principal,
-                    key_id,
-                )
-        return key_id
+            return await destroy_data_key(conn, tenant, principal)
+
+
+async def destroy_data_key(conn: asyncpg.Connection, tenant: str, principal: str) -> str | None:
+    """Delete the principal's data key and record its id, in the caller's transaction (the
+    projector's, so the key goes in the same commit as the rows a forgetting scrubs); returns
+    the id, or None when there was none (already destroyed, or the words were never sealed)."""
+    key_id: str | None = await conn.fetchval(
+        "DELETE FROM public.data_key WHERE tenant = $1 AND principal = $2 RETURNING key_id",
+        tenant,
+        principal,
+    )
+    if key_id is not None:
+        await conn.execute(
+            "INSERT INTO public.destroyed_data_key (tenant, principal, key_id) "
+            "VALUES ($1, $2, $3) ON CONFLICT DO NOTHING",
+            tenant,
+            principal,
+            key_id,
+        )
+    return key_id

@@ -51,7 +51,7 @@ from schemas.corrections import (
     PrincipalForgotten,
 )
 from schemas.episodes import MemoryRemembered, Message, TurnAppended, episode_messages
-from schemas.log import LogEvent
+from schemas.log import OpenEvent
 
 BEHAVIOUR_FILE = "behaviour.sha256"
 GENERATED_TURNS = 20_000
@@ -73,7 +73,7 @@ def digest_policy() -> FormationPolicy:
     return FormationPolicy()
 
 
-def behaviour_digest(episodes: Iterable[LogEvent]) -> str:
+def behaviour_digest(episodes: Iterable[OpenEvent]) -> str:
     """SHA-256 of :func:`canonical_output` over ``episodes``."""
     digest = hashlib.sha256()
     for line in canonical_output(episodes):
@@ -82,7 +82,7 @@ def behaviour_digest(episodes: Iterable[LogEvent]) -> str:
     return digest.hexdigest()
 
 
-def canonical_output(episodes: Iterable[LogEvent]) -> Iterator[bytes]:
+def canonical_output(episodes: Iterable[OpenEvent]) -> Iterator[bytes]:
     """Every claims batch, in log order, then every principal's resolution in canonical order:
     the row changes and each batch's outcome, as canonical JSON lines.
 
@@ -110,7 +110,7 @@ def canonical_output(episodes: Iterable[LogEvent]) -> Iterator[bytes]:
         yield _canonical({"principal": list(owner), "outcomes": outcomes})
 
 
-def form(event: LogEvent, policy: FormationPolicy, offset: int) -> ClaimsBatchFormed:
+def form(event: OpenEvent, policy: FormationPolicy, offset: int) -> ClaimsBatchFormed:
     """What the formation stage does with the deterministic arm: propose for every message,
     then admit, gate and bound in the core (a correction needs no extractor)."""
     source = SourcePosition(topic=_TOPIC, partition=0, offset=offset)
@@ -134,7 +134,7 @@ class _Amender:
         self._formed = 0
         self._first: TurnAppended | MemoryRemembered | None = None
 
-    def after(self, event: LogEvent, batch: ClaimsBatchFormed) -> list[LogEvent]:
+    def after(self, event: OpenEvent, batch: ClaimsBatchFormed) -> list[OpenEvent]:
         if not isinstance(event, TurnAppended | MemoryRemembered) or not batch.candidates:
             return []
         self._first = self._first or event
@@ -169,7 +169,7 @@ class _Amender:
             ]
         return []
 
-    def at_end(self) -> list[LogEvent]:
+    def at_end(self) -> list[OpenEvent]:
         if self._first is None:
             return []
         return [
@@ -262,11 +262,11 @@ OTHER_SENTENCES = [
 ]
 
 
-def generated_corpus(turns: int = GENERATED_TURNS, *, seed: int = SEED) -> list[LogEvent]:
+def generated_corpus(turns: int = GENERATED_TURNS, *, seed: int = SEED) -> list[OpenEvent]:
     """``turns`` episodes drawn from the sentences above with a seeded generator: a function
     of ``turns`` and ``seed`` alone, so every checkout makes the same corpus."""
     rng = random.Random(seed)
-    episodes: list[LogEvent] = []
+    episodes: list[OpenEvent] = []
     for index in range(turns):
         episodes.append(_episode(rng, index))
     return episodes
@@ -291,7 +291,7 @@ def _fill(rng: random.Random, template: str) -> str:
     )
 
 
-def _episode(rng: random.Random, index: int) -> LogEvent:
+def _episode(rng: random.Random, index: int) -> OpenEvent:
     principal = rng.choice(PEOPLE)
     project = rng.choice(PROJECTS)
     common: dict[str, Any] = {
@@ -319,7 +319,7 @@ def _episode(rng: random.Random, index: int) -> LogEvent:
     return TurnAppended(**common, messages=messages)
 
 
-def corpus_digest(episodes: Sequence[LogEvent]) -> str:
+def corpus_digest(episodes: Sequence[OpenEvent]) -> str:
     """The corpus's own digest (its episodes as canonical JSON), to tell a changed corpus from
     changed behaviour when the behaviour digest moves."""
     digest = hashlib.sha256()
@@ -328,10 +328,10 @@ def corpus_digest(episodes: Sequence[LogEvent]) -> str:
     return digest.hexdigest()
 
 
-def project_corpus_episodes(root: Path) -> list[LogEvent]:
+def project_corpus_episodes(root: Path) -> list[OpenEvent]:
     """The labelled corpus under ``root`` (``tests/corpus`` in a checkout) as episodes, one per
     case, named by its id and file: the same episodes wherever the checkout lies."""
-    episodes: list[LogEvent] = []
+    episodes: list[OpenEvent] = []
     for path in sorted(root.rglob("*.y*ml")):
         cases = yaml.safe_load(path.read_text(encoding="utf-8")) or []
         for index, case in enumerate(cases):
@@ -356,7 +356,7 @@ def project_corpus_episodes(root: Path) -> list[LogEvent]:
     return episodes
 
 
-def pinned_corpus(corpus_root: Path) -> list[LogEvent]:
+def pinned_corpus(corpus_root: Path) -> list[OpenEvent]:
     """The corpus the committed digest is computed over: the project's labelled corpus, then
     the generated turns."""
     return [*project_corpus_episodes(corpus_root), *generated_corpus()]
@@ -367,7 +367,7 @@ def behaviour_file() -> Path:
     return Path(str(resources.files("policies"))) / BEHAVIOUR_FILE
 
 
-def render_behaviour_file(digest: str, episodes: Sequence[LogEvent]) -> str:
+def render_behaviour_file(digest: str, episodes: Sequence[OpenEvent]) -> str:
     return (
         f"{digest}\n"
         f"# The behaviour digest of this build (policies/behaviour.py): the formation and\n"

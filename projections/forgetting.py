@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncpg
 
+from keys.store import destroy_data_key
 from projections.claims_history import RESOLVED_BY_PRINCIPAL
 from projections.message_store import MessageKey, hide_messages
 from resolution.beliefs import TombstoneRow, principal_hash
@@ -133,6 +134,10 @@ async def forget_principal(conn: asyncpg.Connection, tenant: str, principal: str
         tenant,
         principal_hash(tenant, principal),
     )
+    # Crypto-shredding: with the principal's data key gone, every sealed word of theirs in the
+    # log, the claims topic and every backup is unreadable for good (docs/privacy.md). In this
+    # transaction, so the key goes exactly when the rows do.
+    await destroy_data_key(conn, tenant, principal)
     # Shared by every generation: the model's answers about the principal's messages, the audit
     # of its calls, the session messages kept as its context, and the principal's API tokens
     # (a forgotten person's token names them and must stop working).

@@ -20,14 +20,22 @@ import asyncpg
 import structlog
 from aiokafka import AIOKafkaConsumer
 from aiokafka.errors import KafkaError
+from pydantic import ValidationError
 
-from infra.db import DATABASE_BACKOFF, UNAVAILABLE, report_unavailable
+from infra.db import DATABASE_BACKOFF, UNAVAILABLE, report_unavailable, retry_while_unavailable
 from infra.metrics import MESSAGES_INDEXED
 from infra.settings import KafkaSettings
+from keys.errors import CiphertextRejected, KeyDestroyed
 from projections.message_store import INDEXER, LogRecord, index_records
 from projections.projector import SeekToStoredOffsets
+from schemas.log import decode_log_event
+from sealing.events import NoKeys, SealedEventUnreadable, Sealer
 
 log = structlog.get_logger(__name__)
+
+_SEALED = b'"sealed"'
+"""Every sealed event has this bytes sequence (its type); most plaintext records do not, so
+only those that have it are decoded twice."""
 
 MAX_FETCH = 500
 """Records of one partition written in one transaction at most."""
@@ -46,9 +54,12 @@ async def indexed_offsets(pool: asyncpg.Pool, topic: str) -> dict[int, int]:
 class MessageIndexer:
     """Indexes the log's messages until stopped."""
 
-    def __init__(self, settings: KafkaSettings, pool: asyncpg.Pool) -> None:
+    def __init__(
+        self, settings: KafkaSettings, pool: asyncpg.Pool, sealer: Sealer | None = None
+    ) -> None:
         self._settings = settings
         self._pool = pool
+        self._sealer: Sealer = sealer or NoKeys()
         self._stopping = asyncio.Event()
         self._listener: SeekToStoredOffsets | None = None
         self.indexed = 0
@@ -102,6 +113,25 @@ class MessageIndexer:
         finally:
             await consumer.stop()
 
+    async def _opened(self, record: LogRecord) -> LogRecord:
+        """The record with a sealed event's words opened; a forgotten principal's (key
+        destroyed) or an altered one's become an empty record, which indexes nothing. No KEK
+        in this process raises: skipping would leave holes in the index for good."""
+        if _SEALED not in record.value:
+            return record
+        try:
+            event = decode_log_event(record.value)
+        except ValidationError:
+            return record  # not a log event at all: messages_of skips it
+        try:
+            opened = await retry_while_unavailable(
+                lambda: self._sealer.open(event), what="indexer.open"
+            )
+        except (KeyDestroyed, CiphertextRejected, SealedEventUnreadable) as failure:
+            log.info("indexer.unreadable", offset=record.offset, code=failure.code)
+            return LogRecord(record.partition, record.offset, b"")
+        return LogRecord(record.partition, record.offset, opened.model_dump_json().encode())
+
     async def _once(
         self, consumer: AIOKafkaConsumer, listener: SeekToStoredOffsets, topic: str
     ) -> bool:
@@ -114,7 +144,10 @@ class MessageIndexer:
             await listener.reseek()  # fetched across a rebalance: the stored offsets decide
             return False
         for tp, records in fetched.items():
-            batch = [LogRecord(tp.partition, r.offset, r.value or b"") for r in records]
+            batch = [
+                await self._opened(LogRecord(tp.partition, r.offset, r.value or b""))
+                for r in records
+            ]
             async with self._pool.acquire() as conn:
                 read = await index_records(conn, topic, tp.partition, batch)
             self.indexed += read

@@ -35,7 +35,13 @@ from aiokafka import (
 from aiokafka.errors import KafkaError, MessageSizeTooLargeError, RecordTooLargeError
 from pydantic import ValidationError
 
-from infra.db import DATABASE_BACKOFF, FIRST_DELAY_S, UNAVAILABLE, report_unavailable
+from infra.db import (
+    DATABASE_BACKOFF,
+    FIRST_DELAY_S,
+    UNAVAILABLE,
+    report_unavailable,
+    retry_while_unavailable,
+)
 from infra.metrics import BATCHES_PROJECTED, DEAD_LETTERS, EPISODES_PARKED
 from infra.settings import KafkaSettings, WorkerSettings
 from projections.belief_store import (
@@ -55,7 +61,8 @@ from projections.quarantine import (
     set_aside,
 )
 from resolution.chunk import BatchOutcome
-from schemas.claims import decode_claims_batch
+from schemas.sealed import SealedClaimsBatch, decode_claims_record
+from sealing.events import NoKeys, Sealer
 
 log = structlog.get_logger(__name__)
 
@@ -175,6 +182,7 @@ class BeliefProjector:
         *,
         max_chunk: int = DEFAULT_MAX_CHUNK,
         lanes: int = DEFAULT_LANES,
+        sealer: Sealer | None = None,
     ):
         """``max_chunk`` bounds the records a lane applies in one transaction (and so what a
         kill or a failed chunk makes the next run apply again); ``lanes`` is the number of
@@ -182,6 +190,7 @@ class BeliefProjector:
         if lanes < 1:
             raise ValueError(f"a projector needs at least one lane per partition, not {lanes}")
         self._settings = settings
+        self._sealer: Sealer = sealer or NoKeys()
         self._max_chunk = max_chunk
         self._lanes = lanes
         self._pool = pool
@@ -449,7 +458,16 @@ class BeliefProjector:
         for record in records:
             try:
                 value = record.value or b""
-                decoded.append(ClaimsRecord(decode_claims_batch(value), record.offset, value))
+                read = decode_claims_record(value)
+                if isinstance(read, SealedClaimsBatch):
+                    batch = await retry_while_unavailable(
+                        partial(self._sealer.open_claims, read), what="projector.open"
+                    )
+                    # kept opened in claims_history, which its readers decode as a batch
+                    value = batch.__pydantic_serializer__.to_json(batch)
+                else:
+                    batch = read
+                decoded.append(ClaimsRecord(batch, record.offset, value))
             except ValidationError as error:
                 problem = error.errors()[0]
                 where = ".".join(str(part) for part in problem["loc"]) or "value"

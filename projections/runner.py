@@ -16,6 +16,7 @@ from infra.heap import collect_young_less_often, freeze_startup_heap
 from infra.settings import Settings
 from projections.message_indexer import MessageIndexer
 from projections.projector import BeliefProjector
+from sealing.opening import open_sealer
 
 
 async def projector_pool(settings: Settings, *, schema: str | None = None) -> asyncpg.Pool:
@@ -33,7 +34,12 @@ async def projector_pool(settings: Settings, *, schema: str | None = None) -> as
 
 async def run_projector(settings: Settings, *, schema: str | None = None) -> None:
     pool = await projector_pool(settings, schema=schema)
-    projector = BeliefProjector(settings.kafka, pool, lanes=settings.worker.projector_lanes)
+    projector = BeliefProjector(
+        settings.kafka,
+        pool,
+        lanes=settings.worker.projector_lanes,
+        sealer=await open_sealer(settings.keys, pool),
+    )
     freeze_startup_heap()
     collect_young_less_often()  # a process of its own: only the projector's chunks to collect
     await _run_alone(projector, pool, settings)
@@ -45,7 +51,10 @@ async def project_in_worker(settings: Settings, *, schema: str | None = None) ->
     ``schema`` is the generation it projects into (None: ``public``)."""
     pool = await projector_pool(settings, schema=schema)
     try:
-        await BeliefProjector(settings.kafka, pool, lanes=settings.worker.projector_lanes).run()
+        sealer = await open_sealer(settings.keys, pool)
+        await BeliefProjector(
+            settings.kafka, pool, lanes=settings.worker.projector_lanes, sealer=sealer
+        ).run()
     finally:
         await pool.close()
 
@@ -54,7 +63,8 @@ async def run_indexer(settings: Settings, *, schema: str | None = None) -> None:
     """``engram indexer``: the message indexer as a process of its own, stopped between
     fetches by SIGINT or SIGTERM, serving health like the projector."""
     pool = await indexer_pool(settings, schema=schema)
-    await _run_alone(MessageIndexer(settings.kafka, pool), pool, settings)
+    sealer = await open_sealer(settings.keys, pool)
+    await _run_alone(MessageIndexer(settings.kafka, pool, sealer), pool, settings)
 
 
 async def _run_alone(stage: Stage, pool: asyncpg.Pool, settings: Settings) -> None:
@@ -80,6 +90,7 @@ async def index_in_worker(settings: Settings, *, schema: str | None = None) -> N
     formation and the projector never wait for it."""
     pool = await indexer_pool(settings, schema=schema)
     try:
-        await MessageIndexer(settings.kafka, pool).run()
+        sealer = await open_sealer(settings.keys, pool)
+        await MessageIndexer(settings.kafka, pool, sealer).run()
     finally:
         await pool.close()

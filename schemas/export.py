@@ -11,6 +11,7 @@ from schemas.claims import ClaimsBatchFormed
 from schemas.corrections import BeliefCorrected, BeliefDeleted, PrincipalForgotten
 from schemas.episodes import MemoryRemembered, TurnAppended, episode_adapter
 from schemas.log import log_event_adapter
+from schemas.sealed import SealedClaimsBatch, SealedEvent, claims_record_adapter
 
 JSON_DIR = Path(__file__).resolve().parent / "json"
 
@@ -21,6 +22,8 @@ EXPORTS: dict[str, type[BaseModel]] = {
     "belief.corrected.v1.json": BeliefCorrected,
     "belief.deleted.v1.json": BeliefDeleted,
     "principal.forgotten.v1.json": PrincipalForgotten,
+    "sealed.v1.json": SealedEvent,
+    "claims.sealed.v1.json": SealedClaimsBatch,
 }
 
 
@@ -28,6 +31,7 @@ def rendered_schemas() -> dict[str, str]:
     files = {name: model.model_json_schema() for name, model in EXPORTS.items()}
     files["episode.v1.json"] = episode_adapter.json_schema()
     files["log.v1.json"] = log_event_adapter.json_schema()
+    files["claims.v1.json"] = claims_record_adapter.json_schema()
     return {
         name: json.dumps(schema, indent=2, sort_keys=True) + "\n" for name, schema in files.items()
     }

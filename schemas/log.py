@@ -11,13 +11,32 @@ from pydantic import Field, TypeAdapter
 
 from schemas.corrections import BeliefCorrected, BeliefDeleted, PrincipalForgotten
 from schemas.episodes import MemoryRemembered, TurnAppended
+from schemas.sealed import SealedEvent
 
-LogEvent = TurnAppended | MemoryRemembered | BeliefCorrected | BeliefDeleted | PrincipalForgotten
+OpenEvent = TurnAppended | MemoryRemembered | BeliefCorrected | BeliefDeleted | PrincipalForgotten
+"""An event whose words, if any, are readable: what formation and the indexer work on."""
+LogEvent = OpenEvent | SealedEvent
+"""Anything on the log: an open event, or one whose words are sealed (:mod:`schemas.sealed`)."""
 LogEventField = Annotated[
-    TurnAppended | MemoryRemembered | BeliefCorrected | BeliefDeleted | PrincipalForgotten,
+    TurnAppended
+    | MemoryRemembered
+    | BeliefCorrected
+    | BeliefDeleted
+    | PrincipalForgotten
+    | SealedEvent,
     Field(discriminator="type"),
 ]
 log_event_adapter: TypeAdapter[LogEvent] = TypeAdapter(LogEventField)  # type: ignore[arg-type, unused-ignore]
+
+
+open_event_adapter: TypeAdapter[OpenEvent] = TypeAdapter(
+    Annotated[OpenEvent, Field(discriminator="type")]  # type: ignore[arg-type, unused-ignore]
+)
+
+
+def decode_open_event(raw: bytes | str) -> OpenEvent:
+    """Decode and validate what a sealed event held; a sealed event inside one is refused."""
+    return open_event_adapter.validate_json(raw)
 
 
 def decode_log_event(raw: bytes | str) -> LogEvent:

@@ -21,6 +21,7 @@ from infra.health import serve_health
 from infra.heap import freeze_startup_heap
 from infra.metrics import CONSUMER_LAG
 from infra.settings import Settings
+from sealing.opening import open_sealer
 from streams.fetch import fetch_record
 from streams.formation_stage import FormationStage
 from streams.pipeline import FormationPipeline, Record, Send, Serves, serves_everyone
@@ -57,6 +58,7 @@ class EngramStreams:
                     what="formation.connect",
                 )
                 formation = self.settings.formation
+                sealer = await open_sealer(self.settings.keys, pool)
                 self.pipeline = FormationPipeline(
                     stage,
                     pool,
@@ -72,6 +74,7 @@ class EngramStreams:
                         formation.publish_retry_after_s, formation.publish_retry_max_s
                     ),
                     serves=self.serves,
+                    sealer=sealer,
                 )
             return self.pipeline
 

@@ -20,7 +20,7 @@ from infra.errors import EngramFailure
 from schemas.claims import ClaimsBatchFormed, SourcePosition
 from schemas.corrections import BeliefCorrected, BeliefDeleted, PrincipalForgotten
 from schemas.episodes import MemoryRemembered, Message, TurnAppended, episode_messages
-from schemas.log import LogEvent
+from schemas.log import OpenEvent
 
 Episode = TurnAppended | MemoryRemembered
 T = TypeVar("T")
@@ -59,7 +59,7 @@ class FormationStage:
         the core are CPU alone, so a timer around them could never fire."""
         return self._model_arm is not None
 
-    async def form(self, episode: LogEvent, source: SourcePosition) -> ClaimsBatchFormed:
+    async def form(self, episode: OpenEvent, source: SourcePosition) -> ClaimsBatchFormed:
         """Propose for every message in order, then admit, gate and bound in the core; a
         correction, deletion or forgetting becomes its batch without any extractor.
 

@@ -36,10 +36,13 @@ from aiokafka.errors import KafkaError
 from infra import metrics
 from infra.backoff import Backoff
 from infra.db import retry_while_unavailable
+from infra.errors import EngramFailure
+from keys.errors import KeyDestroyed
 from resolution.beliefs import principal_hash
 from schemas.claims import ClaimsBatchFormed, RefusalReason, SourcePosition
 from schemas.common import principal_key
-from schemas.log import LogEvent
+from schemas.log import LogEvent, OpenEvent
+from sealing.events import NoKeys, Sealer
 from streams.acks import ContiguousAcks, InOrderRelease
 from streams.dead_letters import DeadLetter, DeadLetterReason, admit_record
 from streams.formation_stage import FormationStage
@@ -97,11 +100,13 @@ class FormationPipeline:
         max_in_flight: int,
         publish_backoff: Backoff,
         serves: Serves = serves_everyone,
+        sealer: Sealer | None = None,
     ):
         """``serves`` says which episodes this process forms (a generation built for some
         principals); the others are recorded as formed without a batch, so watermarks move."""
         self._stage = stage
         self._serves = serves
+        self._sealer: Sealer = sealer or NoKeys()
         self._pool = pool
         self._send_claims = send_claims
         self._send_dead_letter = send_dead_letter
@@ -201,8 +206,24 @@ class FormationPipeline:
         source = SourcePosition(
             topic=work.record.topic, partition=work.record.partition, offset=work.record.offset
         )
+        opened: OpenEvent | EngramFailure
+        try:
+            opened = await retry_while_unavailable(
+                lambda: self._sealer.open(work.episode), what="formation.open"
+            )
+        except KeyDestroyed:
+            # The principal was forgotten and their key destroyed: their words are unreadable
+            # for good, which is the point. Formed, with nothing to form — not an error.
+            log.info("formation.words_destroyed", episode=str(work.episode.event_id))
+            await retry_while_unavailable(
+                lambda: backlog.record_skipped(self._pool, work.entry), what="backlog.skip"
+            )
+            await self._done(work, None)
+            return
+        except EngramFailure as failure:
+            opened = failure
         outcome = await attempt_until_parked(
-            lambda: self._stage.form(work.episode, source),
+            lambda: self._form_opened(opened, source),
             policy=self._retry,
             failed_before=failed_before,
             record_failure=lambda kind, park: self._failed(work, kind, park),
@@ -224,6 +245,15 @@ class FormationPipeline:
             batch = outcome.value
         await self._done(work, batch)
 
+    async def _form_opened(
+        self, opened: OpenEvent | EngramFailure, source: SourcePosition
+    ) -> ClaimsBatchFormed:
+        """Form what opened; an event that could not be opened (no KEK here, altered words)
+        fails each attempt with the reason, and parks like any failing episode."""
+        if isinstance(opened, EngramFailure):
+            raise opened
+        return await self._stage.form(opened, source)
+
     async def _done(self, work: Work, batch: ClaimsBatchFormed | None) -> None:
         """Release in the principal's log order (or at once, for a requeued episode)."""
         if work.acknowledged:
@@ -236,9 +266,14 @@ class FormationPipeline:
         """Queue the batch on the producer (unless parked); the episode finishes once Kafka
         has acknowledged it. Called in log order per principal, and the producer keeps the
         order it was handed batches in, so one principal's batches leave in log order."""
-        if formed.batch is None:
+        batch = formed.batch
+        if batch is None:
             self._finished(formed.work)
             return
+        payload = await retry_while_unavailable(
+            lambda: self._sealer.seal_claims(batch), what="formation.seal_claims"
+        )
+        formed = Formed(formed.work, batch, payload)
         self._publishing.setdefault(_position(formed.work.record), time.monotonic())
         await self._queue(formed, 0)
 
@@ -246,14 +281,14 @@ class FormationPipeline:
         """Hand the batch to the producer, retrying what Kafka may take later; Kafka's answer
         finishes the episode (:meth:`_published`). A batch Kafka will never take is rejected."""
         batch = formed.batch
-        assert batch is not None
+        assert batch is not None and formed.payload is not None
         try:
             sent = await send_until_queued(
                 self._send_claims,
                 stream="claims",
                 backoff=self._backoff,
                 key=principal_key(batch.tenant, batch.principal),
-                value=batch.__pydantic_serializer__.to_json(batch),
+                value=formed.payload,
             )
         except RecordRejected as rejected:
             await self._reject(formed.work, rejected)
@@ -389,6 +424,8 @@ class FormationPipeline:
 class Formed:
     work: Work
     batch: ClaimsBatchFormed | None
+    payload: bytes | None = None
+    """The batch's bytes on the claims topic (sealed when log encryption is on), once released."""
 
 
 def _count_published(batch: ClaimsBatchFormed | None) -> None:

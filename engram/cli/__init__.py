@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 import socket
 import sys
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Annotated
 
@@ -50,6 +52,8 @@ from projections.migrate import migrate as run_migrations
 from projections.runner import index_in_worker, project_in_worker, run_indexer, run_projector
 from schemas.api import LogPosition
 from schemas.export import JSON_DIR, export_json_schemas
+from sealing.events import NoKeys, Sealer
+from sealing.opening import open_sealer
 from streams.app import build_app, run_worker
 from streams.wiring import build_stage
 from watermarks.waiting import FormationTimeout, wait_for_watermarks
@@ -122,7 +126,10 @@ def ingest(
 
     async def _run() -> None:
         await ensure_topics(settings.kafka)
-        async with EpisodeProducer(settings.kafka) as producer:
+        async with (
+            _sealer_of(settings) as sealer,
+            EpisodeProducer(settings.kafka, sealer) as producer,
+        ):
             with appending(len(episodes)) as advance:
                 appended = await producer.publish_many(episodes, on_appended=advance)
         console.print(f"appended {len(appended)} episode(s) to {settings.kafka.episodes_topic}")
@@ -140,6 +147,32 @@ def ingest(
             await pool.close()
 
     asyncio.run(_run())
+
+
+@asynccontextmanager
+async def _sealer_of(settings: Settings) -> AsyncIterator[Sealer]:
+    """The command's sealer (the keys' start-up check first); a pool only when keys are set."""
+    if settings.keys.kek is None and not settings.keys.encrypt_log:
+        yield NoKeys()
+        return
+    pool = await create_pool(settings.database, role="engram-cli")
+    try:
+        yield await open_sealer(settings.keys, pool)
+    finally:
+        await pool.close()
+
+
+def _keys_checked(settings: Settings) -> None:
+    """A missing, malformed or wrong key-encryption key stops a stage before it starts."""
+
+    async def _check() -> None:
+        async with _sealer_of(settings):
+            pass
+
+    try:
+        asyncio.run(retry_while_unavailable(_check, what="keys.check"))
+    except EngramFailure as failure:
+        refuse(failure, "not started")
 
 
 @app.command()
@@ -165,6 +198,7 @@ def worker(
     generation = _live_generation(_settings(), policy)
     settings = generation_settings(_settings(), generation)
     schema = generation.schema_name
+    _keys_checked(settings)
     asyncio.run(ensure_topics(settings.kafka))
     streams = build_app(settings, build_stage(settings, policy, activation), schema=schema)
     if projector:
@@ -182,7 +216,8 @@ def worker(
     if inbox:
 
         async def move_inbox() -> None:
-            await InboxIntake(settings.kafka).run()
+            async with _sealer_of(settings) as sealer:
+                await InboxIntake(settings.kafka, sealer.seal).run()
 
         streams.app.task(move_inbox)
     run_worker(streams, loglevel=loglevel)
@@ -243,11 +278,17 @@ def inbox_command() -> None:
     /health, /ready and /metrics like the worker (ENGRAM_WORKER_HTTP_*).
     """
     settings = _settings()
+    _keys_checked(settings)
     asyncio.run(ensure_topics(settings.kafka))
-    intake = InboxIntake(settings.kafka)
     worker_http = settings.worker
+
+    async def _run() -> None:
+        async with _sealer_of(settings) as sealer:
+            intake = InboxIntake(settings.kafka, sealer.seal)
+            await run_stage_alone(intake, host=worker_http.http_host, port=worker_http.http_port)
+
     try:
-        asyncio.run(run_stage_alone(intake, host=worker_http.http_host, port=worker_http.http_port))
+        asyncio.run(_run())
     except InboxIntakeFenced as error:
         refuse(error, "stopped")
 

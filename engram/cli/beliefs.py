@@ -34,6 +34,7 @@ from projections.refusals import RefusalFilter, page_refusals, refusal_summary
 from schemas.api import LogPosition
 from schemas.claims import RefusalReason
 from schemas.corrections import CorrectionKind
+from sealing.opening import open_sealer
 from watermarks.waiting import FormationTimeout
 
 beliefs_app = typer.Typer(no_args_is_help=True, help="Read, correct and delete what has formed.")
@@ -204,7 +205,12 @@ def _write(
     async def run() -> LogPosition:
         pool = await create_pool(settings.database, role="engram-cli")
         try:
-            service = Corrections(pool, settings.kafka, policy_file=settings.formation.policy_file)
+            service = Corrections(
+                pool,
+                settings.kafka,
+                policy_file=settings.formation.policy_file,
+                sealer=await open_sealer(settings.keys, pool),
+            )
             position = await call(service)
             console.print(
                 f"appended {position.event_id} to {position.project} "

@@ -9,6 +9,7 @@ import orjson
 
 from policies.in_force import default_policy
 from schemas.claims import SourcePosition
+from schemas.sealed import SealedEvent
 from streams.dead_letters import DeadLetter, admit_record
 from streams.formation_stage import FormationStage
 
@@ -26,6 +27,10 @@ def extract_lines(lines: IO[bytes], out: IO[str], errors: IO[str]) -> int:
         admitted = admit_record(line.rstrip(b"\n"), max_bytes=1 << 24)
         if isinstance(admitted, DeadLetter):
             errors.write(f"line {number}: {admitted.reason.value}: {admitted.detail}\n")
+            status = 1
+            continue
+        if isinstance(admitted, SealedEvent):
+            errors.write(f"line {number}: sealed: engram extract reads unencrypted events only\n")
             status = 1
             continue
         source = SourcePosition(topic="stdin", partition=0, offset=number - 1)

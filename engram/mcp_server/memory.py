@@ -28,6 +28,7 @@ from schemas.api import LogPosition, RecalledBelief, RecalledMessage
 from schemas.common import Role
 from schemas.corrections import CorrectionKind
 from schemas.episodes import MemoryRemembered, Message
+from sealing.opening import open_sealer
 
 Principal = tuple[str, str]
 REMEMBER_SESSION = "mcp"
@@ -180,9 +181,12 @@ class AgentMemory:
 async def agent_memory(settings: Settings) -> AsyncIterator[AgentMemory]:
     """One pool and one producer for the life of the server."""
     pool = await create_pool(settings.database, role="engram-mcp")
-    intake = Intake(settings.kafka)
+    sealer = await open_sealer(settings.keys, pool)
+    intake = Intake(settings.kafka, sealer)
     try:
-        corrections = Corrections(pool, settings.kafka, policy_file=settings.formation.policy_file)
+        corrections = Corrections(
+            pool, settings.kafka, policy_file=settings.formation.policy_file, sealer=sealer
+        )
         yield AgentMemory(pool, intake, corrections)
     finally:
         await intake.close()

@@ -38,7 +38,8 @@ from schemas.corrections import (
     CorrectionKind,
     PrincipalForgotten,
 )
-from schemas.log import LogEvent
+from schemas.log import OpenEvent
+from sealing.events import Sealer
 from watermarks.waiting import wait_for_watermarks
 
 CORRECTION_SESSION = "corrections"
@@ -86,7 +87,9 @@ class Corrections:
         policy: FormationPolicy | None = None,
         *,
         policy_file: Path | None = None,
+        sealer: Sealer | None = None,
     ) -> None:
+        self._sealer = sealer
         self._pool = pool
         self._kafka = kafka
         self._policy = policy
@@ -203,9 +206,9 @@ class Corrections:
                 "nothing was appended"
             )
 
-    async def _append(self, event: LogEvent) -> LogPosition:
+    async def _append(self, event: OpenEvent) -> LogPosition:
         await ensure_topics(self._kafka)
-        async with EpisodeProducer(self._kafka) as producer:
+        async with EpisodeProducer(self._kafka, self._sealer) as producer:
             return await producer.publish(event)
 
 

@@ -24,6 +24,7 @@ from formation.spans import quote_at
 from policies.in_force import default_policy
 from schemas.claims import ClaimsBatchFormed, SourcePosition
 from schemas.episodes import episode_messages
+from schemas.sealed import SealedEvent
 from streams.dead_letters import DeadLetter, DeadLetterReason, admit_record
 from streams.formation_stage import FormationStage
 
@@ -121,6 +122,7 @@ def _form(raw: bytes) -> ClaimsBatchFormed | DeadLetter:
     admitted = admit_record(raw, max_bytes=MAX_BYTES)
     if isinstance(admitted, DeadLetter):
         return admitted
+    assert not isinstance(admitted, SealedEvent), "random bytes cannot authenticate as sealed"
     return asyncio.run(STAGE.form(admitted, SOURCE))
 
 

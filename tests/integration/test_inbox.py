@@ -18,6 +18,7 @@ from aiokafka.errors import KafkaConnectionError
 from ingest.inbox import InboxEpisode, InboxIntake, InboxIntakeFenced
 from ingest.topics import ensure_topics
 from projections.queries import list_beliefs
+from schemas.log import LogEvent
 from tests.support.conditions import wait_until
 from tests.support.episodes import turn
 from tests.support.isolation import Isolated, running_worker
@@ -162,7 +163,7 @@ class _FailOnce:
         self.after = after
         self.calls = 0
 
-    async def __call__(self, episode: InboxEpisode) -> InboxEpisode:
+    async def __call__(self, episode: InboxEpisode) -> LogEvent:
         self.calls += 1
         if self.calls == self.after:
             raise KafkaConnectionError("connection lost mid-transaction (injected)")

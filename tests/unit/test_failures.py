@@ -31,6 +31,8 @@ SERVER_PACKAGES = (
     "generations",
     "policies",
     "embeddings",
+    "keys",
+    "sealing",
     "infra",
 )
 """Every package above the pure cores: a failure defined in any of them is found."""

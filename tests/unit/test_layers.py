@@ -22,6 +22,7 @@ PACKAGES = (
     "policies",
     "embeddings",
     "keys",
+    "sealing",
 )
 LINT_IMPORTS = Path(sys.executable).parent / "lint-imports"
 

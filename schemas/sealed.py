@@ -1,0 +1,93 @@
+"""Sealed events: a log event whose words are encrypted under its principal's data key.
+
+With log encryption on (``ENGRAM_KEYS_ENCRYPT_LOG``), every event of ``engram.episodes`` that
+carries a person's words — a turn (message content, author), a remembered memory, a correction
+(its statement, replacement and content key) — is appended as a :class:`SealedEvent`: the
+routing fields stay in clear (type of what is sealed, event id, tenant, principal, project,
+session, time), and the whole original event, as its contract's JSON, is one ``v1`` field token
+(docs/privacy.md, "The encrypted field format") in ``words``, encrypted under the principal's
+data key with the tenant, principal, event id and the field name ``event`` as associated data.
+
+One token for the whole event rather than one per field: a reader opens it and gets the
+original event back to validate by its own contract — lengths, the text contract, ordinals —
+so the contract of what a turn *is* stays written once, and a producer in another language
+seals by serialising the event it already builds. The marker is the type ``sealed``, never a
+guess from a field's shape: a person's message may well look like a token. Deletions and
+forgettings carry no words and stay in clear.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+from uuid import UUID
+
+from pydantic import AwareDatetime, Field, TypeAdapter
+
+from schemas.claims import ClaimsBatchFormed, FormationCounts, SourcePosition
+from schemas.common import ContractModel, Identifier
+from schemas.episodes import EpisodeBase
+
+SEALED_FIELD = "event"
+"""The field name in a sealed event's associated data."""
+
+SealableType = Literal["turn.appended", "memory.remember", "belief.corrected"]
+
+
+class SealedEvent(EpisodeBase):
+    """An event whose words are encrypted; open it with the principal's data key."""
+
+    type: Literal["sealed"] = "sealed"
+    sealed_type: SealableType = Field(description="The type of the event sealed inside.")
+    words: str = Field(
+        pattern=r"^v1\.[A-Za-z0-9_-]{1,64}\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$",
+        max_length=12 * 1024 * 1024,
+        description="The original event's JSON, encrypted: `v1.<key id>.<nonce>.<ciphertext>` "
+        "(AES-256-GCM; associated data: engram.field.v1, key id, tenant, principal, event id, "
+        "`event`, each length-prefixed; docs/privacy.md).",
+    )
+
+
+SEALED_CLAIMS_FIELD = "claims"
+"""The field name in a sealed claims batch's associated data (its event id is the batch id)."""
+
+SEALED_CLAIMS_PARTS = frozenset({"candidates", "refusals", "correction"})
+"""What a sealed claims batch encrypts: everything that quotes or restates a person's words."""
+
+
+class SealedClaimsBatch(ContractModel):
+    """A claims batch of ``engram.claims`` whose candidates, refusals and correction are
+    encrypted under the principal's data key; everything else — ids, source position, counts,
+    policy — stays in clear, so a batch whose key was destroyed still projects (as one that
+    formed nothing) and the watermarks still pass it."""
+
+    schema_version: Literal[1] = 1
+    type: Literal["claims.sealed"] = "claims.sealed"
+    batch_id: UUID
+    tenant: Identifier
+    principal: Identifier
+    project: Identifier
+    session: Identifier
+    episode_id: UUID
+    episode_type: str
+    trigger: Literal["turn", "explicit", "correction"]
+    source: SourcePosition
+    occurred_at: AwareDatetime
+    policy_version: str
+    counts: FormationCounts
+    activation_corroborations: int = Field(default=1, ge=1)
+    words: str = Field(
+        pattern=r"^v1\.[A-Za-z0-9_-]{1,64}\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$",
+        description="JSON of the batch's candidates, refusals and correction, encrypted as in "
+        "a sealed event (associated data: the batch id as event id, field name `claims`).",
+    )
+
+
+ClaimsRecordValue = Annotated[ClaimsBatchFormed | SealedClaimsBatch, Field(discriminator="type")]
+claims_record_adapter: TypeAdapter[ClaimsBatchFormed | SealedClaimsBatch] = TypeAdapter(
+    ClaimsRecordValue  # type: ignore[arg-type, unused-ignore]
+)
+
+
+def decode_claims_record(raw: bytes | str) -> ClaimsBatchFormed | SealedClaimsBatch:
+    """A record of ``engram.claims``: a batch in clear or sealed; ``ValidationError`` if neither."""
+    return claims_record_adapter.validate_json(raw)

@@ -1,0 +1,212 @@
+"""Seal an event of the log before it is appended; open it again where it is read.
+
+The doors (one writer behind all of them: :class:`ingest.producer.EpisodeProducer`) seal, and
+every reader of ``engram.episodes`` — formation, the message indexer — opens. Sealing is a
+choice of the deployment (``ENGRAM_KEYS_ENCRYPT_LOG``); opening is not: a log may hold sealed
+events from before encryption was turned off, or plaintext ones from before it was turned on,
+and both must read. Opening an event whose principal's key was destroyed (the principal was
+forgotten) raises :class:`keys.errors.KeyDestroyed`: the caller records that it formed
+nothing, which is what forgetting means.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+import orjson
+from pydantic import ValidationError
+
+from infra.errors import EngramFailure
+from keys.errors import KeyDestroyed
+from schemas.claims import ClaimsBatchFormed
+from schemas.corrections import BeliefCorrected
+from schemas.episodes import MemoryRemembered, TurnAppended
+from schemas.log import LogEvent, OpenEvent, decode_open_event
+from schemas.sealed import (
+    SEALED_CLAIMS_FIELD,
+    SEALED_CLAIMS_PARTS,
+    SEALED_FIELD,
+    SealedClaimsBatch,
+    SealedEvent,
+)
+
+Sealable = TurnAppended | MemoryRemembered | BeliefCorrected
+"""The events that carry a person's words; deletions and forgettings carry only ids and hashes."""
+
+
+class FieldCipher(Protocol):
+    """Encrypts and decrypts one field under a principal's data key (:class:`keys.store.KeyStore`)."""
+
+    async def encrypt(
+        self,
+        tenant: str,
+        principal: str,
+        event_id: str,
+        field_name: str,
+        plaintext: str,
+        *,
+        verified: bool = True,
+    ) -> str: ...
+
+    async def decrypt(
+        self, tenant: str, principal: str, event_id: str, field_name: str, token: str
+    ) -> str: ...
+
+
+class SealedEventUnreadable(EngramFailure, ValueError):
+    """A sealed event that opened but does not hold what its clear fields say."""
+
+    code = "sealed_event_unreadable"
+
+
+class SealedEventWithoutKeys(EngramFailure, LookupError):
+    """A sealed event reached a process that has no key-encryption key."""
+
+    code = "sealed_event_without_keys"
+
+    def __init__(self, event: SealedEvent | SealedClaimsBatch) -> None:
+        what = event.event_id if isinstance(event, SealedEvent) else event.batch_id
+        super().__init__(
+            f"event {what} of {event.tenant}/{event.principal} is encrypted, and this "
+            "process has no key-encryption key: set ENGRAM_KEYS_KEK (the same as the processes "
+            "that append) and restart"
+        )
+
+
+_CLEAR = ("event_id", "tenant", "principal", "project", "session", "occurred_at")
+
+
+class LogSealer:
+    """Seals what a door appends (when ``seal_new``) and opens what a reader reads."""
+
+    def __init__(self, cipher: FieldCipher, *, seal_new: bool) -> None:
+        self._cipher = cipher
+        self.seal_new = seal_new
+
+    async def seal(self, event: OpenEvent) -> LogEvent:
+        """The event as it goes on the log: sealed when it carries words and sealing is on."""
+        if not self.seal_new or not isinstance(event, Sealable):
+            return event
+        words = await self._cipher.encrypt(
+            event.tenant,
+            event.principal,
+            str(event.event_id),
+            SEALED_FIELD,
+            event.model_dump_json(),
+        )
+        return SealedEvent(
+            event_id=event.event_id,
+            tenant=event.tenant,
+            principal=event.principal,
+            project=event.project,
+            session=event.session,
+            occurred_at=event.occurred_at,
+            sealed_type=event.type,
+            words=words,
+        )
+
+    async def open(self, event: LogEvent) -> OpenEvent:
+        """The event with its words readable. Raises :class:`keys.errors.KeyDestroyed` when the
+        principal was forgotten, :class:`keys.errors.CiphertextRejected` when the words were
+        altered or moved, :class:`SealedEventUnreadable` when they hold another event."""
+        if not isinstance(event, SealedEvent):
+            return event
+        plaintext = await self._cipher.decrypt(
+            event.tenant, event.principal, str(event.event_id), SEALED_FIELD, event.words
+        )
+        return opened_as_sealed(event, plaintext)
+
+    async def seal_claims(self, batch: ClaimsBatchFormed) -> bytes:
+        """The batch's bytes on ``engram.claims``: sealed when sealing is on and it carries
+        words — a deletion's or a forgetting's batch carries only hashes and ids and stays in
+        clear, so it still projects (and destroys the key) after the key is gone."""
+        if not self.seal_new or not carries_words(batch):
+            return batch.__pydantic_serializer__.to_json(batch)
+        clear = batch.model_dump(mode="json", exclude={*SEALED_CLAIMS_PARTS, "type"})
+        words = await self._cipher.encrypt(
+            batch.tenant,
+            batch.principal,
+            str(batch.batch_id),
+            SEALED_CLAIMS_FIELD,
+            batch.model_dump_json(include=set(SEALED_CLAIMS_PARTS)),
+            verified=False,
+        )
+        sealed = SealedClaimsBatch.model_validate({**clear, "words": words})
+        return sealed.__pydantic_serializer__.to_json(sealed)
+
+    async def open_claims(self, record: ClaimsBatchFormed | SealedClaimsBatch) -> ClaimsBatchFormed:
+        """The batch with its words readable; one whose key was destroyed (the principal was
+        forgotten) opens as a batch that formed nothing, keeping its clear fields so the
+        projector records it and the watermarks pass it."""
+        if not isinstance(record, SealedClaimsBatch):
+            return record
+        clear = record.model_dump(mode="json", exclude={"words", "type"})
+        try:
+            plaintext = await self._cipher.decrypt(
+                record.tenant,
+                record.principal,
+                str(record.batch_id),
+                SEALED_CLAIMS_FIELD,
+                record.words,
+            )
+        except KeyDestroyed:
+            return ClaimsBatchFormed.model_validate(
+                {**clear, "candidates": [], "refusals": [], "correction": None}
+            )
+        return ClaimsBatchFormed.model_validate({**clear, **orjson.loads(plaintext)})
+
+
+def carries_words(batch: ClaimsBatchFormed) -> bool:
+    return batch.correction is None or isinstance(batch.correction, BeliefCorrected)
+
+
+def opened_as_sealed(event: SealedEvent, plaintext: str) -> OpenEvent:
+    """The event inside ``event``, checked against its clear fields: the cipher binds tenant,
+    principal and event id; project, session, time and type are compared here, so a reader
+    never routes by one value and forms from another."""
+    try:
+        inner = decode_open_event(plaintext)
+    except ValidationError as error:
+        first = error.errors()[0]
+        where = ".".join(str(part) for part in first["loc"]) or "value"
+        raise SealedEventUnreadable(
+            f"sealed event {event.event_id} holds no valid event: {where}: {first['msg']}"
+        ) from None
+    if inner.type != event.sealed_type:
+        raise SealedEventUnreadable(
+            f"sealed event {event.event_id} says it holds {event.sealed_type!r} and holds "
+            f"{inner.type!r}"
+        )
+    differing = [name for name in _CLEAR if getattr(inner, name) != getattr(event, name)]
+    if differing:
+        raise SealedEventUnreadable(
+            f"sealed event {event.event_id}'s clear fields differ from what it holds: "
+            + ", ".join(differing)
+        )
+    return inner
+
+
+class NoKeys:
+    """The opener of a process without a key-encryption key: plaintext passes, sealed events
+    fail with a message that says how to fix it."""
+
+    seal_new = False
+
+    async def seal(self, event: OpenEvent) -> LogEvent:
+        return event
+
+    async def open(self, event: LogEvent) -> OpenEvent:
+        if isinstance(event, SealedEvent):
+            raise SealedEventWithoutKeys(event)
+        return event
+
+    async def seal_claims(self, batch: ClaimsBatchFormed) -> bytes:
+        return batch.__pydantic_serializer__.to_json(batch)
+
+    async def open_claims(self, record: ClaimsBatchFormed | SealedClaimsBatch) -> ClaimsBatchFormed:
+        if isinstance(record, SealedClaimsBatch):
+            raise SealedEventWithoutKeys(record)
+        return record
+
+
+Sealer = LogSealer | NoKeys

@@ -1,0 +1,220 @@
+"""Erasure that reaches the log (issue 26): with log encryption on, a person's words are sealed
+on every topic; forgetting them destroys their key, after which no topic, no table and no
+replay holds or forms their words — and everyone else's memory is untouched. Real Kafka, real
+PostgreSQL, real worker processes, and a plain consumer with no Engram code to read the topics."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import asyncpg
+import pytest
+from aiokafka import AIOKafkaConsumer, TopicPartition
+from aiokafka.admin import AIOKafkaAdminClient
+from pydantic import SecretStr
+
+from engram.service.corrections import Corrections
+from infra.settings import KafkaSettings, KeysSettings
+from ingest.producer import EpisodeProducer
+from ingest.topics import ensure_topics
+from keys.kek import new_kek_text
+from projections.digest import drop_projections, projection_digest
+from projections.queries import list_beliefs
+from schemas.api import LogPosition
+from schemas.corrections import CorrectionKind
+from schemas.episodes import TurnAppended
+from sealing.events import Sealer
+from sealing.opening import open_sealer
+from tests.support.episodes import turn
+from tests.support.indexing import indexed_to_the_end
+from tests.support.isolation import REPO, Isolated, running_worker
+from watermarks.waiting import wait_for_watermarks
+
+pytestmark = pytest.mark.integration
+
+WAIT_S = 90
+KEK = new_kek_text()
+SECRETS = ("zanzibar", "quixotically", "marmalade", "hepplewhite")
+"""Words only Ana says (or corrects to): none may survive her forgetting, anywhere."""
+
+
+def _encrypted_env(isolated: Isolated, kek: str = KEK, **kafka: object) -> dict[str, str]:
+    return isolated.env(partitions=1, **kafka) | {
+        "ENGRAM_KEYS_KEK": kek,
+        "ENGRAM_KEYS_ENCRYPT_LOG": "true",
+    }
+
+
+class SealedMemory:
+    def __init__(
+        self, isolated: Isolated, kafka: KafkaSettings, pool: asyncpg.Pool, sealer: Sealer
+    ) -> None:
+        self.isolated, self.kafka, self.pool, self.sealer = isolated, kafka, pool, sealer
+        self.service = Corrections(pool, kafka, sealer=sealer)
+        self.positions: list[LogPosition] = []
+
+    async def say(self, *turns: TurnAppended) -> None:
+        async with EpisodeProducer(self.kafka, self.sealer) as producer:
+            await self.formed(await producer.publish_many(turns))
+
+    async def formed(self, positions: list[LogPosition]) -> None:
+        self.positions += positions
+        await wait_for_watermarks(self.pool, positions, timeout_s=WAIT_S)
+        await indexed_to_the_end(self.kafka, self.pool, timeout_s=WAIT_S)
+
+    async def objects(self, principal: str) -> list[str]:
+        beliefs = await list_beliefs(
+            self.pool, tenant=self.isolated.tenant, principal=principal, include_all=True
+        )
+        return sorted(b.object for b in beliefs)
+
+
+@pytest.fixture
+async def memory(
+    isolated: Isolated, pool: asyncpg.Pool, tmp_path: Path
+) -> AsyncIterator[SealedMemory]:
+    kafka = isolated.kafka(partitions=1)
+    await ensure_topics(kafka)
+    sealer = await open_sealer(KeysSettings(kek=SecretStr(KEK), encrypt_log=True), pool)
+    env = _encrypted_env(isolated)
+    with running_worker(isolated, log_path=tmp_path / "worker.log", env=env):
+        yield SealedMemory(isolated, kafka, pool, sealer)
+
+
+async def _every_record(bootstrap: str, prefix: str) -> dict[str, list[bytes]]:
+    """Every record (key, value and headers) of every topic of this test, read raw."""
+    admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap)
+    await admin.start()
+    try:
+        names = sorted(n for n in await admin.list_topics() if n.startswith(prefix))
+        described = await admin.describe_topics(names)
+    finally:
+        await admin.close()
+    partitions = [
+        TopicPartition(topic["topic"], p["partition"])
+        for topic in described
+        for p in topic["partitions"]
+    ]
+    consumer = AIOKafkaConsumer(
+        bootstrap_servers=bootstrap, enable_auto_commit=False, isolation_level="read_uncommitted"
+    )
+    await consumer.start()
+    try:
+        consumer.assign(partitions)
+        await consumer.seek_to_beginning(*partitions)
+        ends = await consumer.end_offsets(partitions)
+        records: dict[str, list[bytes]] = {name: [] for name in names}
+        while [tp for tp in partitions if await consumer.position(tp) < ends[tp]]:
+            for tp, batch in (await consumer.getmany(timeout_ms=500)).items():
+                for r in batch:
+                    parts = [r.key or b"", r.value or b""] + [v for _, v in r.headers]
+                    records[tp.topic].append(b"\x00".join(parts))
+        return records
+    finally:
+        await consumer.stop()
+
+
+def _words_in(blobs: dict[str, list[bytes]]) -> dict[str, list[str]]:
+    return {
+        topic: found
+        for topic, records in blobs.items()
+        if (found := [w for w in SECRETS if any(w.encode() in r.lower() for r in records)])
+    }
+
+
+def _pg_dump(database_url: str) -> str:
+    pg_dump = shutil.which("pg_dump")
+    assert pg_dump is not None, "pg_dump is in Debian's postgresql-client, which dev/ installs"
+    return subprocess.run(
+        [pg_dump, "--data-only", database_url], check=True, capture_output=True, text=True
+    ).stdout.lower()
+
+
+async def _replay(memory: SealedMemory, tmp_path: Path) -> None:
+    """Empty every projection and form the whole log again from offset 0 in a new group."""
+    async with memory.pool.acquire() as conn:
+        await drop_projections(conn, backlog=True)
+    replay = {
+        "group_id": f"{memory.kafka.group_id}-replay",
+        "claims_topic": f"{memory.kafka.claims_topic}.replay",
+    }
+    await ensure_topics(memory.isolated.kafka(partitions=1, **replay))
+    env = _encrypted_env(memory.isolated, **replay)
+    with running_worker(memory.isolated, log_path=tmp_path / "replay.log", env=env):
+        await wait_for_watermarks(memory.pool, memory.positions, timeout_s=WAIT_S)
+        await indexed_to_the_end(memory.kafka, memory.pool, timeout_s=WAIT_S)
+
+
+async def test_after_forgetting_no_topic_no_table_and_no_replay_holds_their_words(
+    memory: SealedMemory, isolated: Isolated, pool: asyncpg.Pool, tmp_path: Path
+) -> None:
+    t = isolated.tenant
+    await memory.say(
+        turn(t, "ana", "p", "I live in Zanzibar. I prefer marmalade.", seq=0),
+        turn(t, "ana", "p", "My cat is named Quixotically.", seq=1, session="s2"),
+        turn(t, "bo", "p", "I live in Cork. I prefer tea.", seq=2),
+    )
+    # Formed from sealed words: the worker opened them.
+    assert "Zanzibar" in await memory.objects("ana")
+    [zanzibar] = [
+        b for b in await list_beliefs(pool, tenant=t, principal="ana") if b.object == "Zanzibar"
+    ]
+    await memory.formed(
+        [
+            await memory.service.correct(
+                tenant=t,
+                principal="ana",
+                belief_id=zanzibar.belief_id,
+                kind=CorrectionKind.CHANGED,
+                replacement="Hepplewhite",
+            )
+        ]
+    )
+    assert "Hepplewhite" in await memory.objects("ana")
+    # Sealed at rest already: the topics never held the words in clear.
+    assert _words_in(await _every_record(isolated.bootstrap, isolated.prefix)) == {}
+    bo_before = await memory.objects("bo")
+
+    await memory.formed([await memory.service.forget(tenant=t, principal="ana")])
+
+    assert await pool.fetchval("SELECT count(*) FROM data_key WHERE principal = 'ana'") == 0
+    assert (
+        await pool.fetchval(
+            "SELECT count(*) FROM destroyed_data_key WHERE tenant = $1 AND principal = 'ana'", t
+        )
+        == 1
+    )
+    assert _words_in(await _every_record(isolated.bootstrap, isolated.prefix)) == {}
+    dump = _pg_dump(isolated.database_url)
+    assert [w for w in SECRETS if w in dump] == []
+    digest = await projection_digest(pool)
+
+    await _replay(memory, tmp_path)
+    assert await memory.objects("ana") == []
+    assert await memory.objects("bo") == bo_before
+    assert await projection_digest(pool) == digest
+    dump = _pg_dump(isolated.database_url)
+    assert [w for w in SECRETS if w in dump] == []
+
+
+async def test_a_worker_with_the_wrong_key_encryption_key_stops_at_start(
+    memory: SealedMemory, isolated: Isolated
+) -> None:
+    await memory.say(turn(isolated.tenant, "ana", "p", "I live in Zanzibar.", seq=0))
+    wrong = _encrypted_env(isolated, kek=new_kek_text())
+    finished = subprocess.run(
+        [sys.executable, "-m", "engram", "worker"],
+        cwd=REPO,
+        env=wrong,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert finished.returncode != 0
+    said = finished.stderr + finished.stdout
+    assert "not started" in said and "not configured" in said, said
+    assert KEK not in said
