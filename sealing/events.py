@@ -21,7 +21,7 @@ from keys.errors import KeyDestroyed
 from schemas.claims import ClaimsBatchFormed
 from schemas.corrections import BeliefCorrected
 from schemas.episodes import MemoryRemembered, TurnAppended
-from schemas.log import LogEvent, OpenEvent, decode_open_event
+from schemas.log import LogEvent, OpenEvent, decode_log_event, decode_open_event
 from schemas.sealed import (
     SEALED_CLAIMS_FIELD,
     SEALED_CLAIMS_PARTS,
@@ -154,6 +154,16 @@ class LogSealer:
                 {**clear, "candidates": [], "refusals": [], "correction": None}
             )
         return ClaimsBatchFormed.model_validate({**clear, **orjson.loads(plaintext)})
+
+
+def is_sealed_event(raw: bytes) -> bool:
+    """Whether ``raw`` is a sealed event of the log (ciphertext, safe to keep anywhere)."""
+    if b'"sealed"' not in raw:
+        return False
+    try:
+        return isinstance(decode_log_event(raw), SealedEvent)
+    except ValidationError:
+        return False
 
 
 def carries_words(batch: ClaimsBatchFormed) -> bool:

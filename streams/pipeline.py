@@ -21,6 +21,7 @@ the partition's acknowledgements go on.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
@@ -42,7 +43,7 @@ from resolution.beliefs import principal_hash
 from schemas.claims import ClaimsBatchFormed, RefusalReason, SourcePosition
 from schemas.common import principal_key
 from schemas.log import LogEvent, OpenEvent
-from sealing.events import NoKeys, Sealer
+from sealing.events import NoKeys, Sealer, is_sealed_event
 from streams.acks import ContiguousAcks, InOrderRelease
 from streams.dead_letters import DeadLetter, DeadLetterReason, admit_record
 from streams.formation_stage import FormationStage
@@ -380,7 +381,16 @@ class FormationPipeline:
             topic=record.topic, partition=record.partition, offset=record.offset
         )
         key = f"{record.topic}/{record.partition}/{record.offset}".encode()
-        await self._publish_dead_letter(key, record.value or b"", headers)
+        value = record.value or b""
+        if self._sealer.seal_new and not is_sealed_event(value):
+            # The dead-letter topic is kept forever: with log encryption on it keeps no
+            # plaintext — a record nobody sealed is named by its digest and length only.
+            headers += [
+                ("engram.source.sha256", hashlib.sha256(value).hexdigest().encode()),
+                ("engram.source.bytes", str(len(value)).encode()),
+            ]
+            value = b""
+        await self._publish_dead_letter(key, value, headers)
         self._publishing.pop(position, None)
         metrics.DEAD_LETTERS.labels(letter.reason.value).inc()
 

@@ -5,10 +5,11 @@ PostgreSQL, real worker processes, and a plain consumer with no Engram code to r
 
 from __future__ import annotations
 
+import hashlib
 import shutil
 import subprocess
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable
 from pathlib import Path
 
 import asyncpg
@@ -29,6 +30,7 @@ from schemas.corrections import CorrectionKind
 from schemas.episodes import TurnAppended
 from sealing.events import Sealer
 from sealing.opening import open_sealer
+from tests.support.conditions import wait_until
 from tests.support.episodes import turn
 from tests.support.indexing import indexed_to_the_end
 from tests.support.isolation import REPO, Isolated, running_worker
@@ -218,3 +220,27 @@ async def test_a_worker_with_the_wrong_key_encryption_key_stops_at_start(
     said = finished.stderr + finished.stdout
     assert "not started" in said and "not configured" in said, said
     assert KEK not in said
+
+
+async def test_with_encryption_on_a_record_nobody_sealed_is_dead_lettered_without_its_bytes(
+    memory: SealedMemory, isolated: Isolated
+) -> None:
+    junk = b'{"type": "turn.appended", "note": "my pin is 4821 and I love zanzibar"}'
+    async with EpisodeProducer(memory.kafka) as producer:
+        await producer.publish_raw(b"k", junk)
+
+    async def dead_letters() -> list[bytes]:
+        return (await _every_record(isolated.bootstrap, memory.kafka.dlq_topic))[
+            memory.kafka.dlq_topic
+        ]
+
+    await wait_until(
+        lambda: _has_any(dead_letters()), timeout_s=WAIT_S, what="the junk record dead-lettered"
+    )
+    [letter] = await dead_letters()
+    assert b"zanzibar" not in letter and b"4821" not in letter
+    assert hashlib.sha256(junk).hexdigest().encode() in letter
+
+
+async def _has_any(records: Awaitable[list[bytes]]) -> bool:
+    return bool(await records)
