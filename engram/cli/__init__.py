@@ -24,6 +24,7 @@ from engram.cli.extract import extract_lines
 from engram.cli.failures import refuse
 from engram.cli.generations import generations_app
 from engram.cli.keys import keys_app
+from engram.cli.log import log_app
 from engram.cli.operations import digest, dlq_app, formation_app, freshness
 from engram.cli.output import appending, console, err
 from engram.cli.policy import policy_app
@@ -72,6 +73,7 @@ app.add_typer(schemas_app, name="schemas")
 app.add_typer(principals_app, name="principals")
 app.add_typer(tokens_app, name="tokens")
 app.add_typer(keys_app, name="keys")
+app.add_typer(log_app, name="log")
 
 
 def _settings() -> Settings:

@@ -1,0 +1,110 @@
+"""``engram log``: operator commands on the episodic log itself."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from functools import partial
+from typing import Annotated
+
+import typer
+from aiokafka.admin import AIOKafkaAdminClient, NewTopic
+from aiokafka.errors import TopicAlreadyExistsError
+from rich.console import Console
+
+from engram.cli.failures import refuse
+from generations.registry import live_generation
+from infra.db import connect, create_pool
+from infra.errors import EngramFailure
+from infra.settings import load_settings
+from ingest.log_encryption import (
+    CopyProgress,
+    LogEncryption,
+    forgotten_principals,
+    record_pre_encryption_forgetting,
+    source_partitions,
+)
+from ingest.topics import FOREVER
+from sealing.events import LogSealer
+from sealing.opening import open_sealer
+
+log_app = typer.Typer(no_args_is_help=True, help="The episodic log: encrypt an existing one.")
+out = Console(stderr=True)
+
+
+@log_app.command("encrypt")
+def encrypt(
+    to: Annotated[str, typer.Option("--to", help="The new, sealed topic (created if missing).")],
+    source: Annotated[
+        str | None,
+        typer.Option("--from", help="The plaintext topic (default: ENGRAM_KAFKA_EPISODES_TOPIC)."),
+    ] = None,
+) -> None:
+    """Copy a plaintext episodic log into a new topic with every person's words sealed under
+    their data key (needs ENGRAM_KEYS_KEK). Resumable: run it again after a stop and it goes on
+    from its last commit; exactly once. Afterwards point ENGRAM_KAFKA_EPISODES_TOPIC at the new
+    topic, re-derive (`engram rederive`), and delete the old topic (docs/privacy.md)."""
+    settings = load_settings()
+    source_topic = source or settings.kafka.episodes_topic
+    if source_topic == to:
+        out.print("[red]not copied:[/red] --to must name a new topic, not the one read")
+        raise typer.Exit(2)
+
+    async def _run() -> CopyProgress:
+        conn = await connect(settings.database)
+        try:
+            live = await live_generation(conn)
+        finally:
+            await conn.close()
+        pool = await create_pool(settings.database, role="engram-cli", schema=live.schema_name)
+        try:
+            sealer = await open_sealer(settings.keys.model_copy(update={"encrypt_log": True}), pool)
+            assert isinstance(sealer, LogSealer)  # a KEK is required, or open_sealer refused
+            forgotten = await forgotten_principals(pool)
+            partitions = await source_partitions(settings.kafka.bootstrap, source_topic)
+            await _create(settings.kafka.bootstrap, to, partitions)
+            copy = LogEncryption(
+                settings.kafka,
+                source=source_topic,
+                target=to,
+                sealer=sealer,
+                forgotten=forgotten,
+                on_forgotten_before_encryption=partial(record_pre_encryption_forgetting, pool),
+            )
+            return await copy.run(on_progress=_report)
+        finally:
+            await pool.close()
+
+    try:
+        done = asyncio.run(_run())
+    except (EngramFailure, LookupError) as failure:
+        if isinstance(failure, EngramFailure):
+            refuse(failure, "not copied")
+        out.print(f"[red]not copied:[/red] {failure}")
+        raise typer.Exit(1) from None
+    _report(done)
+    out.print(f"{source_topic} is copied to {to}")
+
+
+def _report(progress: CopyProgress) -> None:
+    out.print(
+        f"copied {progress.copied} of {progress.total}: {progress.sealed} sealed, "
+        f"{progress.kept} kept as they were, {progress.forgotten} of forgotten principals "
+        f"left unreadable, {progress.invalid} invalid emptied"
+        + (
+            f"; {progress.over_limit} sealed over ENGRAM_KAFKA_MAX_EVENT_BYTES: raise it "
+            "before re-deriving"
+            if progress.over_limit
+            else ""
+        )
+    )
+
+
+async def _create(bootstrap: str, topic: str, partitions: int) -> None:
+    admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap)
+    await admin.start()
+    try:
+        with contextlib.suppress(TopicAlreadyExistsError):
+            await admin.create_topics([NewTopic(topic, partitions, 1, topic_configs=dict(FOREVER))])
+    finally:
+        await admin.close()
