@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import secrets
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -25,9 +26,10 @@ from pathlib import Path
 import asyncpg
 import orjson
 
-from bench.throughput import REPO, env_for, fresh, measure_raw, synthetic_turns
+from bench.throughput import REPO, env_for, fresh, measure_raw, sealer_for, synthetic_turns
 from infra.settings import load_settings
 from ingest.producer import EpisodeProducer
+from keys.kek import new_kek_text
 
 
 async def generation_runs(conn: asyncpg.Connection) -> int:
@@ -93,11 +95,59 @@ async def main(count: int) -> dict[str, object]:
     }
 
 
+async def encryption_pairs(count: int, pairs: int) -> dict[str, object]:
+    """Re-derivation of a plaintext log and of the same turns sealed (log encryption on),
+    alternated ``pairs`` times in one run, each from its own topic and database: the ratio
+    sealed/plain is what opening every turn (and sealing every claims batch) costs a replay."""
+    settings = load_settings()
+    admin_url = settings.database.url.get_secret_value()
+    run = "replayenc" + secrets.token_hex(3)
+    turns = synthetic_turns(count, tenant=run)
+    kek = new_kek_text()
+    plain, sealed, ratios = [], [], []
+    for pair in range(pairs):
+        kafka_p, db_p = await fresh(settings.kafka, admin_url, f"{run}p{pair}")
+        async with EpisodeProducer(kafka_p) as producer:
+            await producer.publish_many(turns)
+        kafka_s, db_s = await fresh(settings.kafka, admin_url, f"{run}s{pair}")
+        pool, sealer = await sealer_for(db_s, kek)
+        try:
+            async with EpisodeProducer(kafka_s, sealer) as producer:
+                await producer.publish_many(turns)
+        finally:
+            await pool.close()
+        off = await measure_replay(env_for(kafka_p, db_p), db_p, count)
+        keys = {"ENGRAM_KEYS_KEK": kek, "ENGRAM_KEYS_ENCRYPT_LOG": "true"}
+        on = await measure_replay(env_for(kafka_s, db_s) | keys, db_s, count)
+        plain.append(off["replay_steady_per_s"])
+        sealed.append(on["replay_steady_per_s"])
+        ratios.append(round(on["replay_steady_per_s"] / off["replay_steady_per_s"], 3))
+    return {
+        "turns": count,
+        "pairs": pairs,
+        "replay_plain_steady_per_s": plain,
+        "replay_sealed_steady_per_s": sealed,
+        "sealed_over_plain": ratios,
+        "sealed_over_plain_median": statistics.median(ratios),
+    }
+
+
 if __name__ == "__main__":
     from infra.logs import configure_logging
 
     configure_logging("warning")
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--turns", type=int, default=5000)
-    result = asyncio.run(main(parser.parse_args().turns))
+    parser.add_argument(
+        "--encryption-pairs",
+        type=int,
+        default=0,
+        help="Only measure replay with log encryption off and on, alternated this often.",
+    )
+    args = parser.parse_args()
+    result = asyncio.run(
+        encryption_pairs(args.turns, args.encryption_pairs)
+        if args.encryption_pairs
+        else main(args.turns)
+    )
     sys.stdout.write(orjson.dumps(result, option=orjson.OPT_INDENT_2).decode() + "\n")

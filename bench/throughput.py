@@ -28,6 +28,7 @@ import contextlib
 import os
 import secrets
 import signal
+import statistics
 import subprocess
 import sys
 import time
@@ -39,6 +40,7 @@ from pathlib import Path
 import asyncpg
 import orjson
 from aiokafka import AIOKafkaConsumer
+from pydantic import SecretStr
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))  # this checkout's code, not an installed copy's
@@ -46,9 +48,10 @@ sys.path.insert(0, str(REPO))  # this checkout's code, not an installed copy's
 from formation.policy import FormationPolicy  # noqa: E402
 from infra.db import leave_session_as_is  # noqa: E402
 from infra.heap import collect_young_less_often, freeze_startup_heap  # noqa: E402
-from infra.settings import KafkaSettings, load_settings, subprocess_env  # noqa: E402
+from infra.settings import KafkaSettings, KeysSettings, load_settings, subprocess_env  # noqa: E402
 from ingest.producer import EpisodeProducer  # noqa: E402
 from ingest.topics import ensure_topics  # noqa: E402
+from keys.kek import new_kek_text  # noqa: E402
 from projections.migrate import migrate  # noqa: E402
 from projections.projector import (  # noqa: E402
     DEFAULT_LANES,
@@ -58,6 +61,8 @@ from projections.projector import (  # noqa: E402
 from resolution.chunk import BatchOutcome  # noqa: E402
 from schemas.claims import SourcePosition  # noqa: E402
 from schemas.episodes import Message, TurnAppended  # noqa: E402
+from sealing.events import LogSealer  # noqa: E402
+from sealing.opening import open_sealer  # noqa: E402
 from streams.formation_stage import FormationStage  # noqa: E402
 
 SENTENCES = [
@@ -186,12 +191,14 @@ async def measure_end_to_end(
     db_url: str,
     turns: list[TurnAppended],
     run: str,
+    *,
+    sealer: LogSealer | None = None,
 ) -> EndToEndRun:
     """Turns/s from the first publish until every turn's run is committed, once a warm-up turn
     has gone all the way through the given processes."""
     try:
         warmup = synthetic_turns(1, tenant=run + "warm")
-        async with EpisodeProducer(kafka) as producer:
+        async with EpisodeProducer(kafka, sealer) as producer:
             await producer.publish_many(warmup)
             await wait_runs(db_url, 1, deadline_s=120)
             backends = await _backends(db_url)
@@ -566,11 +573,73 @@ async def main(count: int) -> dict[str, object]:
     }
 
 
+async def sealer_for(db_url: str, kek: str) -> tuple[asyncpg.Pool, LogSealer]:
+    pool = await asyncpg.create_pool(db_url, min_size=1, max_size=4)
+    sealer = await open_sealer(KeysSettings(kek=SecretStr(kek), encrypt_log=True), pool)
+    assert isinstance(sealer, LogSealer)
+    return pool, sealer
+
+
+async def measure_end_to_end_sealed(
+    kafka: KafkaSettings, db_url: str, turns: list[TurnAppended], run: str, kek: str
+) -> EndToEndRun:
+    """:func:`measure_end_to_end` with log encryption on: the producer seals every turn (as
+    the doors do), the worker opens them and seals the claims batches."""
+    pool, sealer = await sealer_for(db_url, kek)
+    env = env_for(kafka, db_url) | {"ENGRAM_KEYS_KEK": kek, "ENGRAM_KEYS_ENCRYPT_LOG": "true"}
+    try:
+        return await measure_end_to_end(
+            {"worker": start_worker(env)}, kafka, db_url, turns, run, sealer=sealer
+        )
+    finally:
+        await pool.close()
+
+
+async def encryption_pairs(count: int, pairs: int) -> dict[str, object]:
+    """End to end with log encryption off and on, alternated ``pairs`` times in one run, each
+    on fresh topics and a fresh database: the ratio on/off is what encryption costs."""
+    settings = load_settings()
+    admin_url = settings.database.url.get_secret_value()
+    run = "benchenc" + secrets.token_hex(3)
+    turns = synthetic_turns(count, tenant=run)
+    kek = new_kek_text()
+    ratios, plain, sealed = [], [], []
+    for pair in range(pairs):
+        kafka_p, db_p = await fresh(settings.kafka, admin_url, f"{run}p{pair}")
+        off = await measure_end_to_end(
+            {"worker": start_worker(env_for(kafka_p, db_p))}, kafka_p, db_p, turns, run
+        )
+        kafka_s, db_s = await fresh(settings.kafka, admin_url, f"{run}s{pair}")
+        on = await measure_end_to_end_sealed(kafka_s, db_s, turns, run, kek)
+        plain.append(round(off.per_s, 1))
+        sealed.append(round(on.per_s, 1))
+        ratios.append(round(on.per_s / off.per_s, 3))
+    return {
+        "turns": count,
+        "pairs": pairs,
+        "end_to_end_plain_per_s": plain,
+        "end_to_end_sealed_per_s": sealed,
+        "sealed_over_plain": ratios,
+        "sealed_over_plain_median": statistics.median(ratios),
+    }
+
+
 if __name__ == "__main__":
     from infra.logs import configure_logging
 
     configure_logging("warning")
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--turns", type=int, default=5000)
-    result = asyncio.run(main(parser.parse_args().turns))
+    parser.add_argument(
+        "--encryption-pairs",
+        type=int,
+        default=0,
+        help="Only measure end to end with log encryption off and on, alternated this often.",
+    )
+    args = parser.parse_args()
+    result = asyncio.run(
+        encryption_pairs(args.turns, args.encryption_pairs)
+        if args.encryption_pairs
+        else main(args.turns)
+    )
     sys.stdout.write(orjson.dumps(result, option=orjson.OPT_INDENT_2).decode() + "\n")
