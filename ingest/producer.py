@@ -119,7 +119,7 @@ class EpisodeProducer:
         With log encryption on, each is sealed first and measured sealed: the limit is what
         the worker reads, and ciphertext is about a third larger than the words it hides."""
         episodes = list(episodes)
-        sealed = [await self._sealer.seal(episode) for episode in episodes]
+        sealed = await self._sealer.seal_all(episodes)
         payloads = encoded(sealed, self._max_bytes)
         futures = []
         for episode, payload in zip(episodes, payloads, strict=True):

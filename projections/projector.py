@@ -61,7 +61,8 @@ from projections.quarantine import (
     set_aside,
 )
 from resolution.chunk import BatchOutcome
-from schemas.sealed import SealedClaimsBatch, decode_claims_record
+from schemas.claims import decode_claims_batch
+from schemas.sealed import SealedClaimsBatch, is_sealed_claims
 from sealing.events import NoKeys, Sealer
 
 log = structlog.get_logger(__name__)
@@ -458,16 +459,13 @@ class BeliefProjector:
         for record in records:
             try:
                 value = record.value or b""
-                read = decode_claims_record(value)
-                if isinstance(read, SealedClaimsBatch):
-                    batch = await retry_while_unavailable(
-                        partial(self._sealer.open_claims, read), what="projector.open"
-                    )
+                if is_sealed_claims(value):
+                    SealedClaimsBatch.model_validate_json(value)  # the contract, before keys
                     # kept opened in claims_history, which its readers decode as a batch
-                    value = batch.__pydantic_serializer__.to_json(batch)
-                else:
-                    batch = read
-                decoded.append(ClaimsRecord(batch, record.offset, value))
+                    value = await retry_while_unavailable(
+                        partial(self._sealer.open_claims, value), what="projector.open"
+                    )
+                decoded.append(ClaimsRecord(decode_claims_batch(value), record.offset, value))
             except ValidationError as error:
                 problem = error.errors()[0]
                 where = ".".join(str(part) for part in problem["loc"]) or "value"

@@ -91,3 +91,8 @@ claims_record_adapter: TypeAdapter[ClaimsBatchFormed | SealedClaimsBatch] = Type
 def decode_claims_record(raw: bytes | str) -> ClaimsBatchFormed | SealedClaimsBatch:
     """A record of ``engram.claims``: a batch in clear or sealed; ``ValidationError`` if neither."""
     return claims_record_adapter.validate_json(raw)
+
+
+def is_sealed_claims(raw: bytes) -> bool:
+    """Whether a claims record says it is sealed (its type); the contract still decides."""
+    return b'"claims.sealed"' in raw

@@ -11,6 +11,7 @@ nothing, which is what forgetting means.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Protocol
 
 import orjson
@@ -83,8 +84,9 @@ class LogSealer:
         self._cipher = cipher
         self.seal_new = seal_new
 
-    async def seal(self, event: OpenEvent) -> LogEvent:
-        """The event as it goes on the log: sealed when it carries words and sealing is on."""
+    async def seal(self, event: OpenEvent, *, verified: bool = True) -> LogEvent:
+        """The event as it goes on the log: sealed when it carries words and sealing is on.
+        ``verified=False`` trusts a key this call's caller already re-read (:meth:`seal_all`)."""
         if not self.seal_new or not isinstance(event, Sealable):
             return event
         words = await self._cipher.encrypt(
@@ -93,6 +95,7 @@ class LogSealer:
             str(event.event_id),
             SEALED_FIELD,
             event.model_dump_json(),
+            verified=verified,
         )
         return SealedEvent(
             event_id=event.event_id,
@@ -104,6 +107,17 @@ class LogSealer:
             sealed_type=event.type,
             words=words,
         )
+
+    async def seal_all(self, events: Sequence[OpenEvent]) -> list[LogEvent]:
+        """Seal one request's events, re-reading each principal's key row once per request
+        rather than once per event (a request is appended at once, so the check is as fresh)."""
+        checked: set[tuple[str, str]] = set()
+        sealed = []
+        for event in events:
+            whose = (event.tenant, event.principal)
+            sealed.append(await self.seal(event, verified=whose not in checked))
+            checked.add(whose)
+        return sealed
 
     async def open(self, event: LogEvent) -> OpenEvent:
         """The event with its words readable. Raises :class:`keys.errors.KeyDestroyed` when the
@@ -122,38 +136,39 @@ class LogSealer:
         clear, so it still projects (and destroys the key) after the key is gone."""
         if not self.seal_new or not carries_words(batch):
             return batch.__pydantic_serializer__.to_json(batch)
-        clear = batch.model_dump(mode="json", exclude={*SEALED_CLAIMS_PARTS, "type"})
+        whole = orjson.loads(batch.__pydantic_serializer__.to_json(batch))
+        parts = {name: whole.pop(name) for name in SEALED_CLAIMS_PARTS}
         words = await self._cipher.encrypt(
             batch.tenant,
             batch.principal,
             str(batch.batch_id),
             SEALED_CLAIMS_FIELD,
-            batch.model_dump_json(include=set(SEALED_CLAIMS_PARTS)),
+            orjson.dumps(parts).decode(),
             verified=False,
         )
-        sealed = SealedClaimsBatch.model_validate({**clear, "words": words})
-        return sealed.__pydantic_serializer__.to_json(sealed)
+        # Built from a valid batch, so valid by construction (tests/unit: a round trip through
+        # the contract's model); validating again would cost formation a second pass.
+        return orjson.dumps({**whole, "type": "claims.sealed", "words": words})
 
-    async def open_claims(self, record: ClaimsBatchFormed | SealedClaimsBatch) -> ClaimsBatchFormed:
-        """The batch with its words readable; one whose key was destroyed (the principal was
-        forgotten) opens as a batch that formed nothing, keeping its clear fields so the
-        projector records it and the watermarks pass it."""
-        if not isinstance(record, SealedClaimsBatch):
-            return record
-        clear = record.model_dump(mode="json", exclude={"words", "type"})
+    async def open_claims(self, raw: bytes) -> bytes:
+        """A sealed batch's bytes opened into a clear batch's bytes (decode them with the
+        contract); one whose key was destroyed (the principal was forgotten) opens as a batch
+        that formed nothing, keeping its clear fields so the projector records it and the
+        watermarks pass it."""
+        whole = orjson.loads(raw)
+        words = whole.pop("words")
+        whole["type"] = "claims.formed"
         try:
             plaintext = await self._cipher.decrypt(
-                record.tenant,
-                record.principal,
-                str(record.batch_id),
+                whole["tenant"],
+                whole["principal"],
+                str(whole["batch_id"]),
                 SEALED_CLAIMS_FIELD,
-                record.words,
+                words,
             )
         except KeyDestroyed:
-            return ClaimsBatchFormed.model_validate(
-                {**clear, "candidates": [], "refusals": [], "correction": None}
-            )
-        return ClaimsBatchFormed.model_validate({**clear, **orjson.loads(plaintext)})
+            return orjson.dumps({**whole, "candidates": [], "refusals": [], "correction": None})
+        return orjson.dumps({**whole, **orjson.loads(plaintext)})
 
 
 def is_sealed_event(raw: bytes) -> bool:
@@ -202,7 +217,7 @@ class NoKeys:
 
     seal_new = False
 
-    async def seal(self, event: OpenEvent) -> LogEvent:
+    async def seal(self, event: OpenEvent, *, verified: bool = True) -> LogEvent:
         return event
 
     async def open(self, event: LogEvent) -> OpenEvent:
@@ -213,10 +228,11 @@ class NoKeys:
     async def seal_claims(self, batch: ClaimsBatchFormed) -> bytes:
         return batch.__pydantic_serializer__.to_json(batch)
 
-    async def open_claims(self, record: ClaimsBatchFormed | SealedClaimsBatch) -> ClaimsBatchFormed:
-        if isinstance(record, SealedClaimsBatch):
-            raise SealedEventWithoutKeys(record)
-        return record
+    async def open_claims(self, raw: bytes) -> bytes:
+        raise SealedEventWithoutKeys(SealedClaimsBatch.model_validate_json(raw))
+
+    async def seal_all(self, events: Sequence[OpenEvent]) -> list[LogEvent]:
+        return list(events)
 
 
 Sealer = LogSealer | NoKeys

@@ -1,0 +1,179 @@
+"""Sealing and opening the log's events with the real field cipher and fixed keys: no I/O."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import Coroutine
+from typing import Any, TypeVar
+
+import pytest
+
+from keys.cipher import DataKey, decrypt_field, encrypt_field
+from keys.errors import CiphertextRejected, KeyDestroyed
+from schemas.claims import decode_claims_batch
+from schemas.corrections import PrincipalForgotten
+from schemas.log import decode_log_event
+from schemas.sealed import SealedClaimsBatch, SealedEvent, is_sealed_claims
+from sealing.events import (
+    LogSealer,
+    NoKeys,
+    SealedEventUnreadable,
+    SealedEventWithoutKeys,
+    is_sealed_event,
+)
+from tests.support.forming import WHEN, episode, form, proposal
+
+
+class FixedKeys:
+    """One data key per principal, held in memory; ``destroyed`` ones raise as the store does."""
+
+    def __init__(self) -> None:
+        self.keys: dict[tuple[str, str], DataKey] = {}
+        self.destroyed: set[tuple[str, str]] = set()
+        self.verified_writes = 0
+
+    def _key(self, tenant: str, principal: str) -> DataKey:
+        if (tenant, principal) in self.destroyed:
+            raise KeyDestroyed(f"the data key of {tenant}/{principal} was destroyed")
+        return self.keys.setdefault(
+            (tenant, principal), DataKey(f"k-{principal}", bytes(range(32)))
+        )
+
+    async def encrypt(
+        self,
+        tenant: str,
+        principal: str,
+        event_id: str,
+        field_name: str,
+        plaintext: str,
+        *,
+        verified: bool = True,
+    ) -> str:
+        self.verified_writes += verified
+        key = self._key(tenant, principal)
+        return encrypt_field(key, tenant, principal, event_id, field_name, plaintext)
+
+    async def decrypt(
+        self, tenant: str, principal: str, event_id: str, field_name: str, token: str
+    ) -> str:
+        return decrypt_field(
+            self._key(tenant, principal), tenant, principal, event_id, field_name, token
+        )
+
+
+T = TypeVar("T")
+
+SAID = "I live in Zanzibar and my password is hunter2"
+
+
+def _run(awaitable: Coroutine[Any, Any, T]) -> T:
+    return asyncio.run(awaitable)
+
+
+def test_a_sealed_turn_keeps_ids_in_clear_hides_its_words_and_opens_to_itself() -> None:
+    keys = FixedKeys()
+    sealer = LogSealer(keys, seal_new=True)
+    turn = episode(SAID)
+    sealed = _run(sealer.seal(turn))
+    assert isinstance(sealed, SealedEvent)
+    wire = sealed.model_dump_json().encode()
+    assert b"Zanzibar" not in wire and b"hunter2" not in wire
+    assert is_sealed_event(wire)
+    assert (sealed.tenant, sealed.principal, sealed.event_id) == (
+        turn.tenant,
+        turn.principal,
+        turn.event_id,
+    )
+    assert _run(sealer.open(decode_log_event(wire))) == turn
+
+
+def test_with_sealing_off_the_doors_append_plaintext_and_readers_still_open_sealed() -> None:
+    keys = FixedKeys()
+    turn = episode(SAID)
+    assert _run(LogSealer(keys, seal_new=False).seal(turn)) is turn
+    sealed = _run(LogSealer(keys, seal_new=True).seal(turn))
+    assert _run(LogSealer(keys, seal_new=False).open(sealed)) == turn
+
+
+def test_words_moved_to_another_principal_or_altered_do_not_open() -> None:
+    keys = FixedKeys()
+    sealer = LogSealer(keys, seal_new=True)
+    sealed = _run(sealer.seal(episode(SAID)))
+    assert isinstance(sealed, SealedEvent)
+    keys.keys[("t", "bo")] = keys._key("t", "ada")
+    moved = sealed.model_copy(update={"principal": "bo"})
+    with pytest.raises(CiphertextRejected):
+        _run(sealer.open(moved))
+    other_time = sealed.model_copy(update={"occurred_at": WHEN.replace(year=2030)})
+    with pytest.raises(SealedEventUnreadable, match="occurred_at"):
+        _run(sealer.open(other_time))
+
+
+def test_a_forgotten_principals_sealed_words_raise_key_destroyed() -> None:
+    keys = FixedKeys()
+    sealer = LogSealer(keys, seal_new=True)
+    sealed = _run(sealer.seal(episode(SAID)))
+    keys.destroyed.add(("t", "ada"))
+    with pytest.raises(KeyDestroyed):
+        _run(sealer.open(sealed))
+
+
+def test_one_request_re_reads_each_principals_key_once() -> None:
+    keys = FixedKeys()
+    turns = [episode(SAID, event=n) for n in range(1, 5)]
+    turns.append(episode(SAID, event=9, principal="bo"))
+    sealed = _run(LogSealer(keys, seal_new=True).seal_all(turns))
+    assert all(isinstance(e, SealedEvent) for e in sealed)
+    assert keys.verified_writes == 2
+
+
+def test_a_sealed_claims_batch_is_valid_by_the_contract_and_opens_to_the_batch() -> None:
+    keys = FixedKeys()
+    sealer = LogSealer(keys, seal_new=True)
+    batch = form(
+        episode("I live in Zanzibar."), proposal(quote="I live in Zanzibar", obj="Zanzibar")
+    )
+    assert batch.candidates
+    raw = _run(sealer.seal_claims(batch))
+    assert b"Zanzibar" not in raw and is_sealed_claims(raw)
+    SealedClaimsBatch.model_validate_json(raw)
+    assert decode_claims_batch(_run(sealer.open_claims(raw))) == batch
+
+
+def test_a_forgotten_principals_sealed_batch_opens_as_one_that_formed_nothing() -> None:
+    keys = FixedKeys()
+    sealer = LogSealer(keys, seal_new=True)
+    batch = form(
+        episode("I live in Zanzibar."), proposal(quote="I live in Zanzibar", obj="Zanzibar")
+    )
+    raw = _run(sealer.seal_claims(batch))
+    keys.destroyed.add(("t", "ada"))
+    opened = decode_claims_batch(_run(sealer.open_claims(raw)))
+    assert (opened.candidates, opened.refusals, opened.correction) == ([], [], None)
+    assert (opened.batch_id, opened.source, opened.episode_id) == (
+        batch.batch_id,
+        batch.source,
+        batch.episode_id,
+    )
+
+
+def test_events_without_words_stay_in_clear() -> None:
+    sealer = LogSealer(FixedKeys(), seal_new=True)
+    forgotten = PrincipalForgotten(
+        event_id=uuid.UUID(int=7),
+        tenant="t",
+        principal="ada",
+        project="p",
+        session="s",
+        occurred_at=WHEN,
+    )
+    assert _run(sealer.seal(forgotten)) is forgotten
+
+
+def test_a_process_without_keys_passes_plaintext_and_says_how_to_read_sealed() -> None:
+    turn = episode(SAID)
+    assert _run(NoKeys().open(turn)) is turn
+    sealed = _run(LogSealer(FixedKeys(), seal_new=True).seal(turn))
+    with pytest.raises(SealedEventWithoutKeys, match="ENGRAM_KEYS_KEK"):
+        _run(NoKeys().open(sealed))
