@@ -50,14 +50,32 @@ class SealedEvent(EpisodeBase):
 SEALED_CLAIMS_FIELD = "claims"
 """The field name in a sealed claims batch's associated data (its event id is the batch id)."""
 
-SEALED_CLAIMS_PARTS = frozenset({"candidates", "refusals", "correction"})
-"""What a sealed claims batch encrypts: everything that quotes or restates a person's words."""
+SEALED_CLAIMS_CLEAR = frozenset(
+    {
+        "schema_version",
+        "batch_id",
+        "tenant",
+        "principal",
+        "project",
+        "session",
+        "episode_id",
+        "episode_type",
+        "trigger",
+        "source",
+        "occurred_at",
+        "policy_version",
+        "counts",
+        "activation_corroborations",
+    }
+)
+"""What a sealed claims batch keeps in clear beside the sealed whole: everything but the
+candidates, refusals and correction, which quote or restate a person's words."""
 
 
 class SealedClaimsBatch(ContractModel):
-    """A claims batch of ``engram.claims`` whose candidates, refusals and correction are
-    encrypted under the principal's data key; everything else — ids, source position, counts,
-    policy — stays in clear, so a batch whose key was destroyed still projects (as one that
+    """A claims batch of ``engram.claims`` sealed whole under the principal's data key, with
+    a clear copy of everything but its candidates, refusals and correction — ids, source
+    position, counts, policy — so a batch whose key was destroyed still projects (as one that
     formed nothing) and the watermarks still pass it."""
 
     schema_version: Literal[1] = 1
@@ -77,8 +95,8 @@ class SealedClaimsBatch(ContractModel):
     activation_corroborations: int = Field(default=1, ge=1)
     words: str = Field(
         pattern=r"^v1\.[A-Za-z0-9_-]{1,64}\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$",
-        description="JSON of the batch's candidates, refusals and correction, encrypted as in "
-        "a sealed event (associated data: the batch id as event id, field name `claims`).",
+        description="The whole `claims.formed` batch as JSON, encrypted as in a sealed event "
+        "(associated data: the batch id as event id, field name `claims`).",
     )
 
 

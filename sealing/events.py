@@ -24,8 +24,8 @@ from schemas.corrections import BeliefCorrected
 from schemas.episodes import MemoryRemembered, TurnAppended
 from schemas.log import LogEvent, OpenEvent, decode_log_event, decode_open_event
 from schemas.sealed import (
+    SEALED_CLAIMS_CLEAR,
     SEALED_CLAIMS_FIELD,
-    SEALED_CLAIMS_PARTS,
     SEALED_FIELD,
     SealedClaimsBatch,
     SealedEvent,
@@ -134,41 +134,50 @@ class LogSealer:
         """The batch's bytes on ``engram.claims``: sealed when sealing is on and it carries
         words — a deletion's or a forgetting's batch carries only hashes and ids and stays in
         clear, so it still projects (and destroys the key) after the key is gone."""
+        whole = batch.__pydantic_serializer__.to_json(batch)
         if not self.seal_new or not carries_words(batch):
-            return batch.__pydantic_serializer__.to_json(batch)
-        whole = orjson.loads(batch.__pydantic_serializer__.to_json(batch))
-        parts = {name: whole.pop(name) for name in SEALED_CLAIMS_PARTS}
+            return whole
         words = await self._cipher.encrypt(
             batch.tenant,
             batch.principal,
             str(batch.batch_id),
             SEALED_CLAIMS_FIELD,
-            orjson.dumps(parts).decode(),
+            whole.decode(),
             verified=False,
         )
-        # Built from a valid batch, so valid by construction (tests/unit: a round trip through
-        # the contract's model); validating again would cost formation a second pass.
-        return orjson.dumps({**whole, "type": "claims.sealed", "words": words})
+        # The whole batch is sealed (its words and the clear fields beside them: one encryption
+        # and no JSON surgery on formation's hot path); the clear copy is a handful of fields.
+        # Built from a valid batch, so valid by construction (tests/unit/test_sealing.py
+        # validates it with the contract's model); validating again would cost a second pass.
+        clear = batch.model_dump(mode="json", include=set(SEALED_CLAIMS_CLEAR))
+        return orjson.dumps({**clear, "type": "claims.sealed", "words": words})
 
     async def open_claims(self, raw: bytes) -> bytes:
-        """A sealed batch's bytes opened into a clear batch's bytes (decode them with the
+        """A sealed batch's bytes opened into the clear batch's bytes (decode them with the
         contract); one whose key was destroyed (the principal was forgotten) opens as a batch
         that formed nothing, keeping its clear fields so the projector records it and the
         watermarks pass it."""
-        whole = orjson.loads(raw)
-        words = whole.pop("words")
-        whole["type"] = "claims.formed"
+        clear = orjson.loads(raw)
+        words = clear.pop("words")
         try:
             plaintext = await self._cipher.decrypt(
-                whole["tenant"],
-                whole["principal"],
-                str(whole["batch_id"]),
+                clear["tenant"],
+                clear["principal"],
+                str(clear["batch_id"]),
                 SEALED_CLAIMS_FIELD,
                 words,
             )
         except KeyDestroyed:
-            return orjson.dumps({**whole, "candidates": [], "refusals": [], "correction": None})
-        return orjson.dumps({**whole, **orjson.loads(plaintext)})
+            return orjson.dumps(
+                {
+                    **clear,
+                    "type": "claims.formed",
+                    "candidates": [],
+                    "refusals": [],
+                    "correction": None,
+                }
+            )
+        return plaintext.encode()
 
 
 def is_sealed_event(raw: bytes) -> bool:
