@@ -29,7 +29,8 @@ from keys.errors import CiphertextRejected, KeyDestroyed
 from projections.message_store import INDEXER, LogRecord, index_records
 from projections.projector import SeekToStoredOffsets
 from schemas.log import decode_log_event
-from sealing.events import NoKeys, SealedEventUnreadable, Sealer
+from schemas.sealed import SealedEvent
+from sealing.events import NoKeys, Sealer
 
 log = structlog.get_logger(__name__)
 
@@ -123,14 +124,17 @@ class MessageIndexer:
             event = decode_log_event(record.value)
         except ValidationError:
             return record  # not a log event at all: messages_of skips it
+        if not isinstance(event, SealedEvent):
+            return record
         try:
-            opened = await retry_while_unavailable(
-                lambda: self._sealer.open(event), what="indexer.open"
+            words = await retry_while_unavailable(
+                lambda: self._sealer.open_words(event), what="indexer.open"
             )
-        except (KeyDestroyed, CiphertextRejected, SealedEventUnreadable) as failure:
+        except (KeyDestroyed, CiphertextRejected) as failure:
             log.info("indexer.unreadable", offset=record.offset, code=failure.code)
             return LogRecord(record.partition, record.offset, b"")
-        return LogRecord(record.partition, record.offset, opened.model_dump_json().encode())
+        # messages_of decodes (and validates) it, as it does every plaintext record
+        return LogRecord(record.partition, record.offset, words.encode())
 
     async def _once(
         self, consumer: AIOKafkaConsumer, listener: SeekToStoredOffsets, topic: str

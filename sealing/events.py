@@ -119,6 +119,14 @@ class LogSealer:
             checked.add(whose)
         return sealed
 
+    async def open_words(self, event: SealedEvent) -> str:
+        """The JSON the sealed event holds, authenticated but not decoded: for a reader that
+        decodes it itself (the indexer), so it is decoded once. The cipher binds tenant,
+        principal and event id; what else it says is what the reader then reads."""
+        return await self._cipher.decrypt(
+            event.tenant, event.principal, str(event.event_id), SEALED_FIELD, event.words
+        )
+
     async def open(self, event: LogEvent) -> OpenEvent:
         """The event with its words readable. Raises :class:`keys.errors.KeyDestroyed` when the
         principal was forgotten, :class:`keys.errors.CiphertextRejected` when the words were
@@ -233,6 +241,9 @@ class NoKeys:
         if isinstance(event, SealedEvent):
             raise SealedEventWithoutKeys(event)
         return event
+
+    async def open_words(self, event: SealedEvent) -> str:
+        raise SealedEventWithoutKeys(event)
 
     async def seal_claims(self, batch: ClaimsBatchFormed) -> bytes:
         return batch.__pydantic_serializer__.to_json(batch)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import shutil
+import signal
 import subprocess
 import sys
 from collections.abc import AsyncIterator, Awaitable
@@ -244,3 +245,72 @@ async def test_with_encryption_on_a_record_nobody_sealed_is_dead_lettered_withou
 
 async def _has_any(records: Awaitable[list[bytes]]) -> bool:
     return bool(await records)
+
+
+async def test_rotating_the_kek_under_load_with_a_kill_9_loses_nothing(
+    isolated: Isolated, pool: asyncpg.Pool, tmp_path: Path
+) -> None:
+    """Every process holds the new KEK and the old one while `engram keys rotate` runs and
+    turns keep arriving; the rotation is killed with SIGKILL half-way and run again; then a
+    replay with only the new KEK reproduces the projection."""
+    t = isolated.tenant
+    kafka = isolated.kafka(partitions=1)
+    await ensure_topics(kafka)
+    old, new = KEK, new_kek_text()
+    before = [turn(t, f"p{n:02}", "p", f"I live in Zanzibar {n}.", seq=n) for n in range(12)]
+    sealer_old = await open_sealer(KeysSettings(kek=SecretStr(old), encrypt_log=True), pool)
+    memory = SealedMemory(isolated, kafka, pool, sealer_old)
+    with running_worker(isolated, log_path=tmp_path / "old.log", env=_encrypted_env(isolated)):
+        await memory.say(*before)
+
+    both = _encrypted_env(isolated, kek=new) | {"ENGRAM_KEYS_PREVIOUS_KEK": old}
+    sealer_both = await open_sealer(
+        KeysSettings(kek=SecretStr(new), previous_kek=SecretStr(old), encrypt_log=True), pool
+    )
+    memory.sealer = sealer_both
+    rotate_env = both | {"ENGRAM_KEYS_ROTATE_BATCH": "1"}
+    with running_worker(isolated, log_path=tmp_path / "both.log", env=both):
+        child = subprocess.Popen(
+            [sys.executable, "-m", "engram", "keys", "rotate"],
+            cwd=REPO,
+            env=rotate_env,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        assert child.stderr is not None
+        during = [turn(t, f"q{n:02}", "p", f"I live in Cork {n}.", seq=20 + n) for n in range(4)]
+        for line in child.stderr:  # wait on its progress, not on a clock
+            if line.startswith("re-wrapped 3 data keys"):
+                child.send_signal(signal.SIGKILL)
+                break
+        child.wait(timeout=60)
+        assert child.returncode == -signal.SIGKILL
+        await memory.say(*during, turn(t, "p00", "p", "I prefer marmalade.", seq=40))
+        for _ in range(3):  # a key made under the old KEK meanwhile asks for one more run
+            rerun = subprocess.run(
+                [sys.executable, "-m", "engram", "keys", "rotate"],
+                cwd=REPO,
+                env=rotate_env,
+                capture_output=True,
+                text=True,
+                timeout=120,
+            )
+            if rerun.returncode == 0:
+                break
+        assert rerun.returncode == 0, rerun.stderr
+        assert old not in rerun.stderr + rerun.stdout
+    digest = await projection_digest(pool)
+    assert len(await memory.objects("p00")) == 2
+
+    only_new = {
+        "group_id": f"{kafka.group_id}-replay",
+        "claims_topic": f"{kafka.claims_topic}.replay",
+    }
+    async with pool.acquire() as conn:
+        await drop_projections(conn, backlog=True)
+    await ensure_topics(isolated.kafka(partitions=1, **only_new))
+    env = _encrypted_env(isolated, kek=new, **only_new)
+    with running_worker(isolated, log_path=tmp_path / "new.log", env=env):
+        await wait_for_watermarks(pool, memory.positions, timeout_s=WAIT_S)
+        await indexed_to_the_end(kafka, pool, timeout_s=WAIT_S)
+    assert await projection_digest(pool) == digest
