@@ -10,8 +10,9 @@ from typing import Any
 import asyncpg
 import orjson
 
+from formation.wording import Person, readable_statement
 from projections.decay_in_force import decay_in_force
-from projections.runs import get_run
+from projections.runs import REFUSAL_COLUMNS, get_run, refusal_view
 from resolution.decay import Decay
 from schemas.api import BeliefDetail, BeliefView, CorrectionView, EvidenceView, RefusalView
 from schemas.corrections import ContentKey
@@ -86,6 +87,15 @@ def belief_view(row: asyncpg.Record, decay: Decay, now: datetime) -> BeliefView:
     return BeliefView(
         belief_id=row["belief_id"],
         statement=row["statement"],
+        readable=readable_statement(
+            subject=subject,
+            subject_is_principal=row["subject_kind"] == "speaker",
+            relation=row["relation"],
+            obj=row["object_name"],
+            facet=row["facet"] or None,
+            retracted=row["polarity"] == "retract",
+            person=Person(row["principal"]),
+        ),
         subject=subject,
         relation=row["relation"],
         object=row["object_name"],
@@ -220,15 +230,14 @@ async def list_refusals(
     conn: asyncpg.Connection | asyncpg.Pool, *, tenant: str, principal: str, limit: int = 200
 ) -> list[RefusalView]:
     rows = await conn.fetch(
-        "SELECT refusal_id, episode_id, message_ordinal, role, relation, statement, quote, "
-        "reason, detail, extractor, policy_version, occurred_at FROM refusal "
+        f"SELECT {REFUSAL_COLUMNS} FROM refusal "
         "WHERE tenant = $1 AND principal = $2 ORDER BY occurred_at, episode_id, message_ordinal, "
         "refusal_id LIMIT $3",
         tenant,
         principal,
         limit,
     )
-    return [RefusalView.model_validate(dict(row)) for row in rows]
+    return [refusal_view(row) for row in rows]
 
 
 @dataclass(frozen=True)

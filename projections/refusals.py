@@ -13,8 +13,8 @@ from datetime import datetime
 import asyncpg
 
 from projections.cursor import decode_cursor, encode_cursor
-from projections.runs import REFUSAL_COLUMNS
-from schemas.api import CountOf, RefusalPage, RefusalSummary, RefusalView
+from projections.runs import REFUSAL_COLUMNS, refusal_view
+from schemas.api import CountOf, RefusalPage, RefusalSummary
 
 CURSOR_KIND = "refusals"
 
@@ -60,7 +60,7 @@ async def page_refusals(
         f"ORDER BY occurred_at, refusal_id LIMIT {int(limit) + 1}",
         *args,
     )
-    items = [RefusalView.model_validate(dict(row)) for row in rows[:limit]]
+    items = [refusal_view(row) for row in rows[:limit]]
     last = items[-1] if len(rows) > limit else None
     return RefusalPage(
         items=items,

@@ -13,6 +13,7 @@ from datetime import datetime
 import asyncpg
 import orjson
 
+from formation.wording import Person, readable_refusal
 from projections.cursor import decode_cursor, encode_cursor
 from projections.freshness import freshness
 from schemas.api import (
@@ -32,9 +33,18 @@ PROGRESS_COLUMNS = (
 )
 """A backlog row as :func:`progress_of` reads it (``bl``); metadata only."""
 REFUSAL_COLUMNS = (
-    "refusal_id, episode_id, message_ordinal, role, relation, statement, quote, reason, "
-    "detail, extractor, policy_version, occurred_at"
+    "refusal_id, principal, episode_id, message_ordinal, role, relation, statement, quote, "
+    "reason, detail, extractor, policy_version, occurred_at"
 )
+
+
+def refusal_view(row: asyncpg.Record) -> RefusalView:
+    """A refusal row (:data:`REFUSAL_COLUMNS`) as the API shows it, with its words as the
+    principal's reader would say them (:func:`formation.wording.readable_refusal`)."""
+    fields = dict(row)
+    principal = fields.pop("principal")
+    readable = readable_refusal(fields["statement"], fields["relation"], Person(principal))
+    return RefusalView.model_validate({**fields, "readable": readable})
 
 
 def run_view(row: asyncpg.Record) -> RunView:
@@ -177,7 +187,7 @@ async def run_detail(
         progress=progress_of(row),
         formed=[b for formed, b in briefs if formed],
         reinforced=[b for formed, b in briefs if not formed],
-        refusals=[RefusalView.model_validate(dict(r)) for r in refusals],
+        refusals=[refusal_view(r) for r in refusals],
         freshness=await freshness(conn, tenant=tenant, project=row["project"]),
     )
 

@@ -133,6 +133,11 @@ BeliefStatus = Literal["provisional", "active", "superseded", "expired", "retire
 class BeliefView(BaseModel):
     belief_id: uuid.UUID
     statement: str
+    readable: str = Field(
+        description="The statement as a person reads it: the principal by name, the relation "
+        'in words ("ana lives in Lisbon"). ``statement`` is the canonical text formation '
+        "keeps."
+    )
     subject: str
     relation: str
     object: str
@@ -368,6 +373,10 @@ class RefusalView(BaseModel):
     role: str
     relation: str
     statement: str
+    readable: str = Field(
+        description="The proposed statement as a person reads it, where it names its relation "
+        '("ana lives in Moscow"); otherwise the proposed words unchanged.'
+    )
     quote: str
     reason: str
     detail: str

@@ -11,6 +11,7 @@ from datetime import datetime
 from typing import Annotated, Any
 
 import typer
+from rich.markup import escape
 
 from engram.cli.failures import refuse
 from engram.cli.identifiers import identifier
@@ -26,6 +27,7 @@ from engram.cli.output import (
     quotes,
 )
 from engram.service.corrections import BeliefNotFound, Corrections, InvalidCorrection
+from formation.wording import relation_words
 from infra.db import create_pool
 from infra.settings import load_settings
 from projections.belief_pages import BeliefFilter, page_beliefs
@@ -127,7 +129,7 @@ def beliefs_show(
         return
     belief = detail["belief"]
     console.print(
-        f"[bold]{belief['statement']}[/bold]  ({belief['status']}, {belief['confidence']})"
+        f"[bold]{escape(belief['readable'])}[/bold]  ({belief['status']}, {belief['confidence']})"
     )
     console.print(quotes(belief))
     run = detail["formed_by"]
@@ -235,7 +237,13 @@ def _write(
         refuse(error)
 
 
-REFUSAL_COLUMNS = {c: field(c) for c in ("reason", "relation", "statement", "quote")}
+REFUSAL_COLUMNS = {
+    "reason": field("reason"),
+    "relation": lambda r: relation_words(r["relation"]),
+    "statement": field("readable"),
+    "quote": field("quote"),
+}
+"""The relation and statement in words (``readable``); ``--json`` keeps the stored ones too."""
 
 
 @refusals_app.command("list")

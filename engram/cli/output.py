@@ -83,7 +83,7 @@ def quotes(belief: dict[str, Any]) -> str:
 
 BELIEF_COLUMNS: Columns = {
     "id": lambda b: str(b["belief_id"])[:8],
-    "statement": field("statement"),
+    "statement": field("readable"),
     "status": field("status"),
     "confidence": field("confidence"),
     "now": field("effective_confidence"),

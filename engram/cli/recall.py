@@ -32,7 +32,7 @@ def _what(hit: dict[str, Any]) -> str:
 
 def _text(hit: dict[str, Any]) -> str:
     if hit["kind"] == "belief":
-        return f"{hit['belief']['statement']}\n{quotes(hit['belief'])}"
+        return f"{hit['belief']['readable']}\n{quotes(hit['belief'])}"
     return str(hit["content"])
 
 

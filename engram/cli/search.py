@@ -21,7 +21,7 @@ from schemas.api import SearchMode, SearchResults
 HIT_COLUMNS = {
     "id": lambda h: str(h["belief"]["belief_id"])[:8],
     "score": lambda h: f"{h['score']:.3f}",
-    "statement": lambda h: str(h["belief"]["statement"]),
+    "statement": lambda h: str(h["belief"]["readable"]),
     "confidence": lambda h: str(h["belief"]["confidence"]),
     "evidence": lambda h: quotes(h["belief"]),
 }

@@ -162,3 +162,33 @@ async def test_a_correction_that_cannot_apply_names_the_cli_flag(
     assert refused.returncode == 2, refused.stderr.decode()
     said = " ".join(refused.stderr.decode().split())
     assert "needs the new value in --replacement" in said and "`replacement`" not in said
+
+
+def test_the_demo_conversation_lists_statements_a_person_reads(
+    isolated: Isolated, tmp_path: Path
+) -> None:
+    """`make demo`'s lists: the principal by name and relations in words, never "speaker has
+    name Ana Lima" or a refusal "I lives_in Moscow"."""
+    t = isolated.tenant
+    demo = (REPO / "examples" / "conversation.jsonl").read_text().splitlines()
+    turns = tmp_path / "turns.jsonl"
+    turns.write_text(
+        "".join(json.dumps({**json.loads(line), "tenant": t}) + "\n" for line in demo if line)
+    )
+    with running_worker(isolated, log_path=tmp_path / "worker.log"):
+        ingested = engram(isolated, "ingest", str(turns), "--wait", "--timeout", "90")
+        assert ingested.returncode == 0, ingested.stderr.decode()
+    wide = {**isolated.env(), "COLUMNS": "400"}
+    listed = subprocess.run(
+        [sys.executable, "-m", "engram", "beliefs", "list", "--tenant", t, "--principal", "ana"],
+        cwd=REPO, env=wide, capture_output=True, timeout=180, check=True,
+    ).stdout.decode()  # fmt: skip
+    refused = subprocess.run(
+        [sys.executable, "-m", "engram", "refusals", "list", "--tenant", t, "--principal", "ana"],
+        cwd=REPO, env=wide, capture_output=True, timeout=180, check=True,
+    ).stdout.decode()  # fmt: skip
+    assert "ana's name is Ana Lima" in listed
+    assert "ana lives in Porto" in listed
+    assert "ana lives in Moscow" in refused
+    for raw in ("speaker", "has_name", "lives_in", "works_at"):
+        assert raw not in listed + refused
