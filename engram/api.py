@@ -20,7 +20,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 
 from engram.service.corrections import Corrections
-from engram.web import audit, failures, openapi, recall, search, turns
+from engram.web import audit, failures, openapi, recall, search, turns, ui
 from engram.web.auth import Calling, NameQuery, Tenant, Who
 from engram.web.invalid import invalid_request
 from engram.web.limits import BodyLimit
@@ -158,10 +158,12 @@ def create_api(settings: Settings) -> FastAPI:
     api.include_router(recall.router, responses=READ_ERRORS)
     api.include_router(audit.router, responses=READ_ERRORS)
     api.include_router(probes)
+    ui.install(api, settings)
     served = ServedMethods(
         [
             *api.router.routes,
             *(route for part in (turns, search, recall, audit) for route in part.router.routes),
+            *(route for part in ui.ROUTERS for route in part.routes),
             *router.routes,
             *probes.routes,
         ]

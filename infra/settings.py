@@ -259,6 +259,19 @@ class ApiSettings(BaseSettings):
     max_body_bytes: int = Field(
         8_388_608, ge=1024, description="Largest request body; a larger one is answered 413."
     )
+    ui_secret: SecretStr | None = Field(
+        None,
+        description="The key the inspector (/ui) seals its session cookies and signs its forms "
+        "with: any long random string, the same on every API process behind one address. Unset: "
+        "a random key per process (a restart signs everyone out). A secret, never logged.",
+    )
+    ui_session_s: int = Field(
+        43_200,
+        ge=60,
+        le=2_592_000,
+        description="How long an inspector sign-in lasts, in seconds (its token is checked on "
+        "every page too: a revoked or expired token ends it at once).",
+    )
 
 
 class McpSettings(BaseSettings):

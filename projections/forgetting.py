@@ -150,3 +150,19 @@ async def forget_principal(conn: asyncpg.Connection, tenant: str, principal: str
         await conn.execute(
             f"DELETE FROM {shared} WHERE tenant = $1 AND principal = $2", tenant, principal
         )
+
+
+async def words_left(
+    conn: asyncpg.Connection | asyncpg.Pool, *, tenant: str, principal: str
+) -> int:
+    """The principal's beliefs, refusals and indexed messages still projected: 0 once a
+    forgetting has applied (what the inspector's "Forget me" shows before it says done)."""
+    return int(
+        await conn.fetchval(
+            "SELECT (SELECT count(*) FROM belief WHERE tenant = $1 AND principal = $2) "
+            "+ (SELECT count(*) FROM refusal WHERE tenant = $1 AND principal = $2) "
+            "+ (SELECT count(*) FROM message WHERE tenant = $1 AND principal = $2)",
+            tenant,
+            principal,
+        )
+    )

@@ -3,16 +3,55 @@ far the message indexer has (its stored offsets against the same episodes)."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import UTC, datetime
 
 import asyncpg
 
 from projections.message_store import INDEXER
+from resolution.beliefs import principal_hash
 from schemas.api import Freshness
 from watermarks.backlog import watermark
 from watermarks.waiting import poll_until
 
-__all__ = ["Freshness", "freshness", "wait_formed_through"]
+__all__ = [
+    "Freshness",
+    "PrincipalProgress",
+    "freshness",
+    "principal_progress",
+    "wait_formed_through",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class PrincipalProgress:
+    """How far formation has read what one principal said, over all their projects: the
+    latest event time of an episode of theirs that is formed, how many are still pending (and
+    the earliest event time among them), how many are parked."""
+
+    formed_until: datetime | None
+    pending: int
+    pending_since: datetime | None
+    parked: int
+
+
+async def principal_progress(
+    db: asyncpg.Pool | asyncpg.Connection, *, tenant: str, principal: str
+) -> PrincipalProgress:
+    """The backlog's rows of the principal's episodes (by the principal's hash, as the backlog
+    keeps them), summed: what the inspector shows as "up to date until"."""
+    row = await db.fetchrow(
+        "SELECT max(occurred_at) FILTER (WHERE state = 'formed') AS formed_until, "
+        "count(*) FILTER (WHERE state IN ('pending', 'requeued'))::int AS pending, "
+        "min(occurred_at) FILTER (WHERE state IN ('pending', 'requeued')) AS pending_since, "
+        "count(*) FILTER (WHERE state = 'parked')::int AS parked "
+        "FROM formation_backlog WHERE tenant = $1 AND principal_hash = $2",
+        tenant,
+        principal_hash(tenant, principal),
+    )
+    return PrincipalProgress(
+        row["formed_until"], row["pending"], row["pending_since"], row["parked"]
+    )
 
 
 async def freshness(

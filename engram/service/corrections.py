@@ -118,6 +118,29 @@ class Corrections:
         replacement: str | None = None,
         project: str | None = None,
     ) -> LogPosition:
+        event = await self.check(
+            tenant=tenant,
+            principal=principal,
+            belief_id=belief_id,
+            kind=kind,
+            replacement=replacement,
+            project=project,
+        )
+        return await self._append(event)
+
+    async def check(
+        self,
+        *,
+        tenant: str,
+        principal: str,
+        belief_id: uuid.UUID,
+        kind: CorrectionKind,
+        replacement: str | None = None,
+        project: str | None = None,
+    ) -> BeliefCorrected:
+        """Every check :meth:`correct` makes, appending nothing: the event it would append, or
+        :class:`BeliefNotFound` / :class:`InvalidCorrection`. The inspector shows what a
+        correction will do with it before the person sends it."""
         found = await self._belief(tenant, principal, belief_id)
         if kind is CorrectionKind.CHANGED and not (replacement or "").strip():
             raise InvalidCorrection(
@@ -150,7 +173,7 @@ class Corrections:
                 f"{prefix}{problem['msg']}; nothing was appended", field=field
             ) from None
         await self._check_replacement(event)
-        return await self._append(event)
+        return event
 
     async def delete(self, *, tenant: str, principal: str, belief_id: uuid.UUID) -> LogPosition:
         found = await self._belief(tenant, principal, belief_id)

@@ -1,0 +1,51 @@
+"""The memory inspector: pages under ``/ui`` for the person a memory is about (issue 30).
+
+Server-rendered (Jinja2, autoescaped), no script, one hand-written stylesheet; readable and
+usable without JavaScript, by keyboard, at a phone's width. Signing in, scope and CSRF are
+:mod:`.access`; the reading pages :mod:`.pages`; corrections, deletion and forgetting
+:mod:`.changes`, through the same service the API uses; the headers :mod:`.security`. None of
+these routes is part of the HTTP contract (``schemas/openapi.json``).
+"""
+
+from __future__ import annotations
+
+from fastapi import FastAPI, Request
+from fastapi.responses import RedirectResponse, Response
+from fastapi.staticfiles import StaticFiles
+
+from engram.web.ui import access, changes, pages
+from engram.web.ui.render import render
+from engram.web.ui.security import UiHeaders
+from engram.web.ui.session import COOKIE_PATH, SESSION_COOKIE, UiKeys
+from infra.settings import Settings
+
+ROUTERS = (access.router, pages.router, changes.router)
+
+
+async def _sign_in_first(request: Request, error: Exception) -> Response:
+    del error
+    response = RedirectResponse("/ui/sign-in", status_code=303)
+    response.delete_cookie(SESSION_COOKIE, path=COOKIE_PATH)
+    return response
+
+
+async def _csrf_refused(request: Request, error: Exception) -> Response:
+    del error
+    return render(request, "forbidden.html", {"viewer": None}, status_code=403)
+
+
+def install(app: FastAPI, settings: Settings) -> None:
+    """Serve the inspector from ``app``: its routes, stylesheet, headers and the answers to a
+    missing session and a forged form."""
+    secret = settings.api.ui_secret
+    app.state.ui_keys = UiKeys(secret.get_secret_value() if secret else None)
+    app.add_middleware(UiHeaders)
+    app.add_exception_handler(access.SignInFirst, _sign_in_first)
+    app.add_exception_handler(access.CsrfRefused, _csrf_refused)
+    for router in ROUTERS:
+        app.include_router(router)
+    app.mount(
+        "/ui/static",
+        StaticFiles(packages=[("engram.web.ui", "static")]),
+        name="ui-static",
+    )

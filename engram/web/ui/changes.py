@@ -1,0 +1,206 @@
+"""The inspector's writes: correct a belief (three answers), delete it, forget the person.
+
+Each goes through :class:`engram.service.corrections.Corrections`, the one path by which people
+change memory (the API's routes call the same methods), in three steps a person can follow
+without JavaScript: choose → see what will happen (the service's own checks run here, so a
+refused replacement is said before anything is sent) → send, which appends to the log and
+leads to a page that follows the project's formed watermark until the change has applied.
+"""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+from urllib.parse import urlencode
+
+from fastapi import APIRouter, Request
+from fastapi.responses import RedirectResponse, Response
+from starlette.datastructures import FormData
+
+from engram.service.corrections import (
+    FORGET_PROJECT,
+    BeliefNotFound,
+    Corrections,
+    InvalidCorrection,
+)
+from engram.web.ui.access import Looking, Posted, Viewer
+from engram.web.ui.pages import load_belief, not_found, page
+from engram.web.ui.words import CORRECTION_CHOICES, DELETE
+from generations.reading import reading
+from projections.forgetting import words_left
+from schemas.api import LogPosition
+from schemas.corrections import CorrectionKind
+from watermarks.backlog import watermark
+
+router = APIRouter(include_in_schema=False)
+
+REFRESH_S = 1
+"""How often a page waiting on the watermark reloads itself (a ``<meta>`` refresh: no script)."""
+
+
+def _service(request: Request) -> Corrections:
+    settings = request.app.state.settings
+    return Corrections(
+        request.app.state.pool,
+        settings.kafka,
+        policy_file=settings.formation.policy_file,
+        sealer=request.app.state.sealer,
+    )
+
+
+def _answer(form: FormData) -> tuple[str, str | None, str | None]:
+    """The chosen answer, the new value (``changed`` only) and the project (``not_here``)."""
+    choice = str(form.get("choice") or "")
+    replacement = str(form.get("replacement") or "").strip() or None
+    project = str(form.get("project") or "").strip() or None
+    return (
+        choice,
+        replacement if choice == CorrectionKind.CHANGED else None,
+        project if choice == CorrectionKind.NOT_HERE else None,
+    )
+
+
+async def _check(
+    request: Request, viewer: Viewer, belief_id: uuid.UUID, form: FormData
+) -> tuple[str, str | None, str | None, str | None]:
+    """The answer and, when it cannot apply, why (in the service's words)."""
+    choice, replacement, project = _answer(form)
+    if choice not in CORRECTION_CHOICES:
+        return choice, replacement, project, "Choose one of the answers."
+    if choice == DELETE:
+        return choice, replacement, project, None
+    try:
+        await _service(request).check(
+            tenant=viewer.tenant,
+            principal=viewer.principal,
+            belief_id=belief_id,
+            kind=CorrectionKind(choice),
+            replacement=replacement,
+            project=project,
+        )
+    except InvalidCorrection as error:
+        return choice, replacement, project, error.naming(lambda name: f"the {name}")
+    return choice, replacement, project, None
+
+
+@router.post("/ui/beliefs/{belief_id}/preview")
+async def preview(request: Request, viewer: Looking, belief_id: str, form: Posted) -> Response:
+    """What the chosen answer will do, before it is sent (or why it cannot be sent)."""
+    detail = await load_belief(request, viewer, belief_id)
+    if detail is None:
+        return await not_found(request, viewer)
+    choice, replacement, project, problem = await _check(
+        request, viewer, detail.belief.belief_id, form
+    )
+    context: dict[str, Any] = {
+        "detail": detail,
+        "choice": choice,
+        "choices": CORRECTION_CHOICES,
+        "replacement": replacement,
+        "project": project,
+        "problem": problem,
+    }
+    return await page(request, viewer, "preview.html", context, status_code=422 if problem else 200)
+
+
+@router.post("/ui/beliefs/{belief_id}/send")
+async def send(request: Request, viewer: Looking, belief_id: str, form: Posted) -> Response:
+    """Append the correction (or deletion) to the log, then follow it until it applies."""
+    detail = await load_belief(request, viewer, belief_id)
+    if detail is None:
+        return await not_found(request, viewer)
+    wanted = detail.belief.belief_id
+    choice, replacement, project, problem = await _check(request, viewer, wanted, form)
+    if problem is not None:
+        return await preview(request, viewer, belief_id, form)
+    service = _service(request)
+    try:
+        if choice == DELETE:
+            position = await service.delete(
+                tenant=viewer.tenant, principal=viewer.principal, belief_id=wanted
+            )
+        else:
+            position = await service.correct(
+                tenant=viewer.tenant,
+                principal=viewer.principal,
+                belief_id=wanted,
+                kind=CorrectionKind(choice),
+                replacement=replacement,
+                project=project,
+            )
+    except BeliefNotFound:
+        return await not_found(request, viewer)
+    return RedirectResponse(_following(f"/ui/beliefs/{wanted}/applying", position, choice), 303)
+
+
+def _following(path: str, position: LogPosition, choice: str) -> str:
+    query = {"project": position.project, "offset": position.offset, "choice": choice}
+    return f"{path}?{urlencode(query)}"
+
+
+async def _applied(request: Request, viewer: Viewer) -> bool | None:
+    """Has the project's formed watermark passed the offset in the query? None if the query
+    is not one this page wrote."""
+    try:
+        project = request.query_params["project"]
+        offset = int(request.query_params["offset"])
+    except (KeyError, ValueError):
+        return None
+    async with reading(request.app.state.pool, principal=(viewer.tenant, viewer.principal)) as conn:
+        mark = await watermark(conn, tenant=viewer.tenant, project=project)
+    return mark.formed_through(offset)
+
+
+@router.get("/ui/beliefs/{belief_id}/applying")
+async def applying(request: Request, viewer: Looking, belief_id: str) -> Response:
+    """Waits (reloading itself) until the correction has applied, then shows its result: the
+    belief that replaced it, the belief as corrected, or the list once it is deleted."""
+    applied = await _applied(request, viewer)
+    choice = request.query_params.get("choice", "")
+    if applied is None or choice not in CORRECTION_CHOICES:
+        return await not_found(request, viewer)
+    if not applied:
+        context = {"choice": choice, "choices": CORRECTION_CHOICES, "refresh_s": REFRESH_S}
+        return await page(request, viewer, "applying.html", context, status_code=202)
+    if choice == DELETE:
+        return RedirectResponse("/ui/beliefs?notice=deleted", 303)
+    detail = await load_belief(request, viewer, belief_id)
+    if detail is None:
+        return await not_found(request, viewer)
+    shown = detail.belief.superseded_by if choice == CorrectionKind.CHANGED else None
+    return RedirectResponse(f"/ui/beliefs/{shown or belief_id}?notice={choice}", 303)
+
+
+@router.get("/ui/forget")
+async def forget_form(request: Request, viewer: Looking) -> Response:
+    return await page(request, viewer, "forget.html", {"problem": None})
+
+
+@router.post("/ui/forget")
+async def forget(request: Request, viewer: Looking, form: Posted) -> Response:
+    """Forget the principal, once their name is typed exactly as the confirmation."""
+    if str(form.get("confirm") or "").strip() != viewer.principal:
+        problem = f"Type {viewer.principal} exactly to confirm; nothing was sent."
+        return await page(request, viewer, "forget.html", {"problem": problem}, status_code=422)
+    position = await _service(request).forget(tenant=viewer.tenant, principal=viewer.principal)
+    return RedirectResponse(_following("/ui/forgetting", position, "forget"), 303)
+
+
+@router.get("/ui/forgetting")
+async def forgetting(request: Request, viewer: Looking) -> Response:
+    """Waits until the forgetting has applied, then counts what is left of the person (0)."""
+    if request.query_params.get("project") != FORGET_PROJECT:
+        return await not_found(request, viewer)
+    applied = await _applied(request, viewer)
+    if applied is None:
+        return await not_found(request, viewer)
+    remaining = await _remaining(request, viewer) if applied else None
+    context = {"applied": applied, "remaining": remaining, "refresh_s": REFRESH_S}
+    return await page(
+        request, viewer, "forgetting.html", context, status_code=200 if applied else 202
+    )
+
+
+async def _remaining(request: Request, viewer: Viewer) -> int:
+    async with reading(request.app.state.pool, principal=(viewer.tenant, viewer.principal)) as conn:
+        return await words_left(conn, tenant=viewer.tenant, principal=viewer.principal)

@@ -1,0 +1,262 @@
+"""The inspector's pages (``/ui``) over the live API's app, against real Kafka and PostgreSQL:
+signing in keeps the token out of the cookie and every URL, every form needs its CSRF token,
+another principal's belief is a 404 page, user text is escaped, the headers are strict, and a
+correction is checked and shown before it is appended."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import asyncpg
+import httpx2
+import pytest
+from fastapi.testclient import TestClient
+from pydantic import SecretStr
+
+from engram.api import create_api
+from engram.service.tokens import create_token, revoke_token
+from engram.web.ui.security import CONTENT_SECURITY_POLICY
+from engram.web.ui.session import SESSION_COOKIE
+from infra.settings import ApiSettings, DatabaseSettings, KafkaSettings, Settings
+from ingest.producer import EpisodeProducer
+from ingest.topics import ensure_topics
+from projections.message_indexer import MessageIndexer
+from tests.support.episodes import turn
+from tests.support.indexing import indexed_to_the_end
+from tests.support.isolation import Isolated
+from tests.support.projecting import batch_of, claim, project_all, seed_two_principals
+
+pytestmark = pytest.mark.e2e
+
+WAIT_S = 60
+HOSTILE = "<script>alert('x')</script>"
+_CSRF = re.compile(r'name="csrf" value="([^"]+)"')
+
+
+def _settings(isolated: Isolated, kafka: KafkaSettings) -> Settings:
+    return Settings(
+        kafka=kafka,
+        database=DatabaseSettings(url=isolated.database_url),
+        api=ApiSettings(ui_secret=SecretStr("a test secret of the inspector")),
+    )
+
+
+async def _seed(isolated: Isolated, kafka: KafkaSettings, pool: asyncpg.Pool) -> dict[str, str]:
+    """ana lives in Lisbon and uses a tool whose name is a script tag; bo lives in Cork. The
+    turns are on the log and in the message index. Tokens: ana, bo, the operator."""
+    t = isolated.tenant
+    await ensure_topics(kafka)
+    await seed_two_principals(kafka, pool, t)
+    hostile = turn(t, "ana", "p", f"I use {HOSTILE} at work.", seq=2)
+    await project_all(
+        kafka, pool, [batch_of(hostile, claim("I", "uses", HOSTILE, f"I use {HOSTILE}"), offset=2)]
+    )
+    turns = [
+        turn(t, "ana", "p", "I live in Lisbon.", seq=0),
+        turn(t, "bo", "p", "I live in Cork.", seq=1),
+        hostile,
+    ]
+    async with EpisodeProducer(kafka) as producer:
+        await producer.publish_many(turns)
+    indexer = MessageIndexer(kafka, pool)
+    task = asyncio.create_task(indexer.run())
+    try:
+        await indexed_to_the_end(kafka, pool, timeout_s=WAIT_S)
+    finally:
+        indexer.stop()
+        await task
+    tokens = {who: (await create_token(pool, tenant=t, principal=who))[1] for who in ("ana", "bo")}
+    tokens["operator"] = (await create_token(pool, tenant=t, principal=None))[1]
+    return tokens
+
+
+@contextmanager
+def _browser(settings: Settings) -> Iterator[TestClient]:
+    with TestClient(create_api(settings), follow_redirects=False) as client:
+        yield client
+
+
+def _csrf(page: httpx2.Response) -> str:
+    found = _CSRF.search(page.text)
+    assert found, page.text
+    return found.group(1)
+
+
+def _sign_in(client: TestClient, token: str, principal: str = "") -> httpx2.Response:
+    form = client.get("/ui/sign-in")
+    return client.post(
+        "/ui/sign-in", data={"csrf": _csrf(form), "token": token, "principal": principal}
+    )
+
+
+def _belief_ids(page: httpx2.Response) -> list[str]:
+    return re.findall(r'href="/ui/beliefs/([0-9a-f-]{36})"', page.text)
+
+
+async def test_signing_in_seals_the_token_into_a_strict_cookie_and_never_a_url(
+    isolated: Isolated, kafka: KafkaSettings, pool: asyncpg.Pool
+) -> None:
+    tokens = await _seed(isolated, kafka, pool)
+
+    def scenario() -> None:
+        with _browser(_settings(isolated, kafka)) as client:
+            assert client.get("/ui/beliefs").headers["location"] == "/ui/sign-in"
+            refused = _sign_in(client, "engram_not-a-token")
+            assert refused.status_code == 401 and "not accepted" in refused.text
+            signed = _sign_in(client, tokens["ana"])
+            assert signed.status_code == 303 and signed.headers["location"] == "/ui/beliefs"
+            cookie = signed.headers["set-cookie"]
+            assert SESSION_COOKIE in cookie and tokens["ana"] not in cookie
+            for attribute in ("HttpOnly", "SameSite=strict", "Path=/ui"):
+                assert attribute.lower() in cookie.lower()
+            listed = client.get("/ui/beliefs")
+            assert listed.status_code == 200
+            assert "You live in Lisbon" in listed.text and tokens["ana"] not in listed.text
+            assert listed.headers["content-security-policy"] == CONTENT_SECURITY_POLICY
+            assert listed.headers["x-frame-options"] == "DENY"
+            assert listed.headers["cache-control"] == "no-store"
+            # projected straight from claims: formation's backlog has read nothing of ana's
+            assert 'id="freshness">Nothing you said has been read yet.' in listed.text
+            signed_out = client.post("/ui/sign-out", data={"csrf": _csrf(listed)})
+            assert signed_out.status_code == 303
+            assert client.get("/ui/beliefs").status_code == 303
+
+    await asyncio.to_thread(scenario)
+
+
+async def test_a_revoked_token_ends_its_session_at_once(
+    isolated: Isolated, kafka: KafkaSettings, pool: asyncpg.Pool
+) -> None:
+    t = isolated.tenant
+    await seed_two_principals(kafka, pool, t)
+    record, token = await create_token(pool, tenant=t, principal="ana")
+
+    def signed_in(client: TestClient) -> int:
+        return client.get("/ui/beliefs").status_code
+
+    with _browser(_settings(isolated, kafka)) as client:
+        assert (await asyncio.to_thread(_sign_in, client, token)).status_code == 303
+        assert await asyncio.to_thread(signed_in, client) == 200
+        assert await revoke_token(pool, record.token_id)
+        assert await asyncio.to_thread(signed_in, client) == 303
+
+
+async def test_every_form_needs_its_csrf_token(
+    isolated: Isolated, kafka: KafkaSettings, pool: asyncpg.Pool
+) -> None:
+    tokens = await _seed(isolated, kafka, pool)
+
+    def scenario() -> None:
+        with _browser(_settings(isolated, kafka)) as client:
+            bare = client.post("/ui/sign-in", data={"token": tokens["ana"]})
+            assert bare.status_code == 403 and SESSION_COOKIE not in bare.headers.get(
+                "set-cookie", ""
+            )
+            assert _sign_in(client, tokens["ana"]).status_code == 303
+            [lisbon, *_] = _belief_ids(client.get("/ui/beliefs?q=Lisbon"))
+            for path, data in (
+                (f"/ui/beliefs/{lisbon}/send", {"choice": "delete"}),
+                (f"/ui/beliefs/{lisbon}/send", {"choice": "delete", "csrf": "forged"}),
+                ("/ui/forget", {"confirm": "ana"}),
+                ("/ui/sign-out", {}),
+            ):
+                answer = client.post(path, data=data)
+                assert answer.status_code == 403, (path, data)
+                assert "Nothing was changed" in answer.text
+            page = client.get(f"/ui/beliefs/{lisbon}")
+            other_site = client.post(
+                f"/ui/beliefs/{lisbon}/send",
+                data={"choice": "delete", "csrf": _csrf(page)},
+                headers={"Origin": "https://evil.example"},
+            )
+            assert other_site.status_code == 403
+            assert client.get(f"/ui/beliefs/{lisbon}").status_code == 200  # nothing was deleted
+
+    await asyncio.to_thread(scenario)
+
+
+async def test_another_principals_belief_is_a_404_page_for_a_principal_and_for_ids(
+    isolated: Isolated, kafka: KafkaSettings, pool: asyncpg.Pool
+) -> None:
+    tokens = await _seed(isolated, kafka, pool)
+
+    def scenario() -> None:
+        settings = _settings(isolated, kafka)
+        with _browser(settings) as bo:
+            assert _sign_in(bo, tokens["bo"]).status_code == 303
+            [cork] = _belief_ids(bo.get("/ui/beliefs"))
+        with _browser(settings) as ana:
+            assert _sign_in(ana, tokens["ana"]).status_code == 303
+            for path in (f"/ui/beliefs/{cork}", f"/ui/beliefs/{uuid.uuid4()}", "/ui/beliefs/x"):
+                answer = ana.get(path)
+                assert answer.status_code == 404 and "Nothing here" in answer.text, path
+                assert "Cork" not in answer.text
+            preview = ana.post(
+                f"/ui/beliefs/{cork}/preview",
+                data={"choice": "untrue", "csrf": _csrf(ana.get("/ui/beliefs"))},
+            )
+            assert preview.status_code == 404 and "Cork" not in preview.text
+        with _browser(settings) as operator:
+            assert _sign_in(operator, tokens["operator"]).status_code == 422
+            assert _sign_in(operator, tokens["operator"], "bo").status_code == 303
+            seen = operator.get(f"/ui/beliefs/{cork}")
+            assert seen.status_code == 200 and "bo lives in Cork" in seen.text
+
+    await asyncio.to_thread(scenario)
+
+
+async def test_a_quote_is_shown_in_its_message_and_user_text_is_escaped(
+    isolated: Isolated, kafka: KafkaSettings, pool: asyncpg.Pool
+) -> None:
+    tokens = await _seed(isolated, kafka, pool)
+
+    def scenario() -> None:
+        with _browser(_settings(isolated, kafka)) as client:
+            assert _sign_in(client, tokens["ana"]).status_code == 303
+            [lisbon] = _belief_ids(client.get("/ui/beliefs?q=Where+do+I+live"))
+            page = client.get(f"/ui/beliefs/{lisbon}")
+            assert "<mark>I live in Lisbon</mark>." in page.text
+            listed = client.get("/ui/beliefs")
+            assert HOSTILE not in listed.text
+            assert "&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;" in listed.text
+            [tool] = [i for i in _belief_ids(listed) if i != lisbon]
+            detail = client.get(f"/ui/beliefs/{tool}")
+            assert HOSTILE not in detail.text and "<mark>I use &lt;script&gt;" in detail.text
+
+    await asyncio.to_thread(scenario)
+
+
+async def test_a_correction_is_checked_and_shown_before_it_is_appended(
+    isolated: Isolated, kafka: KafkaSettings, pool: asyncpg.Pool
+) -> None:
+    tokens = await _seed(isolated, kafka, pool)
+
+    def scenario() -> None:
+        with _browser(_settings(isolated, kafka)) as client:
+            assert _sign_in(client, tokens["ana"]).status_code == 303
+            [lisbon] = _belief_ids(client.get("/ui/beliefs?q=Lisbon"))
+            page = client.get(f"/ui/beliefs/{lisbon}")
+            csrf = _csrf(page)
+            empty = client.post(
+                f"/ui/beliefs/{lisbon}/preview", data={"csrf": csrf, "choice": "changed"}
+            )
+            assert empty.status_code == 422 and "needs the new value" in empty.text
+            shown = client.post(
+                f"/ui/beliefs/{lisbon}/preview",
+                data={"csrf": csrf, "choice": "changed", "replacement": "Porto"},
+            )
+            assert shown.status_code == 200 and "From now on" in shown.text
+            assert "Porto" in shown.text and "/send" in shown.text
+            sent = client.post(
+                f"/ui/beliefs/{lisbon}/send",
+                data={"csrf": csrf, "choice": "changed", "replacement": "Porto"},
+            )
+            assert sent.status_code == 303
+            following = client.get(sent.headers["location"])
+            assert following.status_code == 202 and 'http-equiv="refresh"' in following.text
+
+    await asyncio.to_thread(scenario)
