@@ -8,6 +8,7 @@ BIN    := $(VENV)/bin
 include dev/services.mk
 
 .PHONY: install migrate demo test lint unit integration bench schemas clean fuzz faults soak hostile
+.PHONY: browser screenshots
 .PHONY: lock upgrade
 
 # Installs take every distribution from the lock, pinned and checked against its hashes, then
@@ -56,8 +57,17 @@ lint: install
 unit: install
 	$(BIN)/pytest -q tests/unit
 
-test: migrate lint
+test: migrate lint browser
 	$(BIN)/pytest -q
+
+# The inspector's browser tests (tests/browser/) drive Debian's chromium through chromedriver:
+# installed here with apt-get when missing, never downloaded by a test.
+browser:
+	bash dev/browser.sh ensure
+
+# Every inspector page at desktop and phone width into docs/inspector/ (README, "Memory inspector").
+screenshots: migrate browser
+	ENGRAM_INSPECTOR_SCREENSHOTS=$(CURDIR)/docs/inspector $(BIN)/pytest -q tests/browser
 
 fuzz: install
 	ENGRAM_FUZZ_EXAMPLES=10000 $(BIN)/pytest -q -m fuzz tests/fuzz

@@ -260,3 +260,24 @@ async def test_a_correction_is_checked_and_shown_before_it_is_appended(
             assert following.status_code == 202 and 'http-equiv="refresh"' in following.text
 
     await asyncio.to_thread(scenario)
+
+
+async def test_forgetting_needs_the_typed_name_and_is_followed_past_the_session(
+    isolated: Isolated, kafka: KafkaSettings, pool: asyncpg.Pool
+) -> None:
+    tokens = await _seed(isolated, kafka, pool)
+
+    def scenario() -> None:
+        with _browser(_settings(isolated, kafka)) as client:
+            assert client.get("/ui/forgetting").headers["location"] == "/ui/sign-in"
+            assert _sign_in(client, tokens["ana"]).status_code == 303
+            form = client.get("/ui/forget")
+            wrong = client.post("/ui/forget", data={"csrf": _csrf(form), "confirm": "bo"})
+            assert wrong.status_code == 422 and "nothing was sent" in wrong.text
+            sent = client.post("/ui/forget", data={"csrf": _csrf(form), "confirm": "ana"})
+            assert sent.status_code == 303 and sent.headers["location"] == "/ui/forgetting"
+            assert tokens["ana"] not in sent.headers["set-cookie"]
+            following = client.get("/ui/forgetting")  # no worker here: it stays pending
+            assert following.status_code == 202 and "Forgetting" in following.text
+
+    await asyncio.to_thread(scenario)

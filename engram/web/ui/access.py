@@ -124,7 +124,8 @@ async def checked_form(request: Request) -> FormData:
 Posted = Annotated[FormData, Depends(checked_form)]
 
 
-def _cookie(response: Response, request: Request, name: str, value: str, max_age: int) -> None:
+def set_cookie(request: Request, response: Response, name: str, value: str, max_age: int) -> None:
+    """A cookie of the inspector's: HttpOnly, SameSite=Strict, under /ui, Secure over HTTPS."""
     response.set_cookie(
         name,
         value,
@@ -149,7 +150,7 @@ def _sign_in_page(request: Request, *, error: str | None = None, status: int = 2
         },
         status_code=status,
     )
-    _cookie(response, request, PRESESSION_COOKIE, presession, 3600)
+    set_cookie(request, response, PRESESSION_COOKIE, presession, 3600)
     return response
 
 
@@ -192,7 +193,7 @@ async def sign_in(
         return _sign_in_page(request, error="That is not a principal's name.", status=422)
     session = Session(token, grant.tenant, chosen, int(time.time()))
     response = RedirectResponse("/ui/beliefs", status_code=303)
-    _cookie(response, request, SESSION_COOKIE, keys(request).seal(session), _max_age(request))
+    set_cookie(request, response, SESSION_COOKIE, keys(request).seal(session), _max_age(request))
     response.delete_cookie(PRESESSION_COOKIE, path=COOKIE_PATH)
     return response
 

@@ -18,13 +18,14 @@ from fastapi.responses import RedirectResponse, Response
 from starlette.datastructures import FormData
 
 from engram.service.corrections import (
-    FORGET_PROJECT,
     BeliefNotFound,
     Corrections,
     InvalidCorrection,
 )
-from engram.web.ui.access import Looking, Posted, Viewer
+from engram.web.ui.access import Looking, Posted, Viewer, keys, set_cookie
 from engram.web.ui.pages import load_belief, not_found, page
+from engram.web.ui.render import render
+from engram.web.ui.session import COOKIE_PATH, FORGETTING_COOKIE, SESSION_COOKIE
 from engram.web.ui.words import CORRECTION_CHOICES, DELETE
 from generations.reading import reading
 from projections.forgetting import words_left
@@ -160,7 +161,12 @@ async def applying(request: Request, viewer: Looking, belief_id: str) -> Respons
     if applied is None or choice not in CORRECTION_CHOICES:
         return await not_found(request, viewer)
     if not applied:
-        context = {"choice": choice, "choices": CORRECTION_CHOICES, "refresh_s": REFRESH_S}
+        context = {
+            "choice": choice,
+            "choices": CORRECTION_CHOICES,
+            "refresh_s": REFRESH_S,
+            "reload": f"{request.url.path}?{request.url.query}",
+        }
         return await page(request, viewer, "applying.html", context, status_code=202)
     if choice == DELETE:
         return RedirectResponse("/ui/beliefs?notice=deleted", 303)
@@ -178,29 +184,39 @@ async def forget_form(request: Request, viewer: Looking) -> Response:
 
 @router.post("/ui/forget")
 async def forget(request: Request, viewer: Looking, form: Posted) -> Response:
-    """Forget the principal, once their name is typed exactly as the confirmation."""
+    """Forget the principal, once their name is typed exactly as the confirmation. The
+    progress page follows a sealed cookie, not the session: forgetting deletes the person's
+    tokens, so their session ends as the forgetting applies."""
     if str(form.get("confirm") or "").strip() != viewer.principal:
         problem = f"Type {viewer.principal} exactly to confirm; nothing was sent."
         return await page(request, viewer, "forget.html", {"problem": problem}, status_code=422)
     position = await _service(request).forget(tenant=viewer.tenant, principal=viewer.principal)
-    return RedirectResponse(_following("/ui/forgetting", position, "forget"), 303)
+    response = RedirectResponse("/ui/forgetting", 303)
+    sent = [viewer.tenant, viewer.principal, viewer.operator, position.project, position.offset]
+    set_cookie(request, response, FORGETTING_COOKIE, keys(request).seal_json(b"forget", sent), 3600)
+    return response
 
 
 @router.get("/ui/forgetting")
-async def forgetting(request: Request, viewer: Looking) -> Response:
-    """Waits until the forgetting has applied, then counts what is left of the person (0)."""
-    if request.query_params.get("project") != FORGET_PROJECT:
-        return await not_found(request, viewer)
-    applied = await _applied(request, viewer)
-    if applied is None:
-        return await not_found(request, viewer)
-    remaining = await _remaining(request, viewer) if applied else None
-    context = {"applied": applied, "remaining": remaining, "refresh_s": REFRESH_S}
-    return await page(
-        request, viewer, "forgetting.html", context, status_code=200 if applied else 202
-    )
-
-
-async def _remaining(request: Request, viewer: Viewer) -> int:
-    async with reading(request.app.state.pool, principal=(viewer.tenant, viewer.principal)) as conn:
-        return await words_left(conn, tenant=viewer.tenant, principal=viewer.principal)
+async def forgetting(request: Request) -> Response:
+    """Follows the forgetting this browser sent until it has applied, then counts what is
+    left of the person (0) and ends the session."""
+    sent = keys(request).open_json(b"forget", request.cookies.get(FORGETTING_COOKIE))
+    if not isinstance(sent, list) or len(sent) != 5:
+        return RedirectResponse("/ui/sign-in", 303)
+    tenant, principal, operator, project, offset = sent
+    async with reading(request.app.state.pool, principal=(tenant, principal)) as conn:
+        mark = await watermark(conn, tenant=tenant, project=project)
+        applied = mark.formed_through(offset)
+        remaining = await words_left(conn, tenant=tenant, principal=principal) if applied else None
+    context = {
+        "viewer": None,
+        "whom": principal if operator else "you",
+        "applied": applied,
+        "remaining": remaining,
+        "refresh_s": REFRESH_S,
+    }
+    response = render(request, "forgetting.html", context, status_code=200 if applied else 202)
+    if applied and not operator:
+        response.delete_cookie(SESSION_COOKIE, path=COOKIE_PATH)
+    return response

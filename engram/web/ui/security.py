@@ -3,7 +3,7 @@
 The pages run no script at all and load only their own stylesheet, so the policy allows
 exactly that: nothing inline (a quote that smuggled ``<script>`` or ``style=`` past escaping
 would still not run), no other origin, no framing, forms posting only back here. Pages hold a
-person's memory, so nothing is cached and no referrer leaves.
+person's memory, so nothing is cached and no referrer leaves for another site.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ HEADERS: tuple[tuple[bytes, bytes], ...] = (
     (b"content-security-policy", CONTENT_SECURITY_POLICY.encode()),
     (b"x-content-type-options", b"nosniff"),
     (b"x-frame-options", b"DENY"),
-    (b"referrer-policy", b"no-referrer"),
+    (b"referrer-policy", b"same-origin"),  # "no-referrer" makes a form post say Origin: null
     (b"cross-origin-opener-policy", b"same-origin"),
     (b"cross-origin-resource-policy", b"same-origin"),
     (b"permissions-policy", b"camera=(), microphone=(), geolocation=(), interest-cohort=()"),

@@ -29,6 +29,9 @@ from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
 SESSION_COOKIE = "engram_session"
+FORGETTING_COOKIE = "engram_forgetting"
+"""Which forgetting this browser sent: the progress page outlives the session, since
+forgetting a person deletes their tokens too."""
 PRESESSION_COOKIE = "engram_presession"
 COOKIE_PATH = "/ui"
 _AAD = b"engram-ui-session-v1"
@@ -59,29 +62,41 @@ class UiKeys:
         self._sign = hashlib.sha256(b"engram-ui-csrf\x00" + root).digest()
 
     def seal(self, session: Session) -> str:
-        payload = json.dumps(
-            [session.token, session.tenant, session.principal, session.issued_at]
-        ).encode()
-        nonce = secrets.token_bytes(_NONCE)
-        return _b64(nonce + self._seal.encrypt(nonce, payload, _AAD))
+        return self.seal_json(
+            b"session", [session.token, session.tenant, session.principal, session.issued_at]
+        )
 
     def open(
         self, cookie: str | None, *, max_age_s: int, now: float | None = None
     ) -> Session | None:
         """The session a cookie holds; None for no cookie, a forged or altered one, or one
         older than ``max_age_s``."""
+        opened = self.open_json(b"session", cookie)
+        if not isinstance(opened, list) or len(opened) != 4:
+            return None
+        token, tenant, principal, issued_at = opened
+        if not _fresh(issued_at, max_age_s, now):
+            return None
+        return Session(token, tenant, principal, int(issued_at))
+
+    def seal_json(self, purpose: bytes, value: object) -> str:
+        """``value`` as JSON, encrypted and authenticated for ``purpose`` (a cookie sealed for
+        one purpose never opens as another)."""
+        nonce = secrets.token_bytes(_NONCE)
+        sealed = self._seal.encrypt(nonce, json.dumps(value).encode(), _AAD + b"\x00" + purpose)
+        return _b64(nonce + sealed)
+
+    def open_json(self, purpose: bytes, cookie: str | None) -> object:
+        """What :meth:`seal_json` sealed for ``purpose``; None for anything else."""
         if not cookie:
             return None
         try:
             raw = _unb64(cookie)
-            payload = self._seal.decrypt(raw[:_NONCE], raw[_NONCE:], _AAD)
-            token, tenant, principal, issued_at = json.loads(payload)
+            return json.loads(
+                self._seal.decrypt(raw[:_NONCE], raw[_NONCE:], _AAD + b"\x00" + purpose)
+            )
         except (ValueError, InvalidTag, TypeError):
             return None
-        age = (time.time() if now is None else now) - issued_at
-        if not 0 <= age <= max_age_s:
-            return None
-        return Session(token, tenant, principal, int(issued_at))
 
     def csrf_token(self, binding: str) -> str:
         """The token a form of this session (or pre-session) carries."""
@@ -91,6 +106,13 @@ class UiKeys:
         if not binding or not presented:
             return False
         return hmac.compare_digest(self.csrf_token(binding), presented)
+
+
+def _fresh(issued_at: object, max_age_s: int, now: float | None) -> bool:
+    if not isinstance(issued_at, int | float):
+        return False
+    age = (time.time() if now is None else now) - issued_at
+    return 0 <= age <= max_age_s
 
 
 def new_presession() -> str:
