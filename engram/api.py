@@ -34,6 +34,7 @@ from engram.web.readers import (
     Reader,
     as_json,
 )
+from engram.web.service import corrections_of
 from infra.db import UNAVAILABLE, create_pool, report_unavailable
 from infra.errors import EngramFailure
 from infra.heap import freeze_startup_heap
@@ -76,18 +77,8 @@ def _pool(request: Request) -> asyncpg.Pool:
     return request.app.state.pool
 
 
-def _corrections(request: Request) -> Corrections:
-    settings = request.app.state.settings
-    return Corrections(
-        request.app.state.pool,
-        settings.kafka,
-        policy_file=settings.formation.policy_file,
-        sealer=request.app.state.sealer,
-    )
-
-
 Pool = Annotated[asyncpg.Pool, Depends(_pool)]
-Service = Annotated[Corrections, Depends(_corrections)]
+Service = Annotated[Corrections, Depends(corrections_of)]
 
 
 router = APIRouter()

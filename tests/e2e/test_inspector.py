@@ -24,9 +24,8 @@ from engram.web.ui.session import SESSION_COOKIE
 from infra.settings import ApiSettings, DatabaseSettings, KafkaSettings, Settings
 from ingest.producer import EpisodeProducer
 from ingest.topics import ensure_topics
-from projections.message_indexer import MessageIndexer
 from tests.support.episodes import turn
-from tests.support.indexing import indexed_to_the_end
+from tests.support.indexing import index_everything
 from tests.support.isolation import Isolated
 from tests.support.projecting import batch_of, claim, project_all, seed_two_principals
 
@@ -62,13 +61,7 @@ async def _seed(isolated: Isolated, kafka: KafkaSettings, pool: asyncpg.Pool) ->
     ]
     async with EpisodeProducer(kafka) as producer:
         await producer.publish_many(turns)
-    indexer = MessageIndexer(kafka, pool)
-    task = asyncio.create_task(indexer.run())
-    try:
-        await indexed_to_the_end(kafka, pool, timeout_s=WAIT_S)
-    finally:
-        indexer.stop()
-        await task
+    await index_everything(kafka, pool, timeout_s=WAIT_S)
     tokens = {who: (await create_token(pool, tenant=t, principal=who))[1] for who in ("ana", "bo")}
     tokens["operator"] = (await create_token(pool, tenant=t, principal=None))[1]
     return tokens
@@ -195,6 +188,9 @@ async def test_another_principals_belief_is_a_404_page_for_a_principal_and_for_i
                 answer = ana.get(path)
                 assert answer.status_code == 404 and "Nothing here" in answer.text, path
                 assert "Cork" not in answer.text
+            nowhere = ana.get("/ui/no-such-page")
+            assert nowhere.status_code == 404 and "not a page of the inspector" in nowhere.text
+            assert ana.get("/v1/no-such-route").json() == {"detail": "Not Found"}
             preview = ana.post(
                 f"/ui/beliefs/{cork}/preview",
                 data={"choice": "untrue", "csrf": _csrf(ana.get("/ui/beliefs"))},
@@ -250,6 +246,10 @@ async def test_a_correction_is_checked_and_shown_before_it_is_appended(
                 data={"csrf": csrf, "choice": "changed", "replacement": "Porto"},
             )
             assert shown.status_code == 200 and "From now on" in shown.text
+            elsewhere = client.post(
+                f"/ui/beliefs/{lisbon}/preview", data={"csrf": csrf, "choice": "not_here"}
+            )
+            assert "Project: <strong>p</strong>" in elsewhere.text  # where it was learned
             assert "Porto" in shown.text and "/send" in shown.text
             sent = client.post(
                 f"/ui/beliefs/{lisbon}/send",

@@ -10,8 +10,10 @@ these routes is part of the HTTP contract (``schemas/openapi.json``).
 from __future__ import annotations
 
 from fastapi import FastAPI, Request
+from fastapi.exception_handlers import http_exception_handler
 from fastapi.responses import RedirectResponse, Response
 from fastapi.staticfiles import StaticFiles
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from engram.web.ui import access, changes, pages
 from engram.web.ui.render import render
@@ -29,6 +31,14 @@ async def _sign_in_first(request: Request, error: Exception) -> Response:
     return response
 
 
+async def _not_found(request: Request, error: Exception) -> Response:
+    """A path under /ui that serves nothing is a page too; elsewhere FastAPI's own answer."""
+    if request.url.path.startswith(COOKIE_PATH + "/"):
+        return render(request, "nowhere.html", {"viewer": None}, status_code=404)
+    assert isinstance(error, StarletteHTTPException)
+    return await http_exception_handler(request, error)
+
+
 async def _csrf_refused(request: Request, error: Exception) -> Response:
     del error
     return render(request, "forbidden.html", {"viewer": None}, status_code=403)
@@ -42,6 +52,7 @@ def install(app: FastAPI, settings: Settings) -> None:
     app.add_middleware(UiHeaders)
     app.add_exception_handler(access.SignInFirst, _sign_in_first)
     app.add_exception_handler(access.CsrfRefused, _csrf_refused)
+    app.add_exception_handler(404, _not_found)
     for router in ROUTERS:
         app.include_router(router)
     app.mount(

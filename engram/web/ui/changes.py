@@ -19,9 +19,9 @@ from starlette.datastructures import FormData
 
 from engram.service.corrections import (
     BeliefNotFound,
-    Corrections,
     InvalidCorrection,
 )
+from engram.web.service import corrections_of
 from engram.web.ui.access import Looking, Posted, Viewer, keys, set_cookie
 from engram.web.ui.pages import load_belief, not_found, page
 from engram.web.ui.render import render
@@ -37,16 +37,6 @@ router = APIRouter(include_in_schema=False)
 
 REFRESH_S = 1
 """How often a page waiting on the watermark reloads itself (a ``<meta>`` refresh: no script)."""
-
-
-def _service(request: Request) -> Corrections:
-    settings = request.app.state.settings
-    return Corrections(
-        request.app.state.pool,
-        settings.kafka,
-        policy_file=settings.formation.policy_file,
-        sealer=request.app.state.sealer,
-    )
 
 
 def _answer(form: FormData) -> tuple[str, str | None, str | None]:
@@ -71,7 +61,7 @@ async def _check(
     if choice == DELETE:
         return choice, replacement, project, None
     try:
-        await _service(request).check(
+        event = await corrections_of(request).check(
             tenant=viewer.tenant,
             principal=viewer.principal,
             belief_id=belief_id,
@@ -81,7 +71,9 @@ async def _check(
         )
     except InvalidCorrection as error:
         return choice, replacement, project, error.naming(lambda name: f"the {name}")
-    return choice, replacement, project, None
+    # "not here" without a project means where it was learned: the preview names it
+    named = event.project if choice == CorrectionKind.NOT_HERE else None
+    return choice, replacement, named, None
 
 
 @router.post("/ui/beliefs/{belief_id}/preview")
@@ -114,7 +106,7 @@ async def send(request: Request, viewer: Looking, belief_id: str, form: Posted) 
     choice, replacement, project, problem = await _check(request, viewer, wanted, form)
     if problem is not None:
         return await preview(request, viewer, belief_id, form)
-    service = _service(request)
+    service = corrections_of(request)
     try:
         if choice == DELETE:
             position = await service.delete(
@@ -190,7 +182,9 @@ async def forget(request: Request, viewer: Looking, form: Posted) -> Response:
     if str(form.get("confirm") or "").strip() != viewer.principal:
         problem = f"Type {viewer.principal} exactly to confirm; nothing was sent."
         return await page(request, viewer, "forget.html", {"problem": problem}, status_code=422)
-    position = await _service(request).forget(tenant=viewer.tenant, principal=viewer.principal)
+    position = await corrections_of(request).forget(
+        tenant=viewer.tenant, principal=viewer.principal
+    )
     response = RedirectResponse("/ui/forgetting", 303)
     sent = [viewer.tenant, viewer.principal, viewer.operator, position.project, position.offset]
     set_cookie(request, response, FORGETTING_COOKIE, keys(request).seal_json(b"forget", sent), 3600)
