@@ -118,6 +118,7 @@ def _ana_path(page: Page, token: str, shoot: Callable[[str], None]) -> None:
 
     _answer(page, "changed", replacement="Porto")
     assert page.one("#new-value").text == "Porto"
+    assert page.one("#new-statement").text == "You live in Porto"
     shoot("correct-preview")
     page.one("#send").click()
     page.wait_for("h1", "You live in Porto")  # the applying page reloads until it has applied

@@ -85,8 +85,14 @@ async def preview(request: Request, viewer: Looking, belief_id: str, form: Poste
     choice, replacement, project, problem = await _check(
         request, viewer, detail.belief.belief_id, form
     )
+    after = (
+        detail.belief.model_copy(update={"object": replacement, "facet": detail.belief.facet})
+        if replacement
+        else None
+    )
     context: dict[str, Any] = {
         "detail": detail,
+        "after": after,
         "choice": choice,
         "choices": CORRECTION_CHOICES,
         "replacement": replacement,
