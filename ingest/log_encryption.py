@@ -50,7 +50,7 @@ from ingest.producer import encode_episode
 from resolution.beliefs import principal_hash
 from schemas.log import decode_log_event
 from schemas.sealed import SealedEvent
-from sealing.events import LogSealer, Sealable
+from sealing.events import LogSealer, Sealable, sealed_as
 
 log = structlog.get_logger(__name__)
 
@@ -121,16 +121,7 @@ def stand_in(event: Sealable, key_id: str) -> SealedEvent:
     the principal and time in clear like every sealed event, and can never be opened."""
     nonce = base64.urlsafe_b64encode(secrets.token_bytes(12)).rstrip(b"=").decode()
     noise = base64.urlsafe_b64encode(secrets.token_bytes(32)).rstrip(b"=").decode()
-    return SealedEvent(
-        event_id=event.event_id,
-        tenant=event.tenant,
-        principal=event.principal,
-        project=event.project,
-        session=event.session,
-        occurred_at=event.occurred_at,
-        sealed_type=event.type,
-        words=f"v1.{key_id}.{nonce}.{noise}",
-    )
+    return sealed_as(event, f"v1.{key_id}.{nonce}.{noise}")
 
 
 class LogEncryption:

@@ -29,9 +29,11 @@ LogEventField = Annotated[
 log_event_adapter: TypeAdapter[LogEvent] = TypeAdapter(LogEventField)  # type: ignore[arg-type, unused-ignore]
 
 
-open_event_adapter: TypeAdapter[OpenEvent] = TypeAdapter(
-    Annotated[OpenEvent, Field(discriminator="type")]  # type: ignore[arg-type, unused-ignore]
-)
+OpenEventField = Annotated[
+    TurnAppended | MemoryRemembered | BeliefCorrected | BeliefDeleted | PrincipalForgotten,
+    Field(discriminator="type"),
+]
+open_event_adapter: TypeAdapter[OpenEvent] = TypeAdapter(OpenEventField)  # type: ignore[arg-type, unused-ignore]
 
 
 def decode_open_event(raw: bytes | str) -> OpenEvent:

@@ -97,16 +97,7 @@ class LogSealer:
             event.model_dump_json(),
             verified=verified,
         )
-        return SealedEvent(
-            event_id=event.event_id,
-            tenant=event.tenant,
-            principal=event.principal,
-            project=event.project,
-            session=event.session,
-            occurred_at=event.occurred_at,
-            sealed_type=event.type,
-            words=words,
-        )
+        return sealed_as(event, words)
 
     async def seal_all(self, events: Sequence[OpenEvent]) -> list[LogEvent]:
         """Seal one request's events, re-reading each principal's key row once per request
@@ -186,6 +177,20 @@ class LogSealer:
                 }
             )
         return plaintext.encode()
+
+
+def sealed_as(event: Sealable, words: str) -> SealedEvent:
+    """``event`` as a sealed event holding ``words``: its routing fields in clear."""
+    return SealedEvent(
+        event_id=event.event_id,
+        tenant=event.tenant,
+        principal=event.principal,
+        project=event.project,
+        session=event.session,
+        occurred_at=event.occurred_at,
+        sealed_type=event.type,
+        words=words,
+    )
 
 
 def is_sealed_event(raw: bytes) -> bool:
