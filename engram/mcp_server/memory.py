@@ -48,8 +48,12 @@ class Quote(BaseModel):
 
 
 class Recalled(BaseModel):
+    """A belief that answers. ``readable`` is the statement in words ("ana lives in Porto");
+    ``statement`` is the stored form, kept for agents that match on it."""
+
     belief_id: uuid.UUID
     statement: str
+    readable: str
     relation: str
     object: str
     confidence: float
@@ -89,6 +93,7 @@ def _recalled(hit: RecalledBelief) -> Recalled:
     return Recalled(
         belief_id=belief.belief_id,
         statement=belief.statement,
+        readable=belief.readable,
         relation=belief.relation,
         object=belief.object,
         confidence=belief.confidence,

@@ -78,6 +78,7 @@ async def test_over_stdio_an_agent_recalls_with_quotes_remembers_and_corrects(
             recalled = _answer(await agent.call_tool("recall", {"query": "where do I live"}))
             [lisbon] = recalled["hits"]
             assert lisbon["object"] == "Lisbon"
+            assert lisbon["readable"] == "ana lives in Lisbon"  # words, never "speaker lives_in"
             assert [q["quote"] for q in lisbon["quotes"]] == ["I live in Lisbon"]
             [said] = recalled["messages"]  # then the message itself, with where it is
             assert (said["content"], said["own_words"]) == ("I live in Lisbon.", True)
