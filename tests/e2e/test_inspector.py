@@ -281,3 +281,51 @@ async def test_forgetting_needs_the_typed_name_and_is_followed_past_the_session(
             assert following.status_code == 202 and "Forgetting" in following.text
 
     await asyncio.to_thread(scenario)
+
+
+async def test_hostile_input_at_every_door_gets_a_page_never_a_crash(
+    isolated: Isolated, kafka: KafkaSettings, pool: asyncpg.Pool
+) -> None:
+    """Control characters, NUL bytes, huge and malformed bodies, forged cookies and filters out
+    of range: each answer is a 4xx page (or the page itself), never a 500, and ana's session and
+    beliefs are unharmed."""
+    tokens = await _seed(isolated, kafka, pool)
+
+    def scenario() -> None:
+        settings = _settings(isolated, kafka)
+        with _browser(settings) as client:
+            form = _csrf(client.get("/ui/sign-in"))
+            for token in ("\x00", "engram_\x00\x1b[31m", "é" * 5000, tokens["ana"] + "\x00"):
+                answer = client.post("/ui/sign-in", data={"csrf": form, "token": token})
+                assert 400 <= answer.status_code < 500, (repr(token[:20]), answer.status_code)
+                assert SESSION_COOKIE not in answer.headers.get("set-cookie", "")
+            huge = client.post(
+                "/ui/sign-in", data={"csrf": form, "token": "x" * (settings.api.max_body_bytes + 1)}
+            )
+            assert huge.status_code == 413
+            garbage = client.post(
+                "/ui/sign-in",
+                content=b"\xff\xfe\x00not a form",
+                headers={"content-type": "application/x-www-form-urlencoded"},
+            )
+            assert 400 <= garbage.status_code < 500
+            client.cookies.set(SESSION_COOKIE, "forged.\x7f" + "A" * 3000, path="/ui")
+            assert client.get("/ui/beliefs").status_code == 303  # back to sign-in
+            client.cookies.clear()
+
+            assert _sign_in(client, tokens["ana"]).status_code == 303
+            for path in (
+                "/ui/beliefs?q=%00%1b%5B31m",
+                "/ui/beliefs?q=" + "where " * 2000,
+                "/ui/beliefs?confidence=-1e999",
+                "/ui/beliefs?status=%00&relation=%ff&project=" + "p" * 5000,
+                "/ui/beliefs/%00",
+                "/ui/refused?project=%00",
+            ):
+                answer = client.get(path)
+                assert answer.status_code < 500, (path[:60], answer.status_code)
+                assert "\x00" not in answer.text
+            listed = client.get("/ui/beliefs")
+            assert listed.status_code == 200 and "You live in Lisbon" in listed.text
+
+    await asyncio.to_thread(scenario)

@@ -90,6 +90,10 @@ def _filters(request: Request) -> tuple[BeliefFilter, dict[str, str], list[str]]
     query = request.query_params
     shown = {name: query.get(name, "").strip() for name in _FILTER_NAMES}
     errors: list[str] = []
+    if "\x00" in shown["q"]:
+        # PostgreSQL refuses a NUL in text, and the question box would echo it back.
+        errors.append("A question cannot contain a NUL character; nothing was asked.")
+        shown["q"] = ""
     project = shown["project"] or None
     if project is not None and not _IDENTIFIER.fullmatch(project):
         errors.append("A project's name has letters, digits and . _ : @ - only.")
