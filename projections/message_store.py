@@ -177,10 +177,12 @@ INSERT INTO message_term (tenant, principal, lexeme, episode_id, message_ordinal
 SELECT c.tenant, c.principal, v.lexeme, c.episode_id, c.message_ordinal, c.role, c.project,
        greatest(cardinality(v.positions), 1), c.length, c.source_offset
 FROM measured c, unnest(c.search_vector) v
+ORDER BY c.tenant, c.principal, v.lexeme, c.episode_id, c.message_ordinal
 ON CONFLICT DO NOTHING
 """
 """A message's postings: one per lexeme, with its occurrences (at least one: a vector stripped of
-positions still holds the word) and the message's length."""
+positions still holds the word) and the message's length; in key order, so a large write (a
+recount) fills the key's index page after page rather than at random."""
 
 _UNPOSTED = """
 DELETE FROM message_term p USING measured c, unnest(c.search_vector) v
