@@ -21,10 +21,11 @@ flight), and for each question and principal, in turn:
 Prints JSON: p50, p99 and max in milliseconds of each, per principal, the ratios after/before,
 how many of the 10 best messages the two lists share (they differ where the budget leaves the
 commonest terms out and in BM25's average length: the scope's now, the matching messages'
-before), and how many lists were exact.
+before), and how many lists were exact. With ``--budgets``, the 100k principal's list is also
+timed under each budget of postings given, against the exhaustive list of the same question.
 
     .venv/bin/python -m bench.recall_scale --turns /work/shared/data/locomo-dev.jsonl \\
-        --qa /work/shared/data/locomo-dev-qa.jsonl --total 1000000
+        --qa /work/shared/data/locomo-dev-qa.jsonl --total 1000000 --budgets 40000 20000 10000
 """
 
 from __future__ import annotations
@@ -48,7 +49,13 @@ from generations.reading import reading
 from infra.logs import configure_logging
 from infra.settings import load_settings
 from ingest.jsonl import read_episodes
-from projections.lexical import BM25_B, BM25_K1, best_messages, question_statistics
+from projections.lexical import (
+    BM25_B,
+    BM25_K1,
+    MAX_SCORED,
+    best_messages,
+    question_statistics,
+)
 from projections.message_store import recount_stats
 from projections.recall import recall
 from projections.search import UnsearchableQuery, question_words
@@ -174,7 +181,9 @@ async def before(conn: asyncpg.Connection, who: str, question: str) -> list[Mess
     return [(r["episode_id"], r["message_ordinal"]) for r in rows]
 
 
-async def after(conn: asyncpg.Connection, who: str, question: str) -> tuple[list[MessageKey], bool]:
+async def after(
+    conn: asyncpg.Connection, who: str, question: str, budget: int = MAX_SCORED
+) -> tuple[list[MessageKey], bool]:
     stats = await question_statistics(
         conn,
         tenant=TENANT,
@@ -184,7 +193,14 @@ async def after(conn: asyncpg.Connection, who: str, question: str) -> tuple[list
         project=None,
     )
     ranked = await best_messages(
-        conn, stats, tenant=TENANT, principal=who, roles=["user"], project=None, limit=LIST
+        conn,
+        stats,
+        tenant=TENANT,
+        principal=who,
+        roles=["user"],
+        project=None,
+        limit=LIST,
+        budget=budget,
     )
     return [(r["episode_id"], r["message_ordinal"]) for r in ranked.rows], ranked.exact
 
@@ -255,7 +271,34 @@ async def measure(pool: asyncpg.Pool, asked: list[str]) -> dict[int, Measured]:
     return measured
 
 
-async def main(turns: Path, qa: Path, total: int, questions: int) -> dict[str, object]:
+async def budgets(pool: asyncpg.Pool, asked: list[str], tried: list[int]) -> dict[str, object]:
+    """The largest principal's lexical list under each budget of postings in ``tried``,
+    alternating per question: its timing, how often it is exhaustive, and how many of the
+    exhaustive list's 10 best it keeps."""
+    who = principal(SIZES[-1])
+    times: dict[int, list[float]] = {b: [] for b in tried}
+    kept: dict[int, list[int]] = {b: [] for b in tried}
+    exact: dict[int, int] = dict.fromkeys(tried, 0)
+    async with pool.acquire() as conn:
+        for question in asked:
+            if not question_words(question, who):
+                continue
+            whole_list, _ = await after(conn, who, question, budget=10**12)
+            for budget in tried:
+                (listed, is_exact), ms = await timed(after(conn, who, question, budget))
+                times[budget].append(ms)
+                kept[budget].append(len(set(listed[:10]) & set(whole_list[:10])))
+                exact[budget] += is_exact
+    return {
+        str(b): summary(times[b])
+        | {"exact": exact[b], "top10_kept_mean": round(statistics.fmean(kept[b]), 2)}
+        for b in tried
+    }
+
+
+async def main(
+    turns: Path, qa: Path, total: int, questions: int, tried: list[int]
+) -> dict[str, object]:
     texts = corpus(turns)
     asked = [q.text for q in load_questions(qa)[:questions]]
     admin = load_settings().database.url.get_secret_value()
@@ -270,6 +313,7 @@ async def main(turns: Path, qa: Path, total: int, questions: int) -> dict[str, o
         pool = await asyncpg.create_pool(url, min_size=1, max_size=2)
         try:
             measured = await measure(pool, asked)
+            by_budget = await budgets(pool, asked, tried) if tried else {}
         finally:
             await pool.close()
     return {
@@ -278,6 +322,7 @@ async def main(turns: Path, qa: Path, total: int, questions: int) -> dict[str, o
         "fill_seconds": round(fill_s, 1),
         "questions": len(asked),
         "principals": {str(size): measured[size].report() for size in SIZES},
+        "budgets_at_largest": by_budget,
     }
 
 
@@ -288,6 +333,9 @@ if __name__ == "__main__":
     parser.add_argument("--qa", type=Path, required=True)
     parser.add_argument("--total", type=int, default=1_000_000)
     parser.add_argument("--questions", type=int, default=200)
+    parser.add_argument(
+        "--budgets", type=int, nargs="*", default=[], help="postings budgets to compare at 100k"
+    )
     args = parser.parse_args()
-    result = asyncio.run(main(args.turns, args.qa, args.total, args.questions))
+    result = asyncio.run(main(args.turns, args.qa, args.total, args.questions, args.budgets))
     sys.stdout.write(orjson.dumps(result, option=orjson.OPT_INDENT_2).decode() + "\n")
