@@ -15,9 +15,11 @@ principal's history holds:
   message; only the best ``limit`` messages' rows are read.
 - **The ceiling on work.** A question of common words only would read a long posting list for
   each. One question reads at most :data:`MAX_SCORED` postings: terms are taken rarest first
-  while their document frequencies fit (the rarest always), and a message that holds only the
-  commonest words left over is not a candidate — their weight is the smallest there is.
-  ``exact`` says whether every term was read (the ranking is then the exhaustive one).
+  while their document frequencies fit (the rarest always); the commonest words left over count
+  for nothing — a message holding only them is not a candidate, one holding a rarer term too is
+  scored without them — and their weight is the smallest there is. ``exact`` says whether every
+  term was read (the ranking is then the exhaustive one). At 100k messages every one of the
+  bench's 100 questions fit (docs/benchmarks.md, "Recall at scale", has the trade-off).
 """
 
 from __future__ import annotations
