@@ -1,13 +1,16 @@
 """What the message index costs to write: the indexer's store against the same rows written
-plainly, in the same run.
+plainly, and against the index as it was before migration 0027 (no postings or counts), in the
+same run.
 
 The log's records (the dev conversations, or synthetic turns) are written in chunks of 500 by
 :func:`projections.message_store.index_records` — the principals' locks, the hidden and
 forgotten checks, the ``engram_english`` vector and its GIN index, the stored offset — and, as
 the baseline, the same message rows inserted into a table of the same columns and key without
-the vector (no index but the key, no checks). Rounds alternate the two, each into its table
+the vector (no index but the key, no checks). A third contender, ``unposted``, is the indexer's transaction
+without what migration 0027 adds: the same locks and checks, the same ``INSERT`` into
+``message``, but no postings and no counts. Rounds alternate the three, each into its table
 emptied first, so a slow spell on a shared machine hits both; prints JSON with each one's messages/s
-(median over rounds) and the index's share of the baseline's rate.
+(median over rounds), the index's share of the baseline's rate and of the index before 0027.
 
     .venv/bin/python -m bench.message_index --turns /work/shared/data/locomo-dev.jsonl --rounds 3
 """
@@ -25,10 +28,19 @@ import asyncpg
 import orjson
 
 from engram.cli.evaluation.recall import scratch_database
+from infra.db import transaction
 from infra.logs import configure_logging
 from infra.settings import load_settings
 from ingest.jsonl import read_episodes
-from projections.message_store import LogRecord, index_records, messages_of
+from projections.message_store import (
+    _COLUMNS,
+    _INSERT,
+    STATS_TABLES,
+    LogRecord,
+    index_records,
+    messages_of,
+)
+from projections.principal_lock import lock_principals
 
 CHUNK = 500
 TOPIC = "bench.episodes"
@@ -57,10 +69,24 @@ def log_records(turns: Path) -> list[LogRecord]:
 
 
 async def indexed(conn: asyncpg.Connection, records: list[LogRecord]) -> float:
-    await conn.execute("TRUNCATE message, message_hidden, projector_offset")
+    await conn.execute(
+        f"TRUNCATE message, message_hidden, projector_offset, {', '.join(STATS_TABLES)}"
+    )
     started = time.perf_counter()
     for start in range(0, len(records), CHUNK):
         await index_records(conn, TOPIC, 0, records[start : start + CHUNK])
+    return time.perf_counter() - started
+
+
+async def unposted(conn: asyncpg.Connection, records: list[LogRecord]) -> float:
+    """The indexer's write before migration 0027: its lock, checks and ``INSERT``, no counts."""
+    await conn.execute(f"TRUNCATE message, message_hidden, {', '.join(STATS_TABLES)}")
+    started = time.perf_counter()
+    for start in range(0, len(records), CHUNK):
+        rows = messages_of(records[start : start + CHUNK]).rows
+        async with transaction(conn):
+            await lock_principals(conn, {(r.tenant, r.principal) for r in rows})
+            await conn.execute(_INSERT, *[[getattr(r, name) for r in rows] for name in _COLUMNS])
     return time.perf_counter() - started
 
 
@@ -81,7 +107,7 @@ async def main(turns: Path, rounds: int) -> dict[str, object]:
     records = log_records(turns)
     messages = len(messages_of(records).rows)
     admin = load_settings().database.url.get_secret_value()
-    runs: dict[str, list[float]] = {"index": [], "plain": []}
+    runs: dict[str, list[float]] = {"index": [], "plain": [], "unposted": []}
     async with scratch_database(admin) as url:
         conn = await asyncpg.connect(url)
         try:
@@ -89,9 +115,11 @@ async def main(turns: Path, rounds: int) -> dict[str, object]:
             for _ in range(rounds):
                 runs["plain"].append(messages / await plain(conn, records))
                 runs["index"].append(messages / await indexed(conn, records))
+                runs["unposted"].append(messages / await unposted(conn, records))
         finally:
             await conn.close()
     index, baseline = statistics.median(runs["index"]), statistics.median(runs["plain"])
+    before = statistics.median(runs["unposted"])
     return {
         "turns": str(turns),
         "records": len(records),
@@ -100,6 +128,8 @@ async def main(turns: Path, rounds: int) -> dict[str, object]:
         "index_messages_per_s": round(index, 1),
         "plain_messages_per_s": round(baseline, 1),
         "index_share_of_plain": round(index / baseline, 3),
+        "unposted_messages_per_s": round(before, 1),
+        "index_share_of_unposted": round(index / before, 3),
         "runs": {name: [round(r, 1) for r in values] for name, values in runs.items()},
     }
 

@@ -30,6 +30,9 @@ GENERATION_TABLES: tuple[str, ...] = (
     "claims_history",
     "message",
     "message_hidden",
+    "message_term",
+    "message_term_stats",
+    "message_scope_stats",
 )
 """Everything formation and projection write; ``relation`` (the vocabulary) and the registry
 stay shared."""

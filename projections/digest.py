@@ -35,9 +35,12 @@ PROJECTION_STATE: tuple[str, ...] = (
     "projector_offset",
     "message",
     "message_hidden",
+    "message_term",
+    "message_term_stats",
+    "message_scope_stats",
 )
 """Everything a replay of the log rebuilds: the projected tables, the outbox, the index of
-messages (and what it must leave out) and the stored offsets that say how far each has got."""
+messages (its BM25 statistics, and what it must leave out) and the stored offsets that say how far each has got."""
 
 
 async def drop_projections(conn: asyncpg.Connection, *, backlog: bool = False) -> None:

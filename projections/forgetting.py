@@ -32,6 +32,9 @@ _PROJECTED_BY_PRINCIPAL = (
     "claims_history",
     "message",
     "message_hidden",
+    "message_term",
+    "message_term_stats",
+    "message_scope_stats",
 )
 """Every table with a tenant and principal column, children before the rows they reference."""
 

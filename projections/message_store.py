@@ -12,6 +12,11 @@ by the projector's deletion, :func:`hide_messages`) and every message of a forgo
 the index holds of them at that point). Both writers take the principal's lock first
 (:mod:`projections.principal_lock`), so a message indexed after its deletion is left out and
 one indexed before it is deleted with it.
+
+Beside each message the same statements keep what Okapi BM25 reads (migration 0027, read by
+:mod:`projections.lexical`): its postings (one row per lexeme) and the principal's counts per
+role and project, added when a message is inserted and taken away when it is deleted;
+:func:`recount_stats` counts them again from ``message``.
 """
 
 from __future__ import annotations
@@ -132,10 +137,86 @@ WHERE NOT EXISTS (SELECT 1 FROM message_hidden h
                   WHERE t.principal_hash = encode(sha256(convert_to(
                       m.tenant || '/' || m.principal, 'UTF8')), 'hex'))
 ON CONFLICT DO NOTHING
+RETURNING tenant, principal, episode_id, message_ordinal, role, project, source_offset,
+          search_vector
 """
 """Insert what is neither hidden nor a forgotten principal's (the tombstone's hash is
 :func:`resolution.beliefs.principal_hash`, computed here in SQL); a row already there (a
-record read twice) is left alone."""
+record read twice) is left alone. Returns what it inserted, for :data:`_COUNTED`."""
+
+_COUNTED = """
+WITH changed AS ({changed}), measured AS (
+    SELECT c.*,
+           (SELECT coalesce(sum(cardinality(v.positions)), 0) FROM unnest(c.search_vector) v)
+               AS length
+    FROM changed c
+), postings AS ({postings}), scope AS (
+    INSERT INTO message_scope_stats AS s (tenant, principal, role, project, messages, length)
+    SELECT tenant, principal, role, project, {sign} count(*), {sign} sum(length)
+    FROM measured GROUP BY tenant, principal, role, project
+    ORDER BY tenant, principal, role, project
+    ON CONFLICT (tenant, principal, role, project) DO UPDATE
+    SET messages = s.messages + EXCLUDED.messages, length = s.length + EXCLUDED.length
+)
+INSERT INTO message_term_stats AS s (tenant, principal, lexeme, role, project, messages)
+SELECT c.tenant, c.principal, v.lexeme, c.role, c.project, {sign} count(*)
+FROM changed c, unnest(c.search_vector) v
+GROUP BY c.tenant, c.principal, v.lexeme, c.role, c.project
+ORDER BY c.tenant, c.principal, v.lexeme, c.role, c.project
+ON CONFLICT (tenant, principal, lexeme, role, project) DO UPDATE
+SET messages = s.messages + EXCLUDED.messages
+"""
+"""What BM25 reads (migration 0027: the postings and the counts) follows the rows ``{changed}``
+inserts or deletes, in the same statement, so it can never disagree with the index: what the
+statement did not write is not counted. ``{changed}`` returns the rows' key, role, project,
+offset and vector. Counts are added in key order, so two writers lock rows alike."""
+
+_POSTED = """
+INSERT INTO message_term (tenant, principal, lexeme, episode_id, message_ordinal, role, project,
+                          occurrences, length, source_offset)
+SELECT c.tenant, c.principal, v.lexeme, c.episode_id, c.message_ordinal, c.role, c.project,
+       greatest(cardinality(v.positions), 1), c.length, c.source_offset
+FROM measured c, unnest(c.search_vector) v
+ORDER BY c.tenant, c.principal, v.lexeme, c.episode_id, c.message_ordinal
+ON CONFLICT DO NOTHING
+"""
+"""A message's postings: one per lexeme, with its occurrences (at least one: a vector stripped of
+positions still holds the word) and the message's length; in key order, so a large write (a
+recount) fills the key's index page after page rather than at random."""
+
+_UNPOSTED = """
+DELETE FROM message_term p USING measured c, unnest(c.search_vector) v
+WHERE p.tenant = c.tenant AND p.principal = c.principal AND p.lexeme = v.lexeme
+  AND p.episode_id = c.episode_id AND p.message_ordinal = c.message_ordinal
+"""
+
+
+def _counted(changed: str, *, deleting: bool) -> str:
+    """:data:`_COUNTED` for ``changed``, an insert (counts up) or a delete (counts down)."""
+    return _COUNTED.format(
+        changed=changed,
+        postings=_UNPOSTED if deleting else _POSTED,
+        sign="-" if deleting else "",
+    )
+
+
+_EMPTIED = """
+DELETE FROM {table} s USING unnest($1::text[], $2::text[]) AS p(tenant, principal)
+WHERE s.tenant = p.tenant AND s.principal = p.principal AND s.messages = 0
+"""
+"""Statistics nothing counts any more: a lexeme of a hidden message's is a word, and no word of
+a deleted belief's stays in PostgreSQL."""
+
+STATS_TABLES = ("message_term", "message_term_stats", "message_scope_stats")
+"""What migration 0027 keeps beside ``message``, emptied and refilled with it."""
+
+
+async def recount_stats(conn: asyncpg.Connection) -> None:
+    """Count the statistics again from ``message`` (migration 0027's backfill; a bench that
+    writes ``message`` directly calls it, and tests compare it with what was maintained)."""
+    await conn.execute(f"TRUNCATE {', '.join(STATS_TABLES)}")
+    await conn.execute(_counted("SELECT * FROM message", deleting=False))
+
 
 _COLUMNS = tuple(MessageRow.__dataclass_fields__)
 
@@ -179,11 +260,12 @@ async def _write(conn: asyncpg.Connection, changes: IndexChanges) -> None:
     after it is kept out by the tombstone once the projector has written it."""
     if changes.rows:
         columns = [[getattr(row, name) for row in changes.rows] for name in _COLUMNS]
-        await conn.execute(_INSERT, *columns)
+        await conn.execute(_counted(_INSERT, deleting=False), *columns)
     for tenant, principal in changes.forgotten:
-        await conn.execute(
-            "DELETE FROM message WHERE tenant = $1 AND principal = $2", tenant, principal
-        )
+        for table in ("message", *STATS_TABLES):
+            await conn.execute(
+                f"DELETE FROM {table} WHERE tenant = $1 AND principal = $2", tenant, principal
+            )
 
 
 async def hide_messages(
@@ -212,13 +294,23 @@ async def hide_messages(
         "ON CONFLICT DO NOTHING",
         *columns,
     )
-    await conn.execute(
-        "DELETE FROM message m USING unnest($1::text[], $2::text[], $3::uuid[], $4::int[]) "
-        "AS h(tenant, principal, episode_id, message_ordinal) "
-        "WHERE m.tenant = h.tenant AND m.principal = h.principal "
-        "AND m.episode_id = h.episode_id AND m.message_ordinal = h.message_ordinal",
-        *columns,
-    )
+    await conn.execute(_counted(_HIDE, deleting=True), *columns)
+    for table in STATS_TABLES[1:]:
+        await conn.execute(
+            _EMPTIED.format(table=table),
+            [t for t, _ in principals],
+            [p for _, p in principals],
+        )
+
+
+_HIDE = """
+DELETE FROM message m USING unnest($1::text[], $2::text[], $3::uuid[], $4::int[])
+    AS h(tenant, principal, episode_id, message_ordinal)
+WHERE m.tenant = h.tenant AND m.principal = h.principal
+  AND m.episode_id = h.episode_id AND m.message_ordinal = h.message_ordinal
+RETURNING m.tenant, m.principal, m.episode_id, m.message_ordinal, m.role, m.project,
+          m.source_offset, m.search_vector
+"""
 
 
 def redacted_messages(

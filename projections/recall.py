@@ -11,10 +11,10 @@ relevance, confidence, corroboration and recency), each with the quotes it came 
 principal's own words (role ``user``); ``roles`` asks for others, and every message hit says its
 role. Two ranked lists are fused (:mod:`projections.fusion`, reciprocal rank fusion):
 
-- the lexical match: every message holding any term of the question, ranked by Okapi BM25
-  (:data:`BM25_K1`, :data:`BM25_B`; idf ``ln(1 + (N - df + 0.5) / (df + 0.5))`` over the
-  principal's messages in scope): a rare word outweighs a common one, a repeated word counts with
-  diminishing returns, a long message is discounted;
+- the lexical match: the messages holding terms of the question, ranked by Okapi BM25 over the
+  principal's messages in scope (:mod:`projections.lexical`, read from postings and counts the
+  indexer keeps): a rare word outweighs a common one, a repeated word counts with diminishing
+  returns, a long message is discounted;
 - the messages the recalled beliefs quote, in the beliefs' order: what formation kept is
   evidence that the message answers.
 
@@ -42,6 +42,7 @@ from infra.errors import EngramFailure
 from projections.cursor import InvalidCursor, decode_score_cursor, encode_cursor
 from projections.freshness import freshness
 from projections.fusion import fuse, ranks
+from projections.lexical import best_messages, question_statistics
 from projections.search import (
     MAX_QUERY_CHARS,
     UnsearchableQuery,
@@ -68,64 +69,6 @@ CURSOR_KIND = "recall"
 OWN_WORDS: tuple[Role, ...] = (Role.USER,)
 """Whose words recall answers with unless asked: only ``user`` speaks for the principal."""
 _ALLOWED_CONTROLS = frozenset("\t\n\r")
-
-BM25_K1 = 1.2
-BM25_B = 0.75
-"""Okapi BM25's term-frequency saturation and length normalisation (the usual values)."""
-
-_WEIGHTS = """
-WITH lexemes AS (
-    SELECT DISTINCT v.lexeme
-    FROM unnest(to_tsvector('engram_english', array_to_string($3::text[], ' '))) AS v
-), scope AS (
-    SELECT count(*)::float8 AS n FROM message
-    WHERE tenant = $1 AND principal = $2 AND role = ANY($4::text[])
-      AND ($5::text IS NULL OR project = $5)
-)
-SELECT l.lexeme, ln(1 + (scope.n - d.df + 0.5) / (d.df + 0.5)) AS idf
-FROM lexemes l, scope, LATERAL (
-    SELECT count(*)::float8 AS df FROM message m
-    WHERE m.tenant = $1 AND m.principal = $2 AND m.role = ANY($4::text[])
-      AND ($5::text IS NULL OR m.project = $5)
-      AND m.search_vector @@ quote_literal(l.lexeme)::tsquery
-) d
-ORDER BY l.lexeme
-"""
-"""The question's terms (the ``engram_english`` lexemes of its words, ``$3``, as search reads
-them in mode ``any``) and each one's inverse document frequency over the principal's messages
-in scope (``$4``: the roles; ``$5``: the project or null): ``ln(1 + (N - df + 0.5) / (df +
-0.5))``, BM25's, so a rare word outweighs a common one."""
-
-_MESSAGES = """
-WITH weighted AS (
-    SELECT * FROM unnest($3::text[], $9::float8[]) AS w(lexeme, idf)
-), query AS (
-    SELECT string_agg(quote_literal(lexeme), ' | ')::tsquery AS q FROM weighted
-), matched AS (
-    SELECT m.project, m.session, m.episode_id, m.message_ordinal, m.role, m.author, m.content,
-           m.occurred_at, m.source_partition, m.source_offset, m.search_vector,
-           (SELECT coalesce(sum(cardinality(v.positions)), 0) FROM unnest(m.search_vector) v)
-               ::float8 AS dl
-    FROM message m, query
-    WHERE m.tenant = $1 AND m.principal = $2 AND m.role = ANY($4::text[])
-      AND ($5::text IS NULL OR m.project = $5) AND m.search_vector @@ query.q
-), normalised AS (
-    SELECT matched.*, greatest(avg(dl) OVER (), 1) AS avgdl FROM matched
-)
-SELECT n.project, n.session, n.episode_id, n.message_ordinal, n.role, n.author, n.content,
-       n.occurred_at, n.source_partition, n.source_offset,
-       (SELECT sum(w.idf * greatest(cardinality(v.positions), 1) * ($7::float8 + 1)
-                   / (greatest(cardinality(v.positions), 1)
-                      + $7 * (1 - $8::float8 + $8 * n.dl / n.avgdl)))
-        FROM unnest(n.search_vector) v JOIN weighted w ON w.lexeme = v.lexeme) AS score
-FROM normalised n
-ORDER BY score DESC, n.source_offset DESC, n.episode_id, n.message_ordinal
-LIMIT $6
-"""
-"""The lexical list of messages, ranked by Okapi BM25 over the principal's messages in scope
-(``$3``, ``$9``: the terms and their idf, from :data:`_WEIGHTS`; ``$4``: the roles; ``$5``: the
-project or null; ``$6``: how many; ``$7``, ``$8``: k1 and b). The average length is that of the matching messages (counting it over the whole scope would
-read every message's vector on every question). Ties go to the later message in the log."""
 
 _BELIEF_TERMS = """
 SELECT b.belief_id, array_agg(v.lexeme ORDER BY v.lexeme) AS lexemes
@@ -265,9 +208,15 @@ async def recall(
         project=project,
         limit=CANDIDATES,
     )
-    words = question_words(query, principal)
-    weights = await conn.fetch(_WEIGHTS, tenant, principal, words, role_names, project)
-    idf = {row["lexeme"]: row["idf"] for row in weights}
+    stats = await question_statistics(
+        conn,
+        tenant=tenant,
+        principal=principal,
+        words=question_words(query, principal),
+        roles=role_names,
+        project=project,
+    )
+    idf = stats.idf
     candidates = [h.belief.belief_id for h in beliefs.hits]
     matched = {
         row["belief_id"]: row["lexemes"]
@@ -284,18 +233,17 @@ async def recall(
         )
         ranked.append(_Ranked(1.0 + fused, belief_id, belief_hit))
 
-    lexical_rows = await conn.fetch(
-        _MESSAGES,
-        tenant,
-        principal,
-        list(idf),
-        role_names,
-        project,
-        CANDIDATES,
-        BM25_K1,
-        BM25_B,
-        list(idf.values()),
-    )
+    lexical_rows = (
+        await best_messages(
+            conn,
+            stats,
+            tenant=tenant,
+            principal=principal,
+            roles=role_names,
+            project=project,
+            limit=CANDIDATES,
+        )
+    ).rows
     quoted_ids: list[MessageId] = []
     for belief in belief_hits:
         for evidence in belief.evidence:

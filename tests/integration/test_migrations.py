@@ -10,6 +10,7 @@ import asyncpg
 import pytest
 
 from formation.vocabulary import RELATIONS
+from projections.message_store import recount_stats
 from projections.migrate import MigrationError, discover, migrate
 from tests.support.databases import create_database, drop_database
 from tests.support.migrations import copy_migrations, create_generation_as_of_now
@@ -162,6 +163,61 @@ async def test_0019_keys_evidence_by_project_too_live_and_in_generations(
             await conn.execute(insert, belief, "kitchen", episode)
             with pytest.raises(asyncpg.UniqueViolationError):
                 await conn.execute(insert, belief, "garden", episode)
+    finally:
+        await conn.close()
+        await drop_database(services.database_url, name)
+
+
+async def test_0027_counts_the_messages_already_indexed_live_and_in_generations(
+    services: Services, tmp_path: Path
+) -> None:
+    """0027 adds BM25's postings and counts beside ``message``: the messages indexed before it,
+    in the live schema and in a generation created before it, are counted exactly as the
+    indexer's writes count them (a recount), and a generation created after it has the tables."""
+    before = copy_migrations(tmp_path / "migrations", below=27)
+    name = f"engram_{uuid.uuid4().hex[:12]}"
+    url = await create_database(services.database_url, name, migrated=False)
+    conn = await asyncpg.connect(url)
+    tables = ("message_term", "message_term_stats", "message_scope_stats")
+    try:
+        await migrate(conn, before)
+        assert await create_generation_as_of_now(conn, "g1") == "gen_g1"
+        for schema in ("public", "gen_g1"):
+            await conn.execute(
+                f"INSERT INTO {schema}.message (tenant, principal, project, session, episode_id, "
+                "message_ordinal, role, content, occurred_at, source_partition, source_offset) "
+                "SELECT 't', 'ana', p, 's', gen_random_uuid(), 0, r, c, now(), 0, n "
+                "FROM unnest($1::text[], $2::text[], $3::text[]) WITH ORDINALITY AS x(p, r, c, n)",
+                ["garden", "garden", "kitchen"],
+                ["user", "assistant", "user"],
+                ["Japan, Japan and a kimono.", "Japan is lovely.", "Ramen in Japan."],
+            )
+        await migrate(conn)
+        assert await create_generation_as_of_now(conn, "g2") == "gen_g2"
+        for schema in ("public", "gen_g1"):
+            migrated = {
+                t: sorted(map(tuple, await conn.fetch(f"SELECT * FROM {schema}.{t}")))
+                for t in tables
+            }
+            await conn.execute(f"SET search_path TO {schema}")
+            await recount_stats(conn)
+            await conn.execute("SET search_path TO public")
+            recounted = {
+                t: sorted(map(tuple, await conn.fetch(f"SELECT * FROM {schema}.{t}")))
+                for t in tables
+            }
+            assert migrated == recounted, schema
+            japan = await conn.fetch(
+                f"SELECT role, project, messages FROM {schema}.message_term_stats "
+                "WHERE lexeme = 'japan' ORDER BY role, project"
+            )
+            assert [tuple(r) for r in japan] == [
+                ("assistant", "garden", 1),
+                ("user", "garden", 1),
+                ("user", "kitchen", 1),
+            ]
+        for table in tables:
+            assert await conn.fetchval("SELECT to_regclass($1)", f"gen_g2.{table}") is not None
     finally:
         await conn.close()
         await drop_database(services.database_url, name)
