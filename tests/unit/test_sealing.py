@@ -9,7 +9,7 @@ from typing import Any, TypeVar
 
 import pytest
 
-from keys.cipher import DataKey, decrypt_field, encrypt_field
+from keys.cipher import DataKey, decrypt_bytes, encrypt_field
 from keys.errors import CiphertextRejected, KeyDestroyed
 from schemas.claims import decode_claims_batch
 from schemas.corrections import PrincipalForgotten
@@ -46,7 +46,7 @@ class FixedKeys:
         principal: str,
         event_id: str,
         field_name: str,
-        plaintext: str,
+        plaintext: str | bytes,
         *,
         verified: bool = True,
     ) -> str:
@@ -54,10 +54,10 @@ class FixedKeys:
         key = self._key(tenant, principal)
         return encrypt_field(key, tenant, principal, event_id, field_name, plaintext)
 
-    async def decrypt(
+    async def decrypt_bytes(
         self, tenant: str, principal: str, event_id: str, field_name: str, token: str
-    ) -> str:
-        return decrypt_field(
+    ) -> bytes:
+        return decrypt_bytes(
             self._key(tenant, principal), tenant, principal, event_id, field_name, token
         )
 
@@ -137,8 +137,8 @@ def test_a_sealed_claims_batch_is_valid_by_the_contract_and_opens_to_the_batch()
     assert batch.candidates
     raw = _run(sealer.seal_claims(batch))
     assert b"Zanzibar" not in raw and is_sealed_claims(raw)
-    SealedClaimsBatch.model_validate_json(raw)
-    assert decode_claims_batch(_run(sealer.open_claims(raw))) == batch
+    sealed = SealedClaimsBatch.model_validate_json(raw)
+    assert decode_claims_batch(_run(sealer.open_claims(sealed))) == batch
 
 
 def test_a_forgotten_principals_sealed_batch_opens_as_one_that_formed_nothing() -> None:
@@ -149,7 +149,9 @@ def test_a_forgotten_principals_sealed_batch_opens_as_one_that_formed_nothing() 
     )
     raw = _run(sealer.seal_claims(batch))
     keys.destroyed.add(("t", "ada"))
-    opened = decode_claims_batch(_run(sealer.open_claims(raw)))
+    opened = decode_claims_batch(
+        _run(sealer.open_claims(SealedClaimsBatch.model_validate_json(raw)))
+    )
     assert (opened.candidates, opened.refusals, opened.correction) == ([], [], None)
     assert (opened.batch_id, opened.source, opened.episode_id) == (
         batch.batch_id,
