@@ -20,6 +20,7 @@ import binascii
 import re
 import secrets
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 import pybase64
 from cryptography.exceptions import InvalidTag
@@ -81,7 +82,14 @@ def aad(*parts: str) -> bytes:
 
 def field_aad(key_id: str, tenant: str, principal: str, event_id: str, field_name: str) -> bytes:
     """What binds one field's ciphertext to its key, owner, event and place."""
-    return aad("engram.field.v1", key_id, tenant, principal, event_id, field_name)
+    return _owner_aad(key_id, tenant, principal) + aad(event_id, field_name)
+
+
+@lru_cache(maxsize=4096)
+def _owner_aad(key_id: str, tenant: str, principal: str) -> bytes:
+    """The first parts of a field's associated data, the same for all of a principal's fields
+    (ids, no secret): made once per principal in the working set, not once per field."""
+    return aad("engram.field.v1", key_id, tenant, principal)
 
 
 def _b64(data: bytes) -> str:

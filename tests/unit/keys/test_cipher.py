@@ -14,6 +14,7 @@ from keys.cipher import (
     decrypt_bytes,
     decrypt_field,
     encrypt_field,
+    field_aad,
     new_data_key,
     parse,
 )
@@ -69,6 +70,14 @@ def test_a_ciphertext_moved_elsewhere_is_rejected(elsewhere: tuple[str, str, str
 def test_the_associated_data_is_length_prefixed() -> None:
     assert aad("a.b", "c") != aad("a", "b.c")
     assert aad("ab") == b"\x00\x00\x00\x02ab"
+
+
+def test_a_fields_associated_data_is_its_six_parts_length_prefixed() -> None:
+    """The format docs/privacy.md publishes, whatever the cipher caches to build it."""
+    for _ in range(2):  # the second time from the cache
+        assert field_aad("key-1", "tenant-a", "ana", "evt-1", "content") == aad(
+            "engram.field.v1", "key-1", "tenant-a", "ana", "evt-1", "content"
+        )
 
 
 def test_a_tampered_ciphertext_is_rejected() -> None:
