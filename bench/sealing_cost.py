@@ -4,8 +4,8 @@ store's cache, as it is in a steady worker).
 
 For each place the log is sealed or opened it times the plaintext work and the sealed work on
 the same synthetic turns and the claims batches formation makes of them, alternating the two
-``--rounds`` times so the machine's load falls on both, and prints the medians and the extra
-microseconds encryption adds:
+``--rounds`` times so the machine's load falls on both, and prints the medians, the extra
+microseconds encryption adds and the cyclic collections each side triggered:
 
   worker.turn      admit a record of ``engram.episodes`` (dead_letters.admit_record), and open
                    it when sealed (what formation reads before the core runs);
@@ -84,6 +84,15 @@ async def projector_decode(projector: BeliefProjector, raw: bytes) -> None:
     assert len(decoded) == 1
 
 
+COLLECTIONS = [0]
+"""Cyclic collections (any generation) since the process started: :func:`count_collections`."""
+
+
+def count_collections(phase: str, info: dict[str, int]) -> None:
+    if phase == "start":
+        COLLECTIONS[0] += 1
+
+
 async def timed(items: Sequence[Any], step: Callable[[Any], Awaitable[object]]) -> float:
     """CPU microseconds a record of ``step`` over ``items`` (the collector left running, as in
     the worker: its share of the cost is part of what is measured)."""
@@ -143,19 +152,29 @@ async def main(count: int, rounds: int) -> dict[str, object]:
         ),
     }
     result: dict[str, object] = {"turns": count, "rounds": rounds}
+    gc.freeze()  # as `engram worker` does once started (infra.heap.freeze_startup_heap)
+    gc.callbacks.append(count_collections)
     worker_extra = 0.0
     for name, (off, on) in cases.items():
         offs, ons = [], []
+        collections = {"plain": 0, "sealed": 0}
         for _ in range(rounds):
             gc.collect()
+            before = COLLECTIONS[0]
             offs.append(await off())
+            collections["plain"] += COLLECTIONS[0] - before
             gc.collect()
+            before = COLLECTIONS[0]
             ons.append(await on())
+            collections["sealed"] += COLLECTIONS[0] - before
         off_us, on_us = statistics.median(offs), statistics.median(ons)
         result[name] = {
             "plain_us": round(off_us, 1),
             "sealed_us": round(on_us, 1),
             "extra_us": round(on_us - off_us, 1),
+            # Does sealing leave the collector more to do (the worker keeps CPython's young
+            # threshold)? Collections over all rounds, start-up's heap frozen as the worker's.
+            "gc_collections": collections,
         }
         if name != "producer.turn":
             worker_extra += on_us - off_us
