@@ -26,7 +26,15 @@ from pathlib import Path
 import asyncpg
 import orjson
 
-from bench.throughput import REPO, env_for, fresh, measure_raw, sealer_for, synthetic_turns
+from bench.throughput import (
+    REPO,
+    cpu_seconds,
+    env_for,
+    fresh,
+    measure_raw,
+    sealer_for,
+    synthetic_turns,
+)
 from infra.settings import load_settings
 from ingest.producer import EpisodeProducer
 from keys.kek import new_kek_text
@@ -56,14 +64,15 @@ async def measure_replay(env: dict[str, str], db_url: str, count: int) -> dict[s
         [*argv, "--until-caught-up"], cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT
     )
     first: float | None = None
+    first_runs, first_cpu, done_cpu = 0, 0.0, 0.0
     try:
         while (runs := await generation_runs(conn)) < count:
             if first is None and runs > 0:
-                first = time.perf_counter()
+                first, first_runs, first_cpu = time.perf_counter(), runs, cpu_seconds(process.pid)
             if process.poll() is not None:
                 raise RuntimeError(f"rederive exited early ({process.returncode}); see {log.name}")
             await asyncio.sleep(0.05)
-        done = time.perf_counter()
+        done, done_cpu = time.perf_counter(), cpu_seconds(process.pid)
         process.wait(timeout=120)
         ended = time.perf_counter()
     finally:
@@ -73,6 +82,11 @@ async def measure_replay(env: dict[str, str], db_url: str, count: int) -> dict[s
     steady = done - (first or started)
     return {
         "replay_steady_per_s": round(count / steady, 1),
+        # The command's CPU (user + system) an episode over the same stretch: other load on
+        # the machine moves it far less than the rate.
+        "replay_steady_cpu_us_per_episode": round(
+            1e6 * (done_cpu - first_cpu) / max(1, count - first_runs), 1
+        ),
         "replay_command_per_s": round(count / (ended - started), 1),
         "replay_command_s": round(ended - started, 1),
     }
@@ -98,13 +112,15 @@ async def main(count: int) -> dict[str, object]:
 async def encryption_pairs(count: int, pairs: int) -> dict[str, object]:
     """Re-derivation of a plaintext log and of the same turns sealed (log encryption on),
     alternated ``pairs`` times in one run, each from its own topic and database: the ratio
-    sealed/plain is what opening every turn (and sealing every claims batch) costs a replay."""
+    sealed/plain is what opening every turn (and sealing every claims batch) costs a replay.
+    Which goes first alternates (as in ``bench/throughput.py``), and the replay's CPU an
+    episode is reported beside its rate, with the ratio plain/sealed of each."""
     settings = load_settings()
     admin_url = settings.database.url.get_secret_value()
     run = "replayenc" + secrets.token_hex(3)
     turns = synthetic_turns(count, tenant=run)
     kek = new_kek_text()
-    plain, sealed, ratios = [], [], []
+    plain, sealed, ratios, plain_cpu, sealed_cpu, cpu_ratios = [], [], [], [], [], []
     for pair in range(pairs):
         kafka_p, db_p = await fresh(settings.kafka, admin_url, f"{run}p{pair}")
         async with EpisodeProducer(kafka_p) as producer:
@@ -116,12 +132,21 @@ async def encryption_pairs(count: int, pairs: int) -> dict[str, object]:
                 await producer.publish_many(turns)
         finally:
             await pool.close()
-        off = await measure_replay(env_for(kafka_p, db_p), db_p, count)
         keys = {"ENGRAM_KEYS_KEK": kek, "ENGRAM_KEYS_ENCRYPT_LOG": "true"}
-        on = await measure_replay(env_for(kafka_s, db_s) | keys, db_s, count)
+        if pair % 2 == 0:
+            off = await measure_replay(env_for(kafka_p, db_p), db_p, count)
+            on = await measure_replay(env_for(kafka_s, db_s) | keys, db_s, count)
+        else:
+            on = await measure_replay(env_for(kafka_s, db_s) | keys, db_s, count)
+            off = await measure_replay(env_for(kafka_p, db_p), db_p, count)
         plain.append(off["replay_steady_per_s"])
         sealed.append(on["replay_steady_per_s"])
         ratios.append(round(on["replay_steady_per_s"] / off["replay_steady_per_s"], 3))
+        off_cpu = off["replay_steady_cpu_us_per_episode"]
+        on_cpu = on["replay_steady_cpu_us_per_episode"]
+        plain_cpu.append(off_cpu)
+        sealed_cpu.append(on_cpu)
+        cpu_ratios.append(round(off_cpu / on_cpu, 3))
     return {
         "turns": count,
         "pairs": pairs,
@@ -129,6 +154,10 @@ async def encryption_pairs(count: int, pairs: int) -> dict[str, object]:
         "replay_sealed_steady_per_s": sealed,
         "sealed_over_plain": ratios,
         "sealed_over_plain_median": statistics.median(ratios),
+        "replay_cpu_us_per_episode_plain": plain_cpu,
+        "replay_cpu_us_per_episode_sealed": sealed_cpu,
+        "plain_cpu_over_sealed_cpu": cpu_ratios,
+        "plain_cpu_over_sealed_cpu_median": statistics.median(cpu_ratios),
     }
 
 

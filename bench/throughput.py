@@ -597,23 +597,44 @@ async def measure_end_to_end_sealed(
 
 async def encryption_pairs(count: int, pairs: int) -> dict[str, object]:
     """End to end with log encryption off and on, alternated ``pairs`` times in one run, each
-    on fresh topics and a fresh database: the ratio on/off is what encryption costs."""
+    on fresh topics and a fresh database: the ratio on/off is what encryption costs.
+
+    Which of the two goes first alternates too (off, on; on, off; …), so a trend in the
+    machine's load over the run — other work starting or ending — does not fall on one side.
+    Beside the rates it reports the worker's CPU a turn (user + system, from /proc), which
+    other load on a shared machine moves far less than it moves the wall clock: on/off of
+    the rate and off/on of the CPU a turn should agree on a quiet machine."""
     settings = load_settings()
     admin_url = settings.database.url.get_secret_value()
     run = "benchenc" + secrets.token_hex(3)
     turns = synthetic_turns(count, tenant=run)
     kek = new_kek_text()
-    ratios, plain, sealed = [], [], []
+    ratios, plain, sealed, cpu_ratios, plain_cpu, sealed_cpu = [], [], [], [], [], []
     for pair in range(pairs):
         kafka_p, db_p = await fresh(settings.kafka, admin_url, f"{run}p{pair}")
-        off = await measure_end_to_end(
-            {"worker": start_worker(env_for(kafka_p, db_p))}, kafka_p, db_p, turns, run
-        )
         kafka_s, db_s = await fresh(settings.kafka, admin_url, f"{run}s{pair}")
-        on = await measure_end_to_end_sealed(kafka_s, db_s, turns, run, kek)
-        plain.append(round(off.per_s, 1))
-        sealed.append(round(on.per_s, 1))
-        ratios.append(round(on.per_s / off.per_s, 3))
+
+        async def off(kafka: KafkaSettings = kafka_p, db: str = db_p) -> EndToEndRun:
+            return await measure_end_to_end(
+                {"worker": start_worker(env_for(kafka, db))}, kafka, db, turns, run
+            )
+
+        async def on(kafka: KafkaSettings = kafka_s, db: str = db_s) -> EndToEndRun:
+            return await measure_end_to_end_sealed(kafka, db, turns, run, kek)
+
+        if pair % 2 == 0:
+            off_run = await off()
+            on_run = await on()
+        else:
+            on_run = await on()
+            off_run = await off()
+        plain.append(round(off_run.per_s, 1))
+        sealed.append(round(on_run.per_s, 1))
+        ratios.append(round(on_run.per_s / off_run.per_s, 3))
+        off_cpu, on_cpu = off_run.cpu_us_per_turn["worker"], on_run.cpu_us_per_turn["worker"]
+        plain_cpu.append(off_cpu)
+        sealed_cpu.append(on_cpu)
+        cpu_ratios.append(round(off_cpu / on_cpu, 3))
     return {
         "turns": count,
         "pairs": pairs,
@@ -621,6 +642,11 @@ async def encryption_pairs(count: int, pairs: int) -> dict[str, object]:
         "end_to_end_sealed_per_s": sealed,
         "sealed_over_plain": ratios,
         "sealed_over_plain_median": statistics.median(ratios),
+        "worker_cpu_us_per_turn_plain": plain_cpu,
+        "worker_cpu_us_per_turn_sealed": sealed_cpu,
+        # CPU a turn plaintext over sealed: the throughput ratio the worker's CPU alone allows.
+        "plain_cpu_over_sealed_cpu": cpu_ratios,
+        "plain_cpu_over_sealed_cpu_median": statistics.median(cpu_ratios),
     }
 
 

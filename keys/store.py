@@ -19,7 +19,7 @@ from secrets import token_bytes
 
 import asyncpg
 
-from keys.cipher import DATA_KEY_BYTES, DataKey, aad, decrypt_field, encrypt_field, new_data_key
+from keys.cipher import DATA_KEY_BYTES, DataKey, aad, decrypt_bytes, encrypt_field, new_data_key
 from keys.cipher import parse as parse_field
 from keys.errors import KeyDestroyed, UnknownDataKey, WrongKeyEncryptionKey
 from keys.kek import KeyEncryptionKey
@@ -238,7 +238,7 @@ class KeyStore:
         principal: str,
         event_id: str,
         field_name: str,
-        plaintext: str,
+        plaintext: str | bytes,
         *,
         verified: bool = True,
     ) -> str:
@@ -258,8 +258,16 @@ class KeyStore:
         self, tenant: str, principal: str, event_id: str, field_name: str, token: str
     ) -> str:
         """One field, read back; raises :class:`KeyDestroyed` once the principal's key is gone."""
-        key = await self.key_for_reading(tenant, principal, parse_field(token).key_id)
-        return decrypt_field(key, tenant, principal, event_id, field_name, token)
+        return (await self.decrypt_bytes(tenant, principal, event_id, field_name, token)).decode()
+
+    async def decrypt_bytes(
+        self, tenant: str, principal: str, event_id: str, field_name: str, token: str
+    ) -> bytes:
+        """One field, read back as UTF-8 bytes (what a reader decoding JSON wants). The token is
+        parsed once: for its key id, then opened with that key."""
+        sealed = parse_field(token)
+        key = await self.key_for_reading(tenant, principal, sealed.key_id)
+        return decrypt_bytes(key, tenant, principal, event_id, field_name, sealed)
 
     async def destroy(self, tenant: str, principal: str) -> str | None:
         """Delete the principal's data key (what forgetting is to call) and record its id;

@@ -134,7 +134,7 @@ class MessageIndexer:
             log.info("indexer.unreadable", offset=record.offset, code=failure.code)
             return LogRecord(record.partition, record.offset, b"")
         # messages_of decodes (and validates) it, as it does every plaintext record
-        return LogRecord(record.partition, record.offset, words.encode())
+        return LogRecord(record.partition, record.offset, words)
 
     async def _once(
         self, consumer: AIOKafkaConsumer, listener: SeekToStoredOffsets, topic: str

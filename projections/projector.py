@@ -460,10 +460,10 @@ class BeliefProjector:
             try:
                 value = record.value or b""
                 if is_sealed_claims(value):
-                    SealedClaimsBatch.model_validate_json(value)  # the contract, before keys
+                    sealed = SealedClaimsBatch.model_validate_json(value)  # the contract first
                     # kept opened in claims_history, which its readers decode as a batch
                     value = await retry_while_unavailable(
-                        partial(self._sealer.open_claims, value), what="projector.open"
+                        partial(self._sealer.open_claims, sealed), what="projector.open"
                     )
                 decoded.append(ClaimsRecord(decode_claims_batch(value), record.offset, value))
             except ValidationError as error:

@@ -44,14 +44,14 @@ class FieldCipher(Protocol):
         principal: str,
         event_id: str,
         field_name: str,
-        plaintext: str,
+        plaintext: str | bytes,
         *,
         verified: bool = True,
     ) -> str: ...
 
-    async def decrypt(
+    async def decrypt_bytes(
         self, tenant: str, principal: str, event_id: str, field_name: str, token: str
-    ) -> str: ...
+    ) -> bytes: ...
 
 
 class SealedEventUnreadable(EngramFailure, ValueError):
@@ -75,6 +75,7 @@ class SealedEventWithoutKeys(EngramFailure, LookupError):
 
 
 _CLEAR = ("event_id", "tenant", "principal", "project", "session", "occurred_at")
+_CLAIMS_CLEAR = set(SEALED_CLAIMS_CLEAR)
 
 
 class LogSealer:
@@ -94,7 +95,7 @@ class LogSealer:
             event.principal,
             str(event.event_id),
             SEALED_FIELD,
-            event.model_dump_json(),
+            event.__pydantic_serializer__.to_json(event),
             verified=verified,
         )
         return sealed_as(event, words)
@@ -110,11 +111,11 @@ class LogSealer:
             checked.add(whose)
         return sealed
 
-    async def open_words(self, event: SealedEvent) -> str:
+    async def open_words(self, event: SealedEvent) -> bytes:
         """The JSON the sealed event holds, authenticated but not decoded: for a reader that
         decodes it itself (the indexer), so it is decoded once. The cipher binds tenant,
         principal and event id; what else it says is what the reader then reads."""
-        return await self._cipher.decrypt(
+        return await self._cipher.decrypt_bytes(
             event.tenant, event.principal, str(event.event_id), SEALED_FIELD, event.words
         )
 
@@ -124,7 +125,7 @@ class LogSealer:
         altered or moved, :class:`SealedEventUnreadable` when they hold another event."""
         if not isinstance(event, SealedEvent):
             return event
-        plaintext = await self._cipher.decrypt(
+        plaintext = await self._cipher.decrypt_bytes(
             event.tenant, event.principal, str(event.event_id), SEALED_FIELD, event.words
         )
         return opened_as_sealed(event, plaintext)
@@ -141,42 +142,39 @@ class LogSealer:
             batch.principal,
             str(batch.batch_id),
             SEALED_CLAIMS_FIELD,
-            whole.decode(),
+            whole,
             verified=False,
         )
         # The whole batch is sealed (its words and the clear fields beside them: one encryption
         # and no JSON surgery on formation's hot path); the clear copy is a handful of fields.
         # Built from a valid batch, so valid by construction (tests/unit/test_sealing.py
         # validates it with the contract's model); validating again would cost a second pass.
-        clear = batch.model_dump(mode="json", include=set(SEALED_CLAIMS_CLEAR))
+        clear = batch.model_dump(mode="json", include=_CLAIMS_CLEAR)
         return orjson.dumps({**clear, "type": "claims.sealed", "words": words})
 
-    async def open_claims(self, raw: bytes) -> bytes:
-        """A sealed batch's bytes opened into the clear batch's bytes (decode them with the
-        contract); one whose key was destroyed (the principal was forgotten) opens as a batch
-        that formed nothing, keeping its clear fields so the projector records it and the
-        watermarks pass it."""
-        clear = orjson.loads(raw)
-        words = clear.pop("words")
+    async def open_claims(self, sealed: SealedClaimsBatch) -> bytes:
+        """A sealed batch (decoded by its contract) opened into the clear batch's bytes
+        (decode them with the contract); one whose key was destroyed (the principal was
+        forgotten) opens as a batch that formed nothing, keeping its clear fields so the
+        projector records it and the watermarks pass it."""
         try:
-            plaintext = await self._cipher.decrypt(
-                clear["tenant"],
-                clear["principal"],
-                str(clear["batch_id"]),
+            return await self._cipher.decrypt_bytes(
+                sealed.tenant,
+                sealed.principal,
+                str(sealed.batch_id),
                 SEALED_CLAIMS_FIELD,
-                words,
+                sealed.words,
             )
         except KeyDestroyed:
-            return orjson.dumps(
-                {
-                    **clear,
-                    "type": "claims.formed",
-                    "candidates": [],
-                    "refusals": [],
-                    "correction": None,
-                }
-            )
-        return plaintext.encode()
+            return formed_nothing(sealed)
+
+
+def formed_nothing(sealed: SealedClaimsBatch) -> bytes:
+    """The clear batch of a sealed one whose words are gone: its clear fields, no claims."""
+    clear = sealed.model_dump(mode="json", exclude={"type", "words"})
+    return orjson.dumps(
+        {**clear, "type": "claims.formed", "candidates": [], "refusals": [], "correction": None}
+    )
 
 
 def sealed_as(event: Sealable, words: str) -> SealedEvent:
@@ -207,7 +205,7 @@ def carries_words(batch: ClaimsBatchFormed) -> bool:
     return batch.correction is None or isinstance(batch.correction, BeliefCorrected)
 
 
-def opened_as_sealed(event: SealedEvent, plaintext: str) -> OpenEvent:
+def opened_as_sealed(event: SealedEvent, plaintext: bytes | str) -> OpenEvent:
     """The event inside ``event``, checked against its clear fields: the cipher binds tenant,
     principal and event id; project, session, time and type are compared here, so a reader
     never routes by one value and forms from another."""
@@ -247,14 +245,14 @@ class NoKeys:
             raise SealedEventWithoutKeys(event)
         return event
 
-    async def open_words(self, event: SealedEvent) -> str:
+    async def open_words(self, event: SealedEvent) -> bytes:
         raise SealedEventWithoutKeys(event)
 
     async def seal_claims(self, batch: ClaimsBatchFormed) -> bytes:
         return batch.__pydantic_serializer__.to_json(batch)
 
-    async def open_claims(self, raw: bytes) -> bytes:
-        raise SealedEventWithoutKeys(SealedClaimsBatch.model_validate_json(raw))
+    async def open_claims(self, sealed: SealedClaimsBatch) -> bytes:
+        raise SealedEventWithoutKeys(sealed)
 
     async def seal_all(self, events: Sequence[OpenEvent]) -> list[LogEvent]:
         return list(events)

@@ -3,18 +3,29 @@
 from __future__ import annotations
 
 import asyncio
+import re
 import uuid
 from collections.abc import Coroutine
 from typing import Any, TypeVar
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from pydantic import ValidationError
+from pydantic_core import PydanticCustomError
 
-from keys.cipher import DataKey, decrypt_field, encrypt_field
+from keys.cipher import DataKey, decrypt_bytes, encrypt_field
 from keys.errors import CiphertextRejected, KeyDestroyed
 from schemas.claims import decode_claims_batch
 from schemas.corrections import PrincipalForgotten
 from schemas.log import decode_log_event
-from schemas.sealed import SealedClaimsBatch, SealedEvent, is_sealed_claims
+from schemas.sealed import (
+    SEALED_TOKEN_PATTERN,
+    SealedClaimsBatch,
+    SealedEvent,
+    check_sealed_token,
+    is_sealed_claims,
+)
 from sealing.events import (
     LogSealer,
     NoKeys,
@@ -46,7 +57,7 @@ class FixedKeys:
         principal: str,
         event_id: str,
         field_name: str,
-        plaintext: str,
+        plaintext: str | bytes,
         *,
         verified: bool = True,
     ) -> str:
@@ -54,10 +65,10 @@ class FixedKeys:
         key = self._key(tenant, principal)
         return encrypt_field(key, tenant, principal, event_id, field_name, plaintext)
 
-    async def decrypt(
+    async def decrypt_bytes(
         self, tenant: str, principal: str, event_id: str, field_name: str, token: str
-    ) -> str:
-        return decrypt_field(
+    ) -> bytes:
+        return decrypt_bytes(
             self._key(tenant, principal), tenant, principal, event_id, field_name, token
         )
 
@@ -137,8 +148,8 @@ def test_a_sealed_claims_batch_is_valid_by_the_contract_and_opens_to_the_batch()
     assert batch.candidates
     raw = _run(sealer.seal_claims(batch))
     assert b"Zanzibar" not in raw and is_sealed_claims(raw)
-    SealedClaimsBatch.model_validate_json(raw)
-    assert decode_claims_batch(_run(sealer.open_claims(raw))) == batch
+    sealed = SealedClaimsBatch.model_validate_json(raw)
+    assert decode_claims_batch(_run(sealer.open_claims(sealed))) == batch
 
 
 def test_a_forgotten_principals_sealed_batch_opens_as_one_that_formed_nothing() -> None:
@@ -149,7 +160,9 @@ def test_a_forgotten_principals_sealed_batch_opens_as_one_that_formed_nothing() 
     )
     raw = _run(sealer.seal_claims(batch))
     keys.destroyed.add(("t", "ada"))
-    opened = decode_claims_batch(_run(sealer.open_claims(raw)))
+    opened = decode_claims_batch(
+        _run(sealer.open_claims(SealedClaimsBatch.model_validate_json(raw)))
+    )
     assert (opened.candidates, opened.refusals, opened.correction) == ([], [], None)
     assert (opened.batch_id, opened.source, opened.episode_id) == (
         batch.batch_id,
@@ -177,3 +190,42 @@ def test_a_process_without_keys_passes_plaintext_and_says_how_to_read_sealed() -
     sealed = _run(LogSealer(FixedKeys(), seal_new=True).seal(turn))
     with pytest.raises(SealedEventWithoutKeys, match="ENGRAM_KEYS_KEK"):
         _run(NoKeys().open(sealed))
+
+
+_TOKEN_CHARACTERS = st.sampled_from(list("v1.AZaz09_-+/= é\n"))
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.one_of(
+        st.text(_TOKEN_CHARACTERS, max_size=40),
+        st.builds(
+            lambda key, nonce, body, tail: f"v1.{key}.{nonce}.{body}{tail}",
+            st.text(_TOKEN_CHARACTERS, max_size=70),
+            st.text(_TOKEN_CHARACTERS, max_size=4),
+            st.text(_TOKEN_CHARACTERS, max_size=8),
+            st.sampled_from(["", "\n", ".", "="]),
+        ),
+    )
+)
+def test_the_sealed_token_check_is_its_exported_pattern(words: str) -> None:
+    """The contract's check of an encrypted field (C string operations, for speed) accepts
+    exactly what the pattern the JSON Schemas publish accepts."""
+    assert (re.fullmatch(SEALED_TOKEN_PATTERN, words) is not None) == _token_passes(words)
+
+
+def _token_passes(words: str) -> bool:
+    try:
+        check_sealed_token(words)
+    except PydanticCustomError:
+        return False
+    return True
+
+
+def test_a_real_token_and_a_key_id_of_64_pass_and_of_65_does_not() -> None:
+    token = _run(LogSealer(FixedKeys(), seal_new=True).seal(episode(SAID)))
+    assert isinstance(token, SealedEvent) and _token_passes(token.words)
+    assert _token_passes("v1." + "k" * 64 + ".n.c")
+    assert not _token_passes("v1." + "k" * 65 + ".n.c")
+    with pytest.raises(ValidationError, match="an encrypted field must match"):
+        SealedEvent.model_validate({**token.model_dump(), "words": token.words + "+"})

@@ -11,8 +11,10 @@ from keys.cipher import (
     MAX_FIELD_BYTES,
     DataKey,
     aad,
+    decrypt_bytes,
     decrypt_field,
     encrypt_field,
+    field_aad,
     new_data_key,
     parse,
 )
@@ -70,6 +72,14 @@ def test_the_associated_data_is_length_prefixed() -> None:
     assert aad("ab") == b"\x00\x00\x00\x02ab"
 
 
+def test_a_fields_associated_data_is_its_six_parts_length_prefixed() -> None:
+    """The format docs/privacy.md publishes, whatever the cipher caches to build it."""
+    for _ in range(2):  # the second time from the cache
+        assert field_aad("key-1", "tenant-a", "ana", "evt-1", "content") == aad(
+            "engram.field.v1", "key-1", "tenant-a", "ana", "evt-1", "content"
+        )
+
+
 def test_a_tampered_ciphertext_is_rejected() -> None:
     token = seal("Ana's words")
     version, key_id, nonce, body = token.split(".")
@@ -103,6 +113,12 @@ def test_another_key_is_rejected_by_id_and_by_material() -> None:
         ("v1.key 1.AAAAAAAAAAAAAAAA.AAAAAAAAAAAAAAAAAAAAAA", "a key id is"),
         ("v1..AAAAAAAAAAAAAAAA.AAAAAAAAAAAAAAAAAAAAAA", "a key id is"),
         ("v1.key-1.AAAA+AAAAAAAAAAA.AAAAAAAAAAAAAAAAAAAAAA", "nonce of an encrypted field is not"),
+        ("v1.key-1.AAAA/AAAAAAAAAAA.AAAAAAAAAAAAAAAAAAAAAA", "nonce of an encrypted field is not"),
+        ("v1.key-1.AAAAAAAAAAAAAAAA.AAAAAAAAAAAAAAAAAAAAAA==", "ciphertext of an encrypted field"),
+        ("v1.key-1.AAAAAAAAAAAAAAAA.AAAAAAAAAA=AAAAAAAAAAA", "ciphertext of an encrypted field"),
+        ("v1.key-1.AAAAAAAAAAAAAAAA.AAAAAAAAAA AAAAAAAAAAA", "ciphertext of an encrypted field"),
+        ("v1.key-1.AAAAAAAAAAAAAAAA.AAAAAAAAAA\nAAAAAAAAAAA", "ciphertext of an encrypted field"),
+        ("v1.key-1.AAAAAAAAAAAAAAAA.AAAAAAAAAAéAAAAAAAAAA", "ciphertext of an encrypted field"),
         ("v1.key-1.AAAA.AAAAAAAAAAAAAAAAAAAAAA", "nonce is 12 bytes, not 3"),
         ("v1.key-1.AAAAAAAAAAAAAAAA.AAAAA", "ciphertext of an encrypted field is not"),
         ("v1.key-1.AAAAAAAAAAAAAAAA.AAAA", "shorter than its 16-byte tag"),
@@ -127,6 +143,16 @@ def test_the_largest_field_is_taken_and_one_byte_more_is_refused() -> None:
         seal(at_limit + "x")
 
 
+def test_utf8_bytes_seal_as_their_text_does_and_open_to_the_same_bytes() -> None:
+    """A serialiser's bytes go in as they are; a JSON reader gets the bytes back."""
+    text = "accents é, CJK 東京, emoji 🙂"
+    token = encrypt_field(KEY, *PLACE, text.encode())
+    assert decrypt_field(KEY, *PLACE, token) == text
+    assert decrypt_bytes(KEY, *PLACE, token) == text.encode()
+    assert decrypt_bytes(KEY, *PLACE, parse(token)) == text.encode()  # parsed once, by the caller
+    assert decrypt_bytes(KEY, *PLACE, seal(text)) == text.encode()
+
+
 def test_a_lone_surrogate_is_refused_not_mangled() -> None:
     with pytest.raises(UnicodeEncodeError):
         seal("half a pair \ud83d")
@@ -135,6 +161,8 @@ def test_a_lone_surrogate_is_refused_not_mangled() -> None:
 def test_a_data_key_never_shows_its_material() -> None:
     key = new_data_key()
     assert key.material.hex() not in repr(key) and key.key_id in repr(key)
+    assert "AESGCM" not in repr(key)
+    assert key == DataKey(key.key_id, key.material)  # the cipher it keeps is not its identity
     with pytest.raises(ValueError, match="32 bytes, not 16"):
         DataKey("k", bytes(16))
     with pytest.raises(MalformedCiphertext, match="a key id is"):
