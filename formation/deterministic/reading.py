@@ -21,6 +21,7 @@ from formation.deterministic.copula import propose_copula
 from formation.deterministic.decisions import propose_decision
 from formation.deterministic.events import propose_events
 from formation.deterministic.findings import REFUSED_CONFIDENCE, Finding
+from formation.deterministic.lifeevents import ended, propose_life_events
 from formation.deterministic.mood import (
     CONDITIONAL_PREFIX,
     HEDGE_PREFIX,
@@ -83,9 +84,12 @@ def read_clause(clause: Clause, *, occurred_on: date | None = None) -> list[Read
     readings += [_settle(f, mood, negated=False, tense="present") for f in decisions]
     if not decisions:
         readings += _read_predicate(text, mood, depth=0)
+    life = propose_life_events(text, occurred_on)
+    gone = ended(life)
     clause_wide = (
         *propose_events(text, occurred_on),
-        *propose_relatives(text),
+        *life,
+        *(f for f in propose_relatives(text) if not _ends(f, gone)),
         *propose_attributes(text),
         *preferences.propose_request(text),
         *habits.propose_habits(text, occurred_on),
@@ -93,6 +97,13 @@ def read_clause(clause: Clause, *, occurred_on: date | None = None) -> list[Read
     for finding in clause_wide:
         readings.append(_settle(finding, mood, negated=False, tense="present"))
     return _one_per_routine(_one_per_pet(readings, text, mood))
+
+
+def _ends(finding: Finding, gone: set[tuple[str, str]]) -> bool:
+    """A relative the clause's family event ends (:mod:`.lifeevents`): "my husband Sam passed
+    away" does not also assert a living husband Sam."""
+    key = (finding.object.lower(), (finding.facet or "").lower())
+    return finding.relation == "related_to" and finding.polarity is None and key in gone
 
 
 def _one_per_routine(readings: list[Reading]) -> list[Reading]:
