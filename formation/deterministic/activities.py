@@ -31,11 +31,16 @@ _ONGOING = re.compile(
     r"^I(?:'ve| have)\s+been\s+(?:doing|practi[sc]ing|playing|taking)\s+(?P<obj>.+)$"
     r"|^I(?:'m| am)\s+(?:doing|practi[sc]ing)\s+(?P<now>.+?)\s+(?:these days|lately|nowadays"
     r"|regularly|every (?:week|day|morning|evening|weekend))\b"
+    r"|^I(?:'m| am)\s+(?:(?:also|still|now)\s+)?(?:doing|practi[sc]ing)\s+(?P<head>[\w-]+)\b"
+    r"(?!\s+(?:to|for|of|on|at)\b)"
 )
+""""I've been doing kickboxing", "I'm doing pilates these days", "I'm doing kickboxing and it's
+great" (a bare activity of the closed list: "I'm doing great" or "I'm doing well" is none)."""
 _TOOK_UP = re.compile(
     r"^I(?:'ve| have)?\s+" + ADVERBS + r"(?:(?:took up|taken up|got into|gotten into|picked up)\s+"
     r"(?:doing\s+|taking\s+|learning\s+|practi[sc]ing\s+)?(?P<obj>.+)"
-    r"|started\s+(?:doing\s+|taking\s+|learning\s+|practi[sc]ing\s+|going to\s+)?(?P<named>.+))$"
+    r"|started\s+(?:doing\s+|taking\s+|learning\s+(?:how\s+)?to\s+play\s+|learning\s+"
+    r"|practi[sc]ing\s+|going to\s+|playing\s+)?(?P<named>.+))$"
 )
 _LEFT_JOB = re.compile(
     r"^(?:I\s+)?" + ADVERBS + r"(?:lost|quit|left)\s+my\s+(?:job|position|post)\s+as\s+(?:a|an)\s+"
@@ -57,7 +62,8 @@ _OFF_TO = re.compile(
     r"(?:\s+(?:class|practice|lesson|session|training))?\b"
 )
 _VOLUNTEER = re.compile(
-    r"^I(?:'m| am|'ve been| have been)?\s+" + ADVERBS + r"(?:still\s+|carrying on\s+|busy\s+)?"
+    r"^I(?:'m| am|'ve been| have been)?\s+" + ADVERBS + r"(?:still\s+|carrying on\s+|busy\s+"
+    r"|(?:had|got)\s+(?:the\s+(?:chance|opportunity)\s+)?to\s+)?"
     r"volunteer(?:ing|s)?"
     r"(?:\s+as\s+(?:a|an)\s+[\w-]+)?\s+(?P<prep>at|for|with)\s+(?P<org>.+)$"
 )
@@ -85,6 +91,13 @@ def _ongoing(text: str, occurred_on: date | None) -> list[Finding]:
     match = _ONGOING.match(text)
     if match is None:
         return []
+    if match.group("head") is not None:
+        head = match.group("head").lower()
+        return (
+            [Finding("I", "participated_in", head, tense="present")]
+            if head in ACTIVITY_HEADS
+            else []
+        )
     obj = _activity(match.group("obj") or match.group("now"))
     return [Finding("I", "participated_in", obj, tense="present")] if obj else []
 

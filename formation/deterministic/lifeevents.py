@@ -144,7 +144,7 @@ def propose_life_events(text: str, occurred_on: date | None) -> list[Finding]:
     findings: list[Finding] = []
     for pattern in (_DIED, _LOST, _DEATH_OF):
         for match in pattern.finditer(text):
-            findings += _died(match, text[match.start() :], occurred_on)
+            findings += _died(match, text, occurred_on)
     for pattern in (_BORN, _HAD_BABY):
         for match in pattern.finditer(text):
             kin = _BABY_KIN[" ".join(match.group("kin").lower().split())]
@@ -203,11 +203,14 @@ def ended(findings: list[Finding]) -> set[tuple[str, str]]:
     return gone
 
 
-def _died(match: re.Match[str], rest: str, occurred_on: date | None) -> list[Finding]:
+def _died(match: re.Match[str], text: str, occurred_on: date | None) -> list[Finding]:
+    """The late relative, dated by the words after the death, else by the clause's ("Last
+    week, my grandma passed away")."""
     kin = _kin(match.group("kin"))
     name = _name(match.group("name"))
+    rest = text[match.start() :]
     year = _YEAR.search(rest)
-    when = year.group("year") if year else ground(rest, occurred_on)
+    when = year.group("year") if year else ground(rest, occurred_on) or ground(text, occurred_on)
     late = f"late {kin}" + (f" ({when})" if when else "")
     found = [_related(name or kin, late)]
     if name is not None:

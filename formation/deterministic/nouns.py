@@ -88,7 +88,8 @@ ACTIVITY_HEADS: frozenset[str] = closed(
     crossfit ballet tennis squash badminton golf chess soccer football basketball volleyball
     rugby hockey baseball softball cricket lacrosse pottery ceramics photography calligraphy
     origami tai chi parkour therapy classes lessons karaoke poker bridge sudoku meditation
-    zumba salsa tango improv theatre theater choir band piano guitar violin drums
+    zumba salsa tango improv theatre theater choir band piano guitar violin drums cello
+    banjo ukulele flute saxophone trumpet harp clarinet mandolin accordion harmonica
     """
 )
 """Activities that do not end in -ing; a gerund ("rowing", "knitting") is an activity too."""

@@ -59,9 +59,11 @@ _PLANNED_TRIP = screened(
 _GOING_TO_EVENT = screened(
     r"\bI(?:'m| am)\s+"
     + ADVERBS
-    + r"(?:going|heading)\s+to\s+(?:a|an|the|my)\s+(?P<event>[^,.;!?]+)"
+    + r"(?:(?:going|heading)\s+to|(?:getting\s+ready|preparing|training|practi[sc]ing)\s+for)"
+    r"\s+(?:a|an|the|my)\s+(?P<event>[^,.;!?]+)"
 )
-"""A coming event of the speaker's: "I'm going to a film festival this month"."""
+"""A coming event of the speaker's: "I'm going to a film festival this month", "I'm getting
+ready for a chess tournament next month" (preparing or training for it: the event is ahead)."""
 _COMING_UP = screened(
     r"\bI\s*(?:have|'ve got|have got)\s+(?:a|an|my)\s+(?P<event>[\w-]+(?:\s+[\w-]+){0,2}?)\s+"
     r"(?:coming up|next (?:week|month|weekend|year)|this (?:weekend|month)|tomorrow)\b"

@@ -18,6 +18,7 @@ from schemas.claims import ClaimsBatchFormed, SourcePosition
 from tests.support.forming import episode, form, message
 from tests.unit.formation.formed import EPISODE_DAY, formed
 
+
 def related(content: str) -> set[tuple[str, str | None, str]]:
     """(object, facet, polarity) of every related_to proposal of ``content``."""
     return {

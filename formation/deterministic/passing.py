@@ -1,0 +1,63 @@
+"""What people tell in passing, inside a story about something else (issue 27, item 2).
+
+* **A possession told by what happened to it** — "my car broke down on the way to work", "my
+  laptop crashed last week": the speaker has the thing (I, owns, car). Only heads on the closed
+  list of ownable things (:data:`~formation.deterministic.nouns.OWNABLE_HEADS`), never a pet
+  (a pet that "died" is gone, :mod:`.animals`), and only for what happens to things one has: it
+  broke, crashed, was stolen, needs a repair.
+* **A pastime planned with its time** — "I'm hiking with friends this weekend", "I'm going
+  climbing tomorrow": the speaker's plan, (I, intends_to, hiking), dated when the words ground
+  a day ahead (:func:`.dates.ground_ahead`), as the plans of :mod:`.plans` are. Only a pastime on
+  the closed list (:func:`.habits.pastime`): "I'm visiting my aunt this weekend" or "I'm
+  working this weekend" plan no pastime.
+
+Both are read from the whole clause, so the story around them ("Had a wild week, my car broke
+down …") does not hide them.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+
+from formation.deterministic.dates import ground_ahead
+from formation.deterministic.findings import WEAK_CONFIDENCE, Finding
+from formation.deterministic.habits import pastime
+from formation.deterministic.nouns import OWNABLE_HEADS, PET_HEADS
+from formation.screening import screened
+
+__all__ = ["propose_in_passing"]
+
+_HAPPENED_TO = screened(
+    r"\b[Mm]y\s+(?:(?:old|new|brand[- ]new|trusty|poor)\s+)?(?P<obj>[a-z-]+(?:\s+(?!just|finally|suddenly|totally|completely)[a-z-]+)?)\s+"
+    r"(?:(?:just|finally|suddenly|totally|completely)\s+)?"
+    r"(?:broke\s+down|broke|crashed|died\s+on\s+me|got\s+stolen|was\s+stolen|got\s+towed"
+    r"|got\s+a\s+flat|needs?\s+(?:a\s+)?(?:fixing|repairs?|new\s+battery)|is\s+in\s+the\s+shop"
+    r"|got\s+(?:fixed|repaired)|stopped\s+working)\b"
+)
+""""my car broke down", "my phone got stolen": things one has, told by what befell them."""
+_PASTIME_AHEAD = screened(
+    r"^I(?:'m|\s+am)\s+(?:(?:finally|also|actually|really)\s+)?(?:going\s+)?(?P<gerund>[a-z]+ing)\b"
+    r"(?P<rest>[^.!?]*?)\b(?P<when>this\s+(?:weekend|saturday|sunday|evening|afternoon)|tonight"
+    r"|tomorrow|next\s+(?:week|weekend|month|monday|tuesday|wednesday|thursday|friday|saturday"
+    r"|sunday))\b"
+)
+""""I'm hiking with some friends this weekend", "I'm going kayaking tomorrow"."""
+
+
+def propose_in_passing(text: str, occurred_on: date | None) -> list[Finding]:
+    """A possession told by what happened to it, and a pastime planned with its time."""
+    findings: list[Finding] = []
+    for match in _HAPPENED_TO.finditer(text):
+        head = match.group("obj").split()[-1].lower()
+        if head in OWNABLE_HEADS and head not in PET_HEADS:
+            findings.append(Finding("I", "owns", head, tense="present"))
+    planned = _PASTIME_AHEAD.match(text)
+    if planned is not None:
+        gerund = pastime(planned.group("gerund"))
+        if gerund is not None:
+            when = ground_ahead(planned.group("when"), occurred_on)
+            plan = f"{gerund} ({when})" if when else gerund
+            findings.append(
+                Finding("I", "intends_to", plan, confidence=WEAK_CONFIDENCE, tense="present")
+            )
+    return findings

@@ -1,0 +1,109 @@
+"""Issue 27, item 2: facts told in passing, and the tastes, pastimes and plans said otherwise.
+
+A possession told by what befell it, a pastime planned with its time, "I'm all about …",
+"I will always love …", a pastime started, a plan prepared for. Every sentence is written for
+this file.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.unit.formation.formed import formed
+
+
+@pytest.mark.parametrize(
+    ("content", "thing"),
+    [
+        ("Rough morning: my car broke down outside the bakery.", "car"),
+        ("My old laptop crashed twice during the call.", "laptop"),
+        ("My bike got stolen from the station last night.", "bike"),
+        ("My phone just stopped working.", "phone"),
+    ],
+)
+def test_a_thing_told_by_what_befell_it_is_the_speakers(content: str, thing: str) -> None:
+    assert ("speaker", "owns", thing) in formed(content)
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        "My dog died last spring.",
+        "My patience broke down completely.",
+        "My sister's car broke down again.",
+        "The car broke down on the bridge.",
+    ],
+)
+def test_what_befell_a_pet_someone_elses_thing_or_no_thing_owns_nothing(content: str) -> None:
+    assert not {c for c in formed(content) if c[1] == "owns"}
+
+
+@pytest.mark.parametrize(
+    ("content", "plan"),
+    [
+        ("I'm going kayaking tomorrow with my cousin.", "kayaking (2024-05-09)"),
+        ("I'm hiking with two friends next weekend.", "hiking (2024-W20)"),
+        ("I'm preparing for a half marathon next month.", "attend half marathon (2024-06)"),
+    ],
+)
+def test_a_pastime_or_event_ahead_with_its_time_is_a_plan(content: str, plan: str) -> None:
+    assert ("speaker", "intends_to", plan) in formed(content)
+
+
+@pytest.mark.parametrize(
+    "content",
+    ["I'm visiting my grandma this weekend.", "I'm working this weekend.", "I'm hiking now."],
+)
+def test_no_pastime_or_no_time_ahead_is_no_plan(content: str) -> None:
+    assert not {c for c in formed(content) if c[1] == "intends_to"}
+
+
+@pytest.mark.parametrize(
+    ("content", "tastes"),
+    [
+        ("I'm all about thrillers and sitcoms.", {"thrillers", "sitcoms"}),
+        ("I will always love sailing.", {"sailing"}),
+        ("Love experimenting with herbs.", {"experimenting with herbs"}),
+    ],
+)
+def test_a_taste_said_otherwise_is_the_same_taste(content: str, tastes: set[str]) -> None:
+    assert {c[2] for c in formed(content) if c[1] == "prefers"} == tastes
+
+
+@pytest.mark.parametrize(
+    ("content", "learning"),
+    [
+        ("I started playing the cello about three years ago.", "cello"),
+        ("I've also started learning how to play the banjo.", "banjo"),
+    ],
+)
+def test_an_instrument_started_is_being_learnt(content: str, learning: str) -> None:
+    assert ("speaker", "learning", learning) in formed(content)
+
+
+@pytest.mark.parametrize(
+    ("content", "expected"),
+    [
+        (
+            "I'm doing kickboxing and it's wearing me out.",
+            ("speaker", "participated_in", "kickboxing"),
+        ),
+        (
+            "I got to volunteer at a food bank on Saturday.",
+            ("speaker", "participated_in", "volunteering at food bank"),
+        ),
+        (
+            "My friends and I went to a comic convention together last month.",
+            ("speaker", "participated_in", "comic convention (2024-04)"),
+        ),
+    ],
+)
+def test_a_pastime_or_event_told_in_a_longer_sentence_still_forms(
+    content: str, expected: tuple[str, str, str]
+) -> None:
+    assert expected in formed(content)
+
+
+def test_doing_well_is_no_activity() -> None:
+    assert formed("I'm doing great, thanks.") == set()
+    assert formed("I'm doing fine and so is Lou.") == set()
