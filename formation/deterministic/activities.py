@@ -72,7 +72,11 @@ _PASSION = re.compile(
     r"(?:a|my|the)\s+(?:real\s+|true\s+|big\s+|first\s+|biggest\s+|greatest\s+)?"
     r"(?:passion|hobby|thing)(?:\s+of mine)?\b"
     r"|^[Mm]y\s+(?:real\s+|true\s+|big\s+|biggest\s+)?(?:passion|hobby)\s+is\s+(?P<named>.+)$"
+    r"|^(?P<part>[A-Za-z]+ing)(?:\s+(?:is|has\s+(?:always\s+)?been)|'s)\s+(?:(?:such\s+)?(?:a\s+)?"
+    r"(?:huge|big|massive|important|major)\s+part\s+of\s+)?my\s+life\b"
 )
+""""Writing has always been a passion of mine", "my passion is pottery", "Dancing is my life",
+"Writing's such a huge part of my life": an interest (a gerund, for the last two)."""
 _HOBBY = screened(r"\b[Mm]y\s+(?P<obj>(?:[\w-]+\s+){0,2}[\w-]+)\s+hobby\b")
 _HOBBY_FILLER = frozenset({"new", "favorite", "favourite", "main", "only", "latest", "own", "old"})
 
@@ -188,7 +192,7 @@ def _passion(text: str, occurred_on: date | None) -> list[Finding]:
     match = _PASSION.match(text)
     if match is None:
         return []
-    what = match.group("what") or _activity(match.group("named") or "")
+    what = match.group("what") or match.group("part") or _activity(match.group("named") or "")
     if not what or what.lower() in {"it", "this", "that", "what", "everything", "nothing"}:
         return []
     tense = "past" if re.search(r"\bwas\b", match.group()) else "present"

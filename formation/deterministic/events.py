@@ -91,6 +91,15 @@ _CREATED = re.compile(
     r"(?P<obj>.+)$"
 )
 
+_IN_PROGRESS = re.compile(
+    r"^I(?:'m| am)\s+" + ADVERBS + r"(?:writing|filming|shooting|recording|directing|painting"
+    r"|knitting|composing)\s+(?:a|an|another|my)\s+(?:(?:own|new|first|second|third|next)\s+)?"
+    r"(?P<obj>.+)$"
+)
+""""I'm writing another novel", "I'm finally filming my own documentary": a work under way is
+the speaker's, as "I'm working on a novel" is (``responsible_for``); only works of the closed
+list ("I'm writing a letter to my landlord" is none)."""
+
 
 def propose_events(text: str, occurred_on: date | None) -> list[Finding]:
     """Every event, activity, job change and new possession the clause states.
@@ -182,6 +191,17 @@ def _created(text: str, occurred_on: date | None, when_from: str | None = None) 
     return _dated(Finding("I", "created", obj, tense="past"), when_from or text, occurred_on)
 
 
+def _in_progress(text: str, occurred_on: date | None) -> list[Finding]:
+    match = _IN_PROGRESS.match(text)
+    if match is None:
+        return []
+    obj = strip_determiners(CLAUSE_TAIL.sub("", cut_phrase(TIME_TAIL.sub("", match.group("obj")))))
+    found = words(obj)
+    if not found or len(found) > 3 or found[-1] not in CREATIONS:
+        return []
+    return [Finding("I", "responsible_for", obj, tense="present")]
+
+
 def _graduated(text: str, occurred_on: date | None, when_from: str | None = None) -> list[Finding]:
     """ "I graduated last week": the speaker took part in a graduation."""
     if _GRADUATED.match(text) is None:
@@ -251,6 +271,7 @@ _INDEX, (_TOLD_ANYWHERE, _OPENING) = families(
         (
             _event,
             _created,
+            _in_progress,
             _graduated,
             _my_trip,
             _on_a_trip,
@@ -260,6 +281,7 @@ _INDEX, (_TOLD_ANYWHERE, _OPENING) = families(
         {
             _event: (_EVENT,),
             _created: (_CREATED,),
+            _in_progress: (_IN_PROGRESS,),
             _graduated: (_GRADUATED,),
             _my_trip: (_MY_TRIP,),
             _on_a_trip: (_ON_A_TRIP,),

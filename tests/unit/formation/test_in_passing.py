@@ -107,3 +107,31 @@ def test_a_pastime_or_event_told_in_a_longer_sentence_still_forms(
 def test_doing_well_is_no_activity() -> None:
     assert formed("I'm doing great, thanks.") == set()
     assert formed("I'm doing fine and so is Lou.") == set()
+
+
+@pytest.mark.parametrize(
+    ("content", "work"),
+    [
+        ("I'm writing another novel, a slow one.", "novel"),
+        ("I'm finally filming my own documentary.", "documentary"),
+        ("I am painting a mural for the library.", "mural"),
+    ],
+)
+def test_a_work_under_way_is_the_speakers(content: str, work: str) -> None:
+    assert ("speaker", "responsible_for", work) in formed(content)
+
+
+def test_writing_something_that_is_no_work_forms_nothing() -> None:
+    assert formed("I'm writing a letter to my landlord.") == set()
+
+
+@pytest.mark.parametrize(
+    ("content", "interest"),
+    [("Dancing is my life.", "dancing"), ("Baking's such a big part of my life.", "baking")],
+)
+def test_a_pastime_called_ones_life_is_an_interest(content: str, interest: str) -> None:
+    assert ("speaker", "interested_in", interest) in formed(content)
+
+
+def test_nothing_is_no_pastime() -> None:
+    assert formed("Nothing is my life anymore.") == set()
