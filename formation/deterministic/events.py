@@ -41,7 +41,8 @@ _EVENT_VERBS = (
     r"went to|went on|attended|ran|ran in|did|completed|competed in|took part in"
     r"|participated in|volunteered at|volunteered for|joined|gave|hosted|organi[sz]ed|led"
     r"|took|visited|played in|performed at|performed in|entered|won|spoke at"
-    r"|got back from|came back from|was at|were at|went on"
+    r"|got back from|came back from|was at|were at|went on|set up|threw|held|passed|failed"
+    r"|retook|sat"
     r"|had (?:a|such a) (?:blast|great time|good time|wonderful time|fantastic time|ball) at"
 )
 _EVENT = re.compile(

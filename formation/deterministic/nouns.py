@@ -76,7 +76,8 @@ EVENT_HEADS: frozenset[str] = closed(
     bootcamp camp retreat rally protest march vigil fundraiser gala auction drive cleanup
     wedding funeral reunion ceremony graduation party celebration barbecue bbq picnic potluck
     meetup slam reading signing screening premiere tour trip vacation holiday cruise
-    event events service mass hackathon jam audition interview open-mic
+    event events service mass hackathon jam audition interview interviews open-mic test tests
+    exam exams
     group program programme meeting
     """
 )

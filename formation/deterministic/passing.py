@@ -10,6 +10,8 @@
   a day ahead (:func:`.dates.ground_ahead`), as the plans of :mod:`.plans` are. Only a pastime on
   the closed list (:func:`.habits.pastime`): "I'm visiting my aunt this weekend" or "I'm
   working this weekend" plan no pastime.
+* **Reading as a pastime** — "I've been reading as usual", "I'm reading a fantasy book": the
+  speaker reads, (I, participated_in, reading), when a book, a title or a habit is named.
 
 Both are read from the whole clause, so the story around them ("Had a wild week, my car broke
 down …") does not hide them.
@@ -42,15 +44,27 @@ _PASTIME_AHEAD = screened(
     r"|sunday))\b"
 )
 """"I'm hiking with some friends this weekend", "I'm going kayaking tomorrow"."""
+_READING = screened(
+    r"^I(?:'m|\s+am|'ve\s+been|\s+have\s+been)\s+(?:(?:currently|really|still|just|always)\s+)?"
+    r"reading\s*(?:$|[.!,;:-]|\s+(?:a\s+lot|as\s+usual|a\s+bunch|loads|so\s+much|every\s+\w+)\b"
+    r"|\s+(?:a|an|this|another|the)\s+(?:(?:new|great|good|amazing|fantasy|mystery|sci-fi"
+    r"|romance|fascinating|classic)\s+)*(?:book|novel|series|memoir|trilogy)\b"
+    r"|\s+(?:a|an|this|the)?\s*[\w\s]{0,30}?\bcalled\s+\"|\s+\")"
+)
+""""I've been reading as usual", "I'm reading a fantasy book that …", "I'm currently reading
+"The Lean Startup"": reading is the speaker's pastime. Not "I'm reading your message" or
+"I'm reading up on visas": only a book, a quoted title or reading told as a habit."""
 
 
 def propose_in_passing(text: str, occurred_on: date | None) -> list[Finding]:
-    """A possession told by what happened to it, and a pastime planned with its time."""
+    """A possession told by what befell it, a pastime planned with its time, reading."""
     findings: list[Finding] = []
     for match in _HAPPENED_TO.finditer(text):
         head = match.group("obj").split()[-1].lower()
         if head in OWNABLE_HEADS and head not in PET_HEADS:
             findings.append(Finding("I", "owns", head, tense="present"))
+    if _READING.match(text):
+        findings.append(Finding("I", "participated_in", "reading", tense="present"))
     planned = _PASTIME_AHEAD.match(text)
     if planned is not None:
         gerund = pastime(planned.group("gerund"))

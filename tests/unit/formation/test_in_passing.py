@@ -135,3 +135,48 @@ def test_a_pastime_called_ones_life_is_an_interest(content: str, interest: str) 
 
 def test_nothing_is_no_pastime() -> None:
     assert formed("Nothing is my life anymore.") == set()
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        "I've been reading as usual, mostly on the train.",
+        "I'm reading a mystery novel that keeps me up at night.",
+        'I\'m currently reading "Orchard Lights" and it is slow going.',
+        "I've been reading a lot this month!",
+    ],
+)
+def test_reading_told_with_a_book_a_title_or_a_habit_is_a_pastime(content: str) -> None:
+    assert ("speaker", "participated_in", "reading") in formed(content)
+
+
+@pytest.mark.parametrize(
+    "content", ["I'm reading your note now.", "I'm reading up on tax rules.", "I'm reading it."]
+)
+def test_reading_something_in_passing_is_no_pastime(content: str) -> None:
+    assert ("speaker", "participated_in", "reading") not in formed(content)
+
+
+@pytest.mark.parametrize(
+    ("content", "event"),
+    [
+        ("I passed the driving test last Friday!", "driving test (2024-05-03)"),
+        ("Last week I retook the aptitude test and did better.", "aptitude test (2024-W18)"),
+        ("I set up a charity run for the shelter.", "charity run"),
+    ],
+)
+def test_a_test_passed_or_an_event_set_up_is_an_event_taken_part_in(
+    content: str, event: str
+) -> None:
+    assert ("speaker", "participated_in", event) in formed(content)
+
+
+def test_passing_or_holding_what_is_no_event_forms_nothing() -> None:
+    assert formed("I passed the salt to my uncle.") == set()
+    assert formed("I held the door for a neighbour.") == set()
+
+
+def test_putting_an_event_together_is_a_plan_to_hold_it() -> None:
+    assert ("speaker", "intends_to", "hold quilt exhibit") in formed(
+        "I'm putting together a quilt exhibit for next spring."
+    )
