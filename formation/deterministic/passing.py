@@ -10,6 +10,10 @@
   a day ahead (:func:`.dates.ground_ahead`), as the plans of :mod:`.plans` are. Only a pastime on
   the closed list (:func:`.habits.pastime`): "I'm visiting my aunt this weekend" or "I'm
   working this weekend" plan no pastime.
+* **A venture started** — "I started my own online clothing store": (I, owns, online clothing
+  store), a venture of the closed list (:mod:`.plans`).
+* **Work told as an involvement** — "I've been involved in some charity work": (I,
+  participated_in, charity work).
 * **Reading as a pastime** — "I've been reading as usual", "I'm reading a fantasy book": the
   speaker reads, (I, participated_in, reading), when a book, a title or a habit is named.
 
@@ -25,6 +29,7 @@ from formation.deterministic.dates import ground_ahead
 from formation.deterministic.findings import WEAK_CONFIDENCE, Finding
 from formation.deterministic.habits import pastime
 from formation.deterministic.nouns import OWNABLE_HEADS, PET_HEADS
+from formation.deterministic.plans import VENTURE_PATTERN
 from formation.screening import screened
 
 __all__ = ["propose_in_passing"]
@@ -44,6 +49,21 @@ _PASTIME_AHEAD = screened(
     r"|sunday))\b"
 )
 """"I'm hiking with some friends this weekend", "I'm going kayaking tomorrow"."""
+_STARTED_VENTURE = screened(
+    r"^I\s+(?:(?:just|finally|recently|also|actually)\s+)*(?:started|opened|launched|founded)\s+"
+    r"(?:up\s+)?(?:my\s+own|my|a|an)\s+(?P<obj>" + VENTURE_PATTERN + r")\b"
+)
+""""I started my own online clothing store", "I opened a bakery": a venture started is the
+speaker's (``owns``), as "my dance studio" is; "I'm opening a bakery" is still a plan
+(:mod:`.plans`)."""
+_INVOLVED = screened(
+    r"^I(?:'ve\s+been|\s+have\s+been|'m|\s+am|\s+got)\s+(?:(?:really|also|heavily|more)\s+)?"
+    r"involved\s+(?:in|with)\s+(?:some\s+|a\s+lot\s+of\s+|lots\s+of\s+)?"
+    r"(?P<obj>(?:charity|volunteer|community|church|relief|outreach|advocacy|activist)\s+work"
+    r"|[a-z]+ing)\b"
+)
+""""I've been involved in some charity work", "I got involved in fundraising": work told as
+an involvement is the speaker's pastime."""
 _READING = screened(
     r"^I(?:'m|\s+am|'ve\s+been|\s+have\s+been)\s+(?:(?:currently|really|still|just|always)\s+)?"
     r"reading\s*(?:$|[.!,;:-]|\s+(?:a\s+lot|as\s+usual|a\s+bunch|loads|so\s+much|every\s+\w+)\b"
@@ -63,6 +83,16 @@ def propose_in_passing(text: str, occurred_on: date | None) -> list[Finding]:
         head = match.group("obj").split()[-1].lower()
         if head in OWNABLE_HEADS and head not in PET_HEADS:
             findings.append(Finding("I", "owns", head, tense="present"))
+    venture = _STARTED_VENTURE.match(text)
+    if venture is not None:
+        findings.append(Finding("I", "owns", venture.group("obj").lower(), tense="present"))
+    involved = _INVOLVED.match(text)
+    if involved is not None and (
+        involved.group("obj").endswith("work")
+        or pastime(involved.group("obj")) is not None
+        or involved.group("obj") in {"fundraising", "volunteering", "organizing", "campaigning"}
+    ):
+        findings.append(Finding("I", "participated_in", involved.group("obj"), tense="present"))
     if _READING.match(text):
         findings.append(Finding("I", "participated_in", "reading", tense="present"))
     planned = _PASTIME_AHEAD.match(text)

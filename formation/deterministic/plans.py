@@ -37,6 +37,8 @@ _VENTURES = closed(
     """
 )
 _VENTURE = r"(?:[\w-]+\s+){0,2}?(?:" + "|".join(sorted(_VENTURES)) + r")"
+VENTURE_PATTERN = _VENTURE
+"""A venture of the closed list with up to two words before it ("online clothing store")."""
 _OWN_VENTURE = screened(
     r"\bI(?:'m| am)\s+" + ADVERBS + r"(?:starting|opening|launching)\s+(?:up\s+)?"
     r"(?:my\s+own\s+|my\s+|a\s+|an\s+)(?P<obj>" + _VENTURE + r")\b"

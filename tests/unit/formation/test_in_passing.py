@@ -180,3 +180,39 @@ def test_putting_an_event_together_is_a_plan_to_hold_it() -> None:
     assert ("speaker", "intends_to", "hold quilt exhibit") in formed(
         "I'm putting together a quilt exhibit for next spring."
     )
+
+
+@pytest.mark.parametrize(
+    ("content", "venture"),
+    [
+        ("I started my own online bike shop last spring.", "online bike shop"),
+        ("I opened a bakery with my cousin.", "bakery"),
+    ],
+)
+def test_a_venture_started_is_the_speakers(content: str, venture: str) -> None:
+    assert ("speaker", "owns", venture) in formed(content)
+
+
+def test_a_venture_still_ahead_is_no_possession() -> None:
+    assert not {c for c in formed("I'm going to start my own bakery.") if c[1] == "owns"}
+
+
+@pytest.mark.parametrize(
+    ("content", "work"),
+    [
+        ("I've been involved in some community work this year.", "community work"),
+        ("I got involved in fundraising at church.", "fundraising"),
+    ],
+)
+def test_work_told_as_an_involvement_is_taken_part_in(content: str, work: str) -> None:
+    assert ("speaker", "participated_in", work) in formed(content)
+
+
+def test_an_involvement_in_an_accident_is_no_pastime() -> None:
+    assert not {c for c in formed("I was involved in a car accident.") if c[1] == "participated_in"}
+    assert formed("I've been involved in a car accident.") == set()
+
+
+def test_mentoring_players_is_a_role_and_mentoring_ones_kids_is_none() -> None:
+    assert ("speaker", "has_role", "mentor") in formed("I'm now mentoring the junior players.")
+    assert ("speaker", "has_role", "mentor") not in formed("I'm mentoring my kids at home.")
