@@ -103,8 +103,6 @@ _TEACHING_VERBS = {
     "training": "trainer",
     "instruct": "instructor",
     "instructing": "instructor",
-    "mentor": "mentor",
-    "mentoring": "mentor",
 }
 _PUPILS = closed(
     """
@@ -123,8 +121,7 @@ _TEACHES_PEOPLE = re.compile(
     + r"|\bI(?:'m| am)\s+(?:now\s+)?"
     + ADVERBS
     + r"|\bI\s+spend\s+(?:my\s+)?[a-z]+\s+)"
-    r"(?P<verb>coach|tutor|teach|train|instruct|mentor|coaching|tutoring|teaching|training"
-    r"|instructing|mentoring)"
+    r"(?P<verb>coach|tutor|teach|train|instruct|coaching|tutoring|teaching|training|instructing)"
     r"\s+(?P<who>(?:[\w-]+\s+){0,3}?(?:" + "|".join(sorted(_PUPILS)) + r"))\b",
     re.IGNORECASE,
 )
