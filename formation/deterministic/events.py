@@ -50,13 +50,21 @@ _EVENT = re.compile(
     re.IGNORECASE,
 )
 """"We went to a folk festival" is told by someone who went: the speaker took part too."""
-_DROPPED_I = re.compile(
-    r"^(?:Went|Attended|Ran|Completed|Competed|Took part|Participated|Volunteered|Joined|Gave"
+_DROPPED_VERBS = (
+    r"Went|Attended|Ran|Completed|Competed|Took part|Participated|Volunteered|Joined|Gave"
     r"|Hosted|Organi[sz]ed|Visited|Performed|Entered|Won|Spoke|Got back|Came back|Finished"
-    r"|Wrote|Graduated|Took|Had (?:a|such a) )\b"
+    r"|Wrote|Graduated|Took|Had (?:a|such a) "
+)
+_DROPPED_I = re.compile(
+    r"^(?:(?:"
+    + _DROPPED_VERBS
+    + r")|(?:Just|Finally|Recently|Also)\s+(?:"
+    + _DROPPED_VERBS.lower()
+    + r"))\b"
 )
 """A sentence that opens with a past-tense event verb has dropped its "I" ("Went to a gig
-last night"); a lower-case continuation ("…, went to the shop") is not read this way."""
+last night", "Just got back from a road trip"); a lower-case continuation ("…, went to the
+shop") is not read this way."""
 _TRIP_TO = re.compile(
     r"^(?:(?:short|quick|little|long|brief|spontaneous|last-minute)\s+)?"
     r"(?P<trip>(?:[\w-]+\s+){0,2}?(?:trip|vacation|holiday|visit))\s+to\s+"

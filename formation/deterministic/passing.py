@@ -67,7 +67,7 @@ an involvement is the speaker's pastime."""
 _READING = screened(
     r"^I(?:'m|\s+am|'ve\s+been|\s+have\s+been)\s+(?:(?:currently|really|still|just|always)\s+)?"
     r"reading\s*(?:$|[.!,;:-]|\s+(?:a\s+lot|as\s+usual|a\s+bunch|loads|so\s+much|every\s+\w+)\b"
-    r"|\s+(?:a|an|this|another|the)\s+(?:(?:new|great|good|amazing|fantasy|mystery|sci-fi"
+    r"|\s+(?:a|an|this|that|another|the)\s+(?:(?:new|great|good|amazing|fantasy|mystery|sci-fi"
     r"|romance|fascinating|classic)\s+)*(?:book|novel|series|memoir|trilogy)\b"
     r"|\s+(?:a|an|this|the)?\s*[\w\s]{0,30}?\bcalled\s+\"|\s+\")"
 )

@@ -217,3 +217,19 @@ def test_mentoring_teammates_is_no_job() -> None:
     """has_role is single-valued: a player who mentors the juniors is still a player, so
     mentoring must not supersede the role (read on the dev conversations: it did)."""
     assert ("speaker", "has_role", "mentor") not in formed("I'm now mentoring the junior players.")
+
+
+@pytest.mark.parametrize(
+    ("content", "event"),
+    [
+        ("Just got back from a fishing trip yesterday!", "fishing trip (2024-05-07)"),
+        ("Finally went to a pottery fair last Saturday.", "pottery fair (2024-05-04)"),
+    ],
+)
+def test_an_event_told_with_an_adverb_and_no_i_still_forms(content: str, event: str) -> None:
+    assert ("speaker", "participated_in", event) in formed(content)
+
+
+def test_an_adverb_before_no_event_verb_is_no_event() -> None:
+    assert formed("Just saying hi to everyone.") == set()
+    assert formed("Also went.") == set()
