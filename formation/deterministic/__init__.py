@@ -22,6 +22,7 @@ from datetime import date
 from formation.deterministic.animals import pet_kind
 from formation.deterministic.clauses import Clause, split_clauses
 from formation.deterministic.ends import Abstain, about_the_project, judge
+from formation.deterministic.lifeevents import couple, ended
 from formation.deterministic.reading import Reading, read_clause
 from formation.deterministic.relationships import KIN_PATTERN, relation_to
 from formation.deterministic.speech import speech_regions, touches_speech
@@ -73,6 +74,9 @@ def trace(
         readings = read_clause(clause, occurred_on=occurred_on)
         if previous is not None and not quoted:
             readings += _named_before(previous, clause, content)
+            together = _couple_before(previous, clause, content)
+            readings = [r for r in readings if not _unnamed_twin(r, together)] + together
+            _drop_ended(found, ended([r.finding for r in together]))
         previous = clause
         later = _LATER_NAME.match(clause.text)
         if later is not None and unnamed_pet is not None and not quoted:
@@ -129,6 +133,54 @@ def _named_before(previous: Clause, clause: Clause, content: str) -> list[Readin
         return []
     finding = relation_to(kin.group("kin"), previous.text)
     return [_Spanning(finding, "assert", "present", finding.confidence, start=previous.start)]
+
+
+_AND_BETWEEN = re.compile(r"^\s*(?:and|&)\s*$")
+
+
+def _couple_before(previous: Clause, clause: Clause, content: str) -> list[Reading]:
+    """ "Tom and I got married", "my husband and I split up": the splitter cuts before "I", so
+    the partner is the clause before, joined by "and" (:func:`.lifeevents.couple`)."""
+    between = content[previous.start + len(previous.text) : clause.start]
+    if clause.question or previous.question or not _AND_BETWEEN.match(between):
+        return []
+    return [
+        _Spanning(
+            finding,
+            finding.polarity or "assert",
+            "present",
+            finding.confidence,
+            start=previous.start,
+        )
+        for finding in couple(previous.text, clause.text)
+    ]
+
+
+def _unnamed_twin(reading: Reading, together: list[Reading]) -> bool:
+    """ "Lena and I got divorced": the clause alone reads an unnamed spouse; the couple names
+    the partner, and one belief is told."""
+    finding = reading.finding
+    unnamed = finding.object.lower() == (finding.facet or "").lower()
+    return (
+        finding.relation == "related_to"
+        and unnamed
+        and any(t.polarity == reading.polarity for t in together)
+    )
+
+
+def _drop_ended(found: Trace, gone: set[tuple[str, str]]) -> None:
+    """A partner the clause before asserted ("my husband" of "my husband and I split up") is
+    what this clause ends: the assertion goes, the retraction stays."""
+    if gone:
+        found.proposals = [
+            p
+            for p in found.proposals
+            if not (
+                p.relation == "related_to"
+                and p.polarity == "assert"
+                and (p.object.lower(), (p.facet or "").lower()) in gone
+            )
+        ]
 
 
 def _quote(reading: Reading, clause: Clause, content: str) -> str:

@@ -31,11 +31,16 @@ _ONGOING = re.compile(
     r"^I(?:'ve| have)\s+been\s+(?:doing|practi[sc]ing|playing|taking)\s+(?P<obj>.+)$"
     r"|^I(?:'m| am)\s+(?:doing|practi[sc]ing)\s+(?P<now>.+?)\s+(?:these days|lately|nowadays"
     r"|regularly|every (?:week|day|morning|evening|weekend))\b"
+    r"|^I(?:'m| am)\s+(?:(?:also|still|now)\s+)?(?:doing|practi[sc]ing)\s+(?P<head>[\w-]+)\b"
+    r"(?!\s+(?:to|for|of|on|at)\b)"
 )
+""""I've been doing kickboxing", "I'm doing pilates these days", "I'm doing kickboxing and it's
+great" (a bare activity of the closed list: "I'm doing great" or "I'm doing well" is none)."""
 _TOOK_UP = re.compile(
     r"^I(?:'ve| have)?\s+" + ADVERBS + r"(?:(?:took up|taken up|got into|gotten into|picked up)\s+"
     r"(?:doing\s+|taking\s+|learning\s+|practi[sc]ing\s+)?(?P<obj>.+)"
-    r"|started\s+(?:doing\s+|taking\s+|learning\s+|practi[sc]ing\s+|going to\s+)?(?P<named>.+))$"
+    r"|started\s+(?:doing\s+|taking\s+|learning\s+(?:how\s+)?to\s+play\s+|learning\s+"
+    r"|practi[sc]ing\s+|going to\s+|playing\s+)?(?P<named>.+))$"
 )
 _LEFT_JOB = re.compile(
     r"^(?:I\s+)?" + ADVERBS + r"(?:lost|quit|left)\s+my\s+(?:job|position|post)\s+as\s+(?:a|an)\s+"
@@ -57,7 +62,8 @@ _OFF_TO = re.compile(
     r"(?:\s+(?:class|practice|lesson|session|training))?\b"
 )
 _VOLUNTEER = re.compile(
-    r"^I(?:'m| am|'ve been| have been)?\s+" + ADVERBS + r"(?:still\s+|carrying on\s+|busy\s+)?"
+    r"^I(?:'m| am|'ve been| have been)?\s+" + ADVERBS + r"(?:still\s+|carrying on\s+|busy\s+"
+    r"|(?:had|got)\s+(?:the\s+(?:chance|opportunity)\s+)?to\s+)?"
     r"volunteer(?:ing|s)?"
     r"(?:\s+as\s+(?:a|an)\s+[\w-]+)?\s+(?P<prep>at|for|with)\s+(?P<org>.+)$"
 )
@@ -66,7 +72,11 @@ _PASSION = re.compile(
     r"(?:a|my|the)\s+(?:real\s+|true\s+|big\s+|first\s+|biggest\s+|greatest\s+)?"
     r"(?:passion|hobby|thing)(?:\s+of mine)?\b"
     r"|^[Mm]y\s+(?:real\s+|true\s+|big\s+|biggest\s+)?(?:passion|hobby)\s+is\s+(?P<named>.+)$"
+    r"|^(?P<part>[A-Za-z]+ing)(?:\s+(?:is|has\s+(?:always\s+)?been)|'s)\s+(?:(?:such\s+)?(?:a\s+)?"
+    r"(?:huge|big|massive|important|major)\s+part\s+of\s+)?my\s+life\b"
 )
+""""Writing has always been a passion of mine", "my passion is pottery", "Dancing is my life",
+"Writing's such a huge part of my life": an interest (a gerund, for the last two)."""
 _HOBBY = screened(r"\b[Mm]y\s+(?P<obj>(?:[\w-]+\s+){0,2}[\w-]+)\s+hobby\b")
 _HOBBY_FILLER = frozenset({"new", "favorite", "favourite", "main", "only", "latest", "own", "old"})
 
@@ -85,6 +95,13 @@ def _ongoing(text: str, occurred_on: date | None) -> list[Finding]:
     match = _ONGOING.match(text)
     if match is None:
         return []
+    if match.group("head") is not None:
+        head = match.group("head").lower()
+        return (
+            [Finding("I", "participated_in", head, tense="present")]
+            if head in ACTIVITY_HEADS
+            else []
+        )
     obj = _activity(match.group("obj") or match.group("now"))
     return [Finding("I", "participated_in", obj, tense="present")] if obj else []
 
@@ -175,7 +192,7 @@ def _passion(text: str, occurred_on: date | None) -> list[Finding]:
     match = _PASSION.match(text)
     if match is None:
         return []
-    what = match.group("what") or _activity(match.group("named") or "")
+    what = match.group("what") or match.group("part") or _activity(match.group("named") or "")
     if not what or what.lower() in {"it", "this", "that", "what", "everything", "nothing"}:
         return []
     tense = "past" if re.search(r"\bwas\b", match.group()) else "present"

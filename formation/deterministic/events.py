@@ -41,7 +41,8 @@ _EVENT_VERBS = (
     r"went to|went on|attended|ran|ran in|did|completed|competed in|took part in"
     r"|participated in|volunteered at|volunteered for|joined|gave|hosted|organi[sz]ed|led"
     r"|took|visited|played in|performed at|performed in|entered|won|spoke at"
-    r"|got back from|came back from|was at|were at|went on"
+    r"|got back from|came back from|was at|were at|went on|set up|threw|held|passed|failed"
+    r"|retook|sat"
     r"|had (?:a|such a) (?:blast|great time|good time|wonderful time|fantastic time|ball) at"
 )
 _EVENT = re.compile(
@@ -49,13 +50,21 @@ _EVENT = re.compile(
     re.IGNORECASE,
 )
 """"We went to a folk festival" is told by someone who went: the speaker took part too."""
-_DROPPED_I = re.compile(
-    r"^(?:Went|Attended|Ran|Completed|Competed|Took part|Participated|Volunteered|Joined|Gave"
+_DROPPED_VERBS = (
+    r"Went|Attended|Ran|Completed|Competed|Took part|Participated|Volunteered|Joined|Gave"
     r"|Hosted|Organi[sz]ed|Visited|Performed|Entered|Won|Spoke|Got back|Came back|Finished"
-    r"|Wrote|Graduated|Took|Had (?:a|such a) )\b"
+    r"|Wrote|Graduated|Took|Had (?:a|such a) "
+)
+_DROPPED_I = re.compile(
+    r"^(?:(?:"
+    + _DROPPED_VERBS
+    + r")|(?:Just|Finally|Recently|Also)\s+(?:"
+    + _DROPPED_VERBS.lower()
+    + r"))\b"
 )
 """A sentence that opens with a past-tense event verb has dropped its "I" ("Went to a gig
-last night"); a lower-case continuation ("…, went to the shop") is not read this way."""
+last night", "Just got back from a road trip"); a lower-case continuation ("…, went to the
+shop") is not read this way."""
 _TRIP_TO = re.compile(
     r"^(?:(?:short|quick|little|long|brief|spontaneous|last-minute)\s+)?"
     r"(?P<trip>(?:[\w-]+\s+){0,2}?(?:trip|vacation|holiday|visit))\s+to\s+"
@@ -90,6 +99,15 @@ _CREATED = re.compile(
     r"|knitted|released|launched)\s+(?:writing\s+|painting\s+|recording\s+)?(?:my|a|an)\s+"
     r"(?P<obj>.+)$"
 )
+
+_IN_PROGRESS = re.compile(
+    r"^I(?:'m| am)\s+" + ADVERBS + r"(?:writing|filming|shooting|recording|directing|painting"
+    r"|knitting|composing)\s+(?:a|an|another|my)\s+(?:(?:own|new|first|second|third|next)\s+)?"
+    r"(?P<obj>.+)$"
+)
+""""I'm writing another novel", "I'm finally filming my own documentary": a work under way is
+the speaker's, as "I'm working on a novel" is (``responsible_for``); only works of the closed
+list ("I'm writing a letter to my landlord" is none)."""
 
 
 def propose_events(text: str, occurred_on: date | None) -> list[Finding]:
@@ -182,6 +200,17 @@ def _created(text: str, occurred_on: date | None, when_from: str | None = None) 
     return _dated(Finding("I", "created", obj, tense="past"), when_from or text, occurred_on)
 
 
+def _in_progress(text: str, occurred_on: date | None) -> list[Finding]:
+    match = _IN_PROGRESS.match(text)
+    if match is None:
+        return []
+    obj = strip_determiners(CLAUSE_TAIL.sub("", cut_phrase(TIME_TAIL.sub("", match.group("obj")))))
+    found = words(obj)
+    if not found or len(found) > 3 or found[-1] not in CREATIONS:
+        return []
+    return [Finding("I", "responsible_for", obj, tense="present")]
+
+
 def _graduated(text: str, occurred_on: date | None, when_from: str | None = None) -> list[Finding]:
     """ "I graduated last week": the speaker took part in a graduation."""
     if _GRADUATED.match(text) is None:
@@ -251,6 +280,7 @@ _INDEX, (_TOLD_ANYWHERE, _OPENING) = families(
         (
             _event,
             _created,
+            _in_progress,
             _graduated,
             _my_trip,
             _on_a_trip,
@@ -260,6 +290,7 @@ _INDEX, (_TOLD_ANYWHERE, _OPENING) = families(
         {
             _event: (_EVENT,),
             _created: (_CREATED,),
+            _in_progress: (_IN_PROGRESS,),
             _graduated: (_GRADUATED,),
             _my_trip: (_MY_TRIP,),
             _on_a_trip: (_ON_A_TRIP,),

@@ -21,7 +21,7 @@ from formation.deterministic.pursuits import EVALUATIVE, named_event, short_phra
 
 _HOSTING = re.compile(
     r"\bI(?:'m| am)\s+" + ADVERBS + r"(?P<verb>having|hosting|throwing|holding|organi[sz]ing"
-    r"|putting on)\s+(?:a|an|my)\s+(?:(?:first|own|big|little|small)\s+)?(?P<event>[^,.;!?]+)"
+    r"|putting on|putting together|setting up)\s+(?:a|an|my)\s+(?:(?:first|own|big|little|small)\s+)?(?P<event>[^,.;!?]+)"
 )
 _PLACE_TAIL = re.compile(r"\s+(?:at|in|on|near|for|with)\s+")
 _AHEAD = re.compile(

@@ -118,7 +118,7 @@ _TEACHES_PEOPLE = re.compile(
     + ADVERBS
     + r"|\bI(?:'ve| have)\s+been\s+"
     + ADVERBS
-    + r"|\bI(?:'m| am)\s+"
+    + r"|\bI(?:'m| am)\s+(?:now\s+)?"
     + ADVERBS
     + r"|\bI\s+spend\s+(?:my\s+)?[a-z]+\s+)"
     r"(?P<verb>coach|tutor|teach|train|instruct|coaching|tutoring|teaching|training|instructing)"

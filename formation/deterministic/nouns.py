@@ -76,7 +76,8 @@ EVENT_HEADS: frozenset[str] = closed(
     bootcamp camp retreat rally protest march vigil fundraiser gala auction drive cleanup
     wedding funeral reunion ceremony graduation party celebration barbecue bbq picnic potluck
     meetup slam reading signing screening premiere tour trip vacation holiday cruise
-    event events service mass hackathon jam audition interview open-mic
+    event events service mass hackathon jam audition interview interviews open-mic test tests
+    exam exams
     group program programme meeting
     """
 )
@@ -88,7 +89,8 @@ ACTIVITY_HEADS: frozenset[str] = closed(
     crossfit ballet tennis squash badminton golf chess soccer football basketball volleyball
     rugby hockey baseball softball cricket lacrosse pottery ceramics photography calligraphy
     origami tai chi parkour therapy classes lessons karaoke poker bridge sudoku meditation
-    zumba salsa tango improv theatre theater choir band piano guitar violin drums
+    zumba salsa tango improv theatre theater choir band piano guitar violin drums cello
+    banjo ukulele flute saxophone trumpet harp clarinet mandolin accordion harmonica
     """
 )
 """Activities that do not end in -ing; a gerund ("rowing", "knitting") is an activity too."""

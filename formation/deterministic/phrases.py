@@ -19,11 +19,11 @@ CLAUSE_TAIL = re.compile(
 )
 _TIME_WORDS = (
     r"yesterday|today|tonight|last\s+\w+|last\s+night|this\s+(?:morning|afternoon|week|weekend|month"
-    r"|year|spring|summer|fall|autumn|winter)|(?:a few|a couple of|several|\w+)\s+(?:days?|weeks?"
+    r"|year|spring|summer|fall|autumn|winter)|(?:(?:about|almost|nearly|around|over)\s+)?(?:a few|a couple of|several|\w+)\s+(?:days?|weeks?"
     r"|months?|years?)\s+ago|recently|lately|these days|nowadays|now|again|in\s+(?:january|february"
     r"|march|april|may|june|july|august|september|october|november|december|spring|summer"
     r"|autumn|fall|winter|\d{4})|on weekends|on \w+days|every \w+"
-    r"|on (?:mon|tues|wednes|thurs|fri|satur|sun)day)"
+    r"|on (?:mon|tues|wednes|thurs|fri|satur|sun)day|together)"
 )
 TIME_TAIL = re.compile(r"\s+(?:" + _TIME_WORDS + r"\b.*$", re.IGNORECASE)
 TIME_PHRASE = re.compile(r"\s+(?:" + _TIME_WORDS + r"\b", re.IGNORECASE)

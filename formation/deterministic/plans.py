@@ -37,6 +37,8 @@ _VENTURES = closed(
     """
 )
 _VENTURE = r"(?:[\w-]+\s+){0,2}?(?:" + "|".join(sorted(_VENTURES)) + r")"
+VENTURE_PATTERN = _VENTURE
+"""A venture of the closed list with up to two words before it ("online clothing store")."""
 _OWN_VENTURE = screened(
     r"\bI(?:'m| am)\s+" + ADVERBS + r"(?:starting|opening|launching)\s+(?:up\s+)?"
     r"(?:my\s+own\s+|my\s+|a\s+|an\s+)(?P<obj>" + _VENTURE + r")\b"
@@ -59,9 +61,11 @@ _PLANNED_TRIP = screened(
 _GOING_TO_EVENT = screened(
     r"\bI(?:'m| am)\s+"
     + ADVERBS
-    + r"(?:going|heading)\s+to\s+(?:a|an|the|my)\s+(?P<event>[^,.;!?]+)"
+    + r"(?:(?:going|heading)\s+to|(?:getting\s+ready|preparing|training|practi[sc]ing)\s+for)"
+    r"\s+(?:a|an|the|my)\s+(?P<event>[^,.;!?]+)"
 )
-"""A coming event of the speaker's: "I'm going to a film festival this month"."""
+"""A coming event of the speaker's: "I'm going to a film festival this month", "I'm getting
+ready for a chess tournament next month" (preparing or training for it: the event is ahead)."""
 _COMING_UP = screened(
     r"\bI\s*(?:have|'ve got|have got)\s+(?:a|an|my)\s+(?P<event>[\w-]+(?:\s+[\w-]+){0,2}?)\s+"
     r"(?:coming up|next (?:week|month|weekend|year)|this (?:weekend|month)|tomorrow)\b"

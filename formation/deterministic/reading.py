@@ -21,6 +21,7 @@ from formation.deterministic.copula import propose_copula
 from formation.deterministic.decisions import propose_decision
 from formation.deterministic.events import propose_events
 from formation.deterministic.findings import REFUSED_CONFIDENCE, Finding
+from formation.deterministic.lifeevents import ended, propose_life_events
 from formation.deterministic.mood import (
     CONDITIONAL_PREFIX,
     HEDGE_PREFIX,
@@ -28,6 +29,7 @@ from formation.deterministic.mood import (
     clause_mood,
     polarity,
 )
+from formation.deterministic.passing import propose_in_passing
 from formation.deterministic.predicate import VERBS, Predicate, parse_predicate
 from formation.deterministic.relationships import propose_attributes, propose_relatives
 from formation.explicit import EXPLICIT_PREFIX
@@ -83,16 +85,27 @@ def read_clause(clause: Clause, *, occurred_on: date | None = None) -> list[Read
     readings += [_settle(f, mood, negated=False, tense="present") for f in decisions]
     if not decisions:
         readings += _read_predicate(text, mood, depth=0)
+    life = propose_life_events(text, occurred_on)
+    gone = ended(life)
     clause_wide = (
         *propose_events(text, occurred_on),
-        *propose_relatives(text),
+        *life,
+        *(f for f in propose_relatives(text) if not _ends(f, gone)),
         *propose_attributes(text),
         *preferences.propose_request(text),
         *habits.propose_habits(text, occurred_on),
+        *propose_in_passing(text, occurred_on),
     )
     for finding in clause_wide:
         readings.append(_settle(finding, mood, negated=False, tense="present"))
     return _one_per_routine(_one_per_pet(readings, text, mood))
+
+
+def _ends(finding: Finding, gone: set[tuple[str, str]]) -> bool:
+    """A relative the clause's family event ends (:mod:`.lifeevents`): "my husband Sam passed
+    away" does not also assert a living husband Sam."""
+    key = (finding.object.lower(), (finding.facet or "").lower())
+    return finding.relation == "related_to" and finding.polarity is None and key in gone
 
 
 def _one_per_routine(readings: list[Reading]) -> list[Reading]:
@@ -137,9 +150,27 @@ def _after_telling(text: str) -> str:
     return text[match.end() :] if match else text
 
 
+_TASTE_SAID_OTHERWISE = re.compile(
+    r"^(?:(?P<dropped>(?:Really\s+|Totally\s+|Just\s+)?(?:[Ll]ove|[Ll]oving))\s+(?=[a-z]+ing\b)"
+    r"|I(?:'m|\s+am)\s+(?:all|totally|really|big\s+time)\s+about\s+(?=[a-z])"
+    r"|I(?:'ll|\s+will)\s+always\s+(?P<always>love|like|enjoy)\s+)"
+)
+""""Love experimenting with spices" (the dropped "I"), "I'm all about thrillers and sitcoms",
+"I will always love reading": a taste of now, told as "I love …" is."""
+
+
+def _taste(text: str) -> str:
+    match = _TASTE_SAID_OTHERWISE.match(text)
+    if match is None:
+        return text
+    verb = (match.group("always") or "love").lower()
+    return f"I {verb} {text[match.end() :]}"
+
+
 def _with_subject(text: str) -> str:
     """ "Been busy volunteering …", "Just started doing yoga", "Got myself a new laptop": the
     dropped "I" put back."""
+    text = _taste(text)
     match = _DROPPED_SUBJECT.match(text)
     if match is None:
         return text
