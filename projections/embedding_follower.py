@@ -29,14 +29,19 @@ from aiokafka import AIOKafkaConsumer, TopicPartition
 from aiokafka.errors import KafkaError
 
 from embeddings import store
-from embeddings.embedder import Embedder, Vectors
+from embeddings.embedder import Embedder
 from embeddings.generation import EmbeddingGeneration
 from infra.db import DATABASE_BACKOFF, UNAVAILABLE, report_unavailable
 from infra.metrics import MESSAGES_EMBEDDED
 from infra.settings import KafkaSettings
 from projections.message_indexer import MAX_FETCH, opened
-from projections.message_store import LogRecord, MessageKey, messages_of
-from projections.message_vectors import embedded_offsets, store_offset, write_vectors
+from projections.message_store import LogRecord
+from projections.message_vectors import (
+    embed_messages,
+    embedded_offsets,
+    store_offset,
+    write_vectors,
+)
 from projections.projector import SeekToStoredOffsets
 from sealing.events import NoKeys, Sealer
 
@@ -143,7 +148,7 @@ class EmbeddingFollower:
                 await opened(self._sealer, LogRecord(tp.partition, r.offset, r.value or b""))
                 for r in records
             ]
-            vectors = await self._embed(batch)
+            vectors = await embed_messages(self._embedder, self.generation, batch)
             async with self._pool.acquire() as conn:
                 read = await write_vectors(
                     conn, self.generation.name, topic, tp.partition, batch, vectors
@@ -151,23 +156,6 @@ class EmbeddingFollower:
             self.embedded += read
             MESSAGES_EMBEDDED.inc(read)
         return bool(fetched)
-
-    async def _embed(self, batch: list[LogRecord]) -> dict[MessageKey, Vectors]:
-        """Every message of ``batch`` embedded through the generation's recipe (before any
-        transaction: a remote embedder is a network call)."""
-        rows = messages_of(batch).rows
-        if not rows:
-            return {}
-        matrix = await self._embedder.embed([self.generation.prepare(r.content) for r in rows])
-        if matrix.shape != (len(rows), self.generation.dimensions):
-            raise store.VectorSizeMismatch(
-                f"the embedder returned {matrix.shape} for {len(rows)} texts of "
-                f"{self.generation.name!r}"
-            )
-        return {
-            MessageKey(r.tenant, r.principal, r.episode_id, r.message_ordinal): matrix[i]
-            for i, r in enumerate(rows)
-        }
 
     async def _finish_building(self, consumer: AIOKafkaConsumer, topic: str) -> None:
         """Once every partition of the log has been read to its end, the generation is built

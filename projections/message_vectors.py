@@ -29,7 +29,8 @@ import asyncpg
 import numpy as np
 
 from embeddings import store
-from embeddings.embedder import Vectors
+from embeddings.embedder import Embedder, Vectors
+from embeddings.generation import EmbeddingGeneration
 from infra.db import transaction
 from projections.message_store import LogRecord, MessageKey, messages_of
 from projections.principal_lock import lock_principals
@@ -84,6 +85,33 @@ INSERT INTO public.projector_offset (projector, topic, partition, next_offset)
 VALUES ($1, $2, $3, $4) ON CONFLICT (projector, topic, partition) DO UPDATE
 SET next_offset = GREATEST(projector_offset.next_offset, EXCLUDED.next_offset)
 """
+
+
+async def embed_messages(
+    embedder: Embedder, generation: EmbeddingGeneration, records: Sequence[LogRecord]
+) -> dict[MessageKey, Vectors]:
+    """Every message of ``records`` embedded through the generation's text recipe, by key.
+    No connection is involved: the follower calls it before its transaction (a remote embedder
+    is a network call)."""
+    rows = messages_of(records).rows
+    if not rows:
+        return {}
+    if (embedder.model.name, embedder.model.dimensions) != (
+        generation.model,
+        generation.dimensions,
+    ):
+        raise store.VectorSizeMismatch(
+            f"embedder {embedder.model} does not make generation {generation.name!r}'s vectors"
+        )
+    matrix = await embedder.embed([generation.prepare(r.content) for r in rows])
+    if matrix.shape != (len(rows), generation.dimensions):
+        raise store.VectorSizeMismatch(
+            f"the embedder returned {matrix.shape} for {len(rows)} texts of {generation.name!r}"
+        )
+    return {
+        MessageKey(r.tenant, r.principal, r.episode_id, r.message_ordinal): matrix[i]
+        for i, r in enumerate(rows)
+    }
 
 
 async def write_vectors(

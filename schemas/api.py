@@ -476,6 +476,11 @@ class RecalledMessage(BaseModel):
     quoted_rank: int | None = Field(
         description="Its place among the messages the recalled beliefs quote, if one does."
     )
+    semantic_rank: int | None = Field(
+        default=None,
+        description="Its place among the principal's messages nearest q by meaning, in the "
+        "active embedding generation (null when it is not among them or none is active).",
+    )
     event_id: uuid.UUID
     message_ordinal: int
     role: Role

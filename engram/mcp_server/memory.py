@@ -18,12 +18,14 @@ from datetime import UTC, datetime
 import asyncpg
 from pydantic import BaseModel
 
+from embeddings.embedder import Embedder
+from embeddings.wiring import embedder_from_settings
 from engram.service.corrections import Corrections
 from generations.reading import reading
 from infra.db import create_pool
 from infra.settings import Settings
 from ingest.intake import Intake
-from projections.recall import OWN_WORDS, recall
+from projections.recall import OWN_WORDS, recall, semantic_query
 from schemas.api import LogPosition, RecalledBelief, RecalledMessage
 from schemas.common import Role
 from schemas.corrections import CorrectionKind
@@ -106,6 +108,8 @@ class AgentMemory:
     pool: asyncpg.Pool
     intake: Intake
     corrections: Corrections
+    embedder: Embedder | None = None
+    """Recall's semantic list, used when its generation is the active one."""
 
     async def recall(
         self,
@@ -121,6 +125,7 @@ class AgentMemory:
         messages of ``roles``."""
         tenant, principal = who
         async with reading(self.pool, principal=who) as conn:
+            semantic = await semantic_query(conn, self.embedder, query)
             found = await recall(
                 conn,
                 tenant=tenant,
@@ -130,6 +135,7 @@ class AgentMemory:
                 roles=roles,
                 limit=limit,
                 cursor=cursor,
+                semantic=semantic,
             )
         return Recall(
             hits=[_recalled(h) for h in found.hits if isinstance(h, RecalledBelief)],
@@ -187,7 +193,7 @@ async def agent_memory(settings: Settings) -> AsyncIterator[AgentMemory]:
         corrections = Corrections(
             pool, settings.kafka, policy_file=settings.formation.policy_file, sealer=sealer
         )
-        yield AgentMemory(pool, intake, corrections)
+        yield AgentMemory(pool, intake, corrections, embedder_from_settings(settings.embedding))
     finally:
         await intake.close()
         await pool.close()
