@@ -293,8 +293,11 @@ async def _semantic_baselines(
     pool: asyncpg.Pool, report: Report, question: Question, semantic: SemanticQuery
 ) -> None:
     """Recall without its semantic list, and dense-only over the principal's own messages."""
+    started = time.perf_counter()
     async with reading(pool, principal=(question.tenant, question.principal)) as conn:
         lexical = await _ask(conn, question, None)
+    took_ms = (time.perf_counter() - started) * 1000
+    async with reading(pool, principal=(question.tenant, question.principal)) as conn:
         nearest, _ = await semantic_messages(
             conn,
             semantic,
@@ -305,7 +308,12 @@ async def _semantic_baselines(
         )
     rank = first_rank(held(lexical), question.evidence)
     for tally in report.tallies(question, report.lexical):
-        tally.add(rank, answered=bool(lexical.hits))
+        tally.add(
+            rank,
+            answered=bool(lexical.hits),
+            answer_in_beliefs=answer_in_beliefs(lexical, question.answer),
+        )
+        tally.latencies_ms.append(took_ms)
     dense = [frozenset({str(episode)}) for episode, _ in nearest[:TOP]]
     for tally in report.tallies(question, report.dense):
         tally.add(first_rank(dense, question.evidence), answered=bool(dense))
