@@ -216,13 +216,17 @@ class IndexBehind(EngramFailure):
 async def wait_indexed(
     conn: asyncpg.Connection, *, tenant: str, project: str, timeout_s: float
 ) -> None:
-    """Return once formation has formed, and the message index has read, every episode of
-    ``project`` on the log (its freshness shows no lag), so a recall reflects all of it;
-    :class:`IndexBehind` at the deadline."""
+    """Return once formation has formed, and the message index (and the active embedding
+    generation, if there is one) has read, every episode of ``project`` on the log (its
+    freshness shows no lag), so a recall reflects all of it; :class:`IndexBehind` at the
+    deadline."""
 
     async def caught_up() -> bool:
         fresh = await freshness(conn, tenant=tenant, project=project)
-        return fresh.log_offset is not None and fresh.lag_episodes == fresh.index_lag_episodes == 0
+        return (
+            fresh.log_offset is not None
+            and fresh.lag_episodes == fresh.index_lag_episodes == fresh.embedding_lag_episodes == 0
+        )
 
     if not await poll_until(caught_up, timeout_s=timeout_s):
         raise IndexBehind(
