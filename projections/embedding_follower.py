@@ -29,7 +29,7 @@ from aiokafka import AIOKafkaConsumer, TopicPartition
 from aiokafka.errors import KafkaError
 
 from embeddings import store
-from embeddings.embedder import Embedder
+from embeddings.embedder import Embedder, EmbeddingFailure
 from embeddings.generation import EmbeddingGeneration
 from infra.db import DATABASE_BACKOFF, UNAVAILABLE, report_unavailable
 from infra.metrics import MESSAGES_EMBEDDED
@@ -46,6 +46,10 @@ from projections.projector import SeekToStoredOffsets
 from sealing.events import NoKeys, Sealer
 
 log = structlog.get_logger(__name__)
+
+
+_RETRIED: tuple[type[Exception], ...] = (*UNAVAILABLE, EmbeddingFailure)
+"""What the loop waits out and retries from the stored offsets."""
 
 
 class EmbeddingFollower:
@@ -115,13 +119,15 @@ class EmbeddingFollower:
                 fetched = await self._once(consumer, listener, topic)
                 if self._building and not fetched:
                     await self._finish_building(consumer, topic)
-            except UNAVAILABLE as error:
-                # The partition's transaction rolled back: read again from the stored offsets
-                # once the database answers.
+            except _RETRIED as error:
+                # Nothing of the fetch was written (the partition's transaction rolled back, or
+                # the embedder made no vectors): read again from the stored offsets later. An
+                # embedder that keeps failing only makes this stage lag (freshness shows it);
+                # formation, the projector and the indexer never wait for it.
                 self.outages += 1
                 outages += 1
                 delay = DATABASE_BACKOFF.after(outages)
-                report_unavailable("embedder.write", error, delay)
+                self._report(error, delay)
                 listener.seek_pending = True
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(self._stopping.wait(), timeout=delay)
@@ -130,6 +136,19 @@ class EmbeddingFollower:
             if fetched:
                 with contextlib.suppress(KafkaError):  # a lag gauge only
                     await consumer.commit()
+
+    @staticmethod
+    def _report(error: BaseException, delay: float) -> None:
+        if isinstance(error, EmbeddingFailure):
+            log.warning(
+                "embedder.failed",
+                code=error.code,
+                detail=str(error)[:200],
+                retry_in_s=delay,
+                fix="check the embeddings endpoint (ENGRAM_EMBEDDING_*)",
+            )
+        else:
+            report_unavailable("embedder.write", error, delay)
 
     async def _once(
         self, consumer: AIOKafkaConsumer, listener: SeekToStoredOffsets, topic: str

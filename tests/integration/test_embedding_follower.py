@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
 
@@ -14,6 +14,7 @@ import asyncpg
 import pytest
 
 from embeddings import store
+from embeddings.embedder import EmbeddingUnavailable, Vectors
 from embeddings.local import WordLlamaEmbedder
 from generations.runtime import end_offsets
 from infra.settings import KafkaSettings
@@ -212,3 +213,37 @@ async def test_engram_embedder_runs_the_follower_as_a_process_of_its_own(
         metrics = (await first_ok(f"{base}/metrics")).text
     assert await vectors(pool, t) == [("ana", said.event_id, 0)]
     assert "engram_messages_embedded_total 1.0" in metrics
+
+
+class FailsFirst:
+    """The local model behind an endpoint that is down for its first ``failures`` calls."""
+
+    def __init__(self, failures: int) -> None:
+        self.failures = failures
+        self.model = EMBEDDER.model
+
+    async def embed(self, texts: Sequence[str]) -> Vectors:
+        if self.failures > 0:
+            self.failures -= 1
+            raise EmbeddingUnavailable("the endpoint is down")
+        return await EMBEDDER.embed(texts)
+
+
+async def test_an_embedder_outage_is_waited_out_and_nothing_is_lost(
+    isolated: Isolated, pool: asyncpg.Pool
+) -> None:
+    kafka = isolated.kafka(partitions=1)
+    await ensure_topics(kafka)
+    t = isolated.tenant
+    said = turn(t, "ana", "p", "I keep bees.")
+    async with EpisodeProducer(kafka) as producer:
+        await producer.publish(said)
+    follower = EmbeddingFollower(kafka, pool, FailsFirst(2))
+    task = asyncio.create_task(follower.run())
+    try:
+        await embedded_to_the_end(kafka, pool)
+    finally:
+        follower.stop()
+        await task
+    assert follower.outages == 2
+    assert await vectors(pool, t) == [("ana", said.event_id, 0)]
