@@ -19,6 +19,7 @@ from engram.cli.activation import activation_or_exit
 from engram.cli.agents import mcp
 from engram.cli.audit import runs_app, sessions_app, user_model
 from engram.cli.beliefs import beliefs_app, refusals_app
+from engram.cli.embeddings import embeddings_app
 from engram.cli.evaluation.command import eval_app
 from engram.cli.extract import extract_lines
 from engram.cli.failures import refuse
@@ -436,6 +437,7 @@ app.command()(mcp)
 app.command()(digest)
 app.command()(rederive)
 app.add_typer(generations_app, name="generations")
+app.add_typer(embeddings_app, name="embeddings")
 app.add_typer(formation_app, name="formation")
 app.add_typer(dlq_app, name="dlq")
 app.add_typer(policy_app, name="policy")
