@@ -29,7 +29,9 @@ from schemas.corrections import PrincipalForgotten
 from tests.support.conditions import wait_until
 from tests.support.episodes import EPOCH, turn
 from tests.support.http import first_ok, free_port
-from tests.support.isolation import Isolated, running_engram
+from tests.support.indexing import indexed_to_the_end
+from tests.support.isolation import Isolated, running_engram, running_worker
+from watermarks.waiting import wait_for_watermarks
 
 pytestmark = pytest.mark.integration
 
@@ -247,3 +249,46 @@ async def test_an_embedder_outage_is_waited_out_and_nothing_is_lost(
         await task
     assert follower.outages == 2
     assert await vectors(pool, t) == [("ana", said.event_id, 0)]
+
+
+async def test_formation_and_the_index_never_wait_for_an_embedder_that_is_down(
+    isolated: Isolated, pool: asyncpg.Pool, tmp_path: Path
+) -> None:
+    """A worker whose embeddings endpoint refuses every connection still forms and indexes
+    everything; only the embedding generation stays behind (building, nothing active)."""
+    kafka = isolated.kafka(partitions=1)
+    await ensure_topics(kafka)
+    t = isolated.tenant
+    down = f"http://127.0.0.1:{free_port()}"
+    env = isolated.env(partitions=1)
+    env.update(
+        ENGRAM_EMBEDDING_PROVIDER="openai",
+        ENGRAM_EMBEDDING_ENDPOINT=f"{down}/v1",
+        ENGRAM_EMBEDDING_MODEL="nothing-answers",
+        ENGRAM_EMBEDDING_DIMENSIONS="8",
+        ENGRAM_EMBEDDING_ALLOWLIST=f'["{down}"]',
+        ENGRAM_EMBEDDING_MAX_ATTEMPTS="1",
+    )
+    with running_worker(isolated, log_path=tmp_path / "worker.log", env=env):
+        async with EpisodeProducer(kafka) as producer:
+            positions = await producer.publish_many(
+                [
+                    turn(t, "ana", "p", "I live in Lisbon."),
+                    turn(t, "ana", "p", "I keep bees.", seq=1),
+                ]
+            )
+        await wait_for_watermarks(pool, positions, timeout_s=WAIT_S)
+        await indexed_to_the_end(kafka, pool, timeout_s=WAIT_S)
+        fresh = await freshness(pool, tenant=t, project="p")
+        assert fresh.lag_episodes == fresh.index_lag_episodes == 0
+        assert fresh.embedding_generation is None
+        async with pool.acquire() as conn:
+            [generation] = await store.list_generations(conn)
+        assert (generation.model, generation.status) == ("nothing-answers", "building")
+        assert await pool.fetchval("SELECT count(*) FROM embedding_vector") == 0
+        log = tmp_path / "worker.log"
+        await wait_until(
+            lambda: "embedder.failed" in log.read_text(errors="replace"),
+            timeout_s=WAIT_S,
+            what="the follower reports the endpoint down",
+        )
