@@ -628,28 +628,32 @@ async def embedder_pairs(count: int, pairs: int) -> dict[str, object]:
     """End to end with ``engram worker`` as it runs by default (the embedding follower on, the
     local model) and with ``--no-embedder``, alternated ``pairs`` times in one run, each on fresh
     topics and a fresh database: the ratio is what the follower, sharing the worker's process and
-    the machine, costs formation (formation never waits for it, but they share the CPUs)."""
+    the machine, costs formation (formation never waits for it, but they share the CPUs). The
+    order within a pair alternates."""
     settings = load_settings()
     admin_url = settings.database.url.get_secret_value()
     run = "benchemb" + secrets.token_hex(3)
     turns = synthetic_turns(count, tenant=run)
     ratios, without, with_follower = [], [], []
+
+    async def once(name: str, *args: str) -> float:
+        kafka, db = await fresh(settings.kafka, admin_url, name)
+        measured = await measure_end_to_end(
+            {"worker": start_worker(env_for(kafka, db), *args)}, kafka, db, turns, run
+        )
+        return measured.per_s
+
     for pair in range(pairs):
-        kafka_n, db_n = await fresh(settings.kafka, admin_url, f"{run}n{pair}")
-        off = await measure_end_to_end(
-            {"worker": start_worker(env_for(kafka_n, db_n), "--no-embedder")},
-            kafka_n,
-            db_n,
-            turns,
-            run,
-        )
-        kafka_e, db_e = await fresh(settings.kafka, admin_url, f"{run}e{pair}")
-        on = await measure_end_to_end(
-            {"worker": start_worker(env_for(kafka_e, db_e))}, kafka_e, db_e, turns, run
-        )
-        without.append(round(off.per_s, 1))
-        with_follower.append(round(on.per_s, 1))
-        ratios.append(round(on.per_s / off.per_s, 3))
+        # Which goes first alternates, so a warming or cooling machine favours neither.
+        if pair % 2:
+            on = await once(f"{run}e{pair}")
+            off = await once(f"{run}n{pair}", "--no-embedder")
+        else:
+            off = await once(f"{run}n{pair}", "--no-embedder")
+            on = await once(f"{run}e{pair}")
+        without.append(round(off, 1))
+        with_follower.append(round(on, 1))
+        ratios.append(round(on / off, 3))
     return {
         "turns": count,
         "pairs": pairs,
