@@ -1,6 +1,6 @@
-"""What the message index costs to write: the indexer's store against the same rows written
-plainly, and against the index as it was before migration 0027 (no postings or counts), in the
-same run.
+"""What the message index and the message vectors cost to write: the indexer's store and the
+embedding follower's, against the same rows written plainly, and the index against itself as
+it was before migration 0027 (no postings or counts), in the same run.
 
 The log's records (the dev conversations, or synthetic turns) are written in chunks of 500 by
 :func:`projections.message_store.index_records` — the principals' locks, the hidden and
@@ -11,6 +11,13 @@ without what migration 0027 adds: the same locks and checks, the same ``INSERT``
 ``message``, but no postings and no counts. Rounds alternate the three, each into its table
 emptied first, so a slow spell on a shared machine hits both; prints JSON with each one's messages/s
 (median over rounds), the index's share of the baseline's rate and of the index before 0027.
+
+The third arm is the embedding follower's work per fetch (:mod:`projections.message_vectors`):
+embed every message with the local default (WordLlama, 256 dimensions, ``content-words-v1``) and
+write the vectors with the principals' locks, the hidden and forgotten checks and the stored
+offset. For it the bench also reports this process's CPU time per message (``time.process_time``,
+the embedding and the client side of the writes; the server's is not in it) and the embedding
+alone (CPU per message, and messages per CPU-second: the rate one core sustains).
 
     .venv/bin/python -m bench.message_index --turns /work/shared/data/locomo-dev.jsonl --rounds 3
 """
@@ -27,6 +34,9 @@ from pathlib import Path
 import asyncpg
 import orjson
 
+from embeddings.generation import EmbeddingGeneration
+from embeddings.local import WordLlamaEmbedder
+from embeddings.store import register
 from engram.cli.evaluation.recall import scratch_database
 from infra.db import transaction
 from infra.logs import configure_logging
@@ -40,6 +50,7 @@ from projections.message_store import (
     index_records,
     messages_of,
 )
+from projections.message_vectors import embed_messages, write_vectors
 from projections.principal_lock import lock_principals
 
 CHUNK = 500
@@ -90,6 +101,26 @@ async def unposted(conn: asyncpg.Connection, records: list[LogRecord]) -> float:
     return time.perf_counter() - started
 
 
+EMBEDDER = WordLlamaEmbedder(256)
+GENERATION = EmbeddingGeneration.of(EMBEDDER.model)
+
+
+async def embedded(
+    conn: asyncpg.Connection, records: list[LogRecord]
+) -> tuple[float, float, float]:
+    """The follower's path over ``records``: wall seconds, this process's CPU seconds, and the
+    CPU seconds of the embedding alone."""
+    await conn.execute("TRUNCATE embedding_vector, projector_offset")
+    started, cpu, embedding = time.perf_counter(), time.process_time(), 0.0
+    for start in range(0, len(records), CHUNK):
+        part = records[start : start + CHUNK]
+        before = time.process_time()
+        vectors = await embed_messages(EMBEDDER, GENERATION, part)
+        embedding += time.process_time() - before
+        await write_vectors(conn, GENERATION.name, TOPIC, 0, part, vectors)
+    return time.perf_counter() - started, time.process_time() - cpu, embedding
+
+
 async def plain(conn: asyncpg.Connection, records: list[LogRecord]) -> float:
     await conn.execute("TRUNCATE plain_message")
     started = time.perf_counter()
@@ -107,19 +138,27 @@ async def main(turns: Path, rounds: int) -> dict[str, object]:
     records = log_records(turns)
     messages = len(messages_of(records).rows)
     admin = load_settings().database.url.get_secret_value()
-    runs: dict[str, list[float]] = {"index": [], "plain": [], "unposted": []}
+    runs: dict[str, list[float]] = {"index": [], "plain": [], "unposted": [], "embed": []}
+    cpu_ms: dict[str, list[float]] = {"follower": [], "embedding": []}
     async with scratch_database(admin) as url:
         conn = await asyncpg.connect(url)
         try:
             await conn.execute(_PLAIN)
+            await register(conn, GENERATION)
             for _ in range(rounds):
                 runs["plain"].append(messages / await plain(conn, records))
                 runs["index"].append(messages / await indexed(conn, records))
                 runs["unposted"].append(messages / await unposted(conn, records))
+                wall, cpu, embedding = await embedded(conn, records)
+                runs["embed"].append(messages / wall)
+                cpu_ms["follower"].append(cpu * 1000 / messages)
+                cpu_ms["embedding"].append(embedding * 1000 / messages)
         finally:
             await conn.close()
     index, baseline = statistics.median(runs["index"]), statistics.median(runs["plain"])
     before = statistics.median(runs["unposted"])
+    embed = statistics.median(runs["embed"])
+    embedding_ms = statistics.median(cpu_ms["embedding"])
     return {
         "turns": str(turns),
         "records": len(records),
@@ -130,6 +169,11 @@ async def main(turns: Path, rounds: int) -> dict[str, object]:
         "index_share_of_plain": round(index / baseline, 3),
         "unposted_messages_per_s": round(before, 1),
         "index_share_of_unposted": round(index / before, 3),
+        "follower_messages_per_s": round(embed, 1),
+        "follower_share_of_index": round(embed / index, 3),
+        "follower_cpu_ms_per_message": round(statistics.median(cpu_ms["follower"]), 4),
+        "embedding_cpu_ms_per_message": round(embedding_ms, 4),
+        "embedding_messages_per_cpu_s": round(1000 / embedding_ms, 1),
         "runs": {name: [round(r, 1) for r in values] for name, values in runs.items()},
     }
 

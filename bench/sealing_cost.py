@@ -42,7 +42,7 @@ from formation.policy import FormationPolicy  # noqa: E402
 from keys.cipher import new_data_key  # noqa: E402
 from keys.kek import LocalKek  # noqa: E402
 from keys.store import KeyStore  # noqa: E402
-from projections.message_indexer import MessageIndexer  # noqa: E402
+from projections.message_indexer import opened  # noqa: E402
 from projections.message_store import LogRecord, messages_of  # noqa: E402
 from projections.projector import BeliefProjector  # noqa: E402
 from schemas.claims import SourcePosition  # noqa: E402
@@ -117,13 +117,9 @@ async def main(count: int, rounds: int) -> dict[str, object]:
     plain_claims = [await plain.seal_claims(batch) for batch in batches]
     sealed_claims = [await sealer.seal_claims(batch) for batch in batches]
     projector_plain, projector_sealed = projector_with(plain), projector_with(sealer)
-    indexer_plain = MessageIndexer.__new__(MessageIndexer)
-    indexer_plain._sealer = plain
-    indexer_sealed = MessageIndexer.__new__(MessageIndexer)
-    indexer_sealed._sealer = sealer
 
-    async def index(indexer: MessageIndexer, raw: bytes) -> None:
-        messages_of([await indexer._opened(LogRecord(0, 0, raw))])
+    async def index(which: Sealer, raw: bytes) -> None:
+        messages_of([await opened(which, LogRecord(0, 0, raw))])
 
     async def produce(which: Sealer, turn: Any) -> None:
         event = await which.seal(turn, verified=False)
@@ -143,8 +139,8 @@ async def main(count: int, rounds: int) -> dict[str, object]:
             lambda: timed(sealed_claims, lambda raw: projector_decode(projector_sealed, raw)),
         ),
         "indexer.turn": (
-            lambda: timed(plain_turns, lambda raw: index(indexer_plain, raw)),
-            lambda: timed(sealed_turns, lambda raw: index(indexer_sealed, raw)),
+            lambda: timed(plain_turns, lambda raw: index(plain, raw)),
+            lambda: timed(sealed_turns, lambda raw: index(sealer, raw)),
         ),
         "producer.turn": (
             lambda: timed(turns, lambda turn: produce(plain, turn)),

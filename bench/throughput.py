@@ -650,6 +650,46 @@ async def encryption_pairs(count: int, pairs: int) -> dict[str, object]:
     }
 
 
+async def embedder_pairs(count: int, pairs: int) -> dict[str, object]:
+    """End to end with ``engram worker`` as it runs by default (the embedding follower on, the
+    local model) and with ``--no-embedder``, alternated ``pairs`` times in one run, each on fresh
+    topics and a fresh database: the ratio is what the follower, sharing the worker's process and
+    the machine, costs formation (formation never waits for it, but they share the CPUs). The
+    order within a pair alternates."""
+    settings = load_settings()
+    admin_url = settings.database.url.get_secret_value()
+    run = "benchemb" + secrets.token_hex(3)
+    turns = synthetic_turns(count, tenant=run)
+    ratios, without, with_follower = [], [], []
+
+    async def once(name: str, *args: str) -> float:
+        kafka, db = await fresh(settings.kafka, admin_url, name)
+        measured = await measure_end_to_end(
+            {"worker": start_worker(env_for(kafka, db), *args)}, kafka, db, turns, run
+        )
+        return measured.per_s
+
+    for pair in range(pairs):
+        # Which goes first alternates, so a warming or cooling machine favours neither.
+        if pair % 2:
+            on = await once(f"{run}e{pair}")
+            off = await once(f"{run}n{pair}", "--no-embedder")
+        else:
+            off = await once(f"{run}n{pair}", "--no-embedder")
+            on = await once(f"{run}e{pair}")
+        without.append(round(off, 1))
+        with_follower.append(round(on, 1))
+        ratios.append(round(on / off, 3))
+    return {
+        "turns": count,
+        "pairs": pairs,
+        "end_to_end_without_embedder_per_s": without,
+        "end_to_end_with_embedder_per_s": with_follower,
+        "with_over_without": ratios,
+        "with_over_without_median": statistics.median(ratios),
+    }
+
+
 if __name__ == "__main__":
     from infra.logs import configure_logging
 
@@ -662,10 +702,18 @@ if __name__ == "__main__":
         default=0,
         help="Only measure end to end with log encryption off and on, alternated this often.",
     )
-    args = parser.parse_args()
-    result = asyncio.run(
-        encryption_pairs(args.turns, args.encryption_pairs)
-        if args.encryption_pairs
-        else main(args.turns)
+    parser.add_argument(
+        "--embedder-pairs",
+        type=int,
+        default=0,
+        help="Only measure end to end with the worker's embedding follower off and on, "
+        "alternated this often.",
     )
+    args = parser.parse_args()
+    if args.encryption_pairs:
+        result = asyncio.run(encryption_pairs(args.turns, args.encryption_pairs))
+    elif args.embedder_pairs:
+        result = asyncio.run(embedder_pairs(args.turns, args.embedder_pairs))
+    else:
+        result = asyncio.run(main(args.turns))
     sys.stdout.write(orjson.dumps(result, option=orjson.OPT_INDENT_2).decode() + "\n")

@@ -24,6 +24,8 @@ from embeddings.embedder import EmbeddingModel, Vectors, unit_rows
 from policies.endpoint import ModelConfigurationError
 
 CONFIG = "l2_supercat"
+MODEL_NAME = f"wordllama-{CONFIG}"
+"""The model's name in an embedding generation's name."""
 SIZES = (64, 128, 256)
 """The sizes the packaged table offers: 256 and its Matryoshka prefixes."""
 PACKAGE_DIR = Path(wordllama.__file__).resolve().parent
@@ -40,7 +42,7 @@ class WordLlamaEmbedder:
             raise ModelConfigurationError(
                 f"ENGRAM_EMBEDDING_DIMENSIONS={dimensions}: the local model offers {SIZES}"
             )
-        self._model = EmbeddingModel(f"wordllama-{CONFIG}", dimensions)
+        self._model = EmbeddingModel(MODEL_NAME, dimensions)
         trunc = None if dimensions == 256 else dimensions
         # The wheel keeps the tokenizer under ``tokenizers/`` while WordLlama's own look-up
         # for packaged files tries ``tokenizer/`` (0.4.0.post1); its cache look-up uses

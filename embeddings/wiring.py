@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 from embeddings.embedder import Embedder
-from embeddings.local import WordLlamaEmbedder
-from embeddings.remote import OpenAIEmbedder
 from infra.backoff import Backoff
 from infra.settings import EmbeddingSettings
 from policies.endpoint import ModelConfigurationError
@@ -12,14 +10,23 @@ from policies.endpoint import ModelConfigurationError
 
 def embedder_from_settings(settings: EmbeddingSettings) -> Embedder:
     """``provider=local``: WordLlama at ``dimensions``; ``provider=openai``: the endpoint, which
-    needs ``endpoint`` and ``model`` and must be on ``allowlist``."""
+    needs ``endpoint`` and ``model`` and must be on ``allowlist``. Each provider's library is
+    imported only when it is chosen, as the model extractor's is
+    (``streams.wiring.model_extractor_for``): the ``openai`` client costs about 1 s and 15 MiB
+    at start and ``wordllama`` (with ``tokenizers`` and ``safetensors``) about 0.9 s, which
+    every ``engram`` command would otherwise pay through the CLI's imports
+    (tests/unit/test_start_up_imports.py)."""
     if settings.provider == "local":
+        from embeddings.local import WordLlamaEmbedder
+
         return WordLlamaEmbedder(settings.dimensions)
     if not settings.endpoint or not settings.model:
         raise ModelConfigurationError(
             "ENGRAM_EMBEDDING_PROVIDER=openai needs ENGRAM_EMBEDDING_ENDPOINT and "
             "ENGRAM_EMBEDDING_MODEL"
         )
+    from embeddings.remote import OpenAIEmbedder
+
     return OpenAIEmbedder(
         endpoint=settings.endpoint,
         model=settings.model,

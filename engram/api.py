@@ -19,6 +19,7 @@ from fastapi import APIRouter, Depends, FastAPI, HTTPException, Path, Query, Req
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 
+from embeddings.wiring import embedder_from_settings
 from engram.service.corrections import Corrections
 from engram.web import audit, failures, openapi, recall, search, turns, ui
 from engram.web.auth import Calling, NameQuery, Tenant, Who
@@ -129,6 +130,8 @@ def create_api(settings: Settings) -> FastAPI:
         app.state.pool = await create_pool(settings.database, role="engram-api")
         app.state.sealer = await open_sealer(settings.keys, app.state.pool)
         app.state.intake = Intake(settings.kafka, app.state.sealer)
+        # Recall's semantic list: the configured model, used when its generation is active.
+        app.state.embedder = embedder_from_settings(settings.embedding)
         freeze_startup_heap()  # per-request garbage is collected as before, start-up's is not rescanned
         try:
             yield

@@ -72,6 +72,12 @@ MESSAGES_INDEXED = Counter(
     "forgotten principal's).",
     registry=REGISTRY,
 )
+MESSAGES_EMBEDDED = Counter(
+    "engram_messages_embedded",
+    "Messages the embedding follower read into its generation (embedded and written, or left "
+    "out as hidden or a forgotten principal's).",
+    registry=REGISTRY,
+)
 PUBLISH_RETRIES = Counter(
     "engram_publish_retries",
     "Publishes to Kafka sent again after a retriable error, by stream (claims, dead_letters) "

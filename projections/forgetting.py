@@ -9,7 +9,10 @@ deletes every projected row that names them; a tombstone of their hash stays.
 The index of messages (:mod:`projections.message_store`) loses every message a deleted belief
 quoted — by its evidence, by the refusals scrubbed with it, and by any indexed message of the
 principal holding one of its quotes — and each is named in ``message_hidden`` (ids, no words) so
-the indexer, should it reach the message later, leaves it out. Both run after a
+the indexer, should it reach the message later, leaves it out; the messages' vectors and the
+deleted beliefs' go from every embedding generation (the embedding follower leaves a hidden
+message out the same way). Forgetting removes every vector of the principal in the transaction
+that destroys their data key. Both run after a
 chunk's other writes, in its transaction: what resolution wrote earlier in the chunk goes too.
 
 What still holds the words — the episodic log and the claims topic in Kafka — is in
@@ -20,6 +23,7 @@ from __future__ import annotations
 
 import asyncpg
 
+from embeddings import store as embedding_store
 from keys.store import destroy_data_key
 from projections.claims_history import RESOLVED_BY_PRINCIPAL
 from projections.message_store import MessageKey, hide_messages
@@ -60,7 +64,10 @@ async def delete_content(conn: asyncpg.Connection, tombstone: TombstoneRow) -> N
         MessageKey(tombstone.tenant, tombstone.principal, row["episode_id"], row["message_ordinal"])
         for row in (*evidence, *refused)
     ]
-    await hide_messages(conn, quoted, quotes=quotes)
+    await hide_messages(conn, quoted, quotes=quotes)  # and their vectors
+    await embedding_store.delete_items(
+        conn, tombstone.tenant, tombstone.principal, "belief", [str(i) for i in ids]
+    )
     await _drop_orphan_entities(conn, gone)
     await conn.execute(
         "UPDATE belief_rejection SET subject_key = NULL, object_key = NULL, facet = NULL, "
@@ -141,6 +148,8 @@ async def forget_principal(conn: asyncpg.Connection, tenant: str, principal: str
     # log, the claims topic and every backup is unreadable for good (docs/privacy.md). In this
     # transaction, so the key goes exactly when the rows do.
     await destroy_data_key(conn, tenant, principal)
+    # Vectors are derived from the words: every embedding generation's go with the key.
+    await embedding_store.forget_principal(conn, tenant, principal)
     # Shared by every generation: the model's answers about the principal's messages, the audit
     # of its calls, the session messages kept as its context, and the principal's API tokens
     # (a forgotten person's token names them and must stop working).

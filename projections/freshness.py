@@ -1,5 +1,6 @@
 """Freshness: how far formation has got, per project, from the backlog's watermarks, and how
-far the message indexer has (its stored offsets against the same episodes)."""
+far the message indexer and the embedding follower have (their stored offsets against the same
+episodes)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from datetime import UTC, datetime
 import asyncpg
 
 from projections.message_store import INDEXER
+from projections.message_vectors import FOLLOWER_PREFIX
 from resolution.beliefs import principal_hash
 from schemas.api import Freshness
 from watermarks.backlog import watermark
@@ -65,6 +67,7 @@ async def freshness(
         project,
     )
     index = await db.fetchrow(_INDEXED, tenant, project, INDEXER)
+    vectors = await db.fetchrow(_EMBEDDED, tenant, project, FOLLOWER_PREFIX)
     oldest = mark.oldest_pending_appended_at
     current = now or datetime.now(UTC)
     return Freshness(
@@ -78,6 +81,9 @@ async def freshness(
         policy_version=policy,
         indexed_offset=index["indexed"] if index else None,
         index_lag_episodes=index["behind"] if index else 0,
+        embedding_generation=vectors["generation"] if vectors else None,
+        embedded_offset=vectors["embedded"] if vectors else None,
+        embedding_lag_episodes=vectors["behind"] if vectors else 0,
     )
 
 
@@ -91,6 +97,22 @@ WHERE b.tenant = $1 AND b.project = $2
 """
 """The project's episodes the backlog knows, against the indexer's stored offset of their
 partition: the last indexed, and how many are not yet."""
+
+
+_EMBEDDED = """
+SELECT g.name AS generation,
+       max(b."offset") FILTER (WHERE b."offset" < o.next_offset) AS embedded,
+       count(b."offset") FILTER (WHERE o.next_offset IS NULL OR b."offset" >= o.next_offset)::int
+           AS behind
+FROM public.embedding_generation g
+LEFT JOIN formation_backlog b ON b.tenant = $1 AND b.project = $2
+LEFT JOIN public.projector_offset o
+  ON o.projector = $3 || g.name AND o.topic = b.topic AND o.partition = b.partition
+WHERE g.status = 'active'
+GROUP BY g.name
+"""
+"""The same count against the embedding follower's stored offsets for the active generation
+(shared by every projection generation, hence ``public``); no row when none is active."""
 
 
 async def wait_formed_through(

@@ -24,20 +24,28 @@ K = 60
 H = TypeVar("H", bound=Hashable)
 
 
-def fuse(lists: Sequence[Sequence[H]], *, k: int = K) -> list[tuple[H, float]]:
+def fuse(
+    lists: Sequence[Sequence[H]], *, k: int = K, weights: Sequence[float] | None = None
+) -> list[tuple[H, float]]:
     """Every item of ``lists`` once, with its fused score, best first; ties in the order the
     items first appear (list by list, rank by rank). An item twice in one list counts at its
-    first place there."""
+    first place there. ``weights`` (one per list, default 1 each) scale each list's
+    contribution, ``weight / (k + rank)``: a list known to be weaker counts for less (the
+    semantic list of recall, docs/retrieval.md) without being ignored."""
     if k < 1:
         raise ValueError(f"k must be at least 1, not {k}")
+    if weights is None:
+        weights = [1.0] * len(lists)
+    if len(weights) != len(lists) or any(w < 0 for w in weights):
+        raise ValueError("weights must be one non-negative number per list")
     scores: dict[H, float] = {}
-    for ranked in lists:
+    for ranked, weight in zip(lists, weights, strict=True):
         seen: set[H] = set()
         for rank, item in enumerate(ranked, start=1):
             if item in seen:
                 continue
             seen.add(item)
-            scores[item] = scores.get(item, 0.0) + 1.0 / (k + rank)
+            scores[item] = scores.get(item, 0.0) + weight / (k + rank)
     order = {item: index for index, item in enumerate(scores)}
     return sorted(scores.items(), key=lambda pair: (-pair[1], order[pair[0]]))
 

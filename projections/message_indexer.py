@@ -52,6 +52,28 @@ async def indexed_offsets(pool: asyncpg.Pool, topic: str) -> dict[int, int]:
     return {row["partition"]: row["next_offset"] for row in rows}
 
 
+async def opened(sealer: Sealer, record: LogRecord) -> LogRecord:
+    """The record with a sealed event's words opened; a forgotten principal's (key
+    destroyed) or an altered one's become an empty record, which yields no message. No KEK
+    in this process raises: skipping would leave holes for good. Shared by every reader of the
+    log's messages (the indexer, the embedding follower)."""
+    if _SEALED not in record.value:
+        return record
+    try:
+        event = decode_log_event(record.value)
+    except ValidationError:
+        return record  # not a log event at all: messages_of skips it
+    if not isinstance(event, SealedEvent):
+        return record
+    try:
+        words = await retry_while_unavailable(lambda: sealer.open_words(event), what="log.open")
+    except (KeyDestroyed, CiphertextRejected) as failure:
+        log.info("log.unreadable", offset=record.offset, code=failure.code)
+        return LogRecord(record.partition, record.offset, b"")
+    # messages_of decodes (and validates) it, as it does every plaintext record
+    return LogRecord(record.partition, record.offset, words)
+
+
 class MessageIndexer:
     """Indexes the log's messages until stopped."""
 
@@ -114,28 +136,6 @@ class MessageIndexer:
         finally:
             await consumer.stop()
 
-    async def _opened(self, record: LogRecord) -> LogRecord:
-        """The record with a sealed event's words opened; a forgotten principal's (key
-        destroyed) or an altered one's become an empty record, which indexes nothing. No KEK
-        in this process raises: skipping would leave holes in the index for good."""
-        if _SEALED not in record.value:
-            return record
-        try:
-            event = decode_log_event(record.value)
-        except ValidationError:
-            return record  # not a log event at all: messages_of skips it
-        if not isinstance(event, SealedEvent):
-            return record
-        try:
-            words = await retry_while_unavailable(
-                lambda: self._sealer.open_words(event), what="indexer.open"
-            )
-        except (KeyDestroyed, CiphertextRejected) as failure:
-            log.info("indexer.unreadable", offset=record.offset, code=failure.code)
-            return LogRecord(record.partition, record.offset, b"")
-        # messages_of decodes (and validates) it, as it does every plaintext record
-        return LogRecord(record.partition, record.offset, words)
-
     async def _once(
         self, consumer: AIOKafkaConsumer, listener: SeekToStoredOffsets, topic: str
     ) -> bool:
@@ -149,7 +149,7 @@ class MessageIndexer:
             return False
         for tp, records in fetched.items():
             batch = [
-                await self._opened(LogRecord(tp.partition, r.offset, r.value or b""))
+                await opened(self._sealer, LogRecord(tp.partition, r.offset, r.value or b""))
                 for r in records
             ]
             async with self._pool.acquire() as conn:

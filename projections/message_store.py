@@ -30,6 +30,7 @@ from typing import NamedTuple
 import asyncpg
 from pydantic import ValidationError
 
+from embeddings import store as embedding_store
 from infra.db import transaction
 from projections.principal_lock import lock_principals
 from resolution.ordering import deleted_hashes, principal_of, redact
@@ -272,7 +273,8 @@ async def hide_messages(
     conn: asyncpg.Connection, keys: Sequence[MessageKey], *, quotes: Sequence[str] = ()
 ) -> None:
     """Take ``keys`` out of the index for good (``message_hidden``: ids, no words), with every
-    indexed message of the same principals that holds one of ``quotes``."""
+    indexed message of the same principals that holds one of ``quotes``; their vectors go from
+    every embedding generation in the same transaction."""
     if not keys:
         return
     principals = sorted({(k.tenant, k.principal) for k in keys})
@@ -294,6 +296,7 @@ async def hide_messages(
         "ON CONFLICT DO NOTHING",
         *columns,
     )
+    await delete_message_vectors(conn, hidden)
     await conn.execute(_counted(_HIDE, deleting=True), *columns)
     for table in STATS_TABLES[1:]:
         await conn.execute(
@@ -311,6 +314,23 @@ WHERE m.tenant = h.tenant AND m.principal = h.principal
 RETURNING m.tenant, m.principal, m.episode_id, m.message_ordinal, m.role, m.project,
           m.source_offset, m.search_vector
 """
+
+
+def message_item_id(episode_id: uuid.UUID, ordinal: int) -> str:
+    """A message's id in ``embedding_vector``: ``event_id:ordinal`` (as PostgreSQL prints it)."""
+    return f"{episode_id}:{ordinal}"
+
+
+async def delete_message_vectors(conn: asyncpg.Connection, keys: Sequence[MessageKey]) -> None:
+    """Remove these messages' vectors from every embedding generation: vectors are derived
+    from the words, so whatever takes a message out of the index takes its vectors too."""
+    by_principal: dict[tuple[str, str], list[str]] = {}
+    for key in keys:
+        by_principal.setdefault((key.tenant, key.principal), []).append(
+            message_item_id(key.episode_id, key.message_ordinal)
+        )
+    for (tenant, principal), item_ids in sorted(by_principal.items()):
+        await embedding_store.delete_items(conn, tenant, principal, "message", item_ids)
 
 
 def redacted_messages(

@@ -16,11 +16,12 @@ role. Two ranked lists are fused (:mod:`projections.fusion`, reciprocal rank fus
   indexer keeps): a rare word outweighs a common one, a repeated word counts with diminishing
   returns, a long message is discounted;
 - the messages the recalled beliefs quote, in the beliefs' order: what formation kept is
-  evidence that the message answers.
-
-A semantic list (embeddings, issue 28 item 3) joins each kind as one more list given to
-:func:`projections.fusion.fuse` (see :func:`rank_messages` and :func:`recall`); nothing else
-changes.
+  evidence that the message answers;
+- with a :class:`SemanticQuery` (the question embedded by the active embedding generation's
+  model, :func:`embed_question`), the semantic match: the principal's messages in scope nearest
+  the question by cosine similarity (:func:`embeddings.store.search`, one generation, never
+  two), fused with weight :data:`SEMANTIC_WEIGHT` — below the lexical list's 1, because on
+  these questions meaning alone finds much less than words do (docs/retrieval.md measures it).
 
 **Pages.** The answer is ranked whole — at most :data:`CANDIDATES` of each list — and served in
 pages by keyset: every hit has the sort key ``tier + fused`` (tier 1 for a belief, 0 for a
@@ -38,11 +39,15 @@ from dataclasses import dataclass
 
 import asyncpg
 
+from embeddings import store as embedding_store
+from embeddings.embedder import Embedder, Vectors
+from embeddings.generation import EmbeddingGeneration
 from infra.errors import EngramFailure
 from projections.cursor import InvalidCursor, decode_score_cursor, encode_cursor
 from projections.freshness import freshness
 from projections.fusion import fuse, ranks
 from projections.lexical import best_messages, question_statistics
+from projections.message_vectors import message_of_item
 from projections.search import (
     MAX_QUERY_CHARS,
     UnsearchableQuery,
@@ -69,6 +74,15 @@ CURSOR_KIND = "recall"
 OWN_WORDS: tuple[Role, ...] = (Role.USER,)
 """Whose words recall answers with unless asked: only ``user`` speaks for the principal."""
 _ALLOWED_CONTROLS = frozenset("\t\n\r")
+
+SEMANTIC_WEIGHT = 0.15
+"""The semantic list's weight in the messages' fusion (the lexical and quoted lists weigh 1).
+Measured on the dev split with ``bench/recall_fusion.py`` (docs/retrieval.md): weights 0.1 to
+0.35 give the same recall@10 (0.727 against 0.705 without the list), 0.15 the best @1 and MRR;
+at 1 (plain RRF) the gain is gone (0.708)."""
+SEMANTIC_CANDIDATES = 3 * CANDIDATES
+"""Nearest vectors taken before the role and project filter cuts them to :data:`CANDIDATES`
+(vectors are kept for every role; recall answers with the principal's own unless asked)."""
 
 _BELIEF_TERMS = """
 SELECT b.belief_id, array_agg(v.lexeme ORDER BY v.lexeme) AS lexemes
@@ -145,13 +159,17 @@ class IndexBehind(EngramFailure):
 async def wait_indexed(
     conn: asyncpg.Connection, *, tenant: str, project: str, timeout_s: float
 ) -> None:
-    """Return once formation has formed, and the message index has read, every episode of
-    ``project`` on the log (its freshness shows no lag), so a recall reflects all of it;
-    :class:`IndexBehind` at the deadline."""
+    """Return once formation has formed, and the message index (and the active embedding
+    generation, if there is one) has read, every episode of ``project`` on the log (its
+    freshness shows no lag), so a recall reflects all of it; :class:`IndexBehind` at the
+    deadline."""
 
     async def caught_up() -> bool:
         fresh = await freshness(conn, tenant=tenant, project=project)
-        return fresh.log_offset is not None and fresh.lag_episodes == fresh.index_lag_episodes == 0
+        return (
+            fresh.log_offset is not None
+            and fresh.lag_episodes == fresh.index_lag_episodes == fresh.embedding_lag_episodes == 0
+        )
 
     if not await poll_until(caught_up, timeout_s=timeout_s):
         raise IndexBehind(
@@ -168,11 +186,85 @@ class _Ranked:
 
 
 def rank_messages(
-    lexical: Sequence[MessageId], quoted: Sequence[MessageId]
+    lexical: Sequence[MessageId],
+    quoted: Sequence[MessageId],
+    semantic: Sequence[MessageId] = (),
+    *,
+    semantic_weight: float = SEMANTIC_WEIGHT,
 ) -> list[tuple[MessageId, float]]:
-    """The messages' one ranking: the lists fused, lexical first (a semantic list is one more
-    argument here)."""
-    return fuse([lexical, quoted])
+    """The messages' one ranking: the lists fused, lexical first, the semantic list weighted
+    by ``semantic_weight``."""
+    return fuse([lexical, quoted, semantic], weights=[1.0, 1.0, semantic_weight])
+
+
+@dataclass(frozen=True, slots=True)
+class SemanticQuery:
+    """A question as one embedding generation's model embedded it: searched only in that
+    generation (:class:`embeddings.store.EmbeddingGenerationNotBuilt` while it is building,
+    :class:`embeddings.store.UnknownEmbeddingGeneration` if there is none by that name)."""
+
+    generation: str
+    vector: Vectors
+    weight: float = SEMANTIC_WEIGHT
+
+
+async def embed_question(embedder: Embedder, query: str) -> SemanticQuery:
+    """``query`` embedded through the text recipe of ``embedder``'s generation. Call it before
+    taking a connection: a remote embedder is a network call."""
+    generation = EmbeddingGeneration.of(embedder.model)
+    [vector] = await embedder.embed([generation.prepare(check_recall_query(query))])
+    return SemanticQuery(generation.name, vector)
+
+
+async def semantic_query(
+    conn: asyncpg.Connection, embedder: Embedder | None, query: str
+) -> SemanticQuery | None:
+    """The question embedded when ``embedder``'s generation is the active one; None (recall
+    lexical only) when there is no embedder or its generation is not active yet (being built
+    by the embedding follower, or another is active). Only the active generation is answered
+    with, so every process reads the same vectors. For one short question the local model
+    takes well under a millisecond; a remote embedder should embed before the connection is
+    taken (:func:`embed_question`)."""
+    if embedder is None:
+        return None
+    active = await embedding_store.active(conn)
+    if active is None or active.name != EmbeddingGeneration.of(embedder.model).name:
+        return None
+    return await embed_question(embedder, query)
+
+
+async def semantic_messages(
+    conn: asyncpg.Connection,
+    semantic: SemanticQuery,
+    *,
+    tenant: str,
+    principal: str,
+    role_names: list[str],
+    project: str | None,
+) -> tuple[list[MessageId], list[asyncpg.Record]]:
+    """The semantic list of messages in scope, best first, and their rows (only messages
+    this generation's index holds: hidden ones never answer)."""
+    similar = await embedding_store.search(
+        conn,
+        tenant,
+        principal,
+        "message",
+        semantic.vector,
+        limit=SEMANTIC_CANDIDATES,
+        generation=semantic.generation,
+    )
+    nearest = [message_of_item(hit.item_id) for hit in similar.hits]
+    rows = await conn.fetch(
+        _QUOTED,
+        tenant,
+        principal,
+        [e for e, _ in nearest],
+        [o for _, o in nearest],
+        role_names,
+        project,
+    )
+    held = {(r["episode_id"], r["message_ordinal"]) for r in rows}
+    return [m for m in nearest if m in held][:CANDIDATES], list(rows)
 
 
 async def recall(
@@ -185,12 +277,14 @@ async def recall(
     roles: Sequence[Role] = OWN_WORDS,
     limit: int = 20,
     cursor: str | None = None,
+    semantic: SemanticQuery | None = None,
 ) -> RecallResults:
     """One page of what answers ``query`` for the principal: beliefs, then messages of
     ``roles``, each best first (see the module's docstring). :class:`UnsearchableQuery` for a
     query with nothing to search for or text refused by :func:`check_recall_query`,
     :class:`InvalidCursor` for a cursor recall did not issue, ``ValueError`` for a limit out of
-    range or no roles."""
+    range or no roles. ``semantic``: the question embedded (:func:`semantic_query`), whose
+    nearest messages join the fusion; None: lexical only."""
     if not 1 <= limit <= MAX_LIMIT:
         raise ValueError(f"limit must be 1..{MAX_LIMIT}, not {limit}")
     if not roles:
@@ -259,17 +353,33 @@ async def recall(
         role_names,
         project,
     )
-    rows = {(r["episode_id"], r["message_ordinal"]): r for r in (*quoted_rows, *lexical_rows)}
+    near: list[MessageId] = []
+    near_rows: list[asyncpg.Record] = []
+    if semantic is not None:
+        near, near_rows = await semantic_messages(
+            conn,
+            semantic,
+            tenant=tenant,
+            principal=principal,
+            role_names=role_names,
+            project=project,
+        )
+    rows = {
+        (r["episode_id"], r["message_ordinal"]): r
+        for r in (*near_rows, *quoted_rows, *lexical_rows)
+    }
     lexical = [(r["episode_id"], r["message_ordinal"]) for r in lexical_rows]
     quoted = [m for m in quoted_ids if m in rows]
-    lexical_rank, quoted_rank = ranks(lexical), ranks(quoted)
-    for message, fused in rank_messages(lexical, quoted):
+    lexical_rank, quoted_rank, semantic_rank = ranks(lexical), ranks(quoted), ranks(near)
+    weight = semantic.weight if semantic is not None else 0.0
+    for message, fused in rank_messages(lexical, quoted, near, semantic_weight=weight):
         row = rows[message]
         role = Role(row["role"])
         hit = RecalledMessage(
             fused=fused,
             lexical_rank=lexical_rank.get(message),
             quoted_rank=quoted_rank.get(message),
+            semantic_rank=semantic_rank.get(message),
             event_id=row["episode_id"],
             message_ordinal=row["message_ordinal"],
             role=role,

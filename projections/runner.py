@@ -1,5 +1,5 @@
-"""``engram projector`` and ``engram indexer``: the belief projector and the message indexer as
-processes of their own, or as tasks of another process's loop (``engram worker``).
+"""``engram projector``, ``engram indexer`` and ``engram embedder``: the belief projector, the
+message indexer and the embedding follower as processes of their own, or as tasks of another process's loop (``engram worker``).
 
 ``engram worker`` runs formation and projection on one event loop; on a machine with cores to
 spare, ``engram worker --no-projector`` plus ``engram projector`` gives each stage a process,
@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import asyncpg
 
+from embeddings.wiring import embedder_from_settings
 from infra.db import create_pool, retry_while_unavailable
 from infra.health import Stage, run_stage_alone
 from infra.heap import collect_young_less_often, freeze_startup_heap
 from infra.settings import Settings
+from projections.embedding_follower import EmbeddingFollower
 from projections.message_indexer import MessageIndexer
 from projections.projector import BeliefProjector
 from sealing.opening import open_sealer
@@ -92,5 +94,38 @@ async def index_in_worker(settings: Settings, *, schema: str | None = None) -> N
     try:
         sealer = await open_sealer(settings.keys, pool)
         await MessageIndexer(settings.kafka, pool, sealer).run()
+    finally:
+        await pool.close()
+
+
+async def embedder_pool(settings: Settings, *, schema: str | None = None) -> asyncpg.Pool:
+    """The embedding follower's own pool, once the database answers."""
+    return await retry_while_unavailable(
+        lambda: create_pool(settings.database, role="engram-embedder", schema=schema),
+        what="embedder.connect",
+    )
+
+
+async def _follower(settings: Settings, pool: asyncpg.Pool) -> EmbeddingFollower:
+    """The follower of the generation the settings name (the embedder is loaded here, off the
+    formation path)."""
+    embedder = embedder_from_settings(settings.embedding)
+    return EmbeddingFollower(settings.kafka, pool, embedder, await open_sealer(settings.keys, pool))
+
+
+async def run_embedder(settings: Settings, *, schema: str | None = None) -> None:
+    """``engram embedder``: the embedding follower as a process of its own, stopped between
+    fetches by SIGINT or SIGTERM, serving health like the indexer. ``schema`` is the live
+    projection generation, whose hidden messages it leaves out (vectors are shared)."""
+    pool = await embedder_pool(settings, schema=schema)
+    await _run_alone(await _follower(settings, pool), pool, settings)
+
+
+async def embed_in_worker(settings: Settings, *, schema: str | None = None) -> None:
+    """The embedding follower as a task of ``engram worker``'s loop, like
+    :func:`index_in_worker`: its own pool and consumer group, so nothing waits for it."""
+    pool = await embedder_pool(settings, schema=schema)
+    try:
+        await (await _follower(settings, pool)).run()
     finally:
         await pool.close()

@@ -408,6 +408,21 @@ class Freshness(BaseModel):
     index_lag_episodes: int = Field(
         default=0, description="The project's episodes on the log the index has not read yet."
     )
+    embedding_generation: str | None = Field(
+        default=None,
+        description="The active embedding generation (model/size/recipe) recall's semantic "
+        "list reads; null when none is active (recall is then lexical only).",
+    )
+    embedded_offset: int | None = Field(
+        default=None,
+        description="The last of the project's episodes (log offset) whose messages have "
+        "vectors in the active embedding generation; the embedding follower's own watermark.",
+    )
+    embedding_lag_episodes: int = Field(
+        default=0,
+        description="The project's episodes on the log the active embedding generation has "
+        "not embedded yet (0 when none is active).",
+    )
 
 
 class Problem(BaseModel):
@@ -469,6 +484,11 @@ class RecalledMessage(BaseModel):
     lexical_rank: int | None = Field(description="Its place among the messages that match q.")
     quoted_rank: int | None = Field(
         description="Its place among the messages the recalled beliefs quote, if one does."
+    )
+    semantic_rank: int | None = Field(
+        default=None,
+        description="Its place among the principal's messages nearest q by meaning, in the "
+        "active embedding generation (null when it is not among them or none is active).",
     )
     event_id: uuid.UUID
     message_ordinal: int

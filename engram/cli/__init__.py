@@ -19,6 +19,7 @@ from engram.cli.activation import activation_or_exit
 from engram.cli.agents import mcp
 from engram.cli.audit import runs_app, sessions_app, user_model
 from engram.cli.beliefs import beliefs_app, refusals_app
+from engram.cli.embeddings import embeddings_app
 from engram.cli.evaluation.command import eval_app
 from engram.cli.extract import extract_lines
 from engram.cli.failures import refuse
@@ -50,7 +51,14 @@ from policies.document import render_policy_yaml
 from policies.in_force import effective_policy
 from projections.migrate import MigrationError
 from projections.migrate import migrate as run_migrations
-from projections.runner import index_in_worker, project_in_worker, run_indexer, run_projector
+from projections.runner import (
+    embed_in_worker,
+    index_in_worker,
+    project_in_worker,
+    run_embedder,
+    run_indexer,
+    run_projector,
+)
 from schemas.api import LogPosition
 from schemas.export import JSON_DIR, export_json_schemas
 from sealing.events import NoKeys, Sealer
@@ -183,6 +191,12 @@ def worker(
     indexer: Annotated[
         bool, typer.Option(help="Also run the message indexer (what recall searches).")
     ] = True,
+    embedder: Annotated[
+        bool,
+        typer.Option(
+            help="Also run the embedding follower (message vectors for recall's semantic list)."
+        ),
+    ] = True,
     inbox: Annotated[
         bool,
         typer.Option(
@@ -192,8 +206,8 @@ def worker(
     ] = False,
     loglevel: Annotated[str, typer.Option(help="Worker log level.")] = "warning",
 ) -> None:
-    """Run the formation agent (faust), the belief projector and the message indexer until
-    interrupted."""
+    """Run the formation agent (faust), the belief projector, the message indexer and the
+    embedding follower until interrupted."""
     configure_logging(loglevel)
     policy = effective_policy(_settings())
     activation = activation_or_exit(_settings(), policy)
@@ -215,6 +229,12 @@ def worker(
             await index_in_worker(settings, schema=schema)
 
         streams.app.task(index)
+    if embedder:
+
+        async def embed() -> None:
+            await embed_in_worker(settings, schema=schema)
+
+        streams.app.task(embed)
     if inbox:
 
         async def move_inbox() -> None:
@@ -267,6 +287,20 @@ def indexer() -> None:
     settings = generation_settings(_settings(), generation)
     asyncio.run(ensure_topics(settings.kafka))
     asyncio.run(run_indexer(settings, schema=generation.schema_name))
+
+
+@app.command("embedder")
+def embedder_command() -> None:
+    """Run only the embedding follower (the log's messages into the configured embedding
+    generation: recall's semantic list) until interrupted.
+
+    Pair it with `engram worker --no-embedder` to give embedding a process of its own. It serves
+    /health, /ready and /metrics like the worker (ENGRAM_WORKER_HTTP_*).
+    """
+    generation = _live_generation(_settings(), effective_policy(_settings()))
+    settings = generation_settings(_settings(), generation)
+    asyncio.run(ensure_topics(settings.kafka))
+    asyncio.run(run_embedder(settings, schema=generation.schema_name))
 
 
 @app.command("inbox")
@@ -403,6 +437,7 @@ app.command()(mcp)
 app.command()(digest)
 app.command()(rederive)
 app.add_typer(generations_app, name="generations")
+app.add_typer(embeddings_app, name="embeddings")
 app.add_typer(formation_app, name="formation")
 app.add_typer(dlq_app, name="dlq")
 app.add_typer(policy_app, name="policy")

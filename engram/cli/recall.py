@@ -8,9 +8,11 @@ from typing import Annotated, Any
 
 import typer
 
+from embeddings.wiring import embedder_from_settings
 from engram.cli.failures import refuse
 from engram.cli.identifiers import identifier
 from engram.cli.output import err, print_rows, query, quotes
+from infra.settings import load_settings
 from projections.recall import (
     MAX_LIMIT,
     OWN_WORDS,
@@ -18,6 +20,7 @@ from projections.recall import (
     InvalidCursor,
     UnsearchableQuery,
     recall,
+    semantic_query,
     wait_indexed,
 )
 from schemas.api import RecallResults
@@ -86,9 +89,12 @@ def recall_command(
     if wait is not None and project is None:
         raise typer.BadParameter("--wait needs --project (whose log to wait for)")
 
+    embedder = embedder_from_settings(load_settings().embedding)
+
     async def read(conn: Any) -> list[RecallResults]:
         if wait is not None and project is not None:
             await wait_indexed(conn, tenant=tenant, project=project, timeout_s=wait)
+        semantic = await semantic_query(conn, embedder, q)
         return [
             await recall(
                 conn,
@@ -99,6 +105,7 @@ def recall_command(
                 roles=role or OWN_WORDS,
                 limit=limit,
                 cursor=cursor,
+                semantic=semantic,
             )
         ]
 

@@ -18,12 +18,14 @@ from datetime import UTC, datetime
 import asyncpg
 from pydantic import BaseModel
 
+from embeddings.embedder import Embedder
+from embeddings.wiring import embedder_from_settings
 from engram.service.corrections import Corrections
 from generations.reading import reading
 from infra.db import create_pool
 from infra.settings import Settings
 from ingest.intake import Intake
-from projections.recall import OWN_WORDS, recall
+from projections.recall import OWN_WORDS, recall, semantic_query
 from schemas.api import LogPosition, RecalledBelief, RecalledMessage
 from schemas.common import Role
 from schemas.corrections import CorrectionKind
@@ -111,6 +113,8 @@ class AgentMemory:
     pool: asyncpg.Pool
     intake: Intake
     corrections: Corrections
+    embedder: Embedder | None = None
+    """Recall's semantic list, used when its generation is the active one."""
 
     async def recall(
         self,
@@ -126,6 +130,7 @@ class AgentMemory:
         messages of ``roles``."""
         tenant, principal = who
         async with reading(self.pool, principal=who) as conn:
+            semantic = await semantic_query(conn, self.embedder, query)
             found = await recall(
                 conn,
                 tenant=tenant,
@@ -135,6 +140,7 @@ class AgentMemory:
                 roles=roles,
                 limit=limit,
                 cursor=cursor,
+                semantic=semantic,
             )
         return Recall(
             hits=[_recalled(h) for h in found.hits if isinstance(h, RecalledBelief)],
@@ -192,7 +198,7 @@ async def agent_memory(settings: Settings) -> AsyncIterator[AgentMemory]:
         corrections = Corrections(
             pool, settings.kafka, policy_file=settings.formation.policy_file, sealer=sealer
         )
-        yield AgentMemory(pool, intake, corrections)
+        yield AgentMemory(pool, intake, corrections, embedder_from_settings(settings.embedding))
     finally:
         await intake.close()
         await pool.close()

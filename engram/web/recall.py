@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Query, Request
 
 from engram.web.auth import NameQuery, Who
 from engram.web.invalid import invalid_query
@@ -23,6 +23,7 @@ from projections.recall import (
     InvalidCursor,
     UnsearchableQuery,
     recall,
+    semantic_query,
 )
 from schemas.api import RecallResults
 from schemas.common import Role, StoredText
@@ -32,6 +33,7 @@ router = APIRouter(tags=["read"])
 
 @router.get("/v1/recall", response_model=RecallResults)
 async def recall_route(
+    request: Request,
     who: Who,
     db: PrincipalReader,
     q: Annotated[StoredText, Query(min_length=1, max_length=MAX_QUERY_CHARS)],
@@ -45,9 +47,12 @@ async def recall_route(
     caller's own words (role ``user``); ``role`` (repeatable) asks for others, and every message
     says its role. Each message carries its turn's event id, ordinal, session, event time and
     log position; ``reflects`` says how far formation and the message index had got in each
-    project of the page. ``next_cursor`` fetches the next page."""
+    project of the page. ``next_cursor`` fetches the next page. Messages are matched by their
+    words and, when the configured embedding generation is the active one, by meaning (a
+    message's ``semantic_rank``)."""
     tenant, principal = who
     try:
+        semantic = await semantic_query(db, request.app.state.embedder, q)
         return await recall(
             db,
             tenant=tenant,
@@ -57,6 +62,7 @@ async def recall_route(
             roles=role or OWN_WORDS,
             limit=limit,
             cursor=cursor,
+            semantic=semantic,
         )
     except UnsearchableQuery as error:
         raise invalid_query("q", str(error), q) from None

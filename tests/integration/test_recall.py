@@ -13,6 +13,7 @@ from pathlib import Path
 import asyncpg
 import pytest
 
+from embeddings.local import WordLlamaEmbedder
 from engram.service.corrections import Corrections
 from generations.reading import reading
 from ingest.jsonl import load_episodes
@@ -23,6 +24,7 @@ from projections.recall import (
     InvalidCursor,
     UnsearchableQuery,
     recall,
+    semantic_query,
     wait_indexed,
 )
 from projections.search import After
@@ -30,13 +32,15 @@ from schemas.api import LogPosition, RecalledBelief, RecalledMessage, RecallResu
 from schemas.common import Role
 from schemas.episodes import TurnAppended
 from tests.support.episodes import turn
-from tests.support.indexing import indexed_to_the_end
+from tests.support.indexing import embedded_to_the_end, indexed_to_the_end, vectors_of
 from tests.support.isolation import Isolated, running_worker
 from watermarks.waiting import wait_for_watermarks
 
 pytestmark = pytest.mark.integration
 
 WAIT_S = 90
+EMBEDDER = WordLlamaEmbedder()
+"""The worker's default model: recall here is semantic, as the API's is by default."""
 
 
 class Memory:
@@ -56,6 +60,7 @@ class Memory:
     async def formed(self, positions: list[LogPosition]) -> None:
         await wait_for_watermarks(self.pool, positions, timeout_s=WAIT_S)
         await indexed_to_the_end(self.kafka, self.pool, timeout_s=WAIT_S)
+        await embedded_to_the_end(self.kafka, self.pool, timeout_s=WAIT_S)
 
     async def recall(
         self, query: str, *, principal: str = "ana", tenant: str | None = None, **options: object
@@ -67,6 +72,7 @@ class Memory:
                 tenant=tenant,
                 principal=principal,
                 query=query,
+                semantic=await semantic_query(conn, EMBEDDER, query),  # as the API asks
                 **options,  # type: ignore[arg-type]
             )
 
@@ -129,7 +135,9 @@ async def test_beliefs_first_then_the_principals_own_words_each_saying_where_it_
 async def test_other_roles_only_when_asked_and_labelled(memory: Memory) -> None:
     assert "Lisbon is lovely in spring." not in words(await memory.recall("lovely spring"))
     found = await memory.recall("lovely spring", roles=[Role.USER, Role.ASSISTANT])
-    [said] = [h for h in found.hits if isinstance(h, RecalledMessage)]
+    # first the words that match; meaning adds the rest of the principal's messages below
+    said, *rest = [h for h in found.hits if isinstance(h, RecalledMessage)]
+    assert said.lexical_rank == 1 and all(m.lexical_rank is None for m in rest)
     assert (said.content, said.role, said.own_words) == (
         "Lisbon is lovely in spring.",
         Role.ASSISTANT,
@@ -167,16 +175,23 @@ async def test_a_deleted_belief_and_a_forgotten_principal_are_not_recalled(memor
     t = memory.tenant
     found = await memory.recall("where do I live")
     [lisbon] = [h.belief for h in found.hits if isinstance(h, RecalledBelief)]
+    [quoted] = lisbon.evidence
+    message = f"{quoted.episode_id}:{quoted.message_ordinal}"
+    has_vector = "SELECT count(*) FROM embedding_vector WHERE item_id = $1 AND kind = 'message'"
+    assert await memory.pool.fetchval(has_vector, message) == 1
     position = await memory.corrections.delete(
         tenant=t, principal="ana", belief_id=lisbon.belief_id
     )
     await memory.formed([position])
+    assert await memory.pool.fetchval(has_vector, message) == 0, "its vector went with it"
     assert "Lisbon" not in " ".join(words(await memory.recall("Lisbon live")))
+    assert "Lisbon" not in " ".join(words(await memory.recall("which city is my home")))
     assert "kimono" in " ".join(words(await memory.recall("kimono")))  # the rest stays
 
     position = await memory.corrections.forget(tenant=t, principal="ana")
     await memory.formed([position])
     assert (await memory.recall("kimono Japan sister Lisbon")).hits == []
+    assert await vectors_of(memory.pool, t, "ana") == []
     assert words(await memory.recall("Japan", principal="bo")) == [
         "I brought sake back from Japan."
     ]

@@ -33,7 +33,12 @@ from sealing.events import Sealer
 from sealing.opening import open_sealer
 from tests.support.conditions import wait_until
 from tests.support.episodes import turn
-from tests.support.indexing import indexed_to_the_end
+from tests.support.indexing import (
+    embedded_to_the_end,
+    indexed_to_the_end,
+    vectors_in_dump,
+    vectors_of,
+)
 from tests.support.isolation import REPO, Isolated, running_worker
 from watermarks.waiting import wait_for_watermarks
 
@@ -150,6 +155,7 @@ async def _replay(memory: SealedMemory, tmp_path: Path) -> None:
     with running_worker(memory.isolated, log_path=tmp_path / "replay.log", env=env):
         await wait_for_watermarks(memory.pool, memory.positions, timeout_s=WAIT_S)
         await indexed_to_the_end(memory.kafka, memory.pool, timeout_s=WAIT_S)
+        await embedded_to_the_end(memory.kafka, memory.pool, timeout_s=WAIT_S)
 
 
 async def test_after_forgetting_no_topic_no_table_and_no_replay_holds_their_words(
@@ -181,6 +187,11 @@ async def test_after_forgetting_no_topic_no_table_and_no_replay_holds_their_word
     # Sealed at rest already: the topics never held the words in clear.
     assert _words_in(await _every_record(isolated.bootstrap, isolated.prefix)) == {}
     bo_before = await memory.objects("bo")
+    # Vectors are derived from the words: the worker's embedding follower made ana's.
+    await embedded_to_the_end(memory.kafka, pool, timeout_s=WAIT_S)
+    ana_vectors = await vectors_of(pool, t, "ana")
+    assert len(ana_vectors) == 2
+    assert vectors_in_dump(ana_vectors, _pg_dump(isolated.database_url)) == ana_vectors
 
     await memory.formed([await memory.service.forget(tenant=t, principal="ana")])
 
@@ -194,6 +205,8 @@ async def test_after_forgetting_no_topic_no_table_and_no_replay_holds_their_word
     assert _words_in(await _every_record(isolated.bootstrap, isolated.prefix)) == {}
     dump = _pg_dump(isolated.database_url)
     assert [w for w in SECRETS if w in dump] == []
+    assert await vectors_of(pool, t, "ana") == []
+    assert vectors_in_dump(ana_vectors, dump) == []
     digest = await projection_digest(pool)
 
     await _replay(memory, tmp_path)
@@ -202,6 +215,8 @@ async def test_after_forgetting_no_topic_no_table_and_no_replay_holds_their_word
     assert await projection_digest(pool) == digest
     dump = _pg_dump(isolated.database_url)
     assert [w for w in SECRETS if w in dump] == []
+    assert await vectors_of(pool, t, "ana") == [], "a replay embeds nothing of theirs"
+    assert vectors_in_dump(ana_vectors, dump) == []
 
 
 async def test_a_worker_with_the_wrong_key_encryption_key_stops_at_start(

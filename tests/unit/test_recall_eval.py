@@ -63,11 +63,14 @@ def test_own_words_categories_count_together_and_apart() -> None:
         return Question("t", "p", "q?", "a", category, frozenset({"e"}), own_evidence=own)
 
     report = Report()
-    ours, theirs = report.tallies(question(2))
+    ours, theirs = (
+        report.tallies(question(2), report.recall),
+        report.tallies(question(2), report.bm25),
+    )
     assert len(ours) == len(theirs) == 3
     assert sorted(report.recall) == ["2", "all", "own_words_1_2_4"]
-    assert len(report.tallies(question(4, own=False))[0]) == 2, "only the other's words"
-    assert len(report.tallies(question(3))[0]) == 2
+    assert len(report.tallies(question(4, own=False), report.recall)) == 2, "only the other's words"
+    assert len(report.tallies(question(3), report.recall)) == 2
     assert sorted(report.recall) == ["2", "3", "4", "all", "own_words_1_2_4"]
 
 

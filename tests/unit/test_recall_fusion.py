@@ -65,3 +65,20 @@ def test_a_belief_answers_with_two_terms_or_the_rarest_one() -> None:
     assert answering({a: ["lisbon"], b: ["tea"]}, {"lisbon": 0.69, "tea": 0.69}) == {a, b}
     assert answering({a: ["tea"]}, {"tea": 0.1}) == {a}  # a one-term question
     assert answering({a: ["tea"]}, {}) == set()
+
+
+def test_a_list_weighted_below_one_counts_for_less_and_weights_must_match_the_lists() -> None:
+    fused = dict(fuse([["a"], ["b"]], weights=[1.0, 0.5]))
+    assert fused == {"a": 1 / (K + 1), "b": 0.5 / (K + 1)}
+    with pytest.raises(ValueError, match="one non-negative number per list"):
+        fuse([["a"], ["b"]], weights=[1.0])
+    with pytest.raises(ValueError, match="one non-negative number per list"):
+        fuse([["a"]], weights=[-1.0])
+
+
+def test_the_semantic_list_adds_what_words_miss_below_what_words_and_meaning_agree_on() -> None:
+    e = uuid.UUID(int=1)
+    lexical, semantic = [(e, 0), (e, 1)], [(e, 2), (e, 1)]
+    order = [m for m, _ in rank_messages(lexical, [], semantic, semantic_weight=0.5)]
+    assert order == [(e, 1), (e, 0), (e, 2)], "both lists first, then the lexical top"
+    assert [m for m, _ in rank_messages(lexical, [])] == lexical, "no semantic list: as before"

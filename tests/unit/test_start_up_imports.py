@@ -21,3 +21,14 @@ def test_importing_a_command_does_not_load_the_model_client(module: str) -> None
         [sys.executable, "-c", probe], check=True, capture_output=True, text=True
     ).stdout.strip()
     assert loaded == "[]", f"importing {module} loaded the openai client: {loaded[:200]}"
+
+
+@pytest.mark.parametrize("module", ["engram.cli", "projections.runner", "engram.api"])
+def test_importing_a_command_does_not_load_the_local_embedding_model(module: str) -> None:
+    """``wordllama`` (~0.9 s at import) is loaded where the embedder is built, not by every
+    command that could build one."""
+    probe = f"import sys, {module}; print('wordllama' in sys.modules)"
+    loaded = subprocess.run(
+        [sys.executable, "-c", probe], check=True, capture_output=True, text=True
+    ).stdout.strip()
+    assert loaded == "False", f"importing {module} loaded wordllama"

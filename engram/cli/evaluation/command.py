@@ -21,6 +21,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from embeddings.wiring import embedder_from_settings
 from engram.cli.evaluation.corpus import Case, CorpusError, load_corpus
 from engram.cli.evaluation.coverage import FactsError, load_facts, measure
 from engram.cli.evaluation.evidence import evaluate_model, record
@@ -325,15 +326,24 @@ def recall_questions(
         help="Form these turns (JSONL episodes) in process into a scratch database first; "
         "without it, ask the configured database as it stands.",
     ),
+    dense: bool = typer.Option(
+        True,
+        "--dense/--no-dense",
+        help="Recall with its semantic list (the configured embedder, ENGRAM_EMBEDDING_*), "
+        "beside recall without it and dense-only; --no-dense: lexical recall only.",
+    ),
     as_json: bool = typer.Option(False, "--json", help="Print the report as JSON."),
 ) -> None:
     """Ask every question through recall and score what it returns on the evidence messages:
     recall@1/5/10 and MRR by category, the answer in returned beliefs, latency p50/p99, beside
-    BM25 over the principal's own messages in the same run."""
-    url = load_settings().database.url.get_secret_value()
+    BM25 over the principal's own messages (and, with --dense, recall without its semantic list
+    and dense-only) in the same run."""
+    settings = load_settings()
+    url = settings.database.url.get_secret_value()
     try:
-        report = asyncio.run(evaluate(url, qa, turns))
-    except (OSError, InvalidEpisodeLine, QuestionsError) as exc:
+        embedder = embedder_from_settings(settings.embedding) if dense else None
+        report = asyncio.run(evaluate(url, qa, turns, embedder))
+    except (OSError, InvalidEpisodeLine, QuestionsError, ModelConfigurationError) as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from exc
     if as_json:
@@ -358,6 +368,8 @@ def render_recall(report: dict[str, Any], console: Console) -> None:
     for title in _RECALL_COLUMNS.values():
         table.add_column(title, justify="right")
     table.add_column("BM25 R@10", justify="right")
+    table.add_column("lexical-only R@10", justify="right")
+    table.add_column("dense-only R@10", justify="right")
     table.add_column("answer in beliefs", justify="right")
     table.add_column("p50/p99 ms", justify="right")
     for group, ours in report["recall"].items():
@@ -367,12 +379,20 @@ def render_recall(report: dict[str, Any], console: Console) -> None:
             str(ours["asked"]),
             *(f"{ours[c]:.3f}" for c in _RECALL_COLUMNS),
             f"{theirs['recall_at_10']:.3f}",
+            _at_10(report, "recall_lexical_only", group),
+            _at_10(report, "dense_own_messages", group),
             f"{ours['answer_in_beliefs']:.3f}",
             f"{ours['latency_ms_p50']:.0f}/{ours['latency_ms_p99']:.0f}",
         )
     console.print(table)
     console.print("groups: a category, all, and own_words_1_2_4 (categories 1, 2, 4 whose evidence")
     console.print("holds the principal's words); BM25: over the principal's own messages")
+
+
+def _at_10(report: dict[str, Any], ranker: str, group: str) -> str:
+    """A baseline's recall@10 for the table, or a dash when the run had no embedder."""
+    tallies = report.get(ranker)
+    return f"{tallies[group]['recall_at_10']:.3f}" if tallies else "-"
 
 
 def _policy_in_force(path: Path | None) -> FormationPolicy:

@@ -15,12 +15,18 @@ for categories 1, 2 and 4 together where an evidence message is the principal's 
   belief's statement or object;
 - latency p50 and p99 of the recall call, in milliseconds.
 
-In the same run, on the same messages, the baseline: BM25 (:mod:`.bm25`) over the principal's
-own messages as the index holds them (role ``user``), top ten. With ``--turns`` the
+In the same run, on the same messages, the baselines: BM25 (:mod:`.bm25`) over the principal's
+own messages as the index holds them (role ``user``), top ten; and, with an embedder, dense-only
+(the principal's own messages nearest the question in the active embedding generation) and
+recall without its semantic list (``recall_lexical_only``), so the semantic list's worth is read
+in one run. With ``--turns`` the
 conversations are formed in process — the deterministic arm under the default policy, projected
 by the projector's own store and indexed by the indexer's own store, into a scratch database
 created and dropped on the configured PostgreSQL, as ``bench/search_questions.py`` does —
-otherwise the questions are asked of the configured database as it stands (running services).
+and every message is embedded into the embedder's generation by the embedding follower's own
+store (:mod:`projections.message_vectors`), which is then activated; otherwise the questions are
+asked of the configured database as it stands (running services), semantically when the
+embedder's generation is the active one.
 """
 
 from __future__ import annotations
@@ -29,12 +35,15 @@ import secrets
 import time
 from collections.abc import AsyncIterator, Iterable, Sequence
 from contextlib import asynccontextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import asyncpg
 import orjson
 
+from embeddings import store as embedding_store
+from embeddings.embedder import Embedder
+from embeddings.generation import EmbeddingGeneration
 from engram.cli.evaluation.bm25 import BM25, tokens
 from generations.reading import reading
 from infra.errors import EngramFailure
@@ -43,8 +52,15 @@ from policies.behaviour import form
 from policies.in_force import default_policy
 from projections.belief_store import ClaimsRecord, project_records
 from projections.message_store import LogRecord, index_records
+from projections.message_vectors import embed_messages, write_vectors
 from projections.migrate import migrate
-from projections.recall import recall
+from projections.recall import (
+    OWN_WORDS,
+    SemanticQuery,
+    recall,
+    semantic_messages,
+    semantic_query,
+)
 from projections.search import UnsearchableQuery
 from schemas.api import RecalledBelief, RecallResults
 
@@ -149,27 +165,34 @@ class Tally:
 class Report:
     recall: dict[str, Tally] = field(default_factory=dict)
     bm25: dict[str, Tally] = field(default_factory=dict)
+    lexical: dict[str, Tally] = field(default_factory=dict)
+    dense: dict[str, Tally] = field(default_factory=dict)
     unsearchable: int = 0
+    semantic_generation: str | None = None
 
-    def tallies(self, question: Question) -> tuple[list[Tally], list[Tally]]:
-        """The recall and BM25 tallies ``question`` counts in: its category's, 'all', and
+    def tallies(self, question: Question, ranker: dict[str, Tally]) -> list[Tally]:
+        """The tallies of ``ranker`` that ``question`` counts in: its category's, 'all', and
         'own_words_1_2_4' when it is of category 1, 2 or 4 and an evidence message is the
         principal's own (issue 28's bar: no ranking of the principal's words can reach the
         others)."""
         groups = ["all", str(question.category)]
         if question.category in OWN_WORDS_CATEGORIES and question.own_evidence:
             groups.append("own_words_1_2_4")
-        return (
-            [self.recall.setdefault(g, Tally()) for g in groups],
-            [self.bm25.setdefault(g, Tally()) for g in groups],
-        )
+        return [ranker.setdefault(g, Tally()) for g in groups]
 
     def to_dict(self) -> dict[str, object]:
-        return {
+        report: dict[str, object] = {
             "unsearchable": self.unsearchable,
+            "semantic_generation": self.semantic_generation,
             "recall": {g: t.to_dict() for g, t in sorted(self.recall.items())},
             "bm25_own_messages": {g: t.to_dict() for g, t in sorted(self.bm25.items())},
         }
+        if self.semantic_generation is not None:
+            report["recall_lexical_only"] = {
+                g: t.to_dict() for g, t in sorted(self.lexical.items())
+            }
+            report["dense_own_messages"] = {g: t.to_dict() for g, t in sorted(self.dense.items())}
+        return report
 
 
 def held(results: RecallResults) -> list[frozenset[str]]:
@@ -214,40 +237,97 @@ class OwnMessages:
         return [frozenset({events[i]}) for i in index.top(tokens(question.text), TOP)]
 
 
-async def measure(pool: asyncpg.Pool, questions: Iterable[Question]) -> Report:
+async def measure(
+    pool: asyncpg.Pool,
+    questions: Iterable[Question],
+    embedder: Embedder | None = None,
+    *,
+    semantic_weight: float | None = None,
+) -> Report:
+    """Every question through recall (semantically when ``embedder``'s generation is active;
+    ``semantic_weight`` overrides the default weight of its list), and the baselines."""
     report = Report()
     baseline = OwnMessages(pool)
     for question in questions:
-        ours, theirs = report.tallies(question)
         who = (question.tenant, question.principal)
         started = time.perf_counter()
+        semantic: SemanticQuery | None = None
         try:
             async with reading(pool, principal=who) as conn:
-                results = await recall(
-                    conn,
-                    tenant=question.tenant,
-                    principal=question.principal,
-                    query=question.text,
-                    limit=TOP,
-                )
+                semantic = await semantic_query(conn, embedder, question.text)
+                if semantic is not None and semantic_weight is not None:
+                    semantic = replace(semantic, weight=semantic_weight)
+                results = await _ask(conn, question, semantic)
         except UnsearchableQuery:
             report.unsearchable += 1
             results = RecallResults(hits=[], next_cursor=None, reflects=[])
         took_ms = (time.perf_counter() - started) * 1000
         rank = first_rank(held(results), question.evidence)
         in_beliefs = answer_in_beliefs(results, question.answer)
-        for tally in ours:
+        for tally in report.tallies(question, report.recall):
             tally.add(rank, answered=bool(results.hits), answer_in_beliefs=in_beliefs)
             tally.latencies_ms.append(took_ms)
         found = await baseline.top(question)
-        for tally in theirs:
+        for tally in report.tallies(question, report.bm25):
             tally.add(first_rank(found, question.evidence), answered=bool(found))
+        if semantic is not None:
+            report.semantic_generation = semantic.generation
+            await _semantic_baselines(pool, report, question, semantic)
     return report
 
 
-async def form_into(conn: asyncpg.Connection, turns: Path) -> tuple[int, int]:
-    """Form, project and index every episode of ``turns`` in offset order (one partition);
-    the batches projected and the messages indexed."""
+async def _ask(
+    conn: asyncpg.Connection, question: Question, semantic: SemanticQuery | None
+) -> RecallResults:
+    return await recall(
+        conn,
+        tenant=question.tenant,
+        principal=question.principal,
+        query=question.text,
+        limit=TOP,
+        semantic=semantic,
+    )
+
+
+async def _semantic_baselines(
+    pool: asyncpg.Pool, report: Report, question: Question, semantic: SemanticQuery
+) -> None:
+    """Recall without its semantic list, and dense-only over the principal's own messages."""
+    started = time.perf_counter()
+    async with reading(pool, principal=(question.tenant, question.principal)) as conn:
+        lexical = await _ask(conn, question, None)
+    took_ms = (time.perf_counter() - started) * 1000
+    async with reading(pool, principal=(question.tenant, question.principal)) as conn:
+        nearest, _ = await semantic_messages(
+            conn,
+            semantic,
+            tenant=question.tenant,
+            principal=question.principal,
+            role_names=[r.value for r in OWN_WORDS],
+            project=None,
+        )
+    rank = first_rank(held(lexical), question.evidence)
+    for tally in report.tallies(question, report.lexical):
+        tally.add(
+            rank,
+            answered=bool(lexical.hits),
+            answer_in_beliefs=answer_in_beliefs(lexical, question.answer),
+        )
+        tally.latencies_ms.append(took_ms)
+    dense = [frozenset({str(episode)}) for episode, _ in nearest[:TOP]]
+    for tally in report.tallies(question, report.dense):
+        tally.add(first_rank(dense, question.evidence), answered=bool(dense))
+
+
+async def form_into(
+    conn: asyncpg.Connection, turns: Path, embedder: Embedder | None = None
+) -> tuple[int, int]:
+    """Form, project and index every episode of ``turns`` in offset order (one partition), and
+    with ``embedder`` embed its messages into that model's generation and activate it; the
+    batches projected and the messages indexed."""
+    generation = EmbeddingGeneration.of(embedder.model) if embedder is not None else None
+    if generation is not None:
+        await embedding_store.register(conn, generation)
     policy = default_policy()
     episodes = list(read_episodes(turns))
     records = [ClaimsRecord(form(e, policy, offset), offset) for offset, e in enumerate(episodes)]
@@ -259,6 +339,13 @@ async def form_into(conn: asyncpg.Connection, turns: Path) -> tuple[int, int]:
             conn, chunk, topic=CLAIMS_TOPIC, partition=0, read_through=chunk[-1].offset
         )
         indexed += await index_records(conn, EPISODES_TOPIC, 0, log[start : start + CHUNK])
+        if embedder is not None and generation is not None:
+            part = log[start : start + CHUNK]
+            vectors = await embed_messages(embedder, generation, part)
+            await write_vectors(conn, generation.name, EPISODES_TOPIC, 0, part, vectors)
+    if generation is not None:
+        await embedding_store.mark_built(conn, generation.name)
+        await embedding_store.activate(conn, generation.name)
     return len(records), indexed
 
 
@@ -284,26 +371,30 @@ async def scratch_database(admin_url: str, prefix: str = "recall_eval_") -> Asyn
         await conn.close()
 
 
-async def evaluate(database_url: str, qa: Path, turns: Path | None) -> dict[str, object]:
+async def evaluate(
+    database_url: str, qa: Path, turns: Path | None, embedder: Embedder | None = None
+) -> dict[str, object]:
     """The whole run: questions loaded first (a bad file fails before any database work)."""
     questions = load_questions(qa)
     if turns is None:
-        return await _measure_at(database_url, questions)
+        return await _measure_at(database_url, questions, embedder)
     async with scratch_database(database_url) as url:
         conn = await asyncpg.connect(url)
         try:
-            batches, messages = await form_into(conn, turns)
+            batches, messages = await form_into(conn, turns, embedder)
             await conn.execute("ANALYZE")
         finally:
             await conn.close()
         formed = {"turns": str(turns), "batches": batches, "messages_indexed": messages}
-        return {**formed, **(await _measure_at(url, questions))}
+        return {**formed, **(await _measure_at(url, questions, embedder))}
 
 
-async def _measure_at(url: str, questions: list[Question]) -> dict[str, object]:
+async def _measure_at(
+    url: str, questions: list[Question], embedder: Embedder | None
+) -> dict[str, object]:
     pool = await asyncpg.create_pool(url, min_size=1, max_size=2)
     try:
-        report = await measure(pool, questions)
+        report = await measure(pool, questions, embedder)
     finally:
         await pool.close()
     return {"questions": len(questions), **report.to_dict()}
