@@ -142,9 +142,14 @@ async def write_vectors(
         )
         if stored is not None:
             changes = messages_of(r for r in records if r.offset >= stored)
-        keys = [
-            MessageKey(r.tenant, r.principal, r.episode_id, r.message_ordinal) for r in changes.rows
-        ]
+        # An event appended twice (a retried publish) is one message: one upsert may not touch
+        # a row twice, and the vectors are the same.
+        keys = list(
+            dict.fromkeys(
+                MessageKey(r.tenant, r.principal, r.episode_id, r.message_ordinal)
+                for r in changes.rows
+            )
+        )
         if keys:
             rows = [np.ascontiguousarray(vectors[k], dtype="<f4").tobytes() for k in keys]
             columns = [list(column) for column in zip(*keys, strict=True)]

@@ -156,6 +156,22 @@ async def test_a_hidden_message_loses_its_vector_and_a_replay_does_not_embed_it_
     assert await vectors(pool, t) == [("ana", first.event_id, 1)], "hidden stays unembedded"
 
 
+async def test_an_event_appended_twice_in_one_fetch_is_embedded_once(
+    isolated: Isolated, pool: asyncpg.Pool
+) -> None:
+    """A retried publish puts the same event on the log twice, back to back: the follower reads
+    both in one fetch and writes the message's vector once (it crashed the worker before)."""
+    kafka = isolated.kafka(partitions=1)
+    await ensure_topics(kafka)
+    t = isolated.tenant
+    twice = turn(t, "ana", "p", "I live in Zanzibar.")
+    async with EpisodeProducer(kafka) as producer:
+        await producer.publish_many([twice, twice])
+    async with following(kafka, pool):
+        await embedded_to_the_end(kafka, pool)
+    assert await vectors(pool, t) == [("ana", twice.event_id, 0)]
+
+
 async def test_a_forgotten_principal_loses_every_vector_and_gets_no_new_one(
     isolated: Isolated, pool: asyncpg.Pool
 ) -> None:
