@@ -222,6 +222,35 @@ async def recount_stats(conn: asyncpg.Connection) -> None:
 _COLUMNS = tuple(MessageRow.__dataclass_fields__)
 
 
+async def locked_unread(
+    conn: asyncpg.Connection,
+    records: Sequence[LogRecord],
+    *,
+    offsets: str,
+    projector: str,
+    topic: str,
+    partition: int,
+) -> IndexChanges:
+    """``records``' messages and forgettings that ``projector`` has not stored yet (at or past
+    its offset in the ``offsets`` table), with every principal they name locked. Shared by the
+    readers of the log's messages (the indexer, the embedding follower); called inside the
+    transaction that writes them and the offset, so a rival reading the same records waits on
+    the locks and then skips what was written."""
+    changes = messages_of(records)
+    await lock_principals(
+        conn, {(r.tenant, r.principal) for r in changes.rows} | set(changes.forgotten)
+    )
+    stored = await conn.fetchval(
+        f"SELECT next_offset FROM {offsets} WHERE projector = $1 AND topic = $2 AND partition = $3",
+        projector,
+        topic,
+        partition,
+    )
+    if stored is None:
+        return changes
+    return messages_of(r for r in records if r.offset >= stored)
+
+
 async def index_records(
     conn: asyncpg.Connection, topic: str, partition: int, records: Sequence[LogRecord]
 ) -> int:
@@ -231,18 +260,14 @@ async def index_records(
     if not records:
         return 0
     async with transaction(conn):
-        changes = messages_of(records)
-        principals = {(r.tenant, r.principal) for r in changes.rows} | set(changes.forgotten)
-        await lock_principals(conn, principals)
-        stored = await conn.fetchval(
-            "SELECT next_offset FROM projector_offset WHERE projector = $1 AND topic = $2 "
-            "AND partition = $3",
-            INDEXER,
-            topic,
-            partition,
+        changes = await locked_unread(
+            conn,
+            records,
+            offsets="projector_offset",
+            projector=INDEXER,
+            topic=topic,
+            partition=partition,
         )
-        if stored is not None:
-            changes = messages_of(r for r in records if r.offset >= stored)
         await _write(conn, changes)
         await conn.execute(
             "INSERT INTO projector_offset (projector, topic, partition, next_offset) "

@@ -32,8 +32,7 @@ from embeddings import store
 from embeddings.embedder import Embedder, Vectors
 from embeddings.generation import EmbeddingGeneration
 from infra.db import transaction
-from projections.message_store import LogRecord, MessageKey, messages_of
-from projections.principal_lock import lock_principals
+from projections.message_store import LogRecord, MessageKey, locked_unread, messages_of
 
 FOLLOWER_PREFIX = "embeddings/"
 
@@ -130,18 +129,14 @@ async def write_vectors(
     if not records:
         return 0
     async with transaction(conn):
-        changes = messages_of(records)
-        principals = {(r.tenant, r.principal) for r in changes.rows} | set(changes.forgotten)
-        await lock_principals(conn, principals)
-        stored = await conn.fetchval(
-            "SELECT next_offset FROM public.projector_offset WHERE projector = $1 "
-            "AND topic = $2 AND partition = $3",
-            follower_name(generation),
-            topic,
-            partition,
+        changes = await locked_unread(
+            conn,
+            records,
+            offsets="public.projector_offset",
+            projector=follower_name(generation),
+            topic=topic,
+            partition=partition,
         )
-        if stored is not None:
-            changes = messages_of(r for r in records if r.offset >= stored)
         # An event appended twice (a retried publish) is one message: one upsert may not touch
         # a row twice, and the vectors are the same.
         keys = list(
