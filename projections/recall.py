@@ -233,6 +233,21 @@ async def semantic_query(
     return await embed_question(embedder, query)
 
 
+async def _messages_in_scope(
+    conn: asyncpg.Connection,
+    ids: Sequence[MessageId],
+    tenant: str,
+    principal: str,
+    role_names: list[str],
+    project: str | None,
+) -> list[asyncpg.Record]:
+    """The indexed rows of ``ids`` the question's scope allows (:data:`_QUOTED`)."""
+    rows: list[asyncpg.Record] = await conn.fetch(
+        _QUOTED, tenant, principal, [e for e, _ in ids], [o for _, o in ids], role_names, project
+    )
+    return rows
+
+
 async def semantic_messages(
     conn: asyncpg.Connection,
     semantic: SemanticQuery,
@@ -254,15 +269,7 @@ async def semantic_messages(
         generation=semantic.generation,
     )
     nearest = [message_of_item(hit.item_id) for hit in similar.hits]
-    rows = await conn.fetch(
-        _QUOTED,
-        tenant,
-        principal,
-        [e for e, _ in nearest],
-        [o for _, o in nearest],
-        role_names,
-        project,
-    )
+    rows = await _messages_in_scope(conn, nearest, tenant, principal, role_names, project)
     held = {(r["episode_id"], r["message_ordinal"]) for r in rows}
     return [m for m in nearest if m in held][:CANDIDATES], list(rows)
 
@@ -344,15 +351,7 @@ async def recall(
             if (evidence.episode_id, evidence.message_ordinal) not in quoted_ids:
                 quoted_ids.append((evidence.episode_id, evidence.message_ordinal))
     quoted_ids = quoted_ids[:CANDIDATES]
-    quoted_rows = await conn.fetch(
-        _QUOTED,
-        tenant,
-        principal,
-        [e for e, _ in quoted_ids],
-        [o for _, o in quoted_ids],
-        role_names,
-        project,
-    )
+    quoted_rows = await _messages_in_scope(conn, quoted_ids, tenant, principal, role_names, project)
     near: list[MessageId] = []
     near_rows: list[asyncpg.Record] = []
     if semantic is not None:
