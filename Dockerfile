@@ -8,15 +8,6 @@ COPY engram engram
 COPY schemas schemas
 COPY ingest ingest
 COPY streams streams
-COPY formation formation
-COPY resolution resolution
-COPY infra infra
-COPY watermarks watermarks
-COPY generations generations
-COPY policies policies
-COPY keys keys
-COPY sealing sealing
-COPY embeddings embeddings
 COPY projections projections
 COPY prompts prompts
 COPY migrations migrations

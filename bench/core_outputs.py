@@ -40,13 +40,13 @@ sys.path.insert(0, str(REPO))  # this checkout's code, not an installed copy's
 from bench.throughput import synthetic_turns  # noqa: E402
 from engram.cli.evaluation.corpus import corpus_files, load_file  # noqa: E402
 from engram.cli.evaluation.scoring import episode_for  # noqa: E402
-from formation.deterministic import Abstention, trace  # noqa: E402
-from formation.policy import FormationPolicy  # noqa: E402
-from ingest.jsonl import read_episodes  # noqa: E402
-from schemas.claims import SourcePosition  # noqa: E402
-from schemas.common import Role  # noqa: E402
-from schemas.episodes import MemoryRemembered, Message, TurnAppended, episode_messages  # noqa: E402
-from streams.formation_stage import FormationStage  # noqa: E402
+from engram.formation.deterministic import Abstention, trace  # noqa: E402
+from engram.formation.policy import FormationPolicy  # noqa: E402
+from engram.ingest.jsonl import read_episodes  # noqa: E402
+from engram.schemas.claims import SourcePosition  # noqa: E402
+from engram.schemas.common import Role  # noqa: E402
+from engram.schemas.episodes import MemoryRemembered, Message, TurnAppended, episode_messages  # noqa: E402
+from engram.streams.formation_stage import FormationStage  # noqa: E402
 
 Episode = TurnAppended | MemoryRemembered
 _SWAP = {Role.USER: Role.ASSISTANT, Role.ASSISTANT: Role.USER}

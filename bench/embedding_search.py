@@ -36,11 +36,11 @@ import asyncpg
 import numpy as np
 import orjson
 
-from embeddings import store
-from embeddings.generation import FUNCTION_WORDS, EmbeddingGeneration
-from embeddings.local import WordLlamaEmbedder
 from engram.cli.evaluation.recall import scratch_database
-from infra.settings import load_settings
+from engram.embeddings import store
+from engram.embeddings.generation import FUNCTION_WORDS, EmbeddingGeneration
+from engram.embeddings.local import WordLlamaEmbedder
+from engram.infra.settings import load_settings
 
 TENANT = "bench"
 PRINCIPAL = "target"
@@ -220,7 +220,7 @@ async def main(
 
 
 if __name__ == "__main__":
-    from infra.logs import configure_logging
+    from engram.infra.logs import configure_logging
 
     configure_logging("warning")
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])

@@ -22,9 +22,9 @@ import faust
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from infra.logs import configure_logging  # noqa: E402
-from infra.settings import load_settings  # noqa: E402
-from streams.app import EngramStreams, declare_app, run_worker  # noqa: E402
+from engram.infra.logs import configure_logging  # noqa: E402
+from engram.infra.settings import load_settings  # noqa: E402
+from engram.streams.app import EngramStreams, declare_app, run_worker  # noqa: E402
 
 
 def register_forwarding_agent(streams: EngramStreams) -> None:

@@ -27,8 +27,8 @@ import asyncio, secrets, sys
 import orjson
 sys.path.insert(0, sys.argv[1])
 import bench.throughput as bench
-from infra.logs import configure_logging
-from infra.settings import load_settings
+from engram.infra.logs import configure_logging
+from engram.infra.settings import load_settings
 
 async def main(count: int) -> dict[str, float]:
     settings = load_settings()

@@ -22,13 +22,13 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from bench.throughput import synthetic_turns  # noqa: E402
-from formation.policy import FormationPolicy  # noqa: E402
-from infra.logs import configure_logging  # noqa: E402
-from infra.settings import load_settings  # noqa: E402
-from schemas.claims import ClaimsBatchFormed, SourcePosition  # noqa: E402
-from schemas.log import LogEvent  # noqa: E402
-from streams.app import build_app, run_worker  # noqa: E402
-from streams.formation_stage import FormationStage  # noqa: E402
+from engram.formation.policy import FormationPolicy  # noqa: E402
+from engram.infra.logs import configure_logging  # noqa: E402
+from engram.infra.settings import load_settings  # noqa: E402
+from engram.schemas.claims import ClaimsBatchFormed, SourcePosition  # noqa: E402
+from engram.schemas.log import LogEvent  # noqa: E402
+from engram.streams.app import build_app, run_worker  # noqa: E402
+from engram.streams.formation_stage import FormationStage  # noqa: E402
 
 
 class PrecomputedStage(FormationStage):

@@ -30,11 +30,11 @@ import asyncpg
 import httpx
 
 from engram.client import AsyncEngram, EngramError
+from engram.infra.settings import KafkaSettings, load_settings, subprocess_env
+from engram.projections.migrate import migrate
+from engram.schemas.common import Role
+from engram.schemas.episodes import Message, TurnAppended
 from engram.service.tokens import create_token
-from infra.settings import KafkaSettings, load_settings, subprocess_env
-from projections.migrate import migrate
-from schemas.common import Role
-from schemas.episodes import Message, TurnAppended
 
 REPO = Path(__file__).resolve().parents[1]
 TEXT = "I moved to Lisbon last spring and I prefer tea over coffee in the morning."
@@ -118,7 +118,7 @@ async def _refused(database_url: str, token: str) -> dict[str, float]:
     from fastapi.testclient import TestClient
 
     from engram.api import create_api
-    from infra.settings import DatabaseSettings, Settings
+    from engram.infra.settings import DatabaseSettings, Settings
 
     kafka = KafkaSettings(bootstrap=f"127.0.0.1:{_free_port()}")
     settings = Settings(kafka=kafka, database=DatabaseSettings(url=database_url))

@@ -29,7 +29,7 @@ import asyncpg
 import orjson
 
 from bench.throughput import cpu_seconds
-from infra.settings import load_settings
+from engram.infra.settings import load_settings
 
 COLUMNS = (
     ("evidence_id", "uuid"),

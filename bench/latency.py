@@ -42,10 +42,10 @@ from bench.throughput import (  # noqa: E402
     stop,
     synthetic_turns,
 )
-from infra.settings import KafkaSettings, load_settings  # noqa: E402
-from ingest.producer import EpisodeProducer  # noqa: E402
-from schemas.episodes import TurnAppended  # noqa: E402
-from watermarks.backlog import watermark  # noqa: E402
+from engram.infra.settings import KafkaSettings, load_settings  # noqa: E402
+from engram.ingest.producer import EpisodeProducer  # noqa: E402
+from engram.schemas.episodes import TurnAppended  # noqa: E402
+from engram.watermarks.backlog import watermark  # noqa: E402
 
 PROJECTS = 4
 POLL_S = 0.025  # each poll is one watermark query per waiting project: keep the bench light
@@ -231,7 +231,7 @@ async def main(rates: list[float], seconds: float, drain_s: float) -> dict[str, 
 
 
 if __name__ == "__main__":
-    from infra.logs import configure_logging
+    from engram.infra.logs import configure_logging
 
     configure_logging("warning")
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])

@@ -34,15 +34,15 @@ from pathlib import Path
 import asyncpg
 import orjson
 
-from embeddings.generation import EmbeddingGeneration
-from embeddings.local import WordLlamaEmbedder
-from embeddings.store import register
 from engram.cli.evaluation.recall import scratch_database
-from infra.db import transaction
-from infra.logs import configure_logging
-from infra.settings import load_settings
-from ingest.jsonl import read_episodes
-from projections.message_store import (
+from engram.embeddings.generation import EmbeddingGeneration
+from engram.embeddings.local import WordLlamaEmbedder
+from engram.embeddings.store import register
+from engram.infra.db import transaction
+from engram.infra.logs import configure_logging
+from engram.infra.settings import load_settings
+from engram.ingest.jsonl import read_episodes
+from engram.projections.message_store import (
     _COLUMNS,
     _INSERT,
     STATS_TABLES,
@@ -50,8 +50,8 @@ from projections.message_store import (
     index_records,
     messages_of,
 )
-from projections.message_vectors import embed_messages, write_vectors
-from projections.principal_lock import lock_principals
+from engram.projections.message_vectors import embed_messages, write_vectors
+from engram.projections.principal_lock import lock_principals
 
 CHUNK = 500
 TOPIC = "bench.episodes"

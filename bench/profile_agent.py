@@ -23,8 +23,8 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from bench.throughput import count_claims, env_for, fresh, stop, synthetic_turns  # noqa: E402
-from infra.settings import load_settings  # noqa: E402
-from ingest.producer import EpisodeProducer  # noqa: E402
+from engram.infra.settings import load_settings  # noqa: E402
+from engram.ingest.producer import EpisodeProducer  # noqa: E402
 
 
 async def profile(count: int, out: Path) -> float:

@@ -33,12 +33,12 @@ from aiokafka import AIOKafkaProducer
 from bench.projector_phases import with_phases
 from bench.statement_timing import Tally, report, timed_statements
 from bench.throughput import ProjectorRun, fresh, measure_projector, measure_raw, synthetic_turns
-from infra.settings import KafkaSettings, load_settings
-from policies.in_force import default_policy
-from projections.projector import DEFAULT_LANES, DEFAULT_MAX_CHUNK
-from schemas.claims import ClaimsBatchFormed, SourcePosition
-from schemas.common import principal_key
-from streams.formation_stage import FormationStage
+from engram.infra.settings import KafkaSettings, load_settings
+from engram.policies.in_force import default_policy
+from engram.projections.projector import DEFAULT_LANES, DEFAULT_MAX_CHUNK
+from engram.schemas.claims import ClaimsBatchFormed, SourcePosition
+from engram.schemas.common import principal_key
+from engram.streams.formation_stage import FormationStage
 
 
 async def form_batches(count: int, tenant: str) -> list[ClaimsBatchFormed]:
@@ -130,7 +130,7 @@ async def main(
 
 
 if __name__ == "__main__":
-    from infra.logs import configure_logging
+    from engram.infra.logs import configure_logging
 
     configure_logging("warning")
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])

@@ -55,7 +55,7 @@ def user_messages(path: Path) -> list[tuple[str, date]]:
 
 def _time_patterns(messages: list[tuple[str, date]], repeat: int) -> float:
     """Best seconds of ``repeat`` passes of ``propose`` over ``messages``."""
-    deterministic = importlib.import_module("formation.deterministic")
+    deterministic = _module("formation.deterministic")
     best = float("inf")
     for _ in range(repeat):
         start = time.perf_counter()
@@ -81,8 +81,9 @@ def _time_spacy(model: str, messages: list[tuple[str, date]], repeat: int) -> fl
 def _baseline(root: Path, path: Path, repeat: int) -> float:
     """``propose`` from another checkout, timed in a child process with that code first."""
     code = (
-        "import sys, json, time; from datetime import date; sys.path.insert(0, sys.argv[1]);"
-        "from formation.deterministic import propose;"
+        "import sys, json, time; from datetime import date; sys.path.insert(0, sys.argv[1])\n"
+        "try: from engram.formation.deterministic import propose\n"
+        "except ModuleNotFoundError: from formation.deterministic import propose\n"
         "events = [json.loads(line) for line in open(sys.argv[2], encoding='utf-8')];"
         "msgs = [(m['content'], date.fromisoformat(e['occurred_at'][:10])) for e in events"
         " for m in e.get('messages', []) if m['role'] == 'user'];"
@@ -122,9 +123,9 @@ def _core_episodes(corpus: str, path: Path, turns: int) -> list[Any]:
     """The episodes one corpus forms: the real turns both ways round, or the bench's turns."""
     if corpus == "bench":
         return list(importlib.import_module("bench.throughput").synthetic_turns(turns, "bench"))
-    episodes = list(importlib.import_module("ingest.jsonl").read_episodes(path))
+    episodes = list(_module("ingest.jsonl").read_episodes(path))
     swap = {"user": "assistant", "assistant": "user"}
-    message = importlib.import_module("schemas.episodes").Message
+    message = _module("schemas.episodes").Message
     swapped = [
         e.model_copy(
             update={
@@ -141,9 +142,9 @@ def _core_episodes(corpus: str, path: Path, turns: int) -> list[Any]:
 
 def _time_core(corpus: str, path: Path, turns: int, repeat: int) -> float:
     """Best CPU microseconds a turn of ``repeat`` passes of the core, after one warm-up pass."""
-    stage_type = importlib.import_module("streams.formation_stage").FormationStage
+    stage_type = _module("streams.formation_stage").FormationStage
     policy_type = _policy_type()
-    position = importlib.import_module("schemas.claims").SourcePosition
+    position = _module("schemas.claims").SourcePosition
     episodes = _core_episodes(corpus, path, turns)
     stage = stage_type(policy_type())
     sources = [position(topic="cost", partition=0, offset=i) for i in range(len(episodes))]
@@ -157,24 +158,33 @@ def _time_core(corpus: str, path: Path, turns: int, repeat: int) -> float:
     return best / len(episodes) * 1e6
 
 
+def _module(name: str) -> Any:
+    """``name`` from the checkout under test: ``engram.<name>`` since the code ships one import
+    name, plain ``<name>`` in the checkouts before it (which a baseline may be)."""
+    try:
+        return importlib.import_module(f"engram.{name}")
+    except ModuleNotFoundError:
+        return importlib.import_module(name)
+
+
 def _policy_type() -> Any:
     """The checkout's ``FormationPolicy``: in ``formation.policy`` since the layering issue, in
     ``streams.formation.policy`` before it (the code throughput issue 13 was filed against,
     1bd4b0f, which ``--corpora bench --core-only`` can take as its baseline)."""
     try:
-        return importlib.import_module("formation.policy").FormationPolicy
+        return _module("formation.policy").FormationPolicy
     except ModuleNotFoundError:
-        return importlib.import_module("streams.formation.policy").FormationPolicy
+        return _module("streams.formation.policy").FormationPolicy
 
 
 def _time_after_extractor(corpus: str, path: Path, turns: int, repeat: int) -> float:
     """Best CPU microseconds a turn of ``form_episode`` alone (admission, gates, candidates,
     refusals, the batch), the extractor's proposals computed beforehand as the stage does."""
-    propose = importlib.import_module("formation.deterministic").propose
-    form_episode = importlib.import_module("formation.core").form_episode
-    messages_of = importlib.import_module("schemas.episodes").episode_messages
-    policy = importlib.import_module("formation.policy").FormationPolicy()
-    position = importlib.import_module("schemas.claims").SourcePosition
+    propose = _module("formation.deterministic").propose
+    form_episode = _module("formation.core").form_episode
+    messages_of = _module("schemas.episodes").episode_messages
+    policy = _module("formation.policy").FormationPolicy()
+    position = _module("schemas.claims").SourcePosition
     episodes = _core_episodes(corpus, path, turns)
     sources = [position(topic="cost", partition=0, offset=i) for i in range(len(episodes))]
     proposals = [

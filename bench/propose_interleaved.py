@@ -25,7 +25,7 @@ _TIMER = """
 import json, sys, time
 from datetime import date
 sys.path.insert(0, sys.argv[1])
-from formation.deterministic import propose
+from engram.formation.deterministic import propose
 messages = []
 with open(sys.argv[2], encoding="utf-8") as lines:
     for line in lines:

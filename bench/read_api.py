@@ -41,10 +41,10 @@ import httpx
 import orjson
 
 from bench.read_corpus import TENANT, Corpus, arguments, generate
+from engram.infra.settings import KafkaSettings, load_settings, subprocess_env
+from engram.projections.belief_pages import BeliefFilter, page_beliefs
+from engram.projections.queries import get_belief
 from engram.service.tokens import create_token
-from infra.settings import KafkaSettings, load_settings, subprocess_env
-from projections.belief_pages import BeliefFilter, page_beliefs
-from projections.queries import get_belief
 
 REPO = Path(__file__).resolve().parents[1]
 CURRENT = BeliefFilter()
@@ -259,7 +259,7 @@ def main(args: argparse.Namespace) -> dict[str, Any]:
 
 
 if __name__ == "__main__":
-    from infra.logs import configure_logging
+    from engram.infra.logs import configure_logging
 
     configure_logging("warning")
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])

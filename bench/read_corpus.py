@@ -31,15 +31,15 @@ from datetime import UTC, datetime, timedelta
 import asyncpg
 import orjson
 
-from formation.core import form_episode
-from formation.policy import FormationPolicy
-from formation.proposals import Proposal
-from infra.settings import load_settings
-from projections.belief_store import PROJECTOR, ClaimsRecord, project_records
-from projections.migrate import migrate
-from schemas.claims import SourcePosition
-from schemas.common import Role
-from schemas.episodes import Message, TurnAppended
+from engram.formation.core import form_episode
+from engram.formation.policy import FormationPolicy
+from engram.formation.proposals import Proposal
+from engram.infra.settings import load_settings
+from engram.projections.belief_store import PROJECTOR, ClaimsRecord, project_records
+from engram.projections.migrate import migrate
+from engram.schemas.claims import SourcePosition
+from engram.schemas.common import Role
+from engram.schemas.episodes import Message, TurnAppended
 
 TENANT = "bench"
 TOPIC = "bench.claims"
@@ -204,7 +204,7 @@ def arguments(parser: argparse.ArgumentParser) -> None:
 
 
 if __name__ == "__main__":
-    from infra.logs import configure_logging
+    from engram.infra.logs import configure_logging
 
     configure_logging("warning")
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])

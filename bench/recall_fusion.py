@@ -26,9 +26,9 @@ from pathlib import Path
 import asyncpg
 import orjson
 
-from embeddings.local import WordLlamaEmbedder
 from engram.cli.evaluation.recall import form_into, load_questions, measure, scratch_database
-from infra.settings import load_settings
+from engram.embeddings.local import WordLlamaEmbedder
+from engram.infra.settings import load_settings
 
 GROUPS = ("own_words_1_2_4", "all")
 

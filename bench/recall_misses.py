@@ -37,8 +37,6 @@ import asyncpg
 import numpy as np
 import orjson
 
-from embeddings.generation import EmbeddingGeneration
-from embeddings.local import WordLlamaEmbedder
 from engram.cli.evaluation.recall import (
     OWN_WORDS_CATEGORIES,
     TOP,
@@ -49,11 +47,13 @@ from engram.cli.evaluation.recall import (
     load_questions,
     scratch_database,
 )
-from infra.logs import configure_logging
-from infra.settings import load_settings
-from projections.lexical import best_messages, question_statistics
-from projections.recall import recall
-from projections.search import UnsearchableQuery, question_words
+from engram.embeddings.generation import EmbeddingGeneration
+from engram.embeddings.local import WordLlamaEmbedder
+from engram.infra.logs import configure_logging
+from engram.infra.settings import load_settings
+from engram.projections.lexical import best_messages, question_statistics
+from engram.projections.recall import recall
+from engram.projections.search import UnsearchableQuery, question_words
 
 EVERY = 100_000
 """A list long enough to hold every message of a dev principal."""

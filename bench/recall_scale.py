@@ -45,21 +45,21 @@ import asyncpg
 import orjson
 
 from engram.cli.evaluation.recall import load_questions, percentile, scratch_database
-from generations.reading import reading
-from infra.logs import configure_logging
-from infra.settings import load_settings
-from ingest.jsonl import read_episodes
-from projections.lexical import (
+from engram.generations.reading import reading
+from engram.infra.logs import configure_logging
+from engram.infra.settings import load_settings
+from engram.ingest.jsonl import read_episodes
+from engram.projections.lexical import (
     BM25_B,
     BM25_K1,
     MAX_SCORED,
     best_messages,
     question_statistics,
 )
-from projections.message_store import recount_stats
-from projections.recall import recall
-from projections.search import UnsearchableQuery, question_words
-from schemas.episodes import episode_messages
+from engram.projections.message_store import recount_stats
+from engram.projections.recall import recall
+from engram.projections.search import UnsearchableQuery, question_words
+from engram.schemas.episodes import episode_messages
 
 TENANT = "bench"
 SIZES = (1_000, 10_000, 100_000)

@@ -35,9 +35,9 @@ from bench.throughput import (
     sealer_for,
     synthetic_turns,
 )
-from infra.settings import load_settings
-from ingest.producer import EpisodeProducer
-from keys.kek import new_kek_text
+from engram.infra.settings import load_settings
+from engram.ingest.producer import EpisodeProducer
+from engram.keys.kek import new_kek_text
 
 
 async def generation_runs(conn: asyncpg.Connection) -> int:
@@ -162,7 +162,7 @@ async def encryption_pairs(count: int, pairs: int) -> dict[str, object]:
 
 
 if __name__ == "__main__":
-    from infra.logs import configure_logging
+    from engram.infra.logs import configure_logging
 
     configure_logging("warning")
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])

@@ -25,11 +25,11 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))  # this checkout's code, not an installed copy's
 
 from bench.throughput import synthetic_turns  # noqa: E402
-from formation.policy import FormationPolicy  # noqa: E402
-from resolution.beliefs import BeliefState  # noqa: E402
-from resolution.chunk import resolve_chunk  # noqa: E402
-from schemas.claims import ClaimsBatchFormed, SourcePosition  # noqa: E402
-from streams.formation_stage import FormationStage  # noqa: E402
+from engram.formation.policy import FormationPolicy  # noqa: E402
+from engram.resolution.beliefs import BeliefState  # noqa: E402
+from engram.resolution.chunk import resolve_chunk  # noqa: E402
+from engram.schemas.claims import ClaimsBatchFormed, SourcePosition  # noqa: E402
+from engram.streams.formation_stage import FormationStage  # noqa: E402
 
 
 async def formed(turns: int) -> list[ClaimsBatchFormed]:

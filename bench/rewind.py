@@ -23,15 +23,15 @@ from datetime import UTC, datetime, timedelta
 
 import asyncpg
 
-from formation.core import form_episode
-from formation.policy import FormationPolicy
-from formation.proposals import Proposal
-from infra.settings import load_settings
-from projections.belief_store import ClaimsRecord, project_records
-from projections.migrate import migrate
-from schemas.claims import ClaimsBatchFormed, SourcePosition
-from schemas.common import Role
-from schemas.episodes import Message, TurnAppended
+from engram.formation.core import form_episode
+from engram.formation.policy import FormationPolicy
+from engram.formation.proposals import Proposal
+from engram.infra.settings import load_settings
+from engram.projections.belief_store import ClaimsRecord, project_records
+from engram.projections.migrate import migrate
+from engram.schemas.claims import ClaimsBatchFormed, SourcePosition
+from engram.schemas.common import Role
+from engram.schemas.episodes import Message, TurnAppended
 
 TENANT = "bench"
 TOPIC = "bench.rewind.claims"

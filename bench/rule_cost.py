@@ -19,7 +19,7 @@ from datetime import date
 from pathlib import Path
 
 from bench.propose_cost import user_messages
-from formation.deterministic import (
+from engram.formation.deterministic import (
     activities,
     belongings,
     favourites,
@@ -33,8 +33,8 @@ from formation.deterministic import (
     pursuits,
     skills,
 )
-from formation.deterministic.clauses import split_clauses
-from formation.deterministic.findings import Finding
+from engram.formation.deterministic.clauses import split_clauses
+from engram.formation.deterministic.findings import Finding
 
 Proposer = Callable[[str, date | None], list[Finding]]
 FAMILIES = {

@@ -34,9 +34,9 @@ from bench.throughput import (  # noqa: E402
     synthetic_turns,
     wait_runs,
 )
-from infra.settings import KafkaSettings, load_settings  # noqa: E402
-from ingest.producer import EpisodeProducer  # noqa: E402
-from schemas.episodes import TurnAppended  # noqa: E402
+from engram.infra.settings import KafkaSettings, load_settings  # noqa: E402
+from engram.ingest.producer import EpisodeProducer  # noqa: E402
+from engram.schemas.episodes import TurnAppended  # noqa: E402
 from tests.support.http import first_ok, free_port  # noqa: E402
 
 PARTITIONS = 6
@@ -96,7 +96,7 @@ async def main(count: int) -> dict[str, object]:
 
 
 if __name__ == "__main__":
-    from infra.logs import configure_logging
+    from engram.infra.logs import configure_logging
 
     configure_logging("warning")
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])

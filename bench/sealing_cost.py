@@ -38,18 +38,18 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))  # this checkout's code, not an installed copy's
 
 from bench.throughput import synthetic_turns  # noqa: E402
-from formation.policy import FormationPolicy  # noqa: E402
-from keys.cipher import new_data_key  # noqa: E402
-from keys.kek import LocalKek  # noqa: E402
-from keys.store import KeyStore  # noqa: E402
-from projections.message_indexer import opened  # noqa: E402
-from projections.message_store import LogRecord, messages_of  # noqa: E402
-from projections.projector import BeliefProjector  # noqa: E402
-from schemas.claims import SourcePosition  # noqa: E402
-from schemas.log import LogEvent  # noqa: E402
-from sealing.events import LogSealer, NoKeys, Sealer  # noqa: E402
-from streams.dead_letters import DeadLetter, admit_record  # noqa: E402
-from streams.formation_stage import FormationStage  # noqa: E402
+from engram.formation.policy import FormationPolicy  # noqa: E402
+from engram.keys.cipher import new_data_key  # noqa: E402
+from engram.keys.kek import LocalKek  # noqa: E402
+from engram.keys.store import KeyStore  # noqa: E402
+from engram.projections.message_indexer import opened  # noqa: E402
+from engram.projections.message_store import LogRecord, messages_of  # noqa: E402
+from engram.projections.projector import BeliefProjector  # noqa: E402
+from engram.schemas.claims import SourcePosition  # noqa: E402
+from engram.schemas.log import LogEvent  # noqa: E402
+from engram.sealing.events import LogSealer, NoKeys, Sealer  # noqa: E402
+from engram.streams.dead_letters import DeadLetter, admit_record  # noqa: E402
+from engram.streams.formation_stage import FormationStage  # noqa: E402
 
 MAX_BYTES = 1024 * 1024
 

@@ -34,15 +34,15 @@ import orjson
 
 from bench.projector import publish
 from bench.throughput import fresh, measure_projector
-from formation.core import form_episode
-from formation.policy import FormationPolicy
-from formation.proposals import Proposal
-from generations.reading import reading
-from infra.settings import load_settings
-from projections.queries import get_belief
-from projections.search import search_beliefs
-from schemas.claims import ClaimsBatchFormed, SourcePosition
-from schemas.episodes import Message, TurnAppended
+from engram.formation.core import form_episode
+from engram.formation.policy import FormationPolicy
+from engram.formation.proposals import Proposal
+from engram.generations.reading import reading
+from engram.infra.settings import load_settings
+from engram.projections.queries import get_belief
+from engram.projections.search import search_beliefs
+from engram.schemas.claims import ClaimsBatchFormed, SourcePosition
+from engram.schemas.episodes import Message, TurnAppended
 
 TOPICS = [
     "gardening", "taxes", "travel", "cooking", "running", "photography", "chess", "music",
@@ -153,7 +153,7 @@ async def main(count: int, principals: int, repeats: int) -> dict[str, object]:
 
 
 if __name__ == "__main__":
-    from infra.logs import configure_logging
+    from engram.infra.logs import configure_logging
 
     configure_logging("warning")
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])

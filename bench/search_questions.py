@@ -30,14 +30,14 @@ import asyncpg
 import orjson
 
 from engram.cli.evaluation.recall import scratch_database
-from generations.reading import reading
-from infra.settings import load_settings
-from ingest.jsonl import read_episodes
-from policies.behaviour import form
-from policies.in_force import default_policy
-from projections.belief_store import ClaimsRecord, project_records
-from projections.search import UnsearchableQuery, search_beliefs
-from schemas.api import SearchMode
+from engram.generations.reading import reading
+from engram.infra.settings import load_settings
+from engram.ingest.jsonl import read_episodes
+from engram.policies.behaviour import form
+from engram.policies.in_force import default_policy
+from engram.projections.belief_store import ClaimsRecord, project_records
+from engram.projections.search import UnsearchableQuery, search_beliefs
+from engram.schemas.api import SearchMode
 
 TOPIC = "bench.claims"
 CHUNK = 200
@@ -199,7 +199,7 @@ async def main(turns: Path, qa: Path) -> dict[str, object]:
 
 
 if __name__ == "__main__":
-    from infra.logs import configure_logging
+    from engram.infra.logs import configure_logging
 
     configure_logging("warning")
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])

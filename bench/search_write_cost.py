@@ -22,8 +22,8 @@ import orjson
 
 from bench.projector import form_batches, publish
 from bench.throughput import fresh, measure_projector
-from infra.settings import KafkaSettings, load_settings
-from projections.migrate import migrate
+from engram.infra.settings import KafkaSettings, load_settings
+from engram.projections.migrate import migrate
 
 VARIANTS = {
     "search": "",
@@ -80,7 +80,7 @@ async def main(count: int, rounds: int) -> dict[str, object]:
 
 
 if __name__ == "__main__":
-    from infra.logs import configure_logging
+    from engram.infra.logs import configure_logging
 
     configure_logging("warning")
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])

@@ -24,9 +24,9 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from bench.throughput import env_for, fresh, start_worker, stop  # noqa: E402
-from infra.settings import load_settings  # noqa: E402
-from ingest.producer import EpisodeProducer  # noqa: E402
-from schemas.episodes import TurnAppended  # noqa: E402
+from engram.infra.settings import load_settings  # noqa: E402
+from engram.ingest.producer import EpisodeProducer  # noqa: E402
+from engram.schemas.episodes import TurnAppended  # noqa: E402
 from tests.fakes.model_scripts import echo_model  # noqa: E402
 from tests.fakes.openai_server import FakeOpenAIServer  # noqa: E402
 from tests.support.episodes import turn  # noqa: E402
@@ -108,7 +108,7 @@ async def main(projects: int, per_project: int) -> dict[str, object]:
 
 
 if __name__ == "__main__":
-    from infra.logs import configure_logging
+    from engram.infra.logs import configure_logging
 
     configure_logging("warning")
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])

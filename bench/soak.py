@@ -39,8 +39,8 @@ sys.path.insert(0, str(REPO))
 
 from bench.latency import Tracker, follow, latency_turns, offer, summary, warm_up  # noqa: E402
 from bench.throughput import env_for, fresh, start_engram, start_worker, stop  # noqa: E402
-from infra.settings import load_settings  # noqa: E402
-from ingest.producer import EpisodeProducer  # noqa: E402
+from engram.infra.settings import load_settings  # noqa: E402
+from engram.ingest.producer import EpisodeProducer  # noqa: E402
 
 
 def rss_mib(pid: int) -> float | None:
@@ -172,7 +172,7 @@ async def soak(
 
 
 if __name__ == "__main__":
-    from infra.logs import configure_logging
+    from engram.infra.logs import configure_logging
 
     configure_logging("warning")
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])

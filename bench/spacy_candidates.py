@@ -21,11 +21,11 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
-from formation.deterministic.dates import ground
-from formation.deterministic.ends import words
-from formation.deterministic.findings import Finding
-from formation.deterministic.lexicon import LANGUAGE_NAMES
-from formation.deterministic.nouns import (
+from engram.formation.deterministic.dates import ground
+from engram.formation.deterministic.ends import words
+from engram.formation.deterministic.findings import Finding
+from engram.formation.deterministic.lexicon import LANGUAGE_NAMES
+from engram.formation.deterministic.nouns import (
     ACTIVITY_HEADS,
     CREATIONS,
     EVENT_HEADS,

@@ -26,17 +26,17 @@ sys.path.insert(0, str(REPO))  # this checkout's code, not an installed copy's
 
 import spacy  # noqa: E402
 
-import formation.deterministic as deterministic  # noqa: E402
+import engram.formation.deterministic as deterministic  # noqa: E402
 from bench import spacy_candidates  # noqa: E402
 from engram.cli.evaluation.sample import draw, form_file  # noqa: E402
-from formation.deterministic.ends import Abstain, about_the_project, judge  # noqa: E402
-from formation.deterministic.mood import clause_mood  # noqa: E402
-from formation.deterministic.speech import speech_regions, touches_speech  # noqa: E402
-from formation.policy import DETERMINISTIC_EXTRACTOR  # noqa: E402
-from formation.proposals import Proposal  # noqa: E402
-from ingest.jsonl import read_episodes  # noqa: E402
-from schemas.common import Role  # noqa: E402
-from schemas.episodes import episode_messages  # noqa: E402
+from engram.formation.deterministic.ends import Abstain, about_the_project, judge  # noqa: E402
+from engram.formation.deterministic.mood import clause_mood  # noqa: E402
+from engram.formation.deterministic.speech import speech_regions, touches_speech  # noqa: E402
+from engram.formation.policy import DETERMINISTIC_EXTRACTOR  # noqa: E402
+from engram.formation.proposals import Proposal  # noqa: E402
+from engram.ingest.jsonl import read_episodes  # noqa: E402
+from engram.schemas.common import Role  # noqa: E402
+from engram.schemas.episodes import episode_messages  # noqa: E402
 
 
 def _parse(path: Path, model: str) -> tuple[dict[str, Any], float]:

@@ -45,25 +45,25 @@ from pydantic import SecretStr
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))  # this checkout's code, not an installed copy's
 
-from formation.policy import FormationPolicy  # noqa: E402
-from infra.db import leave_session_as_is  # noqa: E402
-from infra.heap import collect_young_less_often, freeze_startup_heap  # noqa: E402
-from infra.settings import KafkaSettings, KeysSettings, load_settings, subprocess_env  # noqa: E402
-from ingest.producer import EpisodeProducer  # noqa: E402
-from ingest.topics import ensure_topics  # noqa: E402
-from keys.kek import new_kek_text  # noqa: E402
-from projections.migrate import migrate  # noqa: E402
-from projections.projector import (  # noqa: E402
+from engram.formation.policy import FormationPolicy  # noqa: E402
+from engram.infra.db import leave_session_as_is  # noqa: E402
+from engram.infra.heap import collect_young_less_often, freeze_startup_heap  # noqa: E402
+from engram.infra.settings import KafkaSettings, KeysSettings, load_settings, subprocess_env  # noqa: E402
+from engram.ingest.producer import EpisodeProducer  # noqa: E402
+from engram.ingest.topics import ensure_topics  # noqa: E402
+from engram.keys.kek import new_kek_text  # noqa: E402
+from engram.projections.migrate import migrate  # noqa: E402
+from engram.projections.projector import (  # noqa: E402
     DEFAULT_LANES,
     DEFAULT_MAX_CHUNK,
     BeliefProjector,
 )
-from resolution.chunk import BatchOutcome  # noqa: E402
-from schemas.claims import SourcePosition  # noqa: E402
-from schemas.episodes import Message, TurnAppended  # noqa: E402
-from sealing.events import LogSealer  # noqa: E402
-from sealing.opening import open_sealer  # noqa: E402
-from streams.formation_stage import FormationStage  # noqa: E402
+from engram.resolution.chunk import BatchOutcome  # noqa: E402
+from engram.schemas.claims import SourcePosition  # noqa: E402
+from engram.schemas.episodes import Message, TurnAppended  # noqa: E402
+from engram.sealing.events import LogSealer  # noqa: E402
+from engram.sealing.opening import open_sealer  # noqa: E402
+from engram.streams.formation_stage import FormationStage  # noqa: E402
 
 SENTENCES = [
     "My name is {name} and I live in {city}.",
@@ -691,7 +691,7 @@ async def embedder_pairs(count: int, pairs: int) -> dict[str, object]:
 
 
 if __name__ == "__main__":
-    from infra.logs import configure_logging
+    from engram.infra.logs import configure_logging
 
     configure_logging("warning")
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])

@@ -20,9 +20,9 @@ import time
 import asyncpg
 import orjson
 
-from infra.settings import load_settings
+from engram.infra.settings import load_settings
+from engram.watermarks.backlog import _WATERMARK
 from tests.integration.test_watermark_query import COLUMNS, DEFINITION, formed_history
-from watermarks.backlog import _WATERMARK
 
 
 async def _ms_per_call(conn: asyncpg.Connection, query: str, project: str) -> float:

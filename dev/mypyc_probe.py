@@ -8,16 +8,16 @@ project is built, and nothing installs or imports it.
     PYTHONPATH=$PWD .venv/bin/python dev/mypyc_probe.py build   # ~40 s on 2 cores
     PYTHONPATH=$PWD .venv/bin/python dev/mypyc_probe.py clean   # back to pure Python
 
-``build`` leaves ``formation/**/*.so`` and one ``*__mypyc*.so`` at the root, which Python
+``build`` leaves ``engram/formation/**/*.so`` and one ``*__mypyc*.so`` at the root, which Python
 imports in preference to the ``.py`` beside them: run ``clean`` before editing formation code,
 or the edit has no effect. Modules left out, and why:
 
-- ``formation/__init__.py``: import-linter (grimp) accepts a top-level package only when its
+- ``engram/formation/__init__.py``: import-linter (grimp) accepts a top-level package only when its
   origin is an ``__init__.py``; compiled, every contract check fails.
-- ``formation/policy.py``: ``FormationPolicy.version`` is a ``cached_property``, which does not
+- ``engram/formation/policy.py``: ``FormationPolicy.version`` is a ``cached_property``, which does not
   cache on a compiled (native) dataclass; the version is recomputed (``asdict``, JSON, SHA-256)
   for every candidate and the core runs twice as slow as uncompiled.
-- ``resolution/undo.py``: ``BatchUndo.to_json`` hands the dataclass to ``orjson.dumps``, which
+- ``engram/resolution/undo.py``: ``BatchUndo.to_json`` hands the dataclass to ``orjson.dumps``, which
   crashes the process (segmentation fault) on a compiled dataclass.
 """
 
@@ -31,12 +31,16 @@ from mypyc.build import mypycify
 from setuptools import setup  # type: ignore[import-untyped]
 
 REPO = Path(__file__).resolve().parent.parent
-LEFT_OUT = frozenset({"formation/__init__.py", "formation/policy.py", "resolution/undo.py"})
+LEFT_OUT = frozenset(
+    {"engram/formation/__init__.py", "engram/formation/policy.py", "engram/resolution/undo.py"}
+)
 
 
 def compiled_sources() -> list[str]:
     """Every formation module but those left out, as paths relative to the repository."""
-    paths = sorted(p.relative_to(REPO).as_posix() for p in (REPO / "formation").rglob("*.py"))
+    paths = sorted(
+        p.relative_to(REPO).as_posix() for p in (REPO / "engram" / "formation").rglob("*.py")
+    )
     return [path for path in paths if path not in LEFT_OUT]
 
 
@@ -52,7 +56,7 @@ def build() -> None:
 
 def clean() -> None:
     """Remove every extension ``build`` put in the tree, so the ``.py`` files are imported."""
-    for path in [*(REPO / "formation").rglob("*.so"), *REPO.glob("*__mypyc*.so")]:
+    for path in [*(REPO / "engram" / "formation").rglob("*.so"), *REPO.glob("*__mypyc*.so")]:
         path.unlink()
 
 

@@ -38,13 +38,13 @@ import asyncpg
 import orjson
 
 from bench.projector import form_batches
-from formation.corrections import candidate_content, candidate_hash, form_correction
-from formation.policy import FormationPolicy
-from infra.settings import load_settings
-from projections.belief_store import ClaimsRecord, project_records
-from projections.digest import projection_digest
-from schemas.claims import ClaimsBatchFormed, SourcePosition, decode_claims_batch
-from schemas.corrections import BeliefCorrected, BeliefDeleted, CorrectionKind
+from engram.formation.corrections import candidate_content, candidate_hash, form_correction
+from engram.formation.policy import FormationPolicy
+from engram.infra.settings import load_settings
+from engram.projections.belief_store import ClaimsRecord, project_records
+from engram.projections.digest import projection_digest
+from engram.schemas.claims import ClaimsBatchFormed, SourcePosition, decode_claims_batch
+from engram.schemas.corrections import BeliefCorrected, BeliefDeleted, CorrectionKind
 from tests.support.databases import create_database, drop_database
 
 TENANT = "digest"
@@ -186,7 +186,7 @@ async def main(args: argparse.Namespace) -> dict[str, object]:
 
 
 if __name__ == "__main__":
-    from infra.logs import configure_logging
+    from engram.infra.logs import configure_logging
 
     configure_logging("warning")
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])

@@ -19,8 +19,29 @@ from fastapi import APIRouter, Depends, FastAPI, HTTPException, Path, Query, Req
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 
-from embeddings.wiring import embedder_from_settings
+from engram.embeddings.wiring import embedder_from_settings
+from engram.infra.db import UNAVAILABLE, create_pool, report_unavailable
+from engram.infra.errors import EngramFailure
+from engram.infra.heap import freeze_startup_heap
+from engram.infra.settings import Settings
+from engram.ingest.intake import Intake
+from engram.projections.belief_pages import BeliefFilter, page_beliefs
+from engram.projections.freshness import freshness, wait_formed_through
+from engram.projections.queries import get_belief
+from engram.schemas.api import (
+    PROJECT_UNKNOWN,
+    BeliefDetail,
+    BeliefPage,
+    BeliefStatus,
+    CorrectionRequest,
+    Freshness,
+    LogPosition,
+    Problem,
+)
+from engram.schemas.common import IDENTIFIER_PATTERN
+from engram.sealing.opening import open_sealer
 from engram.service.corrections import Corrections
+from engram.watermarks.backlog import watermark
 from engram.web import audit, failures, openapi, recall, search, turns, ui
 from engram.web.auth import Calling, NameQuery, Tenant, Who
 from engram.web.invalid import invalid_request
@@ -36,27 +57,6 @@ from engram.web.readers import (
     as_json,
 )
 from engram.web.service import corrections_of
-from infra.db import UNAVAILABLE, create_pool, report_unavailable
-from infra.errors import EngramFailure
-from infra.heap import freeze_startup_heap
-from infra.settings import Settings
-from ingest.intake import Intake
-from projections.belief_pages import BeliefFilter, page_beliefs
-from projections.freshness import freshness, wait_formed_through
-from projections.queries import get_belief
-from schemas.api import (
-    PROJECT_UNKNOWN,
-    BeliefDetail,
-    BeliefPage,
-    BeliefStatus,
-    CorrectionRequest,
-    Freshness,
-    LogPosition,
-    Problem,
-)
-from schemas.common import IDENTIFIER_PATTERN
-from sealing.opening import open_sealer
-from watermarks.backlog import watermark
 
 RETRY_AFTER_S = 5
 

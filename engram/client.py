@@ -37,7 +37,7 @@ from typing import Any, TypeVar
 import httpx
 from pydantic import BaseModel, TypeAdapter
 
-from schemas.api import (
+from engram.schemas.api import (
     PROJECT_UNKNOWN,
     BeliefDetail,
     BeliefPage,
@@ -60,9 +60,9 @@ from schemas.api import (
     TurnsAccepted,
     UserModel,
 )
-from schemas.common import Role
-from schemas.corrections import CorrectionKind
-from schemas.episodes import MemoryRemembered, TurnAppended
+from engram.schemas.common import Role
+from engram.schemas.corrections import CorrectionKind
+from engram.schemas.episodes import MemoryRemembered, TurnAppended
 
 RETRIED = frozenset({429, 503})
 M = TypeVar("M")

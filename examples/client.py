@@ -14,8 +14,8 @@ import uuid
 from datetime import UTC, datetime
 
 from engram.client import AsyncEngram
-from schemas.common import Role
-from schemas.episodes import Message, TurnAppended
+from engram.schemas.common import Role
+from engram.schemas.episodes import Message, TurnAppended
 
 
 async def main() -> None:

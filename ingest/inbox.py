@@ -38,13 +38,13 @@ from aiokafka.admin import AIOKafkaAdminClient, RecordsToDelete
 from aiokafka.errors import KafkaError, ProducerFenced
 from pydantic import ValidationError
 
-from infra.backoff import Backoff
-from infra.errors import EngramFailure
-from infra.settings import KafkaSettings
-from ingest.producer import EpisodeTooLarge, EpisodeUnencodable, encoded
-from schemas.common import episode_key
-from schemas.episodes import MemoryRemembered, TurnAppended, decode_episode
-from schemas.log import LogEvent
+from engram.infra.backoff import Backoff
+from engram.infra.errors import EngramFailure
+from engram.infra.settings import KafkaSettings
+from engram.ingest.producer import EpisodeTooLarge, EpisodeUnencodable, encoded
+from engram.schemas.common import episode_key
+from engram.schemas.episodes import MemoryRemembered, TurnAppended, decode_episode
+from engram.schemas.log import LogEvent
 
 log = structlog.get_logger(__name__)
 

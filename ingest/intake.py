@@ -21,12 +21,12 @@ from collections.abc import Sequence
 import structlog
 from aiokafka.errors import KafkaError
 
-from infra.settings import KafkaSettings
-from ingest.producer import EpisodeProducer
-from ingest.topics import ensure_topics
-from schemas.api import LogPosition
-from schemas.episodes import MemoryRemembered, TurnAppended
-from sealing.events import Sealer
+from engram.infra.settings import KafkaSettings
+from engram.ingest.producer import EpisodeProducer
+from engram.ingest.topics import ensure_topics
+from engram.schemas.api import LogPosition
+from engram.schemas.episodes import MemoryRemembered, TurnAppended
+from engram.sealing.events import Sealer
 
 log = structlog.get_logger(__name__)
 

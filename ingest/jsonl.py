@@ -7,9 +7,9 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from infra.errors import EngramFailure
-from ingest.producer import EpisodeTooLarge, EpisodeUnencodable, encoded
-from schemas.episodes import MemoryRemembered, TurnAppended, decode_episode
+from engram.infra.errors import EngramFailure
+from engram.ingest.producer import EpisodeTooLarge, EpisodeUnencodable, encoded
+from engram.schemas.episodes import MemoryRemembered, TurnAppended, decode_episode
 
 
 class InvalidEpisodeLine(EngramFailure, ValueError):

@@ -44,13 +44,13 @@ from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, ConsumerRecord, TopicPa
 from aiokafka.admin import AIOKafkaAdminClient
 from pydantic import ValidationError
 
-from infra.errors import EngramFailure
-from infra.settings import KafkaSettings
-from ingest.producer import encode_episode
-from resolution.beliefs import principal_hash
-from schemas.log import decode_log_event
-from schemas.sealed import SealedEvent
-from sealing.events import LogSealer, Sealable, sealed_as
+from engram.infra.errors import EngramFailure
+from engram.infra.settings import KafkaSettings
+from engram.ingest.producer import encode_episode
+from engram.resolution.beliefs import principal_hash
+from engram.schemas.log import decode_log_event
+from engram.schemas.sealed import SealedEvent
+from engram.sealing.events import LogSealer, Sealable, sealed_as
 
 log = structlog.get_logger(__name__)
 

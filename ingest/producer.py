@@ -12,12 +12,12 @@ from types import TracebackType
 import orjson
 from aiokafka import AIOKafkaProducer
 
-from infra.errors import EngramFailure
-from infra.settings import KafkaSettings
-from schemas.api import LogPosition
-from schemas.common import episode_key
-from schemas.log import LogEvent, OpenEvent
-from sealing.events import NoKeys, Sealer
+from engram.infra.errors import EngramFailure
+from engram.infra.settings import KafkaSettings
+from engram.schemas.api import LogPosition
+from engram.schemas.common import episode_key
+from engram.schemas.log import LogEvent, OpenEvent
+from engram.sealing.events import NoKeys, Sealer
 
 Episode = OpenEvent
 """Anything on the episodic log; producers' doors (JSON lines, HTTP) accept only turns and

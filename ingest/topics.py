@@ -13,7 +13,7 @@ import structlog
 from aiokafka.admin import AIOKafkaAdminClient, NewTopic
 from aiokafka.errors import TopicAlreadyExistsError
 
-from infra.settings import KafkaSettings
+from engram.infra.settings import KafkaSettings
 
 log = structlog.get_logger(__name__)
 

@@ -13,11 +13,11 @@ from datetime import UTC, datetime
 
 import asyncpg
 
-from projections.cursor import decode_cursor, encode_cursor
-from projections.decay_in_force import decay_in_force
-from projections.queries import AS_OF, CURRENT, EVERYTHING, IN_PROJECT, belief_view
-from resolution.decay import Decay
-from schemas.api import BeliefPage
+from engram.projections.cursor import decode_cursor, encode_cursor
+from engram.projections.decay_in_force import decay_in_force
+from engram.projections.queries import AS_OF, CURRENT, EVERYTHING, IN_PROJECT, belief_view
+from engram.resolution.decay import Decay
+from engram.schemas.api import BeliefPage
 
 _EFFECTIVE = """CASE
     WHEN {expiry} IS NOT NULL AND {age} >= {expiry} THEN 0

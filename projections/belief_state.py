@@ -17,16 +17,16 @@ from collections.abc import Iterable, Sequence
 
 import asyncpg
 
-from formation.corrections import (
+from engram.formation.corrections import (
     ContentParts,
     candidate_parts,
     content_hash,
     end_key,
     parts_hash,
 )
-from formation.proposals import normalise_term
-from projections.rows import columns_of
-from resolution.beliefs import (
+from engram.formation.proposals import normalise_term
+from engram.projections.rows import columns_of
+from engram.resolution.beliefs import (
     BeliefRow,
     BeliefState,
     Cited,
@@ -34,8 +34,8 @@ from resolution.beliefs import (
     RejectionRow,
     principal_hash,
 )
-from schemas.claims import ClaimEnd, ClaimsBatchFormed, EndKind
-from schemas.corrections import BeliefCorrected, BeliefDeleted, ContentKey
+from engram.schemas.claims import ClaimEnd, ClaimsBatchFormed, EndKind
+from engram.schemas.corrections import BeliefCorrected, BeliefDeleted, ContentKey
 
 _BELIEF_COLUMNS = columns_of(BeliefRow)
 _REJECTION_COLUMNS = columns_of(RejectionRow)

@@ -17,9 +17,9 @@ from dataclasses import dataclass
 
 import asyncpg
 
-from infra.db import transaction
-from projections.belief_state import load_state
-from projections.claims_history import (
+from engram.infra.db import transaction
+from engram.projections.belief_state import load_state
+from engram.projections.claims_history import (
     empty_principals,
     keep_batches,
     kept_after,
@@ -27,12 +27,12 @@ from projections.claims_history import (
     last_applied,
     undo_suffixes,
 )
-from projections.forgetting import delete_content, forget_principal
-from projections.memory_events import QueuedPayloads
-from projections.message_store import MessageKey, hide_messages, redacted_messages
-from projections.principal_lock import lock_principals
-from projections.rows import columns_of, copy_rows, update_rows
-from resolution.beliefs import (
+from engram.projections.forgetting import delete_content, forget_principal
+from engram.projections.memory_events import QueuedPayloads
+from engram.projections.message_store import MessageKey, hide_messages, redacted_messages
+from engram.projections.principal_lock import lock_principals
+from engram.projections.rows import columns_of, copy_rows, update_rows
+from engram.resolution.beliefs import (
     MUTABLE_BELIEF_COLUMNS,
     BeliefRow,
     Changes,
@@ -45,17 +45,17 @@ from resolution.beliefs import (
     RunRow,
     TombstoneRow,
 )
-from resolution.chunk import BatchOutcome, resolve_chunk
-from resolution.ordering import (
+from engram.resolution.chunk import BatchOutcome, resolve_chunk
+from engram.resolution.ordering import (
     PrincipalKey,
     chunk_order,
     principal_of,
     principals_to_rewind,
     rewind_points,
 )
-from schemas.claims import ClaimsBatchFormed, RefusalReason
-from schemas.common import principal_key
-from watermarks.backlog import mark_formed
+from engram.schemas.claims import ClaimsBatchFormed, RefusalReason
+from engram.schemas.common import principal_key
+from engram.watermarks.backlog import mark_formed
 
 PROJECTOR = "beliefs"
 

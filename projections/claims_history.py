@@ -16,11 +16,11 @@ from dataclasses import dataclass
 
 import asyncpg
 
-from projections.rows import columns_of, copy_rows, update_rows
-from resolution.beliefs import MUTABLE_BELIEF_COLUMNS
-from resolution.ordering import PrincipalKey, order_key
-from resolution.undo import BatchUndo, undo_suffix
-from schemas.claims import ClaimsBatchFormed, decode_claims_batch
+from engram.projections.rows import columns_of, copy_rows, update_rows
+from engram.resolution.beliefs import MUTABLE_BELIEF_COLUMNS
+from engram.resolution.ordering import PrincipalKey, order_key
+from engram.resolution.undo import BatchUndo, undo_suffix
+from engram.schemas.claims import ClaimsBatchFormed, decode_claims_batch
 
 RESOLVED_BY_PRINCIPAL = (
     "evidence",

@@ -19,7 +19,7 @@ from typing import TypeAlias, TypeVar
 import orjson
 from pydantic import AwareDatetime, StrictFloat, TypeAdapter, ValidationError
 
-from infra.errors import EngramFailure
+from engram.infra.errors import EngramFailure
 
 Key: TypeAlias = tuple[AwareDatetime, uuid.UUID]
 """Every paged list here sorts by an event time, then an id."""

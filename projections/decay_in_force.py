@@ -12,8 +12,8 @@ from functools import lru_cache
 
 import asyncpg
 
-from policies.in_force import pinned_policy
-from resolution.decay import Decay
+from engram.policies.in_force import pinned_policy
+from engram.resolution.decay import Decay
 
 _POLICY_OF_READ_SCHEMA = (
     "SELECT policy_yaml FROM public.generation WHERE schema_name = current_schema()"

@@ -15,9 +15,9 @@ from typing import Any
 import asyncpg
 import orjson
 
-from projections.runs import PROGRESS_COLUMNS, progress_of, run_counts
-from resolution.beliefs import principal_hash
-from schemas.api import (
+from engram.projections.runs import PROGRESS_COLUMNS, progress_of, run_counts
+from engram.resolution.beliefs import principal_hash
+from engram.schemas.api import (
     CountOf,
     EpisodeDiagnosis,
     EvidenceView,

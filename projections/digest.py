@@ -11,7 +11,7 @@ import hashlib
 
 import asyncpg
 
-from projections.integrity import check_links
+from engram.projections.integrity import check_links
 
 PROJECTED_TABLES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("entity", ("entity_id",)),

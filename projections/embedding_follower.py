@@ -28,22 +28,22 @@ import structlog
 from aiokafka import AIOKafkaConsumer, TopicPartition
 from aiokafka.errors import KafkaError
 
-from embeddings import store
-from embeddings.embedder import Embedder, EmbeddingFailure
-from embeddings.generation import EmbeddingGeneration
-from infra.db import DATABASE_BACKOFF, UNAVAILABLE, report_unavailable
-from infra.metrics import MESSAGES_EMBEDDED
-from infra.settings import KafkaSettings
-from projections.message_indexer import MAX_FETCH, opened
-from projections.message_store import LogRecord
-from projections.message_vectors import (
+from engram.embeddings import store
+from engram.embeddings.embedder import Embedder, EmbeddingFailure
+from engram.embeddings.generation import EmbeddingGeneration
+from engram.infra.db import DATABASE_BACKOFF, UNAVAILABLE, report_unavailable
+from engram.infra.metrics import MESSAGES_EMBEDDED
+from engram.infra.settings import KafkaSettings
+from engram.projections.message_indexer import MAX_FETCH, opened
+from engram.projections.message_store import LogRecord
+from engram.projections.message_vectors import (
     embed_messages,
     embedded_offsets,
     store_offset,
     write_vectors,
 )
-from projections.projector import SeekToStoredOffsets
-from sealing.events import NoKeys, Sealer
+from engram.projections.projector import SeekToStoredOffsets
+from engram.sealing.events import NoKeys, Sealer
 
 log = structlog.get_logger(__name__)
 

@@ -23,11 +23,11 @@ from __future__ import annotations
 
 import asyncpg
 
-from embeddings import store as embedding_store
-from keys.store import destroy_data_key
-from projections.claims_history import RESOLVED_BY_PRINCIPAL
-from projections.message_store import MessageKey, hide_messages
-from resolution.beliefs import TombstoneRow, principal_hash
+from engram.embeddings import store as embedding_store
+from engram.keys.store import destroy_data_key
+from engram.projections.claims_history import RESOLVED_BY_PRINCIPAL
+from engram.projections.message_store import MessageKey, hide_messages
+from engram.resolution.beliefs import TombstoneRow, principal_hash
 
 _PROJECTED_BY_PRINCIPAL = (
     *RESOLVED_BY_PRINCIPAL,

@@ -9,12 +9,12 @@ from datetime import UTC, datetime
 
 import asyncpg
 
-from projections.message_store import INDEXER
-from projections.message_vectors import FOLLOWER_PREFIX
-from resolution.beliefs import principal_hash
-from schemas.api import Freshness
-from watermarks.backlog import watermark
-from watermarks.waiting import poll_until
+from engram.projections.message_store import INDEXER
+from engram.projections.message_vectors import FOLLOWER_PREFIX
+from engram.resolution.beliefs import principal_hash
+from engram.schemas.api import Freshness
+from engram.watermarks.backlog import watermark
+from engram.watermarks.waiting import poll_until
 
 __all__ = [
     "Freshness",

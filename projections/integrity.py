@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import asyncpg
 
-from infra.errors import EngramFailure
+from engram.infra.errors import EngramFailure
 
 
 @dataclass(frozen=True, slots=True)

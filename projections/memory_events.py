@@ -21,7 +21,7 @@ from aiokafka import AIOKafkaProducer
 from aiokafka.partitioner import DefaultPartitioner
 from aiokafka.producer.message_accumulator import BatchBuilder
 
-from schemas.common import principal_key
+from engram.schemas.common import principal_key
 
 log = structlog.get_logger(__name__)
 

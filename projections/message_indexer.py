@@ -22,15 +22,20 @@ from aiokafka import AIOKafkaConsumer
 from aiokafka.errors import KafkaError
 from pydantic import ValidationError
 
-from infra.db import DATABASE_BACKOFF, UNAVAILABLE, report_unavailable, retry_while_unavailable
-from infra.metrics import MESSAGES_INDEXED
-from infra.settings import KafkaSettings
-from keys.errors import CiphertextRejected, KeyDestroyed
-from projections.message_store import INDEXER, LogRecord, index_records
-from projections.projector import SeekToStoredOffsets
-from schemas.log import decode_log_event
-from schemas.sealed import SealedEvent
-from sealing.events import NoKeys, Sealer
+from engram.infra.db import (
+    DATABASE_BACKOFF,
+    UNAVAILABLE,
+    report_unavailable,
+    retry_while_unavailable,
+)
+from engram.infra.metrics import MESSAGES_INDEXED
+from engram.infra.settings import KafkaSettings
+from engram.keys.errors import CiphertextRejected, KeyDestroyed
+from engram.projections.message_store import INDEXER, LogRecord, index_records
+from engram.projections.projector import SeekToStoredOffsets
+from engram.schemas.log import decode_log_event
+from engram.schemas.sealed import SealedEvent
+from engram.sealing.events import NoKeys, Sealer
 
 log = structlog.get_logger(__name__)
 

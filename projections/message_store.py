@@ -30,14 +30,14 @@ from typing import NamedTuple
 import asyncpg
 from pydantic import ValidationError
 
-from embeddings import store as embedding_store
-from infra.db import transaction
-from projections.principal_lock import lock_principals
-from resolution.ordering import deleted_hashes, principal_of, redact
-from schemas.claims import ClaimsBatchFormed
-from schemas.corrections import PrincipalForgotten
-from schemas.episodes import MemoryRemembered, TurnAppended, episode_messages
-from schemas.log import decode_log_event
+from engram.embeddings import store as embedding_store
+from engram.infra.db import transaction
+from engram.projections.principal_lock import lock_principals
+from engram.resolution.ordering import deleted_hashes, principal_of, redact
+from engram.schemas.claims import ClaimsBatchFormed
+from engram.schemas.corrections import PrincipalForgotten
+from engram.schemas.episodes import MemoryRemembered, TurnAppended, episode_messages
+from engram.schemas.log import decode_log_event
 
 INDEXER = "messages"
 """The indexer's name in ``projector_offset`` (the belief projector's is ``beliefs``)."""

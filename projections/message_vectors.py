@@ -28,11 +28,11 @@ from collections.abc import Mapping, Sequence
 import asyncpg
 import numpy as np
 
-from embeddings import store
-from embeddings.embedder import Embedder, Vectors
-from embeddings.generation import EmbeddingGeneration
-from infra.db import transaction
-from projections.message_store import LogRecord, MessageKey, locked_unread, messages_of
+from engram.embeddings import store
+from engram.embeddings.embedder import Embedder, Vectors
+from engram.embeddings.generation import EmbeddingGeneration
+from engram.infra.db import transaction
+from engram.projections.message_store import LogRecord, MessageKey, locked_unread, messages_of
 
 FOLLOWER_PREFIX = "embeddings/"
 

@@ -26,11 +26,11 @@ from importlib.resources.abc import Traversable
 import asyncpg
 import structlog
 
-from infra.errors import EngramFailure
+from engram.infra.errors import EngramFailure
 
 log = structlog.get_logger(__name__)
 
-MIGRATIONS_DIR: Traversable = resources.files("migrations")
+MIGRATIONS_DIR: Traversable = resources.files("engram.migrations")
 """The numbered SQL files, package data of ``migrations``: found the same way in a checkout and
 in an installed wheel."""
 _NAME = re.compile(r"^(\d{4})_([a-z0-9_]+)\.sql$")

@@ -11,8 +11,8 @@ from collections.abc import Collection
 
 import asyncpg
 
-from projections.claims_history import principal_columns
-from resolution.ordering import PrincipalKey
+from engram.projections.claims_history import principal_columns
+from engram.resolution.ordering import PrincipalKey
 
 PRINCIPAL_LOCK = "hashtextextended(current_schema() || '/' || {tenant} || '/' || {principal}, 0)"
 """The key of a principal's transaction lock, an expression over two text values: keyed by the

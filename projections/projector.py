@@ -35,24 +35,24 @@ from aiokafka import (
 from aiokafka.errors import KafkaError, MessageSizeTooLargeError, RecordTooLargeError
 from pydantic import ValidationError
 
-from infra.db import (
+from engram.infra.db import (
     DATABASE_BACKOFF,
     FIRST_DELAY_S,
     UNAVAILABLE,
     report_unavailable,
     retry_while_unavailable,
 )
-from infra.metrics import BATCHES_PROJECTED, DEAD_LETTERS, EPISODES_PARKED
-from infra.settings import KafkaSettings, WorkerSettings
-from projections.belief_store import (
+from engram.infra.metrics import BATCHES_PROJECTED, DEAD_LETTERS, EPISODES_PARKED
+from engram.infra.settings import KafkaSettings, WorkerSettings
+from engram.projections.belief_store import (
     ClaimsRecord,
     advance_offset,
     project_records,
     stored_offsets,
 )
-from projections.lanes import Chunk, PartitionLanes
-from projections.memory_events import OutboxPublisher, QueuedPayloads, drain_outbox
-from projections.quarantine import (
+from engram.projections.lanes import Chunk, PartitionLanes
+from engram.projections.memory_events import OutboxPublisher, QueuedPayloads, drain_outbox
+from engram.projections.quarantine import (
     UNDECODABLE_KIND,
     UNPROJECTABLE,
     Quarantined,
@@ -60,10 +60,10 @@ from projections.quarantine import (
     describe,
     set_aside,
 )
-from resolution.chunk import BatchOutcome
-from schemas.claims import decode_claims_batch
-from schemas.sealed import SealedClaimsBatch, is_sealed_claims
-from sealing.events import NoKeys, Sealer
+from engram.resolution.chunk import BatchOutcome
+from engram.schemas.claims import decode_claims_batch
+from engram.schemas.sealed import SealedClaimsBatch, is_sealed_claims
+from engram.sealing.events import NoKeys, Sealer
 
 log = structlog.get_logger(__name__)
 

@@ -23,10 +23,10 @@ from dataclasses import dataclass
 
 import asyncpg
 
-from infra.db import transaction
-from projections.belief_store import PROJECTOR, advance_offset
-from schemas.claims import SourcePosition
-from watermarks import backlog
+from engram.infra.db import transaction
+from engram.projections.belief_store import PROJECTOR, advance_offset
+from engram.schemas.claims import SourcePosition
+from engram.watermarks import backlog
 
 UNPROJECTABLE: tuple[type[BaseException], ...] = (
     asyncpg.exceptions.DataError,  # class 22: NUL in text, out of range, bad encoding

@@ -10,12 +10,12 @@ from typing import Any
 import asyncpg
 import orjson
 
-from formation.wording import Person, readable_statement
-from projections.decay_in_force import decay_in_force
-from projections.runs import REFUSAL_COLUMNS, get_run, refusal_view
-from resolution.decay import Decay
-from schemas.api import BeliefDetail, BeliefView, CorrectionView, EvidenceView, RefusalView
-from schemas.corrections import ContentKey
+from engram.formation.wording import Person, readable_statement
+from engram.projections.decay_in_force import decay_in_force
+from engram.projections.runs import REFUSAL_COLUMNS, get_run, refusal_view
+from engram.resolution.decay import Decay
+from engram.schemas.api import BeliefDetail, BeliefView, CorrectionView, EvidenceView, RefusalView
+from engram.schemas.corrections import ContentKey
 
 __all__ = [
     "BeliefContent",

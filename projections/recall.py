@@ -39,30 +39,30 @@ from dataclasses import dataclass
 
 import asyncpg
 
-from embeddings import store as embedding_store
-from embeddings.embedder import Embedder, Vectors
-from embeddings.generation import EmbeddingGeneration
-from infra.errors import EngramFailure
-from projections.cursor import InvalidCursor, decode_score_cursor, encode_cursor
-from projections.freshness import freshness
-from projections.fusion import fuse, ranks
-from projections.lexical import best_messages, question_statistics
-from projections.message_vectors import message_of_item
-from projections.search import (
+from engram.embeddings import store as embedding_store
+from engram.embeddings.embedder import Embedder, Vectors
+from engram.embeddings.generation import EmbeddingGeneration
+from engram.infra.errors import EngramFailure
+from engram.projections.cursor import InvalidCursor, decode_score_cursor, encode_cursor
+from engram.projections.freshness import freshness
+from engram.projections.fusion import fuse, ranks
+from engram.projections.lexical import best_messages, question_statistics
+from engram.projections.message_vectors import message_of_item
+from engram.projections.search import (
     MAX_QUERY_CHARS,
     UnsearchableQuery,
     check_query,
     question_words,
     search_beliefs,
 )
-from schemas.api import (
+from engram.schemas.api import (
     RecalledBelief,
     RecalledMessage,
     RecallResults,
     SearchMode,
 )
-from schemas.common import Role
-from watermarks.waiting import poll_until
+from engram.schemas.common import Role
+from engram.watermarks.waiting import poll_until
 
 __all__ = ["MAX_QUERY_CHARS", "IndexBehind", "InvalidCursor", "UnsearchableQuery", "recall"]
 

@@ -12,9 +12,9 @@ from datetime import datetime
 
 import asyncpg
 
-from projections.cursor import decode_cursor, encode_cursor
-from projections.runs import REFUSAL_COLUMNS, refusal_view
-from schemas.api import CountOf, RefusalPage, RefusalSummary
+from engram.projections.cursor import decode_cursor, encode_cursor
+from engram.projections.runs import REFUSAL_COLUMNS, refusal_view
+from engram.schemas.api import CountOf, RefusalPage, RefusalSummary
 
 CURSOR_KIND = "refusals"
 

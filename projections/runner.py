@@ -10,15 +10,15 @@ from __future__ import annotations
 
 import asyncpg
 
-from embeddings.wiring import embedder_from_settings
-from infra.db import create_pool, retry_while_unavailable
-from infra.health import Stage, run_stage_alone
-from infra.heap import collect_young_less_often, freeze_startup_heap
-from infra.settings import Settings
-from projections.embedding_follower import EmbeddingFollower
-from projections.message_indexer import MessageIndexer
-from projections.projector import BeliefProjector
-from sealing.opening import open_sealer
+from engram.embeddings.wiring import embedder_from_settings
+from engram.infra.db import create_pool, retry_while_unavailable
+from engram.infra.health import Stage, run_stage_alone
+from engram.infra.heap import collect_young_less_often, freeze_startup_heap
+from engram.infra.settings import Settings
+from engram.projections.embedding_follower import EmbeddingFollower
+from engram.projections.message_indexer import MessageIndexer
+from engram.projections.projector import BeliefProjector
+from engram.sealing.opening import open_sealer
 
 
 async def projector_pool(settings: Settings, *, schema: str | None = None) -> asyncpg.Pool:

@@ -13,10 +13,10 @@ from datetime import datetime
 import asyncpg
 import orjson
 
-from formation.wording import Person, readable_refusal
-from projections.cursor import decode_cursor, encode_cursor
-from projections.freshness import freshness
-from schemas.api import (
+from engram.formation.wording import Person, readable_refusal
+from engram.projections.cursor import decode_cursor, encode_cursor
+from engram.projections.freshness import freshness
+from engram.schemas.api import (
     BeliefBrief,
     EpisodeProgress,
     RefusalView,

@@ -48,11 +48,11 @@ from datetime import UTC, datetime
 
 import asyncpg
 
-from infra.errors import EngramFailure
-from projections.cursor import InvalidCursor, decode_score_cursor, encode_cursor
-from projections.decay_in_force import decay_in_force
-from projections.queries import IN_PROJECT, belief_view
-from schemas.api import SearchHit, SearchMode, SearchResults
+from engram.infra.errors import EngramFailure
+from engram.projections.cursor import InvalidCursor, decode_score_cursor, encode_cursor
+from engram.projections.decay_in_force import decay_in_force
+from engram.projections.queries import IN_PROJECT, belief_view
+from engram.schemas.api import SearchHit, SearchMode, SearchResults
 
 RECENCY_HALF_LIFE_DAYS = 90.0
 MAX_QUERY_CHARS = 256

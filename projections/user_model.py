@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncpg
 
-from schemas.api import UserModel, UserModelEntry
+from engram.schemas.api import UserModel, UserModelEntry
 
 MAX_ENTRIES = 500
 

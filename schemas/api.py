@@ -15,9 +15,9 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, field_validator
 
-from schemas.common import EventTime, Identifier, Role, StoredText
-from schemas.corrections import CorrectionKind
-from schemas.episodes import MemoryRemembered, Message, TurnAppended
+from engram.schemas.common import EventTime, Identifier, Role, StoredText
+from engram.schemas.corrections import CorrectionKind
+from engram.schemas.episodes import MemoryRemembered, Message, TurnAppended
 
 MAX_TURNS_PER_REQUEST = 500
 

@@ -14,8 +14,8 @@ from uuid import UUID
 
 from pydantic import AwareDatetime, Field
 
-from schemas.common import ContractModel, Identifier, NonNegative, Polarity, Role
-from schemas.corrections import Correction
+from engram.schemas.common import ContractModel, Identifier, NonNegative, Polarity, Role
+from engram.schemas.corrections import Correction
 
 
 class RefusalReason(StrEnum):

@@ -18,8 +18,8 @@ from uuid import UUID
 
 from pydantic import Field, model_validator
 
-from schemas.common import ContractModel, StoredText
-from schemas.episodes import EpisodeBase
+from engram.schemas.common import ContractModel, StoredText
+from engram.schemas.episodes import EpisodeBase
 
 ContentHash = str
 """64 lower-case hex digits: SHA-256 of a belief's normalised content key."""

@@ -11,7 +11,7 @@ from uuid import UUID
 
 from pydantic import Field, TypeAdapter, model_validator
 
-from schemas.common import ContractModel, EventTime, Identifier, Role, StoredText, Trust
+from engram.schemas.common import ContractModel, EventTime, Identifier, Role, StoredText, Trust
 
 MAX_MESSAGE_CHARS = 32_000
 MAX_MESSAGES_PER_TURN = 64

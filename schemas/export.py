@@ -7,11 +7,11 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from schemas.claims import ClaimsBatchFormed
-from schemas.corrections import BeliefCorrected, BeliefDeleted, PrincipalForgotten
-from schemas.episodes import MemoryRemembered, TurnAppended, episode_adapter
-from schemas.log import log_event_adapter
-from schemas.sealed import SealedClaimsBatch, SealedEvent, claims_record_adapter
+from engram.schemas.claims import ClaimsBatchFormed
+from engram.schemas.corrections import BeliefCorrected, BeliefDeleted, PrincipalForgotten
+from engram.schemas.episodes import MemoryRemembered, TurnAppended, episode_adapter
+from engram.schemas.log import log_event_adapter
+from engram.schemas.sealed import SealedClaimsBatch, SealedEvent, claims_record_adapter
 
 JSON_DIR = Path(__file__).resolve().parent / "json"
 

@@ -9,9 +9,9 @@ from typing import Annotated
 
 from pydantic import Field, TypeAdapter
 
-from schemas.corrections import BeliefCorrected, BeliefDeleted, PrincipalForgotten
-from schemas.episodes import MemoryRemembered, TurnAppended
-from schemas.sealed import SealedEvent
+from engram.schemas.corrections import BeliefCorrected, BeliefDeleted, PrincipalForgotten
+from engram.schemas.episodes import MemoryRemembered, TurnAppended
+from engram.schemas.sealed import SealedEvent
 
 OpenEvent = TurnAppended | MemoryRemembered | BeliefCorrected | BeliefDeleted | PrincipalForgotten
 """An event whose words, if any, are readable: what formation and the indexer work on."""

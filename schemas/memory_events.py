@@ -12,7 +12,7 @@ from uuid import UUID
 
 from pydantic import AwareDatetime
 
-from schemas.common import ContractModel, Identifier
+from engram.schemas.common import ContractModel, Identifier
 
 MemoryEventType = Literal[
     "memory.formed",

@@ -31,9 +31,9 @@ from pydantic import (
 from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import PydanticCustomError, core_schema
 
-from schemas.claims import ClaimsBatchFormed, FormationCounts, SourcePosition
-from schemas.common import ContractModel, Identifier
-from schemas.episodes import EpisodeBase
+from engram.schemas.claims import ClaimsBatchFormed, FormationCounts, SourcePosition
+from engram.schemas.common import ContractModel, Identifier
+from engram.schemas.episodes import EpisodeBase
 
 SEALED_FIELD = "event"
 """The field name in a sealed event's associated data."""

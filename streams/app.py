@@ -15,19 +15,19 @@ from typing import Any, cast
 import faust
 import structlog
 
-from infra.backoff import Backoff
-from infra.db import UNAVAILABLE, create_pool, report_unavailable, retry_while_unavailable
-from infra.health import serve_health
-from infra.heap import freeze_startup_heap
-from infra.metrics import CONSUMER_LAG
-from infra.settings import Settings
-from sealing.opening import open_sealer
-from streams.fetch import fetch_record
-from streams.formation_stage import FormationStage
-from streams.pipeline import FormationPipeline, Record, Send, Serves, serves_everyone
-from streams.retrying import RetryPolicy
-from streams.transport import EngramApp
-from watermarks import backlog
+from engram.infra.backoff import Backoff
+from engram.infra.db import UNAVAILABLE, create_pool, report_unavailable, retry_while_unavailable
+from engram.infra.health import serve_health
+from engram.infra.heap import freeze_startup_heap
+from engram.infra.metrics import CONSUMER_LAG
+from engram.infra.settings import Settings
+from engram.sealing.opening import open_sealer
+from engram.streams.fetch import fetch_record
+from engram.streams.formation_stage import FormationStage
+from engram.streams.pipeline import FormationPipeline, Record, Send, Serves, serves_everyone
+from engram.streams.retrying import RetryPolicy
+from engram.streams.transport import EngramApp
+from engram.watermarks import backlog
 
 log = structlog.get_logger(__name__)
 

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from aiokafka import AIOKafkaConsumer
 
-from infra.settings import KafkaSettings
+from engram.infra.settings import KafkaSettings
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ from enum import StrEnum
 import orjson
 from pydantic import ValidationError
 
-from schemas.log import LogEvent, decode_log_event
+from engram.schemas.log import LogEvent, decode_log_event
 
 
 class DeadLetterReason(StrEnum):

@@ -6,8 +6,8 @@ import asyncio
 
 from aiokafka import AIOKafkaConsumer, TopicPartition
 
-from infra.settings import KafkaSettings
-from streams.pipeline import Record
+from engram.infra.settings import KafkaSettings
+from engram.streams.pipeline import Record
 
 
 async def fetch_record(

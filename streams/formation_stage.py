@@ -10,17 +10,17 @@ from collections.abc import Awaitable, Callable
 from datetime import date
 from typing import Any, TypeVar
 
-from formation import deterministic
-from formation.core import form_episode
-from formation.corrections import form_correction
-from formation.merge import merge_proposals
-from formation.policy import FormationPolicy
-from formation.proposals import Proposal
-from infra.errors import EngramFailure
-from schemas.claims import ClaimsBatchFormed, SourcePosition
-from schemas.corrections import BeliefCorrected, BeliefDeleted, PrincipalForgotten
-from schemas.episodes import MemoryRemembered, Message, TurnAppended, episode_messages
-from schemas.log import OpenEvent
+from engram.formation import deterministic
+from engram.formation.core import form_episode
+from engram.formation.corrections import form_correction
+from engram.formation.merge import merge_proposals
+from engram.formation.policy import FormationPolicy
+from engram.formation.proposals import Proposal
+from engram.infra.errors import EngramFailure
+from engram.schemas.claims import ClaimsBatchFormed, SourcePosition
+from engram.schemas.corrections import BeliefCorrected, BeliefDeleted, PrincipalForgotten
+from engram.schemas.episodes import MemoryRemembered, Message, TurnAppended, episode_messages
+from engram.schemas.log import OpenEvent
 
 Episode = TurnAppended | MemoryRemembered
 T = TypeVar("T")

@@ -15,16 +15,21 @@ import time
 
 import structlog
 
-from formation.policy import FormationPolicy
-from formation.proposals import Proposal
-from infra.metrics import MODEL_ATTEMPTS, MODEL_FALLBACKS, MODEL_LATENCY, MODEL_RECEIPTS
-from schemas.claims import SourcePosition
-from schemas.episodes import Message
-from streams.formation_stage import Episode, ModelArm
-from streams.model_attempts import Attempt, AttemptsExhausted, RetrySchedule, ask_with_retries
-from streams.model_context import ContextMessage, context_text, context_window
-from streams.model_extractor import ModelExtractor
-from streams.receipts import AttemptPlace, ReceiptKey, ReceiptStore, SessionPlace
+from engram.formation.policy import FormationPolicy
+from engram.formation.proposals import Proposal
+from engram.infra.metrics import MODEL_ATTEMPTS, MODEL_FALLBACKS, MODEL_LATENCY, MODEL_RECEIPTS
+from engram.schemas.claims import SourcePosition
+from engram.schemas.episodes import Message
+from engram.streams.formation_stage import Episode, ModelArm
+from engram.streams.model_attempts import (
+    Attempt,
+    AttemptsExhausted,
+    RetrySchedule,
+    ask_with_retries,
+)
+from engram.streams.model_context import ContextMessage, context_text, context_window
+from engram.streams.model_extractor import ModelExtractor
+from engram.streams.receipts import AttemptPlace, ReceiptKey, ReceiptStore, SessionPlace
 
 log = structlog.get_logger(__name__)
 

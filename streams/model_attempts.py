@@ -17,9 +17,9 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Literal
 
-from infra.backoff import Backoff
-from infra.errors import EngramFailure
-from streams.model_extractor import ModelAnswer, ModelExtractionError
+from engram.infra.backoff import Backoff
+from engram.infra.errors import EngramFailure
+from engram.streams.model_extractor import ModelAnswer, ModelExtractionError
 
 AttemptStatus = Literal["answered", "failed", "fallback"]
 

@@ -18,9 +18,9 @@ import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from formation.gates import redact
-from formation.pii import PII_KINDS
-from schemas.common import Role
+from engram.formation.gates import redact
+from engram.formation.pii import PII_KINDS
+from engram.schemas.common import Role
 
 ALL_PII_KINDS: tuple[str, ...] = tuple(sorted(PII_KINDS))
 

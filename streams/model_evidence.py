@@ -26,8 +26,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from formation.policy import FormationPolicy
-from infra.errors import EngramFailure
+from engram.formation.policy import FormationPolicy
+from engram.infra.errors import EngramFailure
 
 MIN_COVERAGE = 0.8
 MIN_POSITIVE_CASES = 20

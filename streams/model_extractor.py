@@ -35,23 +35,23 @@ from openai.types.chat import (
 )
 from pydantic import BaseModel, ConfigDict, SecretStr, ValidationError
 
-from formation.gates import redact
-from formation.policy import FormationPolicy
-from formation.proposals import Proposal
-from formation.vocabulary import RELATIONS, Relation
-from infra.errors import EngramFailure
-from infra.settings import Settings
-from policies.endpoint import (
+from engram.formation.gates import redact
+from engram.formation.policy import FormationPolicy
+from engram.formation.proposals import Proposal
+from engram.formation.vocabulary import RELATIONS, Relation
+from engram.infra.errors import EngramFailure
+from engram.infra.settings import Settings
+from engram.policies.endpoint import (
     ModelConfigurationError,
     ModelEndpointNotAllowed,
     allowed_origins,
     endpoint_origin,
 )
-from policies.prompt import ExtractionPrompt, load_extraction_prompt
-from schemas.episodes import Message
-from streams.model_context import ContextMessage, context_digest
-from streams.model_reply import ModelReplyError, decode_envelope
-from streams.prompt import new_fence, render_system_prompt, render_user_message
+from engram.policies.prompt import ExtractionPrompt, load_extraction_prompt
+from engram.schemas.episodes import Message
+from engram.streams.model_context import ContextMessage, context_digest
+from engram.streams.model_reply import ModelReplyError, decode_envelope
+from engram.streams.prompt import new_fence, render_system_prompt, render_user_message
 
 DEFAULT_PII_KINDS = FormationPolicy().pii_kinds
 

@@ -17,8 +17,8 @@ import json
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from formation.proposals import Proposal
-from infra.errors import EngramFailure
+from engram.formation.proposals import Proposal
+from engram.infra.errors import EngramFailure
 
 MAX_CANDIDATE_BRACES = 32
 MAX_END_CHARS = 4096

@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 
-from watermarks.backlog import BacklogEntry, Position
+from engram.watermarks.backlog import BacklogEntry, Position
 
 IDLE_TURNS = 8
 WriteMany = Callable[[Sequence[BacklogEntry]], Awaitable[Mapping[Position, int]]]

@@ -34,29 +34,29 @@ import prometheus_client
 import structlog
 from aiokafka.errors import KafkaError
 
-from infra import metrics
-from infra.backoff import Backoff
-from infra.db import retry_while_unavailable
-from infra.errors import EngramFailure
-from keys.errors import KeyDestroyed
-from resolution.beliefs import principal_hash
-from schemas.claims import ClaimsBatchFormed, RefusalReason, SourcePosition
-from schemas.common import principal_key
-from schemas.log import LogEvent, OpenEvent
-from sealing.events import NoKeys, Sealer, is_sealed_event
-from streams.acks import ContiguousAcks, InOrderRelease
-from streams.dead_letters import DeadLetter, DeadLetterReason, admit_record
-from streams.formation_stage import FormationStage
-from streams.lanes import KeyLanes
-from streams.pending import PendingRecorder
-from streams.publishing import (
+from engram.infra import metrics
+from engram.infra.backoff import Backoff
+from engram.infra.db import retry_while_unavailable
+from engram.infra.errors import EngramFailure
+from engram.keys.errors import KeyDestroyed
+from engram.resolution.beliefs import principal_hash
+from engram.schemas.claims import ClaimsBatchFormed, RefusalReason, SourcePosition
+from engram.schemas.common import principal_key
+from engram.schemas.log import LogEvent, OpenEvent
+from engram.sealing.events import NoKeys, Sealer, is_sealed_event
+from engram.streams.acks import ContiguousAcks, InOrderRelease
+from engram.streams.dead_letters import DeadLetter, DeadLetterReason, admit_record
+from engram.streams.formation_stage import FormationStage
+from engram.streams.lanes import KeyLanes
+from engram.streams.pending import PendingRecorder
+from engram.streams.publishing import (
     RecordRejected,
     count_retry,
     rejects_record,
     send_until_queued,
 )
-from streams.retrying import Parked, RetryPolicy, attempt_until_parked
-from watermarks import backlog
+from engram.streams.retrying import Parked, RetryPolicy, attempt_until_parked
+from engram.watermarks import backlog
 
 log = structlog.get_logger(__name__)
 

@@ -12,10 +12,10 @@ import re
 from collections.abc import Callable, Sequence
 from datetime import date
 
-from formation.vocabulary import Relation
-from policies.prompt import RELATIONS_PLACEHOLDER, SECTIONS, ExtractionPrompt
-from schemas.episodes import Message
-from streams.model_context import ContextMessage
+from engram.formation.vocabulary import Relation
+from engram.policies.prompt import RELATIONS_PLACEHOLDER, SECTIONS, ExtractionPrompt
+from engram.schemas.episodes import Message
+from engram.streams.model_context import ContextMessage
 
 FENCE_BYTES = 12
 """A fence id is ``FENCE_BYTES`` random bytes in hex: 24 characters."""

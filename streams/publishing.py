@@ -36,9 +36,9 @@ from aiokafka.errors import (
     RecordTooLargeError,
 )
 
-from infra.backoff import Backoff
-from infra.errors import EngramFailure
-from infra.metrics import PUBLISH_RETRIES
+from engram.infra.backoff import Backoff
+from engram.infra.errors import EngramFailure
+from engram.infra.metrics import PUBLISH_RETRIES
 
 log = structlog.get_logger(__name__)
 

@@ -22,13 +22,13 @@ from uuid import UUID
 import asyncpg
 import orjson
 
-from formation.proposals import Proposal
-from infra.db import create_pool
-from infra.settings import DatabaseSettings
-from schemas.claims import SourcePosition
-from schemas.common import Role
-from streams.model_attempts import Attempt
-from streams.model_context import ContextMessage
+from engram.formation.proposals import Proposal
+from engram.infra.db import create_pool
+from engram.infra.settings import DatabaseSettings
+from engram.schemas.claims import SourcePosition
+from engram.schemas.common import Role
+from engram.streams.model_attempts import Attempt
+from engram.streams.model_context import ContextMessage
 
 _FIND = """
 SELECT proposals FROM public.model_receipt

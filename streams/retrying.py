@@ -15,7 +15,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
-from infra.backoff import Backoff
+from engram.infra.backoff import Backoff
 
 T = TypeVar("T")
 

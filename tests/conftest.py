@@ -7,7 +7,7 @@ from collections.abc import AsyncIterator
 import asyncpg
 import pytest
 
-from infra.settings import KafkaSettings
+from engram.infra.settings import KafkaSettings
 from tests.support.databases import create_database, drop_database
 from tests.support.isolation import Isolated, delete_topics, new_prefix
 from tests.support.services import Services, find_services
@@ -42,7 +42,7 @@ async def isolated(services: Services, fresh_database: str) -> AsyncIterator[Iso
 @pytest.fixture
 async def kafka(isolated: Isolated) -> KafkaSettings:
     """This test's Kafka settings, one partition per topic, with the topics created."""
-    from ingest.topics import ensure_topics
+    from engram.ingest.topics import ensure_topics
 
     settings = isolated.kafka(partitions=1)
     await ensure_topics(settings)

@@ -35,23 +35,23 @@ from engram.cli.rederive import rederive
 from engram.cli.search import beliefs_search
 from engram.cli.tokens import tokens_app
 from engram.cli.unreachable import UNREACHABLE, explain
-from formation.policy import FormationPolicy
-from generations.registry import Generation, PolicyChanged, pin_policy
-from generations.runtime import generation_settings
-from infra.db import connect, create_pool, retry_while_unavailable
-from infra.errors import EngramFailure
-from infra.health import run_stage_alone
-from infra.logs import configure_logging
-from infra.settings import Settings, load_settings
-from ingest.inbox import InboxIntake, InboxIntakeFenced
-from ingest.jsonl import InvalidEpisodeLine, load_episodes
-from ingest.producer import EpisodeProducer
-from ingest.topics import ensure_topics
-from policies.document import render_policy_yaml
-from policies.in_force import effective_policy
-from projections.migrate import MigrationError
-from projections.migrate import migrate as run_migrations
-from projections.runner import (
+from engram.formation.policy import FormationPolicy
+from engram.generations.registry import Generation, PolicyChanged, pin_policy
+from engram.generations.runtime import generation_settings
+from engram.infra.db import connect, create_pool, retry_while_unavailable
+from engram.infra.errors import EngramFailure
+from engram.infra.health import run_stage_alone
+from engram.infra.logs import configure_logging
+from engram.infra.settings import Settings, load_settings
+from engram.ingest.inbox import InboxIntake, InboxIntakeFenced
+from engram.ingest.jsonl import InvalidEpisodeLine, load_episodes
+from engram.ingest.producer import EpisodeProducer
+from engram.ingest.topics import ensure_topics
+from engram.policies.document import render_policy_yaml
+from engram.policies.in_force import effective_policy
+from engram.projections.migrate import MigrationError
+from engram.projections.migrate import migrate as run_migrations
+from engram.projections.runner import (
     embed_in_worker,
     index_in_worker,
     project_in_worker,
@@ -59,13 +59,13 @@ from projections.runner import (
     run_indexer,
     run_projector,
 )
-from schemas.api import LogPosition
-from schemas.export import JSON_DIR, export_json_schemas
-from sealing.events import NoKeys, Sealer
-from sealing.opening import open_sealer
-from streams.app import build_app, run_worker
-from streams.wiring import build_stage
-from watermarks.waiting import FormationTimeout, wait_for_watermarks
+from engram.schemas.api import LogPosition
+from engram.schemas.export import JSON_DIR, export_json_schemas
+from engram.sealing.events import NoKeys, Sealer
+from engram.sealing.opening import open_sealer
+from engram.streams.app import build_app, run_worker
+from engram.streams.wiring import build_stage
+from engram.watermarks.waiting import FormationTimeout, wait_for_watermarks
 
 OPENAPI_PATH = JSON_DIR.parent / "openapi.json"
 app = typer.Typer(no_args_is_help=True, help="Engram: memory formation for AI agents.")

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from engram.cli.failures import refuse
-from formation.policy import FormationPolicy
-from infra.settings import Settings
-from streams.model_evidence import ActivationRefused
-from streams.wiring import Activation, PolicyMismatch, activate_model, check_model_identity
+from engram.formation.policy import FormationPolicy
+from engram.infra.settings import Settings
+from engram.streams.model_evidence import ActivationRefused
+from engram.streams.wiring import Activation, PolicyMismatch, activate_model, check_model_identity
 
 
 def activation_or_exit(settings: Settings, policy: FormationPolicy) -> Activation | None:

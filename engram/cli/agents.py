@@ -10,7 +10,7 @@ import typer
 
 from engram.cli.failures import refuse
 from engram.cli.output import err
-from infra.settings import load_settings
+from engram.infra.settings import load_settings
 
 
 class Transport(StrEnum):

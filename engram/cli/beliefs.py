@@ -26,18 +26,18 @@ from engram.cli.output import (
     query_one,
     quotes,
 )
+from engram.formation.wording import relation_words
+from engram.infra.db import create_pool
+from engram.infra.settings import load_settings
+from engram.projections.belief_pages import BeliefFilter, page_beliefs
+from engram.projections.queries import get_belief
+from engram.projections.refusals import RefusalFilter, page_refusals, refusal_summary
+from engram.schemas.api import LogPosition
+from engram.schemas.claims import RefusalReason
+from engram.schemas.corrections import CorrectionKind
+from engram.sealing.opening import open_sealer
 from engram.service.corrections import BeliefNotFound, Corrections, InvalidCorrection
-from formation.wording import relation_words
-from infra.db import create_pool
-from infra.settings import load_settings
-from projections.belief_pages import BeliefFilter, page_beliefs
-from projections.queries import get_belief
-from projections.refusals import RefusalFilter, page_refusals, refusal_summary
-from schemas.api import LogPosition
-from schemas.claims import RefusalReason
-from schemas.corrections import CorrectionKind
-from sealing.opening import open_sealer
-from watermarks.waiting import FormationTimeout
+from engram.watermarks.waiting import FormationTimeout
 
 beliefs_app = typer.Typer(no_args_is_help=True, help="Read, correct and delete what has formed.")
 refusals_app = typer.Typer(no_args_is_help=True, help="Read what was refused, with its words.")

@@ -17,12 +17,12 @@ from typing import Annotated, Any, TypeVar
 import asyncpg
 import typer
 
-from embeddings import store
-from embeddings.store import EmbeddingGenerationError
 from engram.cli.failures import refuse
 from engram.cli.output import err, print_rows
-from infra.db import create_pool
-from infra.settings import load_settings
+from engram.embeddings import store
+from engram.embeddings.store import EmbeddingGenerationError
+from engram.infra.db import create_pool
+from engram.infra.settings import load_settings
 
 embeddings_app = typer.Typer(
     no_args_is_help=True, help="Embedding generations: list, activate, drop."

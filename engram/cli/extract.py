@@ -7,11 +7,11 @@ from typing import IO
 
 import orjson
 
-from policies.in_force import default_policy
-from schemas.claims import SourcePosition
-from schemas.sealed import SealedEvent
-from streams.dead_letters import DeadLetter, admit_record
-from streams.formation_stage import FormationStage
+from engram.policies.in_force import default_policy
+from engram.schemas.claims import SourcePosition
+from engram.schemas.sealed import SealedEvent
+from engram.streams.dead_letters import DeadLetter, admit_record
+from engram.streams.formation_stage import FormationStage
 
 
 def extract_lines(lines: IO[bytes], out: IO[str], errors: IO[str]) -> int:

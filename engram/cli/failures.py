@@ -13,7 +13,7 @@ from typing import NoReturn
 from rich.console import Console
 from rich.markup import escape
 
-from infra.errors import EngramFailure
+from engram.infra.errors import EngramFailure
 
 err = Console(stderr=True)
 

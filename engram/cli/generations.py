@@ -21,12 +21,12 @@ from rich.table import Table
 from engram.cli.failures import refuse
 from engram.cli.identifiers import identifier
 from engram.cli.output import console, err
-from generations import registry
-from generations.diff import GenerationDiff, diff_generations, load_side
-from generations.registry import Generation, GenerationError
-from generations.runtime import generation_kafka, generation_lag
-from infra.db import create_pool
-from infra.settings import load_settings
+from engram.generations import registry
+from engram.generations.diff import GenerationDiff, diff_generations, load_side
+from engram.generations.registry import Generation, GenerationError
+from engram.generations.runtime import generation_kafka, generation_lag
+from engram.infra.db import create_pool
+from engram.infra.settings import load_settings
 
 generations_app = typer.Typer(
     no_args_is_help=True, help="Generations: projections under a policy; diff, promote, drop."

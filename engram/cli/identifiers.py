@@ -14,7 +14,7 @@ from typing import TypeVar
 
 import typer
 
-from schemas.common import IDENTIFIER_PATTERN
+from engram.schemas.common import IDENTIFIER_PATTERN
 
 _IDENTIFIER = re.compile(IDENTIFIER_PATTERN)
 MAX_IDENTIFIER_CHARS = 200

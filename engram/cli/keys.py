@@ -10,13 +10,13 @@ import typer
 from rich.console import Console
 
 from engram.cli.failures import refuse
-from infra.db import connect
-from infra.errors import EngramFailure
-from infra.settings import load_settings
-from keys.errors import RotationRefused
-from keys.kek import keks_from_settings, new_kek_text
-from keys.rotation import RotationProgress, remaining, rotate
-from keys.store import ensure_canary, verify_keks
+from engram.infra.db import connect
+from engram.infra.errors import EngramFailure
+from engram.infra.settings import load_settings
+from engram.keys.errors import RotationRefused
+from engram.keys.kek import keks_from_settings, new_kek_text
+from engram.keys.rotation import RotationProgress, remaining, rotate
+from engram.keys.store import ensure_canary, verify_keks
 
 keys_app = typer.Typer(
     no_args_is_help=True, help="Per-principal data keys: make a KEK, check it, rotate it."

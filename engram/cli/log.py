@@ -13,20 +13,20 @@ from aiokafka.errors import TopicAlreadyExistsError
 from rich.console import Console
 
 from engram.cli.failures import refuse
-from generations.registry import live_generation
-from infra.db import connect, create_pool
-from infra.errors import EngramFailure
-from infra.settings import load_settings
-from ingest.log_encryption import (
+from engram.generations.registry import live_generation
+from engram.infra.db import connect, create_pool
+from engram.infra.errors import EngramFailure
+from engram.infra.settings import load_settings
+from engram.ingest.log_encryption import (
     CopyProgress,
     LogEncryption,
     forgotten_principals,
     record_pre_encryption_forgetting,
     source_partitions,
 )
-from ingest.topics import FOREVER
-from sealing.events import LogSealer
-from sealing.opening import open_sealer
+from engram.ingest.topics import FOREVER
+from engram.sealing.events import LogSealer
+from engram.sealing.opening import open_sealer
 
 log_app = typer.Typer(no_args_is_help=True, help="The episodic log: encrypt an existing one.")
 out = Console(stderr=True)

@@ -16,16 +16,16 @@ import typer
 from engram.cli.failures import refuse
 from engram.cli.identifiers import identifier
 from engram.cli.output import console, print_rows
-from generations.reading import reading
-from generations.registry import GenerationError, live_generation
-from infra.db import connect, create_pool
-from infra.settings import load_settings
-from projections.digest import projection_digest
-from projections.freshness import freshness as read
-from projections.integrity import BrokenLinksError
-from streams.dead_letter_reader import read_dead_letters
-from watermarks.backlog import AmbiguousUnpark, list_parked
-from watermarks.backlog import unpark as do_unpark
+from engram.generations.reading import reading
+from engram.generations.registry import GenerationError, live_generation
+from engram.infra.db import connect, create_pool
+from engram.infra.settings import load_settings
+from engram.projections.digest import projection_digest
+from engram.projections.freshness import freshness as read
+from engram.projections.integrity import BrokenLinksError
+from engram.streams.dead_letter_reader import read_dead_letters
+from engram.watermarks.backlog import AmbiguousUnpark, list_parked
+from engram.watermarks.backlog import unpark as do_unpark
 
 formation_app = typer.Typer(no_args_is_help=True, help="Operate formation: parked episodes.")
 dlq_app = typer.Typer(no_args_is_help=True, help="The dead-letter topic of the episodic log.")

@@ -16,11 +16,11 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from engram.cli.failures import refuse
-from generations.reading import reading
-from generations.registry import GenerationError
-from infra.db import connect
-from infra.settings import load_settings
-from projections.cursor import InvalidCursor
+from engram.generations.reading import reading
+from engram.generations.registry import GenerationError
+from engram.infra.db import connect
+from engram.infra.settings import load_settings
+from engram.projections.cursor import InvalidCursor
 
 console = Console()
 err = Console(stderr=True)

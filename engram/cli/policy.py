@@ -16,18 +16,18 @@ import orjson
 import typer
 
 from engram.cli.output import console, err
-from formation.policy import FormationPolicy
-from infra.settings import load_settings
-from policies.behaviour import (
+from engram.formation.policy import FormationPolicy
+from engram.infra.settings import load_settings
+from engram.policies.behaviour import (
     behaviour_digest,
     behaviour_file,
     committed_behaviour_digest,
     pinned_corpus,
     render_behaviour_file,
 )
-from policies.document import PolicyFileError, policy_summary, render_policy_yaml
-from policies.in_force import effective_policy
-from policies.prompt import PromptError
+from engram.policies.document import PolicyFileError, policy_summary, render_policy_yaml
+from engram.policies.in_force import effective_policy
+from engram.policies.prompt import PromptError
 
 policy_app = typer.Typer(
     no_args_is_help=True, help="The formation policy: what decides what forms, and its version."
@@ -77,7 +77,8 @@ def behaviour(
     write: Annotated[
         bool,
         typer.Option(
-            "--write", help="Write the digest to policies/behaviour.sha256 (a change of behaviour)."
+            "--write",
+            help="Write the digest to engram/policies/behaviour.sha256 (a change of behaviour).",
         ),
     ] = False,
     corpus: Annotated[

@@ -8,12 +8,12 @@ from typing import Annotated, Any
 
 import typer
 
-from embeddings.wiring import embedder_from_settings
 from engram.cli.failures import refuse
 from engram.cli.identifiers import identifier
 from engram.cli.output import err, print_rows, query, quotes
-from infra.settings import load_settings
-from projections.recall import (
+from engram.embeddings.wiring import embedder_from_settings
+from engram.infra.settings import load_settings
+from engram.projections.recall import (
     MAX_LIMIT,
     OWN_WORDS,
     IndexBehind,
@@ -23,8 +23,8 @@ from projections.recall import (
     semantic_query,
     wait_indexed,
 )
-from schemas.api import RecallResults
-from schemas.common import Role
+from engram.schemas.api import RecallResults
+from engram.schemas.common import Role
 
 
 def _what(hit: dict[str, Any]) -> str:

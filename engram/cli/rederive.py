@@ -28,23 +28,23 @@ from engram.cli.activation import activation_or_exit
 from engram.cli.failures import refuse
 from engram.cli.identifiers import identifier
 from engram.cli.output import console, err
-from formation.policy import FormationPolicy
-from generations import registry
-from generations.registry import Generation
-from generations.runtime import GenerationLag, generation_lag, generation_settings
-from generations.schema import create_generation_schema
-from infra.db import create_pool
-from infra.metrics import REGISTRY
-from infra.settings import Settings, load_settings
-from ingest.topics import ensure_topics
-from policies.document import PolicyFileError, render_policy_yaml
-from policies.in_force import effective_policy
-from policies.prompt import PromptError
-from projections.runner import index_in_worker, project_in_worker
-from schemas.log import LogEvent
-from streams.app import EngramStreams, build_app, run_worker
-from streams.pipeline import Serves
-from streams.wiring import build_stage
+from engram.formation.policy import FormationPolicy
+from engram.generations import registry
+from engram.generations.registry import Generation
+from engram.generations.runtime import GenerationLag, generation_lag, generation_settings
+from engram.generations.schema import create_generation_schema
+from engram.infra.db import create_pool
+from engram.infra.metrics import REGISTRY
+from engram.infra.settings import Settings, load_settings
+from engram.ingest.topics import ensure_topics
+from engram.policies.document import PolicyFileError, render_policy_yaml
+from engram.policies.in_force import effective_policy
+from engram.policies.prompt import PromptError
+from engram.projections.runner import index_in_worker, project_in_worker
+from engram.schemas.log import LogEvent
+from engram.streams.app import EngramStreams, build_app, run_worker
+from engram.streams.pipeline import Serves
+from engram.streams.wiring import build_stage
 
 POLL_S = 1.0
 

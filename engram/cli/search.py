@@ -10,13 +10,13 @@ import typer
 from engram.cli.failures import refuse
 from engram.cli.identifiers import identifier
 from engram.cli.output import err, print_rows, query, quotes
-from projections.search import (
+from engram.projections.search import (
     MAX_LIMIT,
     InvalidCursor,
     UnsearchableQuery,
     search_beliefs,
 )
-from schemas.api import SearchMode, SearchResults
+from engram.schemas.api import SearchMode, SearchResults
 
 HIT_COLUMNS = {
     "id": lambda h: str(h["belief"]["belief_id"])[:8],

@@ -15,9 +15,9 @@ import typer
 
 from engram.cli.identifiers import identifier
 from engram.cli.output import console, err, field, print_rows
+from engram.infra.db import connect
+from engram.infra.settings import load_settings
 from engram.service.tokens import create_token, list_tokens, revoke_token
-from infra.db import connect
-from infra.settings import load_settings
 
 tokens_app = typer.Typer(no_args_is_help=True, help="API tokens: create, list, revoke.")
 T = TypeVar("T")

@@ -14,7 +14,7 @@ from urllib.parse import urlsplit
 import asyncpg
 from aiokafka.errors import KafkaConnectionError
 
-from infra.settings import Settings
+from engram.infra.settings import Settings
 
 UNREACHABLE: tuple[type[BaseException], ...] = (
     ConnectionError,  # refused or reset (ConnectionRefusedError, ConnectionResetError, ...)

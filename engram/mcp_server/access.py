@@ -17,8 +17,8 @@ import orjson
 from mcp.server.mcpserver import Context
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from engram.infra.errors import EngramFailure
 from engram.service.tokens import grant_for
-from infra.errors import EngramFailure
 
 Principal = tuple[str, str]
 """(tenant, principal)."""

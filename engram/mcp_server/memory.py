@@ -18,19 +18,19 @@ from datetime import UTC, datetime
 import asyncpg
 from pydantic import BaseModel
 
-from embeddings.embedder import Embedder
-from embeddings.wiring import embedder_from_settings
+from engram.embeddings.embedder import Embedder
+from engram.embeddings.wiring import embedder_from_settings
+from engram.generations.reading import reading
+from engram.infra.db import create_pool
+from engram.infra.settings import Settings
+from engram.ingest.intake import Intake
+from engram.projections.recall import OWN_WORDS, recall, semantic_query
+from engram.schemas.api import LogPosition, RecalledBelief, RecalledMessage
+from engram.schemas.common import Role
+from engram.schemas.corrections import CorrectionKind
+from engram.schemas.episodes import MemoryRemembered, Message
+from engram.sealing.opening import open_sealer
 from engram.service.corrections import Corrections
-from generations.reading import reading
-from infra.db import create_pool
-from infra.settings import Settings
-from ingest.intake import Intake
-from projections.recall import OWN_WORDS, recall, semantic_query
-from schemas.api import LogPosition, RecalledBelief, RecalledMessage
-from schemas.common import Role
-from schemas.corrections import CorrectionKind
-from schemas.episodes import MemoryRemembered, Message
-from sealing.opening import open_sealer
 
 Principal = tuple[str, str]
 REMEMBER_SESSION = "mcp"

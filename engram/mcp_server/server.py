@@ -20,15 +20,15 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
 
+from engram.infra.errors import EngramFailure
+from engram.infra.settings import Settings
 from engram.mcp_server.access import BearerGate, TokenOf, header_token, principal_of
 from engram.mcp_server.memory import AgentMemory, Principal, Recall, agent_memory
-from infra.errors import EngramFailure
-from infra.settings import Settings
-from projections.recall import MAX_LIMIT, MAX_QUERY_CHARS, OWN_WORDS
-from schemas.api import LogPosition
-from schemas.common import IDENTIFIER_PATTERN, Role, StoredText
-from schemas.corrections import CorrectionKind
-from schemas.episodes import MAX_MESSAGE_CHARS
+from engram.projections.recall import MAX_LIMIT, MAX_QUERY_CHARS, OWN_WORDS
+from engram.schemas.api import LogPosition
+from engram.schemas.common import IDENTIFIER_PATTERN, Role, StoredText
+from engram.schemas.corrections import CorrectionKind
+from engram.schemas.episodes import MAX_MESSAGE_CHARS
 
 INSTRUCTIONS = (
     "Engram is this person's long-term memory. Before answering from assumptions about them, "

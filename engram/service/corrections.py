@@ -19,28 +19,28 @@ from pathlib import Path
 import asyncpg
 from pydantic import ValidationError
 
-from formation.corrections import form_correction
-from formation.policy import FormationPolicy
-from generations.reading import reading, serving_policy
-from infra.errors import EngramFailure
-from infra.settings import KafkaSettings
-from ingest.producer import EpisodeProducer
-from ingest.topics import ensure_topics
-from policies.behaviour import committed_behaviour_digest
-from policies.document import load_policy_file
-from policies.in_force import pinned_policy
-from projections.queries import BeliefContent, belief_content
-from schemas.api import LogPosition
-from schemas.claims import SourcePosition
-from schemas.corrections import (
+from engram.formation.corrections import form_correction
+from engram.formation.policy import FormationPolicy
+from engram.generations.reading import reading, serving_policy
+from engram.infra.errors import EngramFailure
+from engram.infra.settings import KafkaSettings
+from engram.ingest.producer import EpisodeProducer
+from engram.ingest.topics import ensure_topics
+from engram.policies.behaviour import committed_behaviour_digest
+from engram.policies.document import load_policy_file
+from engram.policies.in_force import pinned_policy
+from engram.projections.queries import BeliefContent, belief_content
+from engram.schemas.api import LogPosition
+from engram.schemas.claims import SourcePosition
+from engram.schemas.corrections import (
     BeliefCorrected,
     BeliefDeleted,
     CorrectionKind,
     PrincipalForgotten,
 )
-from schemas.log import OpenEvent
-from sealing.events import Sealer
-from watermarks.waiting import wait_for_watermarks
+from engram.schemas.log import OpenEvent
+from engram.sealing.events import Sealer
+from engram.watermarks.waiting import wait_for_watermarks
 
 CORRECTION_SESSION = "corrections"
 FORGET_PROJECT = "principals"

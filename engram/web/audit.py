@@ -12,15 +12,22 @@ from typing import Annotated
 
 from fastapi import APIRouter, HTTPException, Path, Query
 
+from engram.projections.diagnosis import diagnose_session
+from engram.projections.refusals import RefusalFilter, page_refusals, refusal_summary
+from engram.projections.runs import RunFilter, page_runs, run_detail
+from engram.projections.user_model import user_model
+from engram.schemas.api import (
+    RefusalPage,
+    RefusalSummary,
+    RunDetail,
+    RunPage,
+    SessionDiagnosis,
+    UserModel,
+)
+from engram.schemas.claims import RefusalReason
+from engram.schemas.common import IDENTIFIER_PATTERN
 from engram.web.auth import NameQuery, Who
 from engram.web.readers import Cursor, DateTimeQuery, FilterWord, Limit, PrincipalReader
-from projections.diagnosis import diagnose_session
-from projections.refusals import RefusalFilter, page_refusals, refusal_summary
-from projections.runs import RunFilter, page_runs, run_detail
-from projections.user_model import user_model
-from schemas.api import RefusalPage, RefusalSummary, RunDetail, RunPage, SessionDiagnosis, UserModel
-from schemas.claims import RefusalReason
-from schemas.common import IDENTIFIER_PATTERN
 
 router = APIRouter(tags=["audit"])
 Trigger = Annotated[str | None, Query(pattern="^(turn|explicit|correction)$")]

@@ -19,8 +19,8 @@ from typing import Annotated
 from fastapi import Depends, HTTPException, Query, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
+from engram.schemas.common import IDENTIFIER_PATTERN
 from engram.service.tokens import Grant, grant_for
-from schemas.common import IDENTIFIER_PATTERN
 
 NOT_HERE = "nothing here for this token"
 NameQuery = Annotated[str | None, Query(min_length=1, max_length=200, pattern=IDENTIFIER_PATTERN)]

@@ -13,13 +13,13 @@ from __future__ import annotations
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
 
+from engram.generations.registry import GenerationError
+from engram.infra.errors import EngramFailure
+from engram.ingest.producer import EpisodeTooLarge, EpisodeUnencodable
+from engram.projections.cursor import InvalidCursor
+from engram.projections.search import UnsearchableQuery
 from engram.service.corrections import BeliefNotFound, InvalidCorrection
-from generations.registry import GenerationError
-from infra.errors import EngramFailure
-from ingest.producer import EpisodeTooLarge, EpisodeUnencodable
-from projections.cursor import InvalidCursor
-from projections.search import UnsearchableQuery
-from watermarks.waiting import FormationTimeout
+from engram.watermarks.waiting import FormationTimeout
 
 RETRY_AFTER_S = 5
 

@@ -11,9 +11,9 @@ import asyncpg
 from fastapi import Depends, Query, Request, Response
 from pydantic import BaseModel, BeforeValidator
 
+from engram.generations.reading import reading
+from engram.schemas.common import IDENTIFIER_PATTERN
 from engram.web.auth import Who
-from generations.reading import reading
-from schemas.common import IDENTIFIER_PATTERN
 
 GenerationQuery = Annotated[
     str | None, Query(min_length=1, max_length=200, pattern=IDENTIFIER_PATTERN)

@@ -13,10 +13,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Query, Request
 
-from engram.web.auth import NameQuery, Who
-from engram.web.invalid import invalid_query
-from engram.web.readers import PrincipalReader
-from projections.recall import (
+from engram.projections.recall import (
     MAX_LIMIT,
     MAX_QUERY_CHARS,
     OWN_WORDS,
@@ -25,8 +22,11 @@ from projections.recall import (
     recall,
     semantic_query,
 )
-from schemas.api import RecallResults
-from schemas.common import Role, StoredText
+from engram.schemas.api import RecallResults
+from engram.schemas.common import Role, StoredText
+from engram.web.auth import NameQuery, Who
+from engram.web.invalid import invalid_query
+from engram.web.readers import PrincipalReader
 
 router = APIRouter(tags=["read"])
 

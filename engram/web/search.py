@@ -12,18 +12,18 @@ from typing import Annotated
 
 from fastapi import APIRouter, Query
 
-from engram.web.auth import NameQuery, Who
-from engram.web.invalid import invalid_query
-from engram.web.readers import PrincipalReader
-from projections.search import (
+from engram.projections.search import (
     MAX_LIMIT,
     MAX_QUERY_CHARS,
     InvalidCursor,
     UnsearchableQuery,
     search_beliefs,
 )
-from schemas.api import SearchMode, SearchResults
-from schemas.common import StoredText
+from engram.schemas.api import SearchMode, SearchResults
+from engram.schemas.common import StoredText
+from engram.web.auth import NameQuery, Who
+from engram.web.invalid import invalid_query
+from engram.web.readers import PrincipalReader
 
 router = APIRouter(tags=["read"])
 

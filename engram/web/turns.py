@@ -20,9 +20,8 @@ from typing import Annotated, Any
 from aiokafka.errors import KafkaError
 from fastapi import APIRouter, Body, HTTPException, Request
 
-from engram.web.auth import Calling
-from ingest.intake import Intake, Producible
-from schemas.api import (
+from engram.ingest.intake import Intake, Producible
+from engram.schemas.api import (
     LogPosition,
     Problem,
     RememberRequest,
@@ -30,7 +29,8 @@ from schemas.api import (
     TurnsBatch,
     TurnsRequest,
 )
-from schemas.episodes import MemoryRemembered
+from engram.schemas.episodes import MemoryRemembered
+from engram.web.auth import Calling
 
 RETRY_AFTER_S = 5
 router = APIRouter(tags=["ingest"])

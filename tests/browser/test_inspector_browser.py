@@ -22,15 +22,15 @@ import pytest
 from selenium.common.exceptions import NoAlertPresentException
 from selenium.webdriver.common.by import By
 
+from engram.ingest.producer import EpisodeProducer
+from engram.ingest.topics import ensure_topics
 from engram.service.tokens import create_token
-from ingest.producer import EpisodeProducer
-from ingest.topics import ensure_topics
+from engram.watermarks.waiting import wait_for_watermarks
 from tests.support.browser import DESKTOP, PHONE, WAIT_S, Page, chromium
 from tests.support.episodes import turn
 from tests.support.http import first_ok, free_port
 from tests.support.indexing import indexed_to_the_end
 from tests.support.isolation import Isolated, running_engram, running_worker
-from watermarks.waiting import wait_for_watermarks
 
 pytestmark = [pytest.mark.e2e, pytest.mark.browser]
 

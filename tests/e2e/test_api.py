@@ -17,9 +17,9 @@ from fastapi.testclient import TestClient
 
 from engram.api import create_api
 from engram.client import AsyncEngram, NotFormedYet
+from engram.infra.settings import ApiSettings, DatabaseSettings, KafkaSettings, Settings
+from engram.schemas.api import PROJECT_UNKNOWN, LogPosition
 from engram.service.tokens import create_token
-from infra.settings import ApiSettings, DatabaseSettings, KafkaSettings, Settings
-from schemas.api import PROJECT_UNKNOWN, LogPosition
 from tests.support.conditions import wait_until
 from tests.support.http import first_ok
 from tests.support.isolation import Isolated, running_engram

@@ -16,8 +16,8 @@ from fastapi.testclient import TestClient
 
 from engram.api import create_api
 from engram.client import AsyncEngram, EngramError, every_item
+from engram.infra.settings import DatabaseSettings, KafkaSettings, Settings
 from engram.service.tokens import create_token
-from infra.settings import DatabaseSettings, KafkaSettings, Settings
 from tests.support.isolation import Isolated
 from tests.support.projecting import PARKED_EPISODE, seed_audit_story
 

@@ -13,9 +13,9 @@ import pytest
 from fastapi.testclient import TestClient
 
 from engram.api import create_api
-from formation.policy import FormationPolicy
-from infra.settings import ApiSettings, DatabaseSettings, KafkaSettings, Settings
-from schemas.episodes import TurnAppended
+from engram.formation.policy import FormationPolicy
+from engram.infra.settings import ApiSettings, DatabaseSettings, KafkaSettings, Settings
+from engram.schemas.episodes import TurnAppended
 from tests.support.episodes import turn
 from tests.support.isolation import Isolated
 from tests.support.projecting import batch_of, claim, project_all

@@ -14,8 +14,8 @@ from aiokafka import AIOKafkaConsumer, TopicPartition
 from fastapi.testclient import TestClient
 
 from engram.api import create_api
+from engram.infra.settings import ApiSettings, DatabaseSettings, KafkaSettings, Settings
 from engram.service.tokens import create_token
-from infra.settings import ApiSettings, DatabaseSettings, KafkaSettings, Settings
 from tests.support.episodes import turn
 from tests.support.isolation import Isolated
 

@@ -14,11 +14,11 @@ import pytest
 from fastapi.testclient import TestClient
 
 from engram.api import create_api
+from engram.infra.settings import DatabaseSettings, KafkaSettings, Settings
+from engram.ingest.producer import EpisodeProducer
+from engram.ingest.topics import ensure_topics
+from engram.projections.message_indexer import MessageIndexer
 from engram.service.tokens import create_token
-from infra.settings import DatabaseSettings, KafkaSettings, Settings
-from ingest.producer import EpisodeProducer
-from ingest.topics import ensure_topics
-from projections.message_indexer import MessageIndexer
 from tests.support.episodes import turn
 from tests.support.indexing import indexed_to_the_end
 from tests.support.isolation import Isolated

@@ -12,8 +12,8 @@ import pytest
 from fastapi.testclient import TestClient
 
 from engram.api import create_api
+from engram.infra.settings import DatabaseSettings, KafkaSettings, Settings
 from engram.service.tokens import create_token
-from infra.settings import DatabaseSettings, KafkaSettings, Settings
 from tests.support.episodes import turn
 from tests.support.isolation import Isolated
 from tests.support.projecting import batch_of, claim, project_all, seed_two_principals

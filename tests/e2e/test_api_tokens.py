@@ -14,8 +14,8 @@ import pytest
 from fastapi.testclient import TestClient
 
 from engram.api import DevModeRefused, create_api
+from engram.infra.settings import ApiSettings, DatabaseSettings, KafkaSettings, Settings
 from engram.service.tokens import create_token, list_tokens, revoke_token, token_hash
-from infra.settings import ApiSettings, DatabaseSettings, KafkaSettings, Settings
 from tests.e2e.test_api import _log_end
 from tests.support.episodes import turn
 from tests.support.isolation import REPO, Isolated

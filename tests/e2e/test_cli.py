@@ -10,8 +10,8 @@ from pathlib import Path
 import asyncpg
 import pytest
 
-from infra.settings import KafkaSettings
-from projections.digest import projection_digest
+from engram.infra.settings import KafkaSettings
+from engram.projections.digest import projection_digest
 from tests.support.episodes import turn
 from tests.support.isolation import REPO, Isolated, running_worker
 from tests.support.projecting import batch_of, claim, project_all, seed_two_principals

@@ -9,7 +9,7 @@ from typing import Any
 import asyncpg
 import pytest
 
-from infra.settings import KafkaSettings
+from engram.infra.settings import KafkaSettings
 from tests.e2e.test_cli import engram
 from tests.support.isolation import Isolated
 from tests.support.projecting import PARKED_EPISODE, seed_audit_story

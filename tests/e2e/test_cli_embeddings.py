@@ -11,8 +11,8 @@ import sys
 import asyncpg
 import pytest
 
-from embeddings import store
-from embeddings.generation import EmbeddingGeneration
+from engram.embeddings import store
+from engram.embeddings.generation import EmbeddingGeneration
 from tests.support.isolation import REPO, Isolated
 
 pytestmark = pytest.mark.e2e

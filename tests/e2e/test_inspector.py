@@ -18,12 +18,12 @@ from fastapi.testclient import TestClient
 from pydantic import SecretStr
 
 from engram.api import create_api
+from engram.infra.settings import ApiSettings, DatabaseSettings, KafkaSettings, Settings
+from engram.ingest.producer import EpisodeProducer
+from engram.ingest.topics import ensure_topics
 from engram.service.tokens import create_token, revoke_token
 from engram.web.ui.security import CONTENT_SECURITY_POLICY
 from engram.web.ui.session import SESSION_COOKIE
-from infra.settings import ApiSettings, DatabaseSettings, KafkaSettings, Settings
-from ingest.producer import EpisodeProducer
-from ingest.topics import ensure_topics
 from tests.support.episodes import turn
 from tests.support.indexing import index_everything
 from tests.support.isolation import Isolated

@@ -20,18 +20,18 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp.types import CallToolResult
 
+from engram.infra.settings import KafkaSettings
+from engram.ingest.producer import EpisodeProducer
+from engram.ingest.topics import ensure_topics
+from engram.schemas.api import LogPosition
 from engram.service.tokens import create_token, revoke_token
-from infra.settings import KafkaSettings
-from ingest.producer import EpisodeProducer
-from ingest.topics import ensure_topics
-from schemas.api import LogPosition
+from engram.watermarks.waiting import wait_for_watermarks
 from tests.support.conditions import wait_until
 from tests.support.episodes import turn
 from tests.support.http import free_port
 from tests.support.indexing import indexed_to_the_end
 from tests.support.isolation import REPO, Isolated, running_engram, running_worker
 from tests.support.projecting import seed_two_principals
-from watermarks.waiting import wait_for_watermarks
 
 pytestmark = pytest.mark.e2e
 

@@ -8,7 +8,7 @@ import json
 import asyncpg
 import pytest
 
-from infra.settings import KafkaSettings
+from engram.infra.settings import KafkaSettings
 from tests.e2e.test_cli import engram
 from tests.support.isolation import Isolated
 from tests.support.projecting import seed_two_principals

@@ -19,8 +19,8 @@ from fastapi.testclient import TestClient
 from mcp import Client, StdioServerParameters
 
 from engram.api import create_api
+from engram.infra.settings import ApiSettings, DatabaseSettings, KafkaSettings, Settings
 from engram.service.tokens import create_token
-from infra.settings import ApiSettings, DatabaseSettings, KafkaSettings, Settings
 from tests.e2e.test_api_ingest import _log_records
 from tests.support.episodes import turn
 from tests.support.isolation import REPO, Isolated

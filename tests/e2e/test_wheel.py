@@ -103,8 +103,8 @@ def test_the_installed_package_comes_from_the_wheel_not_the_checkout(
         [
             str(installed / "python"),
             "-c",
-            "import engram, formation, prompts, migrations; "
-            "print(engram.__file__, formation.__file__, prompts.__file__, migrations.__file__)",
+            "import engram, engram.formation as f, engram.prompts as p, engram.migrations as m; "
+            "print(engram.__file__, f.__file__, p.__file__, m.__file__)",
         ],
         cwd=tmp_path,
         env={"PATH": os.environ["PATH"]},
@@ -113,6 +113,55 @@ def test_the_installed_package_comes_from_the_wheel_not_the_checkout(
         check=True,
     ).stdout
     assert str(REPO) not in found and "site-packages" in found
+
+
+def test_the_wheel_installs_one_import_name(installed: Path) -> None:
+    [top_level] = installed.parent.glob(
+        "lib/python*/site-packages/engram-*.dist-info/top_level.txt"
+    )
+    assert top_level.read_text(encoding="utf-8").split() == ["engram"]
+
+
+def test_an_application_with_its_own_schemas_and_streams_uses_the_client_and_the_commands(
+    installed: Path, tmp_path: Path
+) -> None:
+    """An application that embeds the client very often has packages called ``schemas`` and
+    ``streams`` of its own: Engram must neither shadow them nor be shadowed by them."""
+    app = tmp_path / "app"
+    for package in ("schemas", "streams"):
+        (app / package).mkdir(parents=True)
+        (app / package / "__init__.py").write_text(f'OWNER = "the application\'s {package}"\n')
+    env = {"PATH": os.environ["PATH"], "PYTHONPATH": str(app)}
+    probe = (
+        "import schemas, streams; from engram.client import AsyncEngram, Engram; "
+        "from engram.schemas.episodes import TurnAppended; "
+        "print(schemas.OWNER, '|', streams.OWNER, '|', AsyncEngram.__name__, Engram.__name__)"
+    )
+    used = subprocess.run(
+        [str(installed / "python"), "-c", probe],
+        cwd=app,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert used.returncode == 0, used.stderr
+    assert used.stdout.split(" | ") == [
+        "the application's schemas",
+        "the application's streams",
+        "AsyncEngram Engram\n",
+    ]
+    for argv in (["--help"], ["worker", "--help"]):
+        helped = subprocess.run(
+            [str(installed / "engram"), *argv],
+            cwd=app,
+            env=env,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        assert helped.returncode == 0, helped.stderr
+        assert "Usage" in helped.stdout
 
 
 def test_migrate_runs_from_another_directory(

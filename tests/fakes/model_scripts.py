@@ -7,7 +7,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from formation import deterministic
+from engram.formation import deterministic
 from tests.fakes.openai_server import Reply
 
 _FENCED = re.compile(r"<<<MESSAGE (?P<id>[0-9a-f]+)>>>\n(?P<content>.*)\n<<<END (?P=id)>>>", re.S)
@@ -62,7 +62,7 @@ def adversarial_model() -> Callable[[Any], Reply]:
     """A model that has been fooled: besides the honest claims, it launders what it read —
     first-person claims out of tool, web and assistant text, secrets paraphrased into values
     with an innocent quote, and injected instructions recast as preferences."""
-    from formation.secrets import find_secrets
+    from engram.formation.secrets import find_secrets
 
     def script(body: Any) -> Reply:
         content = fenced_content(body)

@@ -9,11 +9,12 @@ from dataclasses import dataclass
 
 import pytest
 
-from infra.settings import KafkaSettings
-from ingest.producer import EpisodeProducer
-from ingest.topics import ensure_topics
-from schemas.api import LogPosition
-from schemas.episodes import TurnAppended
+from engram.infra.settings import KafkaSettings
+from engram.ingest.producer import EpisodeProducer
+from engram.ingest.topics import ensure_topics
+from engram.schemas.api import LogPosition
+from engram.schemas.episodes import TurnAppended
+from engram.watermarks.waiting import wait_for_watermarks
 from tests.support.databases import drop_database
 from tests.support.fault_runs import (
     FaultRun,
@@ -25,7 +26,6 @@ from tests.support.fault_runs import (
 from tests.support.fault_workload import fault_turns
 from tests.support.isolation import new_prefix
 from tests.support.services import Services
-from watermarks.waiting import wait_for_watermarks
 
 PARTITIONS = 3
 

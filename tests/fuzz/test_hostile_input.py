@@ -20,13 +20,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from formation.spans import quote_at
-from policies.in_force import default_policy
-from schemas.claims import ClaimsBatchFormed, SourcePosition
-from schemas.episodes import episode_messages
-from schemas.sealed import SealedEvent
-from streams.dead_letters import DeadLetter, DeadLetterReason, admit_record
-from streams.formation_stage import FormationStage
+from engram.formation.spans import quote_at
+from engram.policies.in_force import default_policy
+from engram.schemas.claims import ClaimsBatchFormed, SourcePosition
+from engram.schemas.episodes import episode_messages
+from engram.schemas.sealed import SealedEvent
+from engram.streams.dead_letters import DeadLetter, DeadLetterReason, admit_record
+from engram.streams.formation_stage import FormationStage
 
 pytestmark = pytest.mark.fuzz
 

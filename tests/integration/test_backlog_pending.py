@@ -8,8 +8,8 @@ import uuid
 import asyncpg
 import pytest
 
+from engram.watermarks.backlog import BacklogEntry, record_failure, record_pending_many, watermark
 from tests.support.episodes import EPOCH
-from watermarks.backlog import BacklogEntry, record_failure, record_pending_many, watermark
 
 pytestmark = pytest.mark.integration
 

@@ -9,10 +9,10 @@ from pathlib import Path
 import asyncpg
 import pytest
 
-from generations import schema as generation_schema
-from generations.registry import register_generation
-from generations.schema import GENERATION_TABLES, create_generation_schema
-from projections.migrate import migrate
+from engram.generations import schema as generation_schema
+from engram.generations.registry import register_generation
+from engram.generations.schema import GENERATION_TABLES, create_generation_schema
+from engram.projections.migrate import migrate
 from tests.support.migrations import copy_migrations
 
 pytestmark = pytest.mark.integration

@@ -9,10 +9,10 @@ import asyncpg
 import orjson
 import pytest
 
-from projections.belief_store import ClaimsRecord, project_records
-from projections.claims_history import keep_batches
-from resolution.undo import BatchUndo
-from schemas.claims import decode_claims_batch
+from engram.projections.belief_store import ClaimsRecord, project_records
+from engram.projections.claims_history import keep_batches
+from engram.resolution.undo import BatchUndo
+from engram.schemas.claims import decode_claims_batch
 from tests.support.isolation import Isolated
 from tests.support.projecting import city_batches
 

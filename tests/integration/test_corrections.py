@@ -13,24 +13,24 @@ import asyncpg
 import pytest
 from aiokafka import AIOKafkaConsumer, TopicPartition
 
+from engram.generations.registry import pin_policy
+from engram.infra.settings import KafkaSettings
+from engram.ingest.producer import EpisodeProducer
+from engram.ingest.topics import ensure_topics
+from engram.policies.behaviour import committed_behaviour_digest
+from engram.policies.document import PolicyDocument, render_policy_yaml
+from engram.projections.digest import drop_projections, projection_digest
+from engram.projections.queries import BeliefView, list_beliefs, list_refusals
+from engram.schemas.api import LogPosition
+from engram.schemas.corrections import CorrectionKind
+from engram.schemas.episodes import TurnAppended
 from engram.service.corrections import Corrections, InvalidCorrection
 from engram.service.tokens import create_token, grant_for
-from generations.registry import pin_policy
-from infra.settings import KafkaSettings
-from ingest.producer import EpisodeProducer
-from ingest.topics import ensure_topics
-from policies.behaviour import committed_behaviour_digest
-from policies.document import PolicyDocument, render_policy_yaml
-from projections.digest import drop_projections, projection_digest
-from projections.queries import BeliefView, list_beliefs, list_refusals
-from schemas.api import LogPosition
-from schemas.corrections import CorrectionKind
-from schemas.episodes import TurnAppended
+from engram.watermarks.waiting import wait_for_watermarks
 from tests.support.episodes import turn
 from tests.support.indexing import indexed_to_the_end
 from tests.support.isolation import Isolated, running_worker
 from tests.support.projecting import seed_two_principals
-from watermarks.waiting import wait_for_watermarks
 
 pytestmark = pytest.mark.integration
 

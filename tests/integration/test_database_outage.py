@@ -11,10 +11,11 @@ from pathlib import Path
 import asyncpg
 import pytest
 
-from ingest.producer import EpisodeProducer
-from ingest.topics import ensure_topics
-from projections.digest import drop_projections, projection_digest
-from projections.projector import BeliefProjector
+from engram.ingest.producer import EpisodeProducer
+from engram.ingest.topics import ensure_topics
+from engram.projections.digest import drop_projections, projection_digest
+from engram.projections.projector import BeliefProjector
+from engram.watermarks.waiting import wait_until_formed
 from tests.support.conditions import wait_until
 from tests.support.episodes import turn
 from tests.support.isolation import Isolated, running_worker
@@ -25,7 +26,6 @@ from tests.support.projecting import (
     run_projector_until,
 )
 from tests.support.tcp_proxy import TcpProxy
-from watermarks.waiting import wait_until_formed
 
 pytestmark = pytest.mark.integration
 

@@ -10,13 +10,13 @@ import asyncpg
 import pytest
 from aiokafka import AIOKafkaConsumer
 
-from ingest.producer import EpisodeProducer
-from ingest.topics import ensure_topics
-from projections.queries import list_beliefs
-from schemas.common import episode_key
+from engram.ingest.producer import EpisodeProducer
+from engram.ingest.topics import ensure_topics
+from engram.projections.queries import list_beliefs
+from engram.schemas.common import episode_key
+from engram.watermarks.waiting import wait_until_formed
 from tests.support.episodes import turn
 from tests.support.isolation import Isolated, running_worker
-from watermarks.waiting import wait_until_formed
 
 pytestmark = pytest.mark.integration
 

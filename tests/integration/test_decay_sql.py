@@ -8,9 +8,9 @@ from datetime import UTC, datetime, timedelta
 import asyncpg
 import pytest
 
-from formation.policy import FormationPolicy
-from projections.belief_pages import effective_confidence
-from resolution.decay import Decay
+from engram.formation.policy import FormationPolicy
+from engram.projections.belief_pages import effective_confidence
+from engram.resolution.decay import Decay
 
 pytestmark = pytest.mark.integration
 

@@ -10,12 +10,12 @@ import numpy as np
 import pytest
 from pydantic import SecretStr
 
-from embeddings.embedder import EmbeddingRefused, EmbeddingUnavailable
-from embeddings.remote import EmbeddingEndpointNotAllowed, OpenAIEmbedder
-from embeddings.wiring import embedder_from_settings
-from infra.backoff import Backoff
-from infra.settings import EmbeddingSettings
-from policies.endpoint import ModelConfigurationError, ModelEndpointNotAllowed
+from engram.embeddings.embedder import EmbeddingRefused, EmbeddingUnavailable
+from engram.embeddings.remote import EmbeddingEndpointNotAllowed, OpenAIEmbedder
+from engram.embeddings.wiring import embedder_from_settings
+from engram.infra.backoff import Backoff
+from engram.infra.settings import EmbeddingSettings
+from engram.policies.endpoint import ModelConfigurationError, ModelEndpointNotAllowed
 from tests.fakes.openai_server import FakeOpenAIServer, Reply
 
 pytestmark = pytest.mark.model

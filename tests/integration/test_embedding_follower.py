@@ -13,25 +13,25 @@ from pathlib import Path
 import asyncpg
 import pytest
 
-from embeddings import store
-from embeddings.embedder import EmbeddingUnavailable, Vectors
-from embeddings.local import WordLlamaEmbedder
-from generations.runtime import end_offsets
-from infra.settings import KafkaSettings
-from ingest.producer import EpisodeProducer
-from ingest.topics import ensure_topics
-from projections.embedding_follower import EmbeddingFollower
-from projections.freshness import freshness
-from projections.message_store import MessageKey, hide_messages
-from projections.message_vectors import embedded_offsets, message_of_item
-from resolution.beliefs import principal_hash
-from schemas.corrections import PrincipalForgotten
+from engram.embeddings import store
+from engram.embeddings.embedder import EmbeddingUnavailable, Vectors
+from engram.embeddings.local import WordLlamaEmbedder
+from engram.generations.runtime import end_offsets
+from engram.infra.settings import KafkaSettings
+from engram.ingest.producer import EpisodeProducer
+from engram.ingest.topics import ensure_topics
+from engram.projections.embedding_follower import EmbeddingFollower
+from engram.projections.freshness import freshness
+from engram.projections.message_store import MessageKey, hide_messages
+from engram.projections.message_vectors import embedded_offsets, message_of_item
+from engram.resolution.beliefs import principal_hash
+from engram.schemas.corrections import PrincipalForgotten
+from engram.watermarks.waiting import wait_for_watermarks
 from tests.support.conditions import wait_until
 from tests.support.episodes import EPOCH, turn
 from tests.support.http import first_ok, free_port
 from tests.support.indexing import indexed_to_the_end
 from tests.support.isolation import Isolated, running_engram, running_worker
-from watermarks.waiting import wait_for_watermarks
 
 pytestmark = pytest.mark.integration
 

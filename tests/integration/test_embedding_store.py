@@ -11,11 +11,11 @@ import asyncpg
 import numpy as np
 import pytest
 
-from embeddings import store
-from embeddings.embedder import unit_rows
-from embeddings.generation import EmbeddingGeneration
-from embeddings.local import WordLlamaEmbedder
-from embeddings.store import (
+from engram.embeddings import store
+from engram.embeddings.embedder import unit_rows
+from engram.embeddings.generation import EmbeddingGeneration
+from engram.embeddings.local import WordLlamaEmbedder
+from engram.embeddings.store import (
     EmbeddingGenerationError,
     EmbeddingGenerationNotBuilt,
     Item,

@@ -8,9 +8,9 @@ from __future__ import annotations
 import asyncpg
 import pytest
 
-from formation.policy import RELATION_NAMES, FormationPolicy
-from infra.settings import KafkaSettings
-from projections.queries import list_beliefs, list_refusals
+from engram.formation.policy import RELATION_NAMES, FormationPolicy
+from engram.infra.settings import KafkaSettings
+from engram.projections.queries import list_beliefs, list_refusals
 from tests.support.episodes import turn
 from tests.support.isolation import Isolated
 from tests.support.projecting import batch_of, claim, project_all

@@ -38,17 +38,17 @@ from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
 from typer.testing import CliRunner
 
 from engram.cli import app as engram_cli
+from engram.formation.core import form_episode
+from engram.formation.policy import FormationPolicy
+from engram.formation.proposals import Proposal
+from engram.infra.settings import KafkaSettings
+from engram.ingest.producer import EpisodeProducer
+from engram.ingest.topics import ensure_topics
+from engram.projections.digest import PROJECTED_TABLES
+from engram.projections.integrity import check_links
+from engram.schemas.claims import SourcePosition
+from engram.schemas.common import episode_key, principal_key
 from engram.service.tokens import create_token
-from formation.core import form_episode
-from formation.policy import FormationPolicy
-from formation.proposals import Proposal
-from infra.settings import KafkaSettings
-from ingest.producer import EpisodeProducer
-from ingest.topics import ensure_topics
-from projections.digest import PROJECTED_TABLES
-from projections.integrity import check_links
-from schemas.claims import SourcePosition
-from schemas.common import episode_key, principal_key
 from tests.support.conditions import wait_until
 from tests.support.databases import create_database, drop_database
 from tests.support.episodes import turn

@@ -15,14 +15,14 @@ from aiokafka.admin import AIOKafkaAdminClient
 from aiokafka.admin.config_resource import ConfigResource, ConfigResourceType
 from aiokafka.errors import KafkaConnectionError
 
-from ingest.inbox import InboxEpisode, InboxIntake, InboxIntakeFenced
-from ingest.topics import ensure_topics
-from projections.queries import list_beliefs
-from schemas.log import LogEvent
+from engram.ingest.inbox import InboxEpisode, InboxIntake, InboxIntakeFenced
+from engram.ingest.topics import ensure_topics
+from engram.projections.queries import list_beliefs
+from engram.schemas.log import LogEvent
+from engram.watermarks.waiting import wait_until_formed
 from tests.support.conditions import wait_until
 from tests.support.episodes import turn
 from tests.support.isolation import Isolated, running_worker
-from watermarks.waiting import wait_until_formed
 
 pytestmark = pytest.mark.integration
 

@@ -16,16 +16,16 @@ import asyncpg
 import pytest
 from pydantic import SecretStr
 
-from keys.errors import (
+from engram.keys.errors import (
     CiphertextRejected,
     KeyDestroyed,
     RotationRefused,
     UnknownDataKey,
     WrongKeyEncryptionKey,
 )
-from keys.kek import KeyEncryptionKey, LocalKek, new_kek_text, parse_kek
-from keys.rotation import RotationProgress, rotate
-from keys.store import KeyStore
+from engram.keys.kek import KeyEncryptionKey, LocalKek, new_kek_text, parse_kek
+from engram.keys.rotation import RotationProgress, rotate
+from engram.keys.store import KeyStore
 
 pytestmark = pytest.mark.integration
 

@@ -12,14 +12,14 @@ from collections import Counter
 import asyncpg
 import pytest
 
-from projections.lexical import (
+from engram.projections.lexical import (
     BM25_B,
     BM25_K1,
     Ranked,
     best_messages,
     question_statistics,
 )
-from projections.message_store import (
+from engram.projections.message_store import (
     STATS_TABLES,
     LogRecord,
     MessageKey,
@@ -27,9 +27,9 @@ from projections.message_store import (
     index_records,
     recount_stats,
 )
-from projections.search import question_words
-from schemas.corrections import PrincipalForgotten
-from schemas.episodes import TurnAppended
+from engram.projections.search import question_words
+from engram.schemas.corrections import PrincipalForgotten
+from engram.schemas.episodes import TurnAppended
 from tests.support.episodes import EPOCH, turn
 
 pytestmark = pytest.mark.integration

@@ -13,25 +13,25 @@ import pytest
 from aiokafka import AIOKafkaConsumer, TopicPartition
 from pydantic import SecretStr
 
-from engram.service.corrections import Corrections
-from infra.settings import KeysSettings
-from ingest.log_encryption import (
+from engram.infra.settings import KeysSettings
+from engram.ingest.log_encryption import (
     CopyProgress,
     LogEncryption,
     forgotten_principals,
     record_pre_encryption_forgetting,
 )
-from ingest.producer import EpisodeProducer
-from ingest.topics import ensure_topics
-from keys.kek import new_kek_text
-from projections.digest import PROJECTED_TABLES, drop_projections, projection_digest
-from projections.queries import list_beliefs
-from sealing.events import LogSealer
-from sealing.opening import open_sealer
+from engram.ingest.producer import EpisodeProducer
+from engram.ingest.topics import ensure_topics
+from engram.keys.kek import new_kek_text
+from engram.projections.digest import PROJECTED_TABLES, drop_projections, projection_digest
+from engram.projections.queries import list_beliefs
+from engram.sealing.events import LogSealer
+from engram.sealing.opening import open_sealer
+from engram.service.corrections import Corrections
+from engram.watermarks.waiting import wait_for_watermarks
 from tests.support.episodes import turn
 from tests.support.indexing import indexed_to_the_end
 from tests.support.isolation import Isolated, running_worker
-from watermarks.waiting import wait_for_watermarks
 
 pytestmark = pytest.mark.integration
 

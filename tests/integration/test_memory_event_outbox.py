@@ -13,10 +13,10 @@ import orjson
 import pytest
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
 
-from ingest.topics import ensure_topics
-from projections.memory_events import DRAIN_LIMIT, QueuedPayloads, drain_outbox
-from projections.projector import MEMORY_EVENT_BATCH_BYTES
-from schemas.common import principal_key
+from engram.ingest.topics import ensure_topics
+from engram.projections.memory_events import DRAIN_LIMIT, QueuedPayloads, drain_outbox
+from engram.projections.projector import MEMORY_EVENT_BATCH_BYTES
+from engram.schemas.common import principal_key
 from tests.support.isolation import Isolated
 
 pytestmark = pytest.mark.integration

@@ -14,15 +14,15 @@ from pathlib import Path
 import asyncpg
 import pytest
 
-from infra.settings import KafkaSettings
-from ingest.producer import EpisodeProducer
-from ingest.topics import ensure_topics
-from projections.digest import drop_projections
-from projections.freshness import freshness
-from projections.message_indexer import MessageIndexer
-from projections.message_store import MessageKey, hide_messages
-from resolution.beliefs import principal_hash
-from schemas.corrections import PrincipalForgotten
+from engram.infra.settings import KafkaSettings
+from engram.ingest.producer import EpisodeProducer
+from engram.ingest.topics import ensure_topics
+from engram.projections.digest import drop_projections
+from engram.projections.freshness import freshness
+from engram.projections.message_indexer import MessageIndexer
+from engram.projections.message_store import MessageKey, hide_messages
+from engram.resolution.beliefs import principal_hash
+from engram.schemas.corrections import PrincipalForgotten
 from tests.support.episodes import EPOCH, turn
 from tests.support.http import first_ok, free_port
 from tests.support.indexing import indexed_to_the_end

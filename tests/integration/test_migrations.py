@@ -9,9 +9,9 @@ from pathlib import Path
 import asyncpg
 import pytest
 
-from formation.vocabulary import RELATIONS
-from projections.message_store import recount_stats
-from projections.migrate import MigrationError, discover, migrate
+from engram.formation.vocabulary import RELATIONS
+from engram.projections.message_store import recount_stats
+from engram.projections.migrate import MigrationError, discover, migrate
 from tests.support.databases import create_database, drop_database
 from tests.support.migrations import copy_migrations, create_generation_as_of_now
 from tests.support.services import Services

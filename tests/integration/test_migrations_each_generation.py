@@ -11,7 +11,7 @@ from pathlib import Path
 import asyncpg
 import pytest
 
-from projections.migrate import EACH_GENERATION, MigrationError, discover, migrate
+from engram.projections.migrate import EACH_GENERATION, MigrationError, discover, migrate
 from tests.support.migrations import copy_migrations, create_generation_as_of_now
 
 pytestmark = pytest.mark.integration

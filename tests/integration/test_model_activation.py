@@ -16,10 +16,10 @@ from typing import Any
 import asyncpg
 import pytest
 
-from ingest.producer import EpisodeProducer
-from ingest.topics import ensure_topics
-from policies.prompt import packaged_prompt_bytes
-from streams.model_evidence import read_evidence
+from engram.ingest.producer import EpisodeProducer
+from engram.ingest.topics import ensure_topics
+from engram.policies.prompt import packaged_prompt_bytes
+from engram.streams.model_evidence import read_evidence
 from tests.fakes.model_scripts import echo_model
 from tests.fakes.openai_server import FakeOpenAIServer, Reply
 from tests.support.conditions import wait_until

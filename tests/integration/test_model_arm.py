@@ -16,17 +16,17 @@ import asyncpg
 import pytest
 from pydantic import SecretStr
 
-from formation.policy import ExtractorKind, FormationPolicy
-from infra.settings import DatabaseSettings
-from policies.prompt import load_extraction_prompt
-from schemas.claims import RefusalReason, SourcePosition
-from schemas.common import Role
-from schemas.episodes import Message, TurnAppended
-from streams.formation_stage import FormationStage
-from streams.model_arm import model_arm
-from streams.model_attempts import AttemptsExhausted, RetrySchedule
-from streams.model_extractor import ModelExtractor
-from streams.receipts import ReceiptStore
+from engram.formation.policy import ExtractorKind, FormationPolicy
+from engram.infra.settings import DatabaseSettings
+from engram.policies.prompt import load_extraction_prompt
+from engram.schemas.claims import RefusalReason, SourcePosition
+from engram.schemas.common import Role
+from engram.schemas.episodes import Message, TurnAppended
+from engram.streams.formation_stage import FormationStage
+from engram.streams.model_arm import model_arm
+from engram.streams.model_attempts import AttemptsExhausted, RetrySchedule
+from engram.streams.model_extractor import ModelExtractor
+from engram.streams.receipts import ReceiptStore
 from tests.fakes.model_scripts import fenced_content
 from tests.fakes.openai_server import FakeOpenAIServer, Reply, completion
 

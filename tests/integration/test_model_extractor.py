@@ -17,21 +17,21 @@ from typing import Any
 import pytest
 from pydantic import SecretStr
 
-from formation.policy import FormationPolicy
-from formation.proposals import Proposal
-from formation.vocabulary import RELATIONS
-from infra.settings import ModelSettings, Settings
-from policies.endpoint import ModelConfigurationError, ModelEndpointNotAllowed
-from policies.prompt import load_extraction_prompt
-from schemas.claims import ClaimsBatchFormed, RefusalReason
-from schemas.common import Role
-from schemas.episodes import Message, TurnAppended
-from streams.model_extractor import (
+from engram.formation.policy import FormationPolicy
+from engram.formation.proposals import Proposal
+from engram.formation.vocabulary import RELATIONS
+from engram.infra.settings import ModelSettings, Settings
+from engram.policies.endpoint import ModelConfigurationError, ModelEndpointNotAllowed
+from engram.policies.prompt import load_extraction_prompt
+from engram.schemas.claims import ClaimsBatchFormed, RefusalReason
+from engram.schemas.common import Role
+from engram.schemas.episodes import Message, TurnAppended
+from engram.streams.model_extractor import (
     ModelExtractionError,
     ModelExtractor,
     build_model_extractor,
 )
-from streams.prompt import render_system_prompt
+from engram.streams.prompt import render_system_prompt
 from tests.fakes.openai_server import FakeOpenAIServer, Reply
 from tests.support.forming import episode
 from tests.support.forming import form as form_with

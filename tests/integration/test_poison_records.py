@@ -21,23 +21,23 @@ import orjson
 import pytest
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
 
-from infra.settings import KafkaSettings
-from ingest.producer import EpisodeProducer
-from ingest.topics import ensure_topics
-from projections.digest import drop_projections, projection_digest
-from projections.projector import BeliefProjector
-from projections.queries import list_beliefs
-from resolution.beliefs import principal_hash
-from schemas.claims import ClaimsBatchFormed
-from schemas.common import episode_key, principal_key
+from engram.infra.settings import KafkaSettings
+from engram.ingest.producer import EpisodeProducer
+from engram.ingest.topics import ensure_topics
+from engram.projections.digest import drop_projections, projection_digest
+from engram.projections.projector import BeliefProjector
+from engram.projections.queries import list_beliefs
+from engram.resolution.beliefs import principal_hash
+from engram.schemas.claims import ClaimsBatchFormed
+from engram.schemas.common import episode_key, principal_key
+from engram.watermarks.backlog import BacklogEntry, list_parked, record_pending_many, watermark
+from engram.watermarks.waiting import wait_until_formed
 from tests.support.conditions import wait_until
 from tests.support.databases import create_database, drop_database
 from tests.support.episodes import turn
 from tests.support.isolation import Isolated, new_prefix, running_worker
 from tests.support.projecting import city_batches, publish_batches, run_count
 from tests.support.services import Services
-from watermarks.backlog import BacklogEntry, list_parked, record_pending_many, watermark
-from watermarks.waiting import wait_until_formed
 
 pytestmark = pytest.mark.integration
 

@@ -9,11 +9,11 @@ import asyncpg
 import pytest
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
 
-import projections.projector as projector_module
-from infra.settings import KafkaSettings
-from ingest.topics import ensure_topics
-from projections.belief_store import stored_offsets
-from projections.digest import drop_projections, projection_digest
+import engram.projections.projector as projector_module
+from engram.infra.settings import KafkaSettings
+from engram.ingest.topics import ensure_topics
+from engram.projections.belief_store import stored_offsets
+from engram.projections.digest import drop_projections, projection_digest
 from tests.support.isolation import Isolated
 from tests.support.projecting import (
     city_batches,

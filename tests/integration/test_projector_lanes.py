@@ -12,13 +12,13 @@ from collections.abc import AsyncIterator
 import asyncpg
 import pytest
 
-from infra.settings import KafkaSettings
-from ingest.topics import ensure_topics
-from projections.belief_store import stored_offsets
-from projections.digest import drop_projections, projection_digest
-from projections.principal_lock import PRINCIPAL_LOCK
-from projections.projector import BeliefProjector
-from schemas.claims import ClaimsBatchFormed
+from engram.infra.settings import KafkaSettings
+from engram.ingest.topics import ensure_topics
+from engram.projections.belief_store import stored_offsets
+from engram.projections.digest import drop_projections, projection_digest
+from engram.projections.principal_lock import PRINCIPAL_LOCK
+from engram.projections.projector import BeliefProjector
+from engram.schemas.claims import ClaimsBatchFormed
 from tests.support.conditions import wait_until
 from tests.support.isolation import Isolated
 from tests.support.projecting import (

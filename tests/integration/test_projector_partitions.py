@@ -12,11 +12,11 @@ import orjson
 import pytest
 from aiokafka import AIOKafkaProducer
 
-from infra.settings import KafkaSettings
-from ingest.topics import ensure_topics
-from projections.digest import drop_projections, projection_digest
-from schemas.claims import ClaimsBatchFormed
-from schemas.common import principal_key
+from engram.infra.settings import KafkaSettings
+from engram.ingest.topics import ensure_topics
+from engram.projections.digest import drop_projections, projection_digest
+from engram.schemas.claims import ClaimsBatchFormed
+from engram.schemas.common import principal_key
 from tests.support.isolation import Isolated
 from tests.support.projecting import (
     city_batches,

@@ -16,10 +16,10 @@ import asyncpg
 import pytest
 from pydantic import SecretStr
 
-from infra.db import create_pool
-from infra.settings import DatabaseSettings
-from ingest.topics import ensure_topics
-from projections.digest import drop_projections, projection_digest
+from engram.infra.db import create_pool
+from engram.infra.settings import DatabaseSettings
+from engram.ingest.topics import ensure_topics
+from engram.projections.digest import drop_projections, projection_digest
 from tests.support.isolation import Isolated
 from tests.support.projecting import (
     city_batches,

@@ -11,15 +11,15 @@ import asyncpg
 import pytest
 from aiokafka import AIOKafkaConsumer, TopicPartition
 
-from infra.settings import KafkaSettings
-from ingest.producer import EpisodeProducer
-from ingest.topics import ensure_topics
-from projections.queries import list_beliefs
+from engram.infra.settings import KafkaSettings
+from engram.ingest.producer import EpisodeProducer
+from engram.ingest.topics import ensure_topics
+from engram.projections.queries import list_beliefs
+from engram.watermarks.backlog import list_parked, watermark
+from engram.watermarks.waiting import wait_for_watermarks, wait_until_formed
 from tests.support.conditions import wait_until
 from tests.support.episodes import turn
 from tests.support.isolation import Isolated, running_worker
-from watermarks.backlog import list_parked, watermark
-from watermarks.waiting import wait_for_watermarks, wait_until_formed
 
 pytestmark = pytest.mark.integration
 

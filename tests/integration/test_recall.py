@@ -13,13 +13,12 @@ from pathlib import Path
 import asyncpg
 import pytest
 
-from embeddings.local import WordLlamaEmbedder
-from engram.service.corrections import Corrections
-from generations.reading import reading
-from ingest.jsonl import load_episodes
-from ingest.producer import EpisodeProducer
-from ingest.topics import ensure_topics
-from projections.recall import (
+from engram.embeddings.local import WordLlamaEmbedder
+from engram.generations.reading import reading
+from engram.ingest.jsonl import load_episodes
+from engram.ingest.producer import EpisodeProducer
+from engram.ingest.topics import ensure_topics
+from engram.projections.recall import (
     IndexBehind,
     InvalidCursor,
     UnsearchableQuery,
@@ -27,14 +26,21 @@ from projections.recall import (
     semantic_query,
     wait_indexed,
 )
-from projections.search import After
-from schemas.api import LogPosition, RecalledBelief, RecalledMessage, RecallResults, SearchMode
-from schemas.common import Role
-from schemas.episodes import TurnAppended
+from engram.projections.search import After
+from engram.schemas.api import (
+    LogPosition,
+    RecalledBelief,
+    RecalledMessage,
+    RecallResults,
+    SearchMode,
+)
+from engram.schemas.common import Role
+from engram.schemas.episodes import TurnAppended
+from engram.service.corrections import Corrections
+from engram.watermarks.waiting import wait_for_watermarks
 from tests.support.episodes import turn
 from tests.support.indexing import embedded_to_the_end, indexed_to_the_end, vectors_of
 from tests.support.isolation import Isolated, running_worker
-from watermarks.waiting import wait_for_watermarks
 
 pytestmark = pytest.mark.integration
 

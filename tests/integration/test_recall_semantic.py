@@ -10,13 +10,13 @@ from collections.abc import Sequence
 import asyncpg
 import pytest
 
-from embeddings import store
-from embeddings.generation import EmbeddingGeneration
-from embeddings.local import WordLlamaEmbedder
-from projections.message_store import LogRecord, MessageKey, hide_messages, index_records
-from projections.message_vectors import embed_messages, write_vectors
-from projections.recall import embed_question, recall, semantic_query
-from schemas.api import RecalledMessage
+from engram.embeddings import store
+from engram.embeddings.generation import EmbeddingGeneration
+from engram.embeddings.local import WordLlamaEmbedder
+from engram.projections.message_store import LogRecord, MessageKey, hide_messages, index_records
+from engram.projections.message_vectors import embed_messages, write_vectors
+from engram.projections.recall import embed_question, recall, semantic_query
+from engram.schemas.api import RecalledMessage
 from tests.support.episodes import turn
 
 pytestmark = pytest.mark.integration

@@ -16,27 +16,28 @@ import orjson
 import pytest
 import yaml
 
-from engram.service.corrections import Corrections
-from formation.vocabulary import RELATIONS
-from generations.reading import reading
-from generations.registry import (
+from engram.formation.vocabulary import RELATIONS
+from engram.generations.reading import reading
+from engram.generations.registry import (
     Generation,
     find_generation,
     pin_policy,
     promote,
     register_generation,
 )
-from generations.runtime import generation_kafka, generation_lag
-from generations.schema import create_generation_schema
-from infra.db import create_pool
-from infra.settings import DatabaseSettings
-from ingest.producer import EpisodeProducer
-from ingest.topics import ensure_topics
-from projections.digest import projection_digest
-from projections.queries import list_beliefs
-from schemas.api import LogPosition
-from schemas.corrections import CorrectionKind
-from schemas.episodes import TurnAppended
+from engram.generations.runtime import generation_kafka, generation_lag
+from engram.generations.schema import create_generation_schema
+from engram.infra.db import create_pool
+from engram.infra.settings import DatabaseSettings
+from engram.ingest.producer import EpisodeProducer
+from engram.ingest.topics import ensure_topics
+from engram.projections.digest import projection_digest
+from engram.projections.queries import list_beliefs
+from engram.schemas.api import LogPosition
+from engram.schemas.corrections import CorrectionKind
+from engram.schemas.episodes import TurnAppended
+from engram.service.corrections import Corrections
+from engram.watermarks.waiting import wait_for_watermarks
 from tests.fakes.model_scripts import echo_model
 from tests.fakes.openai_server import FakeOpenAIServer
 from tests.support.conditions import wait_until
@@ -44,7 +45,6 @@ from tests.support.episodes import turn
 from tests.support.isolation import REPO, Isolated, running_engram, running_worker
 from tests.support.model_env import model_worker_env
 from tests.support.projecting import city_batches, project_all
-from watermarks.waiting import wait_for_watermarks
 
 pytestmark = pytest.mark.integration
 

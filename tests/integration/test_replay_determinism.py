@@ -9,13 +9,13 @@ from pathlib import Path
 import asyncpg
 import pytest
 
-from ingest.producer import EpisodeProducer
-from ingest.topics import ensure_topics
-from projections.digest import drop_projections, projection_digest
-from projections.queries import list_beliefs
+from engram.ingest.producer import EpisodeProducer
+from engram.ingest.topics import ensure_topics
+from engram.projections.digest import drop_projections, projection_digest
+from engram.projections.queries import list_beliefs
+from engram.watermarks.waiting import wait_until_formed
 from tests.support.episodes import turn
 from tests.support.isolation import Isolated, running_worker
-from watermarks.waiting import wait_until_formed
 
 pytestmark = pytest.mark.integration
 

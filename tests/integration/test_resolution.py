@@ -6,10 +6,10 @@ from __future__ import annotations
 import asyncpg
 import pytest
 
-from infra.settings import KafkaSettings
-from projections.queries import list_beliefs, list_refusals
-from schemas.common import Role, Trust
-from schemas.episodes import Message, TurnAppended
+from engram.infra.settings import KafkaSettings
+from engram.projections.queries import list_beliefs, list_refusals
+from engram.schemas.common import Role, Trust
+from engram.schemas.episodes import Message, TurnAppended
 from tests.support.episodes import turn
 from tests.support.isolation import Isolated
 from tests.support.projecting import batch_of, claim, project_all

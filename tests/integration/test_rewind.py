@@ -9,8 +9,8 @@ from collections.abc import Sequence
 import asyncpg
 import pytest
 
-from projections.belief_store import ClaimsRecord, project_records
-from schemas.claims import ClaimsBatchFormed
+from engram.projections.belief_store import ClaimsRecord, project_records
+from engram.schemas.claims import ClaimsBatchFormed
 from tests.support.episodes import turn
 from tests.support.isolation import Isolated
 from tests.support.projecting import batch_of, city_batches, claim

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import asyncpg
 import pytest
 
-from projections.rows import columns_of, copy_rows, update_rows
+from engram.projections.rows import columns_of, copy_rows, update_rows
 
 pytestmark = pytest.mark.integration
 

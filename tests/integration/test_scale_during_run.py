@@ -16,14 +16,14 @@ from pathlib import Path
 import asyncpg
 import pytest
 
-from ingest.producer import EpisodeProducer
-from ingest.topics import ensure_topics
-from projections.digest import drop_projections, projection_digest
-from schemas.episodes import TurnAppended
+from engram.ingest.producer import EpisodeProducer
+from engram.ingest.topics import ensure_topics
+from engram.projections.digest import drop_projections, projection_digest
+from engram.schemas.episodes import TurnAppended
+from engram.watermarks.waiting import wait_until_formed
 from tests.support.episodes import turn
 from tests.support.http import first_ok, free_port
 from tests.support.isolation import Isolated, running_engram, running_worker
-from watermarks.waiting import wait_until_formed
 
 pytestmark = pytest.mark.integration
 

@@ -8,7 +8,7 @@ under another group and claims topic: the content digests are equal.
 
 Each principal speaks in three projects that sit on different partitions, so the order in which
 their claims batches reach the claims topic differs between one worker and two; resolution in
-canonical order (resolution/ordering.py) makes the projection the same whatever that order.
+canonical order (engram/resolution/ordering.py) makes the projection the same whatever that order.
 """
 
 from __future__ import annotations
@@ -19,15 +19,15 @@ from pathlib import Path
 import asyncpg
 import pytest
 
-from ingest.producer import EpisodeProducer
-from ingest.topics import ensure_topics
-from projections.digest import drop_projections, projection_digest
-from schemas.episodes import TurnAppended
+from engram.ingest.producer import EpisodeProducer
+from engram.ingest.topics import ensure_topics
+from engram.projections.digest import drop_projections, projection_digest
+from engram.schemas.episodes import TurnAppended
+from engram.watermarks.waiting import wait_until_formed
 from tests.support.episodes import turn
 from tests.support.fault_workload import projects_over_every_partition
 from tests.support.http import first_ok, free_port
 from tests.support.isolation import Isolated, running_engram, running_worker
-from watermarks.waiting import wait_until_formed
 
 pytestmark = pytest.mark.integration
 

@@ -16,14 +16,14 @@ from pathlib import Path
 import asyncpg
 import pytest
 
-from ingest.producer import EpisodeProducer
-from ingest.topics import ensure_topics
-from projections.digest import projection_digest
-from projections.queries import list_beliefs, list_refusals
-from schemas.episodes import TurnAppended
+from engram.ingest.producer import EpisodeProducer
+from engram.ingest.topics import ensure_topics
+from engram.projections.digest import projection_digest
+from engram.projections.queries import list_beliefs, list_refusals
+from engram.schemas.episodes import TurnAppended
+from engram.watermarks.waiting import wait_for_watermarks
 from tests.support.episodes import turn
 from tests.support.isolation import Isolated, running_worker
-from watermarks.waiting import wait_for_watermarks
 
 pytestmark = pytest.mark.integration
 

@@ -19,18 +19,19 @@ from aiokafka import AIOKafkaConsumer, TopicPartition
 from aiokafka.admin import AIOKafkaAdminClient
 from pydantic import SecretStr
 
+from engram.infra.settings import KafkaSettings, KeysSettings
+from engram.ingest.producer import EpisodeProducer
+from engram.ingest.topics import ensure_topics
+from engram.keys.kek import new_kek_text
+from engram.projections.digest import drop_projections, projection_digest
+from engram.projections.queries import list_beliefs
+from engram.schemas.api import LogPosition
+from engram.schemas.corrections import CorrectionKind
+from engram.schemas.episodes import TurnAppended
+from engram.sealing.events import Sealer
+from engram.sealing.opening import open_sealer
 from engram.service.corrections import Corrections
-from infra.settings import KafkaSettings, KeysSettings
-from ingest.producer import EpisodeProducer
-from ingest.topics import ensure_topics
-from keys.kek import new_kek_text
-from projections.digest import drop_projections, projection_digest
-from projections.queries import list_beliefs
-from schemas.api import LogPosition
-from schemas.corrections import CorrectionKind
-from schemas.episodes import TurnAppended
-from sealing.events import Sealer
-from sealing.opening import open_sealer
+from engram.watermarks.waiting import wait_for_watermarks
 from tests.support.conditions import wait_until
 from tests.support.episodes import turn
 from tests.support.indexing import (
@@ -40,7 +41,6 @@ from tests.support.indexing import (
     vectors_of,
 )
 from tests.support.isolation import REPO, Isolated, running_worker
-from watermarks.waiting import wait_for_watermarks
 
 pytestmark = pytest.mark.integration
 

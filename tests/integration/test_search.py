@@ -10,18 +10,18 @@ from pathlib import Path
 import asyncpg
 import pytest
 
+from engram.generations.reading import reading
+from engram.ingest.producer import EpisodeProducer
+from engram.ingest.topics import ensure_topics
+from engram.projections.queries import list_beliefs
+from engram.projections.search import RECENCY_HALF_LIFE_DAYS, search_beliefs
+from engram.schemas.api import SearchResults
+from engram.schemas.corrections import CorrectionKind
+from engram.schemas.episodes import TurnAppended
 from engram.service.corrections import Corrections
-from generations.reading import reading
-from ingest.producer import EpisodeProducer
-from ingest.topics import ensure_topics
-from projections.queries import list_beliefs
-from projections.search import RECENCY_HALF_LIFE_DAYS, search_beliefs
-from schemas.api import SearchResults
-from schemas.corrections import CorrectionKind
-from schemas.episodes import TurnAppended
+from engram.watermarks.waiting import wait_for_watermarks
 from tests.support.episodes import turn
 from tests.support.isolation import Isolated, running_worker
-from watermarks.waiting import wait_for_watermarks
 
 pytestmark = pytest.mark.integration
 

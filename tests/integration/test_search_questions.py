@@ -11,15 +11,15 @@ from pathlib import Path
 import asyncpg
 import pytest
 
-from generations.reading import reading
-from ingest.producer import EpisodeProducer
-from ingest.topics import ensure_topics
-from projections.search import UnsearchableQuery, search_beliefs
-from schemas.api import SearchMode
-from schemas.episodes import TurnAppended
+from engram.generations.reading import reading
+from engram.ingest.producer import EpisodeProducer
+from engram.ingest.topics import ensure_topics
+from engram.projections.search import UnsearchableQuery, search_beliefs
+from engram.schemas.api import SearchMode
+from engram.schemas.episodes import TurnAppended
+from engram.watermarks.waiting import wait_for_watermarks
 from tests.support.episodes import turn
 from tests.support.isolation import Isolated, running_worker
-from watermarks.waiting import wait_for_watermarks
 
 pytestmark = pytest.mark.integration
 

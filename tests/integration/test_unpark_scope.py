@@ -10,8 +10,8 @@ from datetime import UTC, datetime
 import asyncpg
 import pytest
 
-from resolution.beliefs import principal_hash
-from watermarks.backlog import (
+from engram.resolution.beliefs import principal_hash
+from engram.watermarks.backlog import (
     AmbiguousUnpark,
     BacklogEntry,
     list_parked,

@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncpg
 import pytest
 
-from formation.vocabulary import RELATIONS
+from engram.formation.vocabulary import RELATIONS
 
 pytestmark = pytest.mark.integration
 

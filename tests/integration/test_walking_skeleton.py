@@ -8,14 +8,14 @@ from pathlib import Path
 import asyncpg
 import pytest
 
-from formation.spans import quote_at
-from ingest.producer import EpisodeProducer
-from ingest.topics import ensure_topics
-from projections.diagnosis import diagnose_session
-from projections.queries import list_beliefs, list_refusals
+from engram.formation.spans import quote_at
+from engram.ingest.producer import EpisodeProducer
+from engram.ingest.topics import ensure_topics
+from engram.projections.diagnosis import diagnose_session
+from engram.projections.queries import list_beliefs, list_refusals
+from engram.watermarks.waiting import wait_until_formed
 from tests.support.episodes import turn
 from tests.support.isolation import Isolated, running_worker
-from watermarks.waiting import wait_until_formed
 
 pytestmark = pytest.mark.integration
 

@@ -13,7 +13,7 @@ from datetime import UTC, datetime, timedelta
 import asyncpg
 import pytest
 
-from watermarks.backlog import _WATERMARK, watermark
+from engram.watermarks.backlog import _WATERMARK, watermark
 
 pytestmark = pytest.mark.integration
 

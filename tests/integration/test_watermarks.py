@@ -12,18 +12,18 @@ from pathlib import Path
 import asyncpg
 import pytest
 
-from ingest.producer import EpisodeProducer
-from ingest.topics import ensure_topics
-from projections.freshness import freshness
-from projections.queries import list_beliefs
-from schemas.api import LogPosition
+from engram.ingest.producer import EpisodeProducer
+from engram.ingest.topics import ensure_topics
+from engram.projections.freshness import freshness
+from engram.projections.queries import list_beliefs
+from engram.schemas.api import LogPosition
+from engram.watermarks.backlog import list_parked, unpark, watermark
 from tests.fakes.model_scripts import echo_model
 from tests.fakes.openai_server import FakeOpenAIServer
 from tests.support.conditions import wait_until
 from tests.support.episodes import turn
 from tests.support.isolation import Isolated, running_worker
 from tests.support.model_env import model_worker_env
-from watermarks.backlog import list_parked, unpark, watermark
 
 pytestmark = pytest.mark.integration
 

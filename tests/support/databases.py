@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncpg
 
-from projections.migrate import migrate
+from engram.projections.migrate import migrate
 
 
 async def create_database(admin_url: str, name: str, *, migrated: bool = True) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import uuid
 from datetime import UTC, datetime, timedelta
 
-from schemas.episodes import Message, TurnAppended
+from engram.schemas.episodes import Message, TurnAppended
 
 EPOCH = datetime(2026, 1, 1, tzinfo=UTC)
 

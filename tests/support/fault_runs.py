@@ -22,11 +22,11 @@ import asyncpg
 from aiokafka import AIOKafkaConsumer, TopicPartition
 from aiokafka.admin import AIOKafkaAdminClient
 
-from infra.settings import KafkaSettings, subprocess_env
-from ingest.topics import ensure_topics
-from projections.digest import projection_digest
-from resolution.ordering import order_key, principal_of
-from schemas.claims import decode_claims_batch
+from engram.infra.settings import KafkaSettings, subprocess_env
+from engram.ingest.topics import ensure_topics
+from engram.projections.digest import projection_digest
+from engram.resolution.ordering import order_key, principal_of
+from engram.schemas.claims import decode_claims_batch
 from tests.support.databases import create_database
 
 REPO = Path(__file__).resolve().parents[2]

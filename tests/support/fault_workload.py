@@ -17,8 +17,8 @@ from datetime import UTC, datetime, timedelta
 
 from aiokafka.partitioner import murmur2
 
-from schemas.common import episode_key
-from schemas.episodes import Message, TurnAppended
+from engram.schemas.common import episode_key
+from engram.schemas.episodes import Message, TurnAppended
 
 EPOCH = datetime(2026, 1, 1, tzinfo=UTC)
 CITIES = ("Lisbon", "Porto", "Berlin", "Cork", "Oslo", "Turin", "Riga", "Quito")

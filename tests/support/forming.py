@@ -9,12 +9,12 @@ import uuid
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 
-from formation.core import form_episode
-from formation.policy import FormationPolicy
-from formation.proposals import Proposal
-from schemas.claims import ClaimsBatchFormed, SourcePosition
-from schemas.common import Role, Trust
-from schemas.episodes import MemoryRemembered, Message, TurnAppended
+from engram.formation.core import form_episode
+from engram.formation.policy import FormationPolicy
+from engram.formation.proposals import Proposal
+from engram.schemas.claims import ClaimsBatchFormed, SourcePosition
+from engram.schemas.common import Role, Trust
+from engram.schemas.episodes import MemoryRemembered, Message, TurnAppended
 
 SOURCE = SourcePosition(topic="engram.episodes", partition=0, offset=0)
 WHEN = datetime(2026, 1, 1, tzinfo=UTC)

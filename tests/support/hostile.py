@@ -22,7 +22,7 @@ from typing import Any, Literal
 
 import orjson
 
-from schemas.episodes import MAX_MESSAGE_CHARS, TurnAppended
+from engram.schemas.episodes import MAX_MESSAGE_CHARS, TurnAppended
 
 Door = Literal["http", "ingest", "log", "claims"]
 Expected = Literal["forms", "refused", "dead_lettered", "set_aside", "accounted"]

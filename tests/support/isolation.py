@@ -15,7 +15,7 @@ from pathlib import Path
 from aiokafka.admin import AIOKafkaAdminClient
 from aiokafka.errors import UnknownTopicOrPartitionError
 
-from infra.settings import DatabaseSettings, KafkaSettings, Settings, subprocess_env
+from engram.infra.settings import DatabaseSettings, KafkaSettings, Settings, subprocess_env
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -11,8 +11,8 @@ from pathlib import Path
 import asyncpg
 import pytest
 
-from generations import schema as generation_schema
-from projections.migrate import discover
+from engram.generations import schema as generation_schema
+from engram.projections.migrate import discover
 
 
 def copy_migrations(target: Path, *, below: int | None = None) -> Path:

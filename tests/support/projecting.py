@@ -12,18 +12,18 @@ import asyncpg
 import orjson
 from aiokafka import AIOKafkaProducer
 
-from formation.core import form_episode
-from formation.policy import FormationPolicy
-from formation.proposals import Proposal
-from infra.settings import KafkaSettings
-from projections.projector import DEFAULT_LANES, BeliefProjector
-from resolution.beliefs import principal_hash
-from schemas.claims import ClaimsBatchFormed, SourcePosition
-from schemas.common import principal_key
-from schemas.episodes import TurnAppended
+from engram.formation.core import form_episode
+from engram.formation.policy import FormationPolicy
+from engram.formation.proposals import Proposal
+from engram.infra.settings import KafkaSettings
+from engram.projections.projector import DEFAULT_LANES, BeliefProjector
+from engram.resolution.beliefs import principal_hash
+from engram.schemas.claims import ClaimsBatchFormed, SourcePosition
+from engram.schemas.common import principal_key
+from engram.schemas.episodes import TurnAppended
+from engram.watermarks.backlog import BacklogEntry, record_failure, record_pending_many
 from tests.support.conditions import wait_until
 from tests.support.episodes import turn
-from watermarks.backlog import BacklogEntry, record_failure, record_pending_many
 
 
 def claim(

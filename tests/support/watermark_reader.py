@@ -11,8 +11,8 @@ from dataclasses import dataclass, field
 
 import asyncpg
 
-from generations.reading import reading
-from watermarks.backlog import watermark
+from engram.generations.reading import reading
+from engram.watermarks.backlog import watermark
 
 
 @dataclass

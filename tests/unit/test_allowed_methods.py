@@ -10,7 +10,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from engram.api import create_api
-from infra.settings import ApiSettings, Settings
+from engram.infra.settings import ApiSettings, Settings
 
 SAMPLE = "6f0e6f0e-6f0e-4f0e-8f0e-6f0e6f0e6f0e"  # fits every path parameter: ids and names
 

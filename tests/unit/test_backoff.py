@@ -9,10 +9,10 @@ import httpx
 import pytest
 
 from engram.client import _Requests
-from infra.backoff import Backoff
-from infra.db import DATABASE_BACKOFF
-from streams.model_attempts import RetrySchedule
-from streams.retrying import RetryPolicy
+from engram.infra.backoff import Backoff
+from engram.infra.db import DATABASE_BACKOFF
+from engram.streams.model_attempts import RetrySchedule
+from engram.streams.retrying import RetryPolicy
 
 
 def test_the_first_failure_waits_first_s_and_each_further_one_doubles() -> None:

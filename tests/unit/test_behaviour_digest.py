@@ -1,6 +1,6 @@
 """The behaviour digest: the policy version follows what the cores do, not their bytes.
 
-The committed digest (``policies/behaviour.sha256``) must be what the formation and resolution
+The committed digest (``engram/policies/behaviour.sha256``) must be what the formation and resolution
 cores make of the pinned corpus today; a change of behaviour fails here until the new digest is
 written (``engram policy behaviour --write``), and so cannot land without changing the version.
 """
@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-import formation.core
-from policies.behaviour import (
+import engram.formation.core
+from engram.policies.behaviour import (
     behaviour_digest,
     committed_behaviour_digest,
     generated_corpus,
@@ -26,10 +26,6 @@ from policies.behaviour import (
 
 CORPUS = Path(__file__).resolve().parents[1] / "corpus"
 REPO = Path(__file__).resolve().parents[2]
-PACKAGES = (
-    "engram", "schemas", "ingest", "streams", "projections", "formation", "resolution", "infra",
-    "watermarks", "generations", "policies", "prompts", "migrations",
-)  # fmt: skip
 IGNORED = shutil.ignore_patterns("__pycache__")
 
 
@@ -46,12 +42,12 @@ def test_a_change_of_behaviour_changes_the_digest(monkeypatch: pytest.MonkeyPatc
     corpus = generated_corpus(400)
     before = behaviour_digest(corpus)
     assert behaviour_digest(corpus) == before, "the digest is a function of the corpus"
-    shouted = formation.core.render_statement
+    shouted = engram.formation.core.render_statement
 
     def render(*args: object, **kwargs: object) -> str:
         return shouted(*args, **kwargs).upper()  # type: ignore[arg-type]
 
-    monkeypatch.setattr(formation.core, "render_statement", render)
+    monkeypatch.setattr(engram.formation.core, "render_statement", render)
     assert behaviour_digest(corpus) != before
 
 
@@ -68,9 +64,9 @@ def test_a_comment_in_either_core_keeps_the_shown_version(tmp_path: Path) -> Non
     """The version used to hash every byte of formation/: a comment stopped every worker until
     a re-derivation. Now a copy of the tree with a comment added to each core shows the same
     version as this one (``engram policy show --json`` run on the copy)."""
-    for package in PACKAGES:
-        shutil.copytree(REPO / package, tmp_path / package, ignore=IGNORED)
-    for module in ("formation/core.py", "resolution/resolve.py"):
+    # The links to the card's folders (engram/streams -> ../streams, ...) are copied as folders.
+    shutil.copytree(REPO / "engram", tmp_path / "engram", ignore=IGNORED)
+    for module in ("engram/formation/core.py", "engram/resolution/resolve.py"):
         path = tmp_path / module
         path.write_text(path.read_text(encoding="utf-8") + "\n# a comment changes nothing\n")
 
@@ -91,7 +87,7 @@ def test_a_comment_in_either_core_keeps_the_shown_version(tmp_path: Path) -> Non
         [
             sys.executable,
             "-c",
-            "import formation.core as c, resolution.resolve as r; print(c.__file__, r.__file__)",
+            "import engram.formation.core as c, engram.resolution.resolve as r; print(c.__file__, r.__file__)",
         ],
         cwd=tmp_path,
         env={**os.environ, "PYTHONPATH": str(tmp_path)},
@@ -102,6 +98,6 @@ def test_a_comment_in_either_core_keeps_the_shown_version(tmp_path: Path) -> Non
     )
     assert all(path.startswith(str(tmp_path)) for path in imported.stdout.split()), "the copy ran"
     assert shown(tmp_path) == shown(REPO)
-    assert (tmp_path / "formation/core.py").read_bytes() != (
-        REPO / "formation/core.py"
+    assert (tmp_path / "engram/formation/core.py").read_bytes() != (
+        REPO / "engram/formation/core.py"
     ).read_bytes()

@@ -8,7 +8,12 @@ from datetime import UTC, datetime
 
 import pytest
 
-from projections.cursor import InvalidCursor, decode_cursor, decode_score_cursor, encode_cursor
+from engram.projections.cursor import (
+    InvalidCursor,
+    decode_cursor,
+    decode_score_cursor,
+    encode_cursor,
+)
 
 AT = datetime(2026, 11, 30, 23, 59, 59, 123456, tzinfo=UTC)
 KEY = uuid.UUID("6f1c8a52-3d0e-4e57-9a1b-2b8f6c0e9d41")

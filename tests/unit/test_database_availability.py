@@ -5,8 +5,8 @@ from __future__ import annotations
 import asyncpg
 import pytest
 
-from infra.db import DATABASE_BACKOFF, retry_while_unavailable, unavailable_cause
-from infra.metrics import DATABASE_UNAVAILABLE
+from engram.infra.db import DATABASE_BACKOFF, retry_while_unavailable, unavailable_cause
+from engram.infra.metrics import DATABASE_UNAVAILABLE
 
 
 def _unavailable_count(operation: str) -> float:

@@ -10,32 +10,20 @@ import pytest
 from mcp.server.mcpserver.exceptions import ToolError
 
 from engram.cli.failures import refuse
+from engram.generations.registry import GenerationError, PolicyChanged
+from engram.infra.errors import EngramFailure
+from engram.ingest.producer import EpisodeTooLarge, EpisodeUnencodable
 from engram.mcp_server.server import _refusing
+from engram.projections.cursor import InvalidCursor
+from engram.projections.search import UnsearchableQuery
 from engram.service.corrections import BeliefNotFound, InvalidCorrection
+from engram.streams.model_extractor import ModelExtractionError
+from engram.streams.publishing import RecordRejected
+from engram.watermarks.waiting import FormationTimeout
 from engram.web.failures import STATUS_OF, status_of
-from generations.registry import GenerationError, PolicyChanged
-from infra.errors import EngramFailure
-from ingest.producer import EpisodeTooLarge, EpisodeUnencodable
-from projections.cursor import InvalidCursor
-from projections.search import UnsearchableQuery
-from streams.model_extractor import ModelExtractionError
-from streams.publishing import RecordRejected
-from watermarks.waiting import FormationTimeout
 
-SERVER_PACKAGES = (
-    "engram",
-    "streams",
-    "projections",
-    "ingest",
-    "watermarks",
-    "generations",
-    "policies",
-    "embeddings",
-    "keys",
-    "sealing",
-    "infra",
-)
-"""Every package above the pure cores: a failure defined in any of them is found."""
+SERVER_PACKAGES = ("engram",)
+"""Everything Engram ships, under its one import name: a failure defined anywhere is found."""
 
 
 def _every_failure() -> list[type[EngramFailure]]:

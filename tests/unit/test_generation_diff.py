@@ -3,7 +3,7 @@ an addition, the same content held differently is a change."""
 
 from __future__ import annotations
 
-from generations.diff import DiffBelief, Side, diff_generations
+from engram.generations.diff import DiffBelief, Side, diff_generations
 
 
 def belief(

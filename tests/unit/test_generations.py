@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from generations.registry import Generation, generation_id, schema_for
-from generations.runtime import GenerationLag, generation_kafka
-from infra.settings import KafkaSettings
+from engram.generations.registry import Generation, generation_id, schema_for
+from engram.generations.runtime import GenerationLag, generation_kafka
+from engram.infra.settings import KafkaSettings
 
 
 def generation(

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from infra.heap import YOUNG_THRESHOLD, collect_young_less_often
+from engram.infra.heap import YOUNG_THRESHOLD, collect_young_less_often
 
 
 @pytest.fixture

@@ -9,8 +9,8 @@ import uuid
 import orjson
 import pytest
 
-from ingest.inbox import InboxRefusal, InboxRefusalReason, admit_inbox_record
-from schemas.episodes import TurnAppended
+from engram.ingest.inbox import InboxRefusal, InboxRefusalReason, admit_inbox_record
+from engram.schemas.episodes import TurnAppended
 from tests.support.episodes import turn
 
 LIMIT = 4096

@@ -7,6 +7,9 @@ from datetime import UTC, datetime
 
 import pytest
 
+from engram.projections.freshness import PrincipalProgress
+from engram.schemas.claims import RefusalReason
+from engram.schemas.corrections import CorrectionKind
 from engram.web.ui.words import (
     CORRECTION_CHOICES,
     DELETE,
@@ -16,9 +19,6 @@ from engram.web.ui.words import (
     quote_in_message,
     reason_words,
 )
-from projections.freshness import PrincipalProgress
-from schemas.claims import RefusalReason
-from schemas.corrections import CorrectionKind
 
 
 def test_every_refusal_reason_is_said_in_words() -> None:

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from projections.lanes import Chunk, PartitionLanes
+from engram.projections.lanes import Chunk, PartitionLanes
 
 
 @dataclass(frozen=True)

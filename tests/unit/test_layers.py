@@ -9,31 +9,37 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
 PACKAGES = (
-    "engram",
-    "schemas",
-    "ingest",
-    "streams",
-    "projections",
-    "formation",
-    "resolution",
-    "infra",
-    "watermarks",
-    "generations",
-    "policies",
-    "embeddings",
-    "keys",
-    "sealing",
+    "engram.cli",
+    "engram.api",
+    "engram.mcp_server",
+    "engram.web",
+    "engram.service",
+    "engram.client",
+    "engram.schemas",
+    "engram.ingest",
+    "engram.streams",
+    "engram.projections",
+    "engram.formation",
+    "engram.resolution",
+    "engram.infra",
+    "engram.watermarks",
+    "engram.generations",
+    "engram.policies",
+    "engram.embeddings",
+    "engram.keys",
+    "engram.sealing",
 )
+"""Everything under the one import name, one part at a time (engram.api is a module)."""
 LINT_IMPORTS = Path(sys.executable).parent / "lint-imports"
 
 
 def _tree_with(tmp_path: Path, module: str, line: str) -> Path:
     """A copy of the source packages and the import contracts, with ``line`` appended to
     ``module``."""
-    for package in PACKAGES:
-        shutil.copytree(
-            REPO / package, tmp_path / package, ignore=shutil.ignore_patterns("__pycache__")
-        )
+    # The links to the card's folders (engram/streams -> ../streams, ...) are copied as folders.
+    shutil.copytree(
+        REPO / "engram", tmp_path / "engram", ignore=shutil.ignore_patterns("__pycache__")
+    )
     shutil.copy(REPO / "pyproject.toml", tmp_path / "pyproject.toml")
     path = tmp_path / module
     path.write_text(path.read_text(encoding="utf-8") + f"\n{line}\n", encoding="utf-8")
@@ -53,14 +59,16 @@ def _lint(tree: Path) -> subprocess.CompletedProcess[str]:
 
 
 def test_the_contract_importing_a_stage_breaks_the_layers(tmp_path: Path) -> None:
-    tree = _tree_with(tmp_path, "schemas/common.py", "import projections.queries  # noqa")
+    tree = _tree_with(
+        tmp_path, "engram/schemas/common.py", "import engram.projections.queries  # noqa"
+    )
     linted = _lint(tree)
     assert linted.returncode != 0
     assert "schemas" in linted.stdout and "BROKEN" in linted.stdout
 
 
 def test_the_formation_core_reaching_for_the_database_breaks_its_contract(tmp_path: Path) -> None:
-    tree = _tree_with(tmp_path, "formation/gates.py", "import asyncpg  # noqa")
+    tree = _tree_with(tmp_path, "engram/formation/gates.py", "import asyncpg  # noqa")
     linted = _lint(tree)
     assert linted.returncode != 0 and "formation" in linted.stdout
 
@@ -68,28 +76,32 @@ def test_the_formation_core_reaching_for_the_database_breaks_its_contract(tmp_pa
 def test_the_resolution_core_reaching_for_the_database_breaks_its_contract(
     tmp_path: Path,
 ) -> None:
-    tree = _tree_with(tmp_path, "resolution/resolve.py", "import asyncpg  # noqa")
+    tree = _tree_with(tmp_path, "engram/resolution/resolve.py", "import asyncpg  # noqa")
     linted = _lint(tree)
     assert linted.returncode != 0 and "resolution core does no I/O" in linted.stdout
 
 
 def test_formation_importing_resolution_is_a_loop_and_breaks_the_layers(tmp_path: Path) -> None:
-    tree = _tree_with(tmp_path, "formation/gates.py", "import resolution.chunk  # noqa")
+    tree = _tree_with(
+        tmp_path, "engram/formation/gates.py", "import engram.resolution.chunk  # noqa"
+    )
     assert _lint(tree).returncode != 0
 
 
 def test_the_platform_importing_the_backlog_breaks_the_layers(tmp_path: Path) -> None:
-    tree = _tree_with(tmp_path, "infra/db.py", "import watermarks.backlog  # noqa")
+    tree = _tree_with(tmp_path, "engram/infra/db.py", "import engram.watermarks.backlog  # noqa")
     assert _lint(tree).returncode != 0
 
 
 def test_the_stages_do_not_import_each_other(tmp_path: Path) -> None:
-    tree = _tree_with(tmp_path, "streams/pipeline.py", "import projections.queries  # noqa")
+    tree = _tree_with(
+        tmp_path, "engram/streams/pipeline.py", "import engram.projections.queries  # noqa"
+    )
     assert _lint(tree).returncode != 0
 
 
 def test_the_tree_as_committed_keeps_every_contract(tmp_path: Path) -> None:
-    tree = _tree_with(tmp_path, "schemas/common.py", "")
+    tree = _tree_with(tmp_path, "engram/schemas/common.py", "")
     linted = _lint(tree)
     assert linted.returncode == 0, linted.stdout
 
@@ -106,7 +118,7 @@ def test_no_top_level_package_imports_a_package_that_imports_it() -> None:
     into the package that imported them."""
     import grimp
 
-    graph = grimp.build_graph(*PACKAGES)
+    graph = grimp.build_graph("engram")
     edges = {
         (importer, imported)
         for importer in PACKAGES
@@ -115,4 +127,4 @@ def test_no_top_level_package_imports_a_package_that_imports_it() -> None:
         and graph.direct_import_exists(importer=importer, imported=imported, as_packages=True)
     }
     assert not {(a, b) for a, b in edges if (b, a) in edges}
-    assert ("formation", "resolution") not in edges, "resolution builds on formation"
+    assert ("engram.formation", "engram.resolution") not in edges, "resolution builds on formation"

@@ -11,10 +11,10 @@ from pydantic import SecretStr
 from typer.testing import CliRunner
 
 from engram.cli import app
-from formation.policy import FormationPolicy
-from infra.settings import DatabaseSettings, FormationSettings, ModelSettings, Settings
-from policies.behaviour import committed_behaviour_digest
-from policies.prompt import packaged_prompt_bytes
+from engram.formation.policy import FormationPolicy
+from engram.infra.settings import DatabaseSettings, FormationSettings, ModelSettings, Settings
+from engram.policies.behaviour import committed_behaviour_digest
+from engram.policies.prompt import packaged_prompt_bytes
 
 API_KEY = "sk-live-hunter2-secret"
 DATABASE_PASSWORD = "pg-hunter3"
@@ -66,7 +66,7 @@ def test_the_shown_version_follows_the_committed_behaviour_digest_not_the_source
     use_settings(monkeypatch)
     before = shown_version()
     assert before == FormationPolicy(behaviour_digest=committed_behaviour_digest()).version
-    monkeypatch.setattr("policies.in_force.committed_behaviour_digest", lambda: "0" * 64)
+    monkeypatch.setattr("engram.policies.in_force.committed_behaviour_digest", lambda: "0" * 64)
     assert shown_version() != before
 
 

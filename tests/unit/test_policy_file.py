@@ -8,8 +8,8 @@ import dataclasses
 import pytest
 import yaml
 
-from formation.policy import DEFAULT_CONTEXT_CHARS, DEFAULT_CONTEXT_MESSAGES, FormationPolicy
-from policies.document import (
+from engram.formation.policy import DEFAULT_CONTEXT_CHARS, DEFAULT_CONTEXT_MESSAGES, FormationPolicy
+from engram.policies.document import (
     PolicyDocument,
     PolicyFileError,
     parse_policy,

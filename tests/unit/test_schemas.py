@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from schemas.common import STORABLE_TEXT_PATTERN
-from schemas.episodes import Message, TurnAppended, decode_episode
-from schemas.export import export_json_schemas
+from engram.schemas.common import STORABLE_TEXT_PATTERN
+from engram.schemas.episodes import Message, TurnAppended, decode_episode
+from engram.schemas.export import export_json_schemas
 
 VALID = {
     "schema_version": 1,

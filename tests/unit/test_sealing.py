@@ -14,19 +14,19 @@ from hypothesis import strategies as st
 from pydantic import ValidationError
 from pydantic_core import PydanticCustomError
 
-from keys.cipher import DataKey, decrypt_bytes, encrypt_field
-from keys.errors import CiphertextRejected, KeyDestroyed
-from schemas.claims import decode_claims_batch
-from schemas.corrections import PrincipalForgotten
-from schemas.log import decode_log_event
-from schemas.sealed import (
+from engram.keys.cipher import DataKey, decrypt_bytes, encrypt_field
+from engram.keys.errors import CiphertextRejected, KeyDestroyed
+from engram.schemas.claims import decode_claims_batch
+from engram.schemas.corrections import PrincipalForgotten
+from engram.schemas.log import decode_log_event
+from engram.schemas.sealed import (
     SEALED_TOKEN_PATTERN,
     SealedClaimsBatch,
     SealedEvent,
     check_sealed_token,
     is_sealed_claims,
 )
-from sealing.events import (
+from engram.sealing.events import (
     LogSealer,
     NoKeys,
     SealedEventUnreadable,

@@ -8,7 +8,7 @@ import uuid
 
 import pytest
 
-from projections.search import (
+from engram.projections.search import (
     MAX_QUERY_CHARS,
     After,
     InvalidCursor,
@@ -16,7 +16,7 @@ from projections.search import (
     check_query,
     question_words,
 )
-from schemas.api import SearchMode
+from engram.schemas.api import SearchMode
 
 
 def test_a_query_is_searched_stripped() -> None:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from infra.settings import SECTIONS, DatabaseSettings
+from engram.infra.settings import SECTIONS, DatabaseSettings
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 

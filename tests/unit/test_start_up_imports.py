@@ -14,7 +14,9 @@ import sys
 import pytest
 
 
-@pytest.mark.parametrize("module", ["engram.cli", "streams.app", "projections.runner"])
+@pytest.mark.parametrize(
+    "module", ["engram.cli", "engram.streams.app", "engram.projections.runner"]
+)
 def test_importing_a_command_does_not_load_the_model_client(module: str) -> None:
     probe = f"import sys, {module}; print(sorted(m for m in sys.modules if m.split('.')[0] == 'openai'))"
     loaded = subprocess.run(
@@ -23,7 +25,7 @@ def test_importing_a_command_does_not_load_the_model_client(module: str) -> None
     assert loaded == "[]", f"importing {module} loaded the openai client: {loaded[:200]}"
 
 
-@pytest.mark.parametrize("module", ["engram.cli", "projections.runner", "engram.api"])
+@pytest.mark.parametrize("module", ["engram.cli", "engram.projections.runner", "engram.api"])
 def test_importing_a_command_does_not_load_the_local_embedding_model(module: str) -> None:
     """``wordllama`` (~0.9 s at import) is loaded where the embedder is built, not by every
     command that could build one."""

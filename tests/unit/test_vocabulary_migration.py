@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from formation.vocabulary import RELATIONS
-from projections.migrate import MIGRATIONS_DIR, discover
+from engram.formation.vocabulary import RELATIONS
+from engram.projections.migrate import MIGRATIONS_DIR, discover
 from tests.support.migrations import copy_migrations
 
 ROW = re.compile(

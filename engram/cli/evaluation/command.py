@@ -21,7 +21,6 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from embeddings.wiring import embedder_from_settings
 from engram.cli.evaluation.corpus import Case, CorpusError, load_corpus
 from engram.cli.evaluation.coverage import FactsError, load_facts, measure
 from engram.cli.evaluation.evidence import evaluate_model, record
@@ -35,16 +34,17 @@ from engram.cli.evaluation.sample import (
 )
 from engram.cli.evaluation.scoring import ArmReport, EvaluationReport, evaluate_arm
 from engram.cli.evaluation.sheets import render_beliefs, render_coverage, render_messages
-from formation.deterministic.arm import deterministic_arm
-from formation.policy import FormationPolicy
-from infra.settings import load_settings
-from ingest.jsonl import InvalidEpisodeLine
-from policies.document import PolicyFileError
-from policies.endpoint import ModelConfigurationError
-from policies.in_force import default_policy, effective_policy, model_policy
-from policies.prompt import PromptError
-from streams.model_evidence import Evidence, write_evidence
-from streams.wiring import evidence_path
+from engram.embeddings.wiring import embedder_from_settings
+from engram.formation.deterministic.arm import deterministic_arm
+from engram.formation.policy import FormationPolicy
+from engram.infra.settings import load_settings
+from engram.ingest.jsonl import InvalidEpisodeLine
+from engram.policies.document import PolicyFileError
+from engram.policies.endpoint import ModelConfigurationError
+from engram.policies.in_force import default_policy, effective_policy, model_policy
+from engram.policies.prompt import PromptError
+from engram.streams.model_evidence import Evidence, write_evidence
+from engram.streams.wiring import evidence_path
 
 eval_app = typer.Typer(
     help="Evaluate formation: a labeled corpus, sheets to label from real turns, or the "

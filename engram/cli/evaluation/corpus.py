@@ -13,8 +13,8 @@ from typing import Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from infra.errors import EngramFailure
-from schemas.common import Role
+from engram.infra.errors import EngramFailure
+from engram.schemas.common import Role
 
 
 class CorpusError(EngramFailure, ValueError):

@@ -23,17 +23,17 @@ from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
 
-from formation.deterministic import trace
-from formation.policy import FormationPolicy
-from infra.errors import EngramFailure
-from ingest.jsonl import read_episodes
-from policies.behaviour import form
-from resolution.beliefs import BeliefState, Changes
-from resolution.chunk import resolve_chunk
-from resolution.ordering import canonical
-from schemas.claims import ClaimsBatchFormed
-from schemas.common import Role
-from schemas.episodes import MemoryRemembered, TurnAppended, episode_messages
+from engram.formation.deterministic import trace
+from engram.formation.policy import FormationPolicy
+from engram.infra.errors import EngramFailure
+from engram.ingest.jsonl import read_episodes
+from engram.policies.behaviour import form
+from engram.resolution.beliefs import BeliefState, Changes
+from engram.resolution.chunk import resolve_chunk
+from engram.resolution.ordering import canonical
+from engram.schemas.claims import ClaimsBatchFormed
+from engram.schemas.common import Role
+from engram.schemas.episodes import MemoryRemembered, TurnAppended, episode_messages
 
 MessageKey = tuple[str, int]
 """(episode id, message ordinal)."""

@@ -23,17 +23,17 @@ from engram.cli.evaluation.scoring import (
     evaluate_arm,
     evaluate_episode_arm,
 )
-from formation.deterministic.arm import deterministic_arm
-from formation.policy import FormationPolicy
-from formation.proposals import Proposal
-from infra.settings import Settings
-from schemas.episodes import Message, TurnAppended
-from streams.model_context import ContextMessage, context_text, context_window
-from streams.model_evidence import ArmScore, Evidence, evidence_for
-from streams.wiring import model_extractor_for
+from engram.formation.deterministic.arm import deterministic_arm
+from engram.formation.policy import FormationPolicy
+from engram.formation.proposals import Proposal
+from engram.infra.settings import Settings
+from engram.schemas.episodes import Message, TurnAppended
+from engram.streams.model_context import ContextMessage, context_text, context_window
+from engram.streams.model_evidence import ArmScore, Evidence, evidence_for
+from engram.streams.wiring import model_extractor_for
 
 if TYPE_CHECKING:  # not at run time: the openai client loads only when a model is built
-    from streams.model_extractor import ModelExtractor
+    from engram.streams.model_extractor import ModelExtractor
 
 
 def corpus_digest(cases: Sequence[Case]) -> str:

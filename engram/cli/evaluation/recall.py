@@ -41,28 +41,28 @@ from pathlib import Path
 import asyncpg
 import orjson
 
-from embeddings import store as embedding_store
-from embeddings.embedder import Embedder
-from embeddings.generation import EmbeddingGeneration
 from engram.cli.evaluation.bm25 import BM25, tokens
-from generations.reading import reading
-from infra.errors import EngramFailure
-from ingest.jsonl import read_episodes
-from policies.behaviour import form
-from policies.in_force import default_policy
-from projections.belief_store import ClaimsRecord, project_records
-from projections.message_store import LogRecord, index_records
-from projections.message_vectors import embed_messages, write_vectors
-from projections.migrate import migrate
-from projections.recall import (
+from engram.embeddings import store as embedding_store
+from engram.embeddings.embedder import Embedder
+from engram.embeddings.generation import EmbeddingGeneration
+from engram.generations.reading import reading
+from engram.infra.errors import EngramFailure
+from engram.ingest.jsonl import read_episodes
+from engram.policies.behaviour import form
+from engram.policies.in_force import default_policy
+from engram.projections.belief_store import ClaimsRecord, project_records
+from engram.projections.message_store import LogRecord, index_records
+from engram.projections.message_vectors import embed_messages, write_vectors
+from engram.projections.migrate import migrate
+from engram.projections.recall import (
     OWN_WORDS,
     SemanticQuery,
     recall,
     semantic_messages,
     semantic_query,
 )
-from projections.search import UnsearchableQuery
-from schemas.api import RecalledBelief, RecallResults
+from engram.projections.search import UnsearchableQuery
+from engram.schemas.api import RecalledBelief, RecallResults
 
 TOP = 10
 CUTS = (1, 5, 10)

@@ -18,13 +18,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
-from formation.deterministic import trace
-from formation.policy import FormationPolicy
-from ingest.jsonl import read_episodes
-from schemas.claims import ClaimsBatchFormed, SourcePosition
-from schemas.common import Role
-from schemas.episodes import MemoryRemembered, TurnAppended, episode_messages
-from streams.formation_stage import FormationStage
+from engram.formation.deterministic import trace
+from engram.formation.policy import FormationPolicy
+from engram.ingest.jsonl import read_episodes
+from engram.schemas.claims import ClaimsBatchFormed, SourcePosition
+from engram.schemas.common import Role
+from engram.schemas.episodes import MemoryRemembered, TurnAppended, episode_messages
+from engram.streams.formation_stage import FormationStage
 
 T = TypeVar("T")
 

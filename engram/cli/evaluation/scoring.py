@@ -27,14 +27,14 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from engram.cli.evaluation.corpus import Case, LabeledClaim
-from formation.core import form_episode
-from formation.policy import FormationPolicy
-from formation.proposals import Proposal
-from formation.secrets import find_secrets
-from formation.spans import quote_at
-from schemas.claims import Authority, Candidate, ClaimEnd, EndKind, SourcePosition
-from schemas.common import Role
-from schemas.episodes import Message, TurnAppended
+from engram.formation.core import form_episode
+from engram.formation.policy import FormationPolicy
+from engram.formation.proposals import Proposal
+from engram.formation.secrets import find_secrets
+from engram.formation.spans import quote_at
+from engram.schemas.claims import Authority, Candidate, ClaimEnd, EndKind, SourcePosition
+from engram.schemas.common import Role
+from engram.schemas.episodes import Message, TurnAppended
 
 Arm = Callable[[Message], Awaitable[list[Proposal]]]
 EpisodeArm = Callable[[TurnAppended, Message], Awaitable[list[Proposal]]]

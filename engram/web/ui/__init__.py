@@ -15,11 +15,11 @@ from fastapi.responses import RedirectResponse, Response
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from engram.infra.settings import Settings
 from engram.web.ui import access, changes, pages
 from engram.web.ui.render import render
 from engram.web.ui.security import UiHeaders
 from engram.web.ui.session import COOKIE_PATH, SESSION_COOKIE, UiKeys
-from infra.settings import Settings
 
 ROUTERS = (access.router, pages.router, changes.router)
 

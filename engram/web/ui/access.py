@@ -18,6 +18,8 @@ from fastapi import APIRouter, Depends, Form, HTTPException, Request
 from fastapi.responses import RedirectResponse, Response
 from starlette.datastructures import FormData
 
+from engram.formation.wording import YOU, Person
+from engram.schemas.common import IDENTIFIER_PATTERN
 from engram.service.tokens import Grant, grant_for
 from engram.web.auth import Caller
 from engram.web.ui.render import render
@@ -29,8 +31,6 @@ from engram.web.ui.session import (
     UiKeys,
     new_presession,
 )
-from formation.wording import YOU, Person
-from schemas.common import IDENTIFIER_PATTERN
 
 router = APIRouter(include_in_schema=False)
 

@@ -17,21 +17,21 @@ from fastapi import APIRouter, Request
 from fastapi.responses import RedirectResponse, Response
 from starlette.datastructures import FormData
 
+from engram.generations.reading import reading
+from engram.projections.forgetting import words_left
+from engram.schemas.api import LogPosition
+from engram.schemas.corrections import CorrectionKind
 from engram.service.corrections import (
     BeliefNotFound,
     InvalidCorrection,
 )
+from engram.watermarks.backlog import watermark
 from engram.web.service import corrections_of
 from engram.web.ui.access import Looking, Posted, Viewer, keys, set_cookie
 from engram.web.ui.pages import load_belief, not_found, page
 from engram.web.ui.render import render
 from engram.web.ui.session import COOKIE_PATH, FORGETTING_COOKIE, SESSION_COOKIE
 from engram.web.ui.words import CORRECTION_CHOICES, DELETE
-from generations.reading import reading
-from projections.forgetting import words_left
-from schemas.api import LogPosition
-from schemas.corrections import CorrectionKind
-from watermarks.backlog import watermark
 
 router = APIRouter(include_in_schema=False)
 

@@ -17,21 +17,21 @@ import asyncpg
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
+from engram.formation.vocabulary import RELATIONS, BeliefType
+from engram.formation.wording import readable_refusal, readable_statement
+from engram.generations.reading import reading
+from engram.projections.belief_pages import BeliefFilter, page_beliefs
+from engram.projections.conversation import messages_around
+from engram.projections.cursor import InvalidCursor
+from engram.projections.freshness import principal_progress
+from engram.projections.queries import get_belief
+from engram.projections.recall import UnsearchableQuery, recall
+from engram.projections.refusals import RefusalFilter, page_refusals
+from engram.schemas.api import BeliefDetail, BeliefView
+from engram.schemas.common import IDENTIFIER_PATTERN
 from engram.web.ui.access import Looking, Viewer
 from engram.web.ui.render import render
 from engram.web.ui.words import CORRECTION_CHOICES, freshness_words, quote_in_message
-from formation.vocabulary import RELATIONS, BeliefType
-from formation.wording import readable_refusal, readable_statement
-from generations.reading import reading
-from projections.belief_pages import BeliefFilter, page_beliefs
-from projections.conversation import messages_around
-from projections.cursor import InvalidCursor
-from projections.freshness import principal_progress
-from projections.queries import get_belief
-from projections.recall import UnsearchableQuery, recall
-from projections.refusals import RefusalFilter, page_refusals
-from schemas.api import BeliefDetail, BeliefView
-from schemas.common import IDENTIFIER_PATTERN
 
 router = APIRouter(include_in_schema=False)
 

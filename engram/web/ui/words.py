@@ -8,10 +8,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from formation.wording import relation_words
-from projections.freshness import PrincipalProgress
-from schemas.claims import RefusalReason
-from schemas.corrections import CorrectionKind
+from engram.formation.wording import relation_words
+from engram.projections.freshness import PrincipalProgress
+from engram.schemas.claims import RefusalReason
+from engram.schemas.corrections import CorrectionKind
 
 
 def confidence_words(confidence: float) -> str:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from embeddings.embedder import EmbeddingModel, EmbeddingRefused, unit_rows
-from embeddings.generation import (
+from engram.embeddings.embedder import EmbeddingModel, EmbeddingRefused, unit_rows
+from engram.embeddings.generation import (
     DEFAULT_RECIPE,
     EmbeddingGeneration,
     UnknownRecipe,

@@ -8,8 +8,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from embeddings.local import PACKAGE_DIR, SIZES, WordLlamaEmbedder
-from policies.endpoint import ModelConfigurationError
+from engram.embeddings.local import PACKAGE_DIR, SIZES, WordLlamaEmbedder
+from engram.policies.endpoint import ModelConfigurationError
 
 
 @pytest.fixture(scope="module")

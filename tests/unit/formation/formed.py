@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from datetime import UTC, date, datetime
 
-from formation.deterministic import propose
-from schemas.claims import ClaimsBatchFormed
-from schemas.common import Role
+from engram.formation.deterministic import propose
+from engram.schemas.claims import ClaimsBatchFormed
+from engram.schemas.common import Role
 from tests.support.forming import episode, form, message
 
 EPISODE_DAY = date(2024, 5, 8)

@@ -6,9 +6,9 @@ from dataclasses import replace
 
 import pytest
 
-from formation.admission import Admitted, MessageAdmission, Refused
-from formation.proposals import UNRESOLVABLE_TERMS, Proposal
-from schemas.claims import EndKind, RefusalReason
+from engram.formation.admission import Admitted, MessageAdmission, Refused
+from engram.formation.proposals import UNRESOLVABLE_TERMS, Proposal
+from engram.schemas.claims import EndKind, RefusalReason
 
 CONTENT = "I live in Berlin. I built the dashboard. Zoë wohnt in Zürich."
 
@@ -118,8 +118,8 @@ def test_a_project_term_binds_to_the_project() -> None:
 
 
 def test_an_end_too_long_to_be_a_name_is_refused_not_crashed_on() -> None:
-    from formation.admission import MessageAdmission, Refused
-    from formation.proposals import Proposal
+    from engram.formation.admission import MessageAdmission, Refused
+    from engram.formation.proposals import Proposal
 
     content = "I use " + "x" * 5000
     admission = MessageAdmission(content, project="p", unresolvable_terms=frozenset())
@@ -128,8 +128,8 @@ def test_an_end_too_long_to_be_a_name_is_refused_not_crashed_on() -> None:
 
 
 def test_an_object_that_names_nothing_is_refused_not_crashed_on() -> None:
-    from formation.admission import MessageAdmission, Refused
-    from formation.proposals import Proposal
+    from engram.formation.admission import MessageAdmission, Refused
+    from engram.formation.proposals import Proposal
 
     admission = MessageAdmission("I use it.", project="p", unresolvable_terms=frozenset())
     verdict = admission.check(Proposal("I", "uses", "   ", "I use it", "assert", "present", "t"))

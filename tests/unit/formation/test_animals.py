@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from formation.deterministic.animals import named_pets, pet_kind
+from engram.formation.deterministic.animals import named_pets, pet_kind
 from tests.unit.formation.formed import batch, formed
 
 

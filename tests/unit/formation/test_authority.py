@@ -8,16 +8,16 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from formation.policy import FormationPolicy
-from schemas.claims import (
+from engram.formation.policy import FormationPolicy
+from engram.schemas.claims import (
     Authority,
     Candidate,
     ClaimsBatchFormed,
     Portability,
     RefusalReason,
 )
-from schemas.common import Role, Trust
-from schemas.episodes import TurnAppended
+from engram.schemas.common import Role, Trust
+from engram.schemas.episodes import TurnAppended
 from tests.support.forming import POLICY, episode, form, message, proposal, remembered
 
 

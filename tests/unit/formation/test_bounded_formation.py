@@ -11,11 +11,11 @@ from typing import Literal
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from formation.policy import FormationPolicy
-from formation.proposals import Proposal
-from schemas.claims import ClaimsBatchFormed, RefusalReason, SourcePosition
-from schemas.common import Role, Trust
-from schemas.episodes import Message, TurnAppended
+from engram.formation.policy import FormationPolicy
+from engram.formation.proposals import Proposal
+from engram.schemas.claims import ClaimsBatchFormed, RefusalReason, SourcePosition
+from engram.schemas.common import Role, Trust
+from engram.schemas.episodes import Message, TurnAppended
 from tests.support.forming import episode
 from tests.support.forming import form as form_with
 

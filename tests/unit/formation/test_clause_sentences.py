@@ -6,7 +6,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from formation.deterministic import clauses
+from engram.formation.deterministic import clauses
 from tests.unit.formation.test_screening import TEXTS, WORDS
 
 

@@ -16,8 +16,8 @@ import pytest
 
 from engram.cli.evaluation.corpus import Case, load_corpus
 from engram.cli.evaluation.scoring import ArmReport, evaluate_arm
-from formation.deterministic.arm import deterministic_arm
-from formation.policy import FormationPolicy
+from engram.formation.deterministic.arm import deterministic_arm
+from engram.formation.policy import FormationPolicy
 
 CORPUS = Path(__file__).resolve().parents[2] / "corpus"
 RULE_FILES = ("formation.yaml", "redteam.yaml")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from formation.deterministic import decisions
+from engram.formation.deterministic import decisions
 
 
 def test_every_decision_pattern_opens_with_the_subject_the_early_exit_checks() -> None:

@@ -6,13 +6,13 @@ from datetime import UTC, datetime
 
 import pytest
 
-from formation.deterministic import propose
-from formation.deterministic.clauses import split_clauses
-from formation.policy import DETERMINISTIC_EXTRACTOR, FormationPolicy
-from formation.proposals import Proposal
-from formation.spans import quote_at
-from schemas.claims import ClaimsBatchFormed, EndKind
-from schemas.common import Role
+from engram.formation.deterministic import propose
+from engram.formation.deterministic.clauses import split_clauses
+from engram.formation.policy import DETERMINISTIC_EXTRACTOR, FormationPolicy
+from engram.formation.proposals import Proposal
+from engram.formation.spans import quote_at
+from engram.schemas.claims import ClaimsBatchFormed, EndKind
+from engram.schemas.common import Role
 from tests.support.forming import episode, message
 from tests.support.forming import form as form_with
 

@@ -10,10 +10,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from formation import gates, injection, secrets, sensitivity
-from formation.deterministic import events, relationships
-from formation.deterministic.dispatch import Reader, Readers
-from formation.screening import NeedleIndex, Screened, screen
+from engram.formation import gates, injection, secrets, sensitivity
+from engram.formation.deterministic import events, relationships
+from engram.formation.deterministic.dispatch import Reader, Readers
+from engram.formation.screening import NeedleIndex, Screened, screen
 from tests.unit.formation.test_screening import SCREENED, TEXTS, WORDS
 
 READERS = (events._TOLD_ANYWHERE, events._OPENING)

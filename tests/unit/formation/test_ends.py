@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from formation.deterministic.ends import clean_object, ownable, well_formed
-from formation.deterministic.findings import Finding
+from engram.formation.deterministic.ends import clean_object, ownable, well_formed
+from engram.formation.deterministic.findings import Finding
 from tests.unit.formation.formed import batch, formed
 
 
@@ -149,7 +149,7 @@ def test_a_named_facet_survives_tidying_the_object() -> None:
 
 
 def test_every_abstention_is_traced_with_its_reason() -> None:
-    from formation.deterministic import trace
+    from engram.formation.deterministic import trace
 
     found = trace('We love hiking. I have a deep love for maps. "I live in Oslo," the card read.')
     assert found.proposals == []

@@ -15,12 +15,12 @@ from engram.cli.evaluation.scoring import (
     normalise_end,
     score_case,
 )
-from formation.deterministic.arm import deterministic_arm
-from formation.policy import FormationPolicy
-from formation.proposals import Proposal
-from schemas.claims import Authority, Candidate, ClaimEnd, EndKind, Portability, Tense
-from schemas.common import Polarity, Role
-from schemas.episodes import Message
+from engram.formation.deterministic.arm import deterministic_arm
+from engram.formation.policy import FormationPolicy
+from engram.formation.proposals import Proposal
+from engram.schemas.claims import Authority, Candidate, ClaimEnd, EndKind, Portability, Tense
+from engram.schemas.common import Polarity, Role
+from engram.schemas.episodes import Message
 
 
 def candidate(

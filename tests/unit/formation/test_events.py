@@ -6,7 +6,7 @@ from datetime import date
 
 import pytest
 
-from formation.deterministic.dates import ground
+from engram.formation.deterministic.dates import ground
 from tests.unit.formation.formed import EPISODE_DAY, formed
 
 

@@ -3,9 +3,9 @@ through every gate); the same words inside untrusted content form nothing."""
 
 from __future__ import annotations
 
-from formation import deterministic
-from schemas.claims import SourcePosition
-from schemas.common import Role
+from engram.formation import deterministic
+from engram.schemas.claims import SourcePosition
+from engram.schemas.common import Role
 from tests.support.forming import POLICY, episode, form, message
 
 SOURCE = SourcePosition(topic="t", partition=0, offset=0)
@@ -52,7 +52,7 @@ def test_please_note_that_is_the_same_cue_for_the_arm_and_the_core() -> None:
 
 
 def test_one_definition_of_the_cue_marks_ranges_only_where_a_request_can_start() -> None:
-    from formation.explicit import remembered_ranges
+    from engram.formation.explicit import remembered_ranges
 
     content = "I don't remember the name. Also, keep in mind I'm vegan. Thanks"
     assert [content[a:b] for a, b in remembered_ranges(content)] == ["Also, keep in mind I'm vegan"]

@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 
 from engram.cli.evaluation.command import eval_app
 from engram.cli.evaluation.coverage import Fact, FactsError, load_facts, measure
-from policies.in_force import default_policy
+from engram.policies.in_force import default_policy
 
 TURNS = [
     ("user", "I live in Tallinn and I own a kayak."),

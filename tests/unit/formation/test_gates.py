@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import pytest
 
-from formation.gates import Cited, classify_sensitivity, eligibility_refusal, redact
-from formation.pii import find_pii, iban_valid, luhn_valid
-from formation.policy import FormationPolicy
-from formation.secrets import find_secrets, joined_view
-from schemas.claims import RefusalReason
-from schemas.common import Role
+from engram.formation.gates import Cited, classify_sensitivity, eligibility_refusal, redact
+from engram.formation.pii import find_pii, iban_valid, luhn_valid
+from engram.formation.policy import FormationPolicy
+from engram.formation.secrets import find_secrets, joined_view
+from engram.schemas.claims import RefusalReason
+from engram.schemas.common import Role
 from tests.support.forming import episode, form, proposal
 
 POLICY = FormationPolicy()

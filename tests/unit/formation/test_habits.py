@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from formation.deterministic.habits import pastime
+from engram.formation.deterministic.habits import pastime
 from tests.unit.formation.formed import batch
 
 

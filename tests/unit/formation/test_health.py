@@ -11,9 +11,9 @@ from datetime import UTC, datetime
 
 import pytest
 
-from formation.deterministic import propose
-from formation.policy import DEFAULT_ENABLED_RELATIONS, RELATION_NAMES, FormationPolicy
-from schemas.claims import ClaimsBatchFormed, Portability, RefusalReason
+from engram.formation.deterministic import propose
+from engram.formation.policy import DEFAULT_ENABLED_RELATIONS, RELATION_NAMES, FormationPolicy
+from engram.schemas.claims import ClaimsBatchFormed, Portability, RefusalReason
 from tests.support.forming import episode, form, message
 from tests.unit.formation.formed import EPISODE_DAY
 

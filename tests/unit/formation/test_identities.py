@@ -6,8 +6,8 @@ import uuid
 
 import pytest
 
-from formation.core import ENGRAM_NAMESPACE, name_uuid
-from schemas.claims import RefusalReason
+from engram.formation.core import ENGRAM_NAMESPACE, name_uuid
+from engram.schemas.claims import RefusalReason
 
 EPISODE = uuid.UUID("338301b1-ff35-57a3-b31e-a2aa79a59709")
 

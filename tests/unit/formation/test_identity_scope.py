@@ -15,13 +15,13 @@ from datetime import UTC, datetime
 
 import pytest
 
-from formation.corrections import candidate_hash, content_hash, form_correction
-from resolution.beliefs import BeliefState
-from resolution.chunk import resolve_chunk
-from resolution.ordering import redact
-from schemas.claims import ClaimsBatchFormed, RefusalReason, SourcePosition
-from schemas.common import Role
-from schemas.corrections import BeliefCorrected, ContentKey, CorrectionKind
+from engram.formation.corrections import candidate_hash, content_hash, form_correction
+from engram.resolution.beliefs import BeliefState
+from engram.resolution.chunk import resolve_chunk
+from engram.resolution.ordering import redact
+from engram.schemas.claims import ClaimsBatchFormed, RefusalReason, SourcePosition
+from engram.schemas.common import Role
+from engram.schemas.corrections import BeliefCorrected, ContentKey, CorrectionKind
 from tests.support.forming import POLICY, SOURCE, episode, form, message, proposal
 
 EVENT = 7

@@ -11,10 +11,10 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from formation.deterministic import propose
-from resolution.beliefs import BeliefRow, BeliefState
-from resolution.chunk import resolve_chunk
-from schemas.claims import ClaimsBatchFormed, SourcePosition
+from engram.formation.deterministic import propose
+from engram.resolution.beliefs import BeliefRow, BeliefState
+from engram.resolution.chunk import resolve_chunk
+from engram.schemas.claims import ClaimsBatchFormed, SourcePosition
 from tests.support.forming import episode, form, message
 from tests.unit.formation.formed import EPISODE_DAY, formed
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from formation.merge import merge_proposals
-from formation.proposals import Proposal
+from engram.formation.merge import merge_proposals
+from engram.formation.proposals import Proposal
 
 
 def proposal(extractor: str, **overrides: Any) -> Proposal:

@@ -12,8 +12,8 @@ import uuid
 from hypothesis import given
 from hypothesis import strategies as st
 
-from formation.core import ENGRAM_NAMESPACE, MessageNames, name_uuid
-from schemas.common import IDENTIFIER_PATTERN
+from engram.formation.core import ENGRAM_NAMESPACE, MessageNames, name_uuid
+from engram.schemas.common import IDENTIFIER_PATTERN
 
 _PART = st.one_of(st.text(), st.none(), st.integers(), st.uuids())
 

@@ -12,8 +12,8 @@ import re
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from formation import pii
-from formation.pii import NEEDS_A_DIGIT, PII_KINDS, find_pii
+from engram.formation import pii
+from engram.formation.pii import NEEDS_A_DIGIT, PII_KINDS, find_pii
 
 _WORDS = (
     "passport",

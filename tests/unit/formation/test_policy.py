@@ -6,8 +6,8 @@ from dataclasses import replace
 
 import pytest
 
-from formation.policy import DEFAULT_ENABLED_RELATIONS, RELATION_NAMES, FormationPolicy
-from schemas.claims import RefusalReason
+from engram.formation.policy import DEFAULT_ENABLED_RELATIONS, RELATION_NAMES, FormationPolicy
+from engram.schemas.claims import RefusalReason
 from tests.support.forming import episode, form, proposal
 
 BASE = FormationPolicy(behaviour_digest="a" * 64)

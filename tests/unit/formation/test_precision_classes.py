@@ -11,7 +11,7 @@ from datetime import date
 
 import pytest
 
-from formation.deterministic.dates import ground_ahead
+from engram.formation.deterministic.dates import ground_ahead
 from tests.unit.formation.formed import EPISODE_DAY, formed
 
 

@@ -14,10 +14,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import formation
-from formation.deterministic import belongings
-from formation.deterministic.clauses import split_clauses
-from formation.screening import Screened, lowered, screen
+import engram.formation as formation
+from engram.formation.deterministic import belongings
+from engram.formation.deterministic.clauses import split_clauses
+from engram.formation.screening import Screened, lowered, screen
 
 CORPUS = Path(__file__).resolve().parents[2] / "corpus"
 
@@ -38,7 +38,7 @@ def _screened_in(value: object) -> Iterator[Screened]:
 
 def _every_screened() -> list[Screened]:
     found: dict[int, Screened] = {}
-    for info in pkgutil.walk_packages(formation.__path__, "formation."):
+    for info in pkgutil.walk_packages(formation.__path__, "engram.formation."):
         module = importlib.import_module(info.name)
         for value in vars(module).values():
             found.update((id(f), f) for f in _screened_in(value))

@@ -6,7 +6,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from formation.secrets import _MAY_JOIN, find_secrets, joined_view
+from engram.formation.secrets import _MAY_JOIN, find_secrets, joined_view
 from tests.unit.formation.test_screening import TEXTS, WORDS
 
 PIECES = [

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from formation.spans import locate, quote_at
+from engram.formation.spans import locate, quote_at
 
 
 def test_an_exact_quote_is_located_at_its_byte_offsets() -> None:

@@ -7,9 +7,9 @@ from datetime import UTC, datetime
 
 import pytest
 
-from schemas.claims import Authority, EndKind, RefusalReason
-from schemas.common import Role, Trust
-from schemas.episodes import MemoryRemembered, Message
+from engram.schemas.claims import Authority, EndKind, RefusalReason
+from engram.schemas.common import Role, Trust
+from engram.schemas.episodes import MemoryRemembered, Message
 from tests.support.forming import POLICY, form, message, proposal
 from tests.support.forming import episode as turn
 

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from formation.deterministic import speech
-from formation.deterministic.speech import speech_regions
+from engram.formation.deterministic import speech
+from engram.formation.deterministic.speech import speech_regions
 from tests.unit.formation.formed import formed
 
 

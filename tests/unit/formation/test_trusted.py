@@ -7,9 +7,9 @@ from __future__ import annotations
 import uuid
 from datetime import UTC, datetime
 
-from formation.trusted import unvalidated
-from resolution.chunk import BatchOutcome, memory_events
-from schemas.memory_events import MemoryChanged
+from engram.formation.trusted import unvalidated
+from engram.resolution.chunk import BatchOutcome, memory_events
+from engram.schemas.memory_events import MemoryChanged
 from tests.support.episodes import turn
 from tests.support.projecting import batch_of, claim
 

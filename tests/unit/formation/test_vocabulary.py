@@ -3,7 +3,7 @@ bounded."""
 
 from __future__ import annotations
 
-from formation.vocabulary import (
+from engram.formation.vocabulary import (
     RELATIONS,
     SPECIAL_CATEGORY_RELATIONS,
     VOCABULARY_MAX_SIZE,
@@ -13,7 +13,7 @@ from formation.vocabulary import (
     lookup,
     vocabulary_digest,
 )
-from schemas.claims import Portability
+from engram.schemas.claims import Portability
 
 
 def test_the_vocabulary_has_the_39_relations_of_seed_003_and_the_health_relation() -> None:

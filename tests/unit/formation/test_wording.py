@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from formation.vocabulary import RELATIONS
-from formation.wording import (
+from engram.formation.vocabulary import RELATIONS
+from engram.formation.wording import (
     WORDING,
     YOU,
     Person,

@@ -7,7 +7,7 @@ import base64
 
 import pytest
 
-from keys.cipher import (
+from engram.keys.cipher import (
     MAX_FIELD_BYTES,
     DataKey,
     aad,
@@ -18,7 +18,7 @@ from keys.cipher import (
     new_data_key,
     parse,
 )
-from keys.errors import CiphertextRejected, FieldTooLarge, MalformedCiphertext
+from engram.keys.errors import CiphertextRejected, FieldTooLarge, MalformedCiphertext
 
 KEY = DataKey("key-1", bytes(range(32)))
 PLACE = ("tenant-a", "ana", "evt-1", "content")

@@ -7,11 +7,15 @@ import base64
 import pytest
 from pydantic import SecretStr
 
-from infra.settings import KeysSettings
-from keys.cipher import new_data_key
-from keys.errors import KeyEncryptionKeyInvalid, KeyEncryptionKeyMissing, WrongKeyEncryptionKey
-from keys.kek import keks_from_settings, new_kek_text, parse_kek
-from keys.store import KeyCache, data_key_aad
+from engram.infra.settings import KeysSettings
+from engram.keys.cipher import new_data_key
+from engram.keys.errors import (
+    KeyEncryptionKeyInvalid,
+    KeyEncryptionKeyMissing,
+    WrongKeyEncryptionKey,
+)
+from engram.keys.kek import keks_from_settings, new_kek_text, parse_kek
+from engram.keys.store import KeyCache, data_key_aad
 
 SECRET = base64.b64encode(bytes(range(32))).decode()
 

@@ -19,11 +19,11 @@ from dataclasses import dataclass, field
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from formation.corrections import candidate_content, candidate_hash, form_correction
-from formation.policy import FormationPolicy
-from resolution.beliefs import BeliefState, Changes
-from resolution.chunk import resolve_chunk
-from resolution.ordering import (
+from engram.formation.corrections import candidate_content, candidate_hash, form_correction
+from engram.formation.policy import FormationPolicy
+from engram.resolution.beliefs import BeliefState, Changes
+from engram.resolution.chunk import resolve_chunk
+from engram.resolution.ordering import (
     PrincipalKey,
     canonical,
     chunk_order,
@@ -34,9 +34,9 @@ from resolution.ordering import (
     redact,
     rewind_points,
 )
-from resolution.undo import BatchUndo, undo_suffix
-from schemas.claims import ClaimsBatchFormed, SourcePosition, decode_claims_batch
-from schemas.corrections import BeliefCorrected, BeliefDeleted, CorrectionKind
+from engram.resolution.undo import BatchUndo, undo_suffix
+from engram.schemas.claims import ClaimsBatchFormed, SourcePosition, decode_claims_batch
+from engram.schemas.corrections import BeliefCorrected, BeliefDeleted, CorrectionKind
 from tests.support.episodes import turn
 from tests.support.projecting import batch_of, claim
 

@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from formation.policy import FormationPolicy
-from resolution.decay import Decay
+from engram.formation.policy import FormationPolicy
+from engram.resolution.decay import Decay
 
 POLICY = FormationPolicy()
 DECAY = Decay.of(POLICY)

@@ -10,8 +10,8 @@ import uuid
 
 import pytest
 
-from formation.core import name_uuid
-from resolution.naming import Names, uuid5
+from engram.formation.core import name_uuid
+from engram.resolution.naming import Names, uuid5
 
 PARTS: list[tuple[object, ...]] = [
     ("evidence", uuid.UUID(int=7), "9ca73c59-7bcc-592a-bb9e-676048d9774e", 0),

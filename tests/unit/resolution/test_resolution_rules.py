@@ -10,22 +10,22 @@ import copy
 import uuid
 from datetime import timedelta
 
-from formation.core import name_uuid
-from formation.corrections import form_correction
-from formation.policy import FormationPolicy
-from resolution.beliefs import BeliefRow, BeliefState, Changes
-from resolution.chunk import BatchOutcome, real, resolve_chunk
-from schemas.claims import ClaimsBatchFormed, SourcePosition
-from schemas.common import Role, Trust
-from schemas.corrections import (
+from engram.formation.core import name_uuid
+from engram.formation.corrections import form_correction
+from engram.formation.policy import FormationPolicy
+from engram.resolution.beliefs import BeliefRow, BeliefState, Changes
+from engram.resolution.chunk import BatchOutcome, real, resolve_chunk
+from engram.schemas.claims import ClaimsBatchFormed, SourcePosition
+from engram.schemas.common import Role, Trust
+from engram.schemas.corrections import (
     BeliefCorrected,
     BeliefDeleted,
     ContentKey,
     CorrectionKind,
     PrincipalForgotten,
 )
-from schemas.episodes import Message, TurnAppended
-from schemas.memory_events import MemoryChanged
+from engram.schemas.episodes import Message, TurnAppended
+from engram.schemas.memory_events import MemoryChanged
 from tests.support.episodes import turn
 from tests.support.projecting import batch_of, claim
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from dataclasses import fields
 
-from resolution.beliefs import MUTABLE_BELIEF_COLUMNS, BeliefState
-from resolution.chunk import resolve_chunk
-from resolution.undo import BatchUndo, BeliefImage, undo_suffix
-from schemas.claims import ClaimsBatchFormed
+from engram.resolution.beliefs import MUTABLE_BELIEF_COLUMNS, BeliefState
+from engram.resolution.chunk import resolve_chunk
+from engram.resolution.undo import BatchUndo, BeliefImage, undo_suffix
+from engram.schemas.claims import ClaimsBatchFormed
 from tests.support.episodes import turn
 from tests.support.projecting import batch_of, claim
 

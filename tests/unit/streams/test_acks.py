@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from streams.acks import ContiguousAcks, InOrderRelease
+from engram.streams.acks import ContiguousAcks, InOrderRelease
 from tests.support.conditions import let_others_run
 
 

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from formation.policy import FormationPolicy
-from formation.proposals import Proposal
-from schemas.claims import SourcePosition
-from schemas.episodes import Message
-from streams.formation_stage import Episode, FormationStage
+from engram.formation.policy import FormationPolicy
+from engram.formation.proposals import Proposal
+from engram.schemas.claims import SourcePosition
+from engram.schemas.episodes import Message
+from engram.streams.formation_stage import Episode, FormationStage
 
 
 async def _no_proposals(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
-from streams.lanes import KeyLanes
+from engram.streams.lanes import KeyLanes
 from tests.support.conditions import let_others_run
 
 

@@ -7,15 +7,15 @@ from collections.abc import Awaitable, Callable
 
 import pytest
 
-from formation.proposals import Proposal
-from streams.model_attempts import (
+from engram.formation.proposals import Proposal
+from engram.streams.model_attempts import (
     Attempt,
     AttemptsExhausted,
     RetrySchedule,
     ask_with_retries,
     retryable,
 )
-from streams.model_extractor import ModelAnswer, ModelExtractionError, TokenUsage
+from engram.streams.model_extractor import ModelAnswer, ModelExtractionError, TokenUsage
 
 PROMPT = "a" * 64
 REPLY = "b" * 64

@@ -7,10 +7,15 @@ from datetime import date
 
 import pytest
 
-from schemas.common import Role
-from schemas.episodes import Message
-from streams.model_context import ContextMessage, context_digest, context_text, context_window
-from streams.prompt import render_user_message
+from engram.schemas.common import Role
+from engram.schemas.episodes import Message
+from engram.streams.model_context import (
+    ContextMessage,
+    context_digest,
+    context_text,
+    context_window,
+)
+from engram.streams.prompt import render_user_message
 
 FENCE = "0badc0de" * 3
 

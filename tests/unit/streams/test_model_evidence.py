@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from formation.policy import FormationPolicy
-from streams.model_evidence import (
+from engram.formation.policy import FormationPolicy
+from engram.streams.model_evidence import (
     ActivationRefused,
     ArmScore,
     activation_fingerprint,

@@ -8,10 +8,10 @@ from collections.abc import Mapping, Sequence
 
 import pytest
 
-from streams.pending import PendingRecorder
+from engram.streams.pending import PendingRecorder
+from engram.watermarks.backlog import BacklogEntry, Position
 from tests.support.conditions import let_others_run
 from tests.support.episodes import EPOCH
-from watermarks.backlog import BacklogEntry, Position
 
 
 def entry(offset: int, partition: int = 0) -> BacklogEntry:

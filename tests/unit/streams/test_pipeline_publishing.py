@@ -12,16 +12,16 @@ from typing import Any, cast
 import asyncpg
 from aiokafka.errors import NotLeaderForPartitionError
 
-from infra.backoff import Backoff
-from infra.metrics import PUBLISH_RETRIES
-from policies.in_force import default_policy
-from schemas.claims import SourcePosition
-from streams.formation_stage import FormationStage
-from streams.pipeline import FormationPipeline, Formed, Record, Work
-from streams.retrying import RetryPolicy
+from engram.infra.backoff import Backoff
+from engram.infra.metrics import PUBLISH_RETRIES
+from engram.policies.in_force import default_policy
+from engram.schemas.claims import SourcePosition
+from engram.streams.formation_stage import FormationStage
+from engram.streams.pipeline import FormationPipeline, Formed, Record, Work
+from engram.streams.retrying import RetryPolicy
+from engram.watermarks.backlog import BacklogEntry
 from tests.support.conditions import wait_until
 from tests.support.episodes import EPOCH, turn
-from watermarks.backlog import BacklogEntry
 
 
 class Producer:

@@ -9,11 +9,11 @@ from typing import Any
 import pytest
 import yaml
 
-from formation.vocabulary import RELATIONS
-from policies.prompt import SECTIONS, ExtractionPrompt, PromptError, load_extraction_prompt
-from schemas.common import Role
-from schemas.episodes import Message
-from streams.prompt import new_fence, render_system_prompt, render_user_message
+from engram.formation.vocabulary import RELATIONS
+from engram.policies.prompt import SECTIONS, ExtractionPrompt, PromptError, load_extraction_prompt
+from engram.schemas.common import Role
+from engram.schemas.episodes import Message
+from engram.streams.prompt import new_fence, render_system_prompt, render_user_message
 
 SHIPPED = Path(__file__).resolve().parents[3] / "prompts" / "extraction.yaml"
 

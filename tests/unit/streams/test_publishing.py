@@ -18,9 +18,9 @@ from aiokafka.errors import (
 )
 from faust.exceptions import ProducerSendError
 
-from infra.backoff import Backoff
-from infra.metrics import PUBLISH_RETRIES
-from streams.publishing import RecordRejected, rejects_record, send_until_queued
+from engram.infra.backoff import Backoff
+from engram.infra.metrics import PUBLISH_RETRIES
+from engram.streams.publishing import RecordRejected, rejects_record, send_until_queued
 
 BACKOFF = Backoff(first_s=0.5, max_s=4.0)
 

@@ -8,12 +8,12 @@ from typing import Any
 
 from pydantic import SecretStr
 
-from formation.vocabulary import RELATIONS
-from policies.prompt import load_extraction_prompt
-from schemas.common import Role
-from schemas.episodes import Message
-from streams.model_context import ContextMessage
-from streams.model_extractor import ModelExtractor
+from engram.formation.vocabulary import RELATIONS
+from engram.policies.prompt import load_extraction_prompt
+from engram.schemas.common import Role
+from engram.schemas.episodes import Message
+from engram.streams.model_context import ContextMessage
+from engram.streams.model_extractor import ModelExtractor
 
 ENDPOINT = "http://127.0.0.1:9/v1"
 

@@ -8,11 +8,17 @@ from collections.abc import Awaitable, Callable
 
 import pytest
 
-from formation import deterministic
-from formation.policy import FormationPolicy
-from schemas.claims import SourcePosition
-from streams.formation_stage import FormationStage
-from streams.retrying import Parked, RetryPolicy, Succeeded, attempt_until_parked, failure_kind
+from engram.formation import deterministic
+from engram.formation.policy import FormationPolicy
+from engram.schemas.claims import SourcePosition
+from engram.streams.formation_stage import FormationStage
+from engram.streams.retrying import (
+    Parked,
+    RetryPolicy,
+    Succeeded,
+    attempt_until_parked,
+    failure_kind,
+)
 from tests.support.forming import episode as episode_of
 
 

@@ -16,7 +16,7 @@ from faust.transport.conductor import Conductor, ConductorCompiler
 from faust.transport.consumer import Consumer
 from faust.types import TP
 
-from streams.transport import EngramApp, EngramConsumer
+from engram.streams.transport import EngramApp, EngramConsumer
 
 TOPIC = "unit.episodes"
 TP0 = TP(TOPIC, 0)

@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from infra.settings import FormationSettings, ModelSettings, Settings
-from policies.behaviour import committed_behaviour_digest
-from policies.in_force import default_policy, effective_policy
-from policies.prompt import packaged_prompt_bytes
-from streams.wiring import PolicyMismatch, build_stage
+from engram.infra.settings import FormationSettings, ModelSettings, Settings
+from engram.policies.behaviour import committed_behaviour_digest
+from engram.policies.in_force import default_policy, effective_policy
+from engram.policies.prompt import packaged_prompt_bytes
+from engram.streams.wiring import PolicyMismatch, build_stage
 
 ENDPOINT = "http://127.0.0.1:8000/v1"
 MODEL_FILE = "extractor: {kind: model}\nmodel: {name: qwen, origin: 'http://127.0.0.1:8000'}\n"

@@ -1,0 +1,40 @@
+"""The embedder the settings ask for: the packaged local model, or an allow-listed endpoint."""
+
+from __future__ import annotations
+
+from engram.embeddings.embedder import Embedder
+from engram.infra.backoff import Backoff
+from engram.infra.settings import EmbeddingSettings
+from engram.policies.endpoint import ModelConfigurationError
+
+
+def embedder_from_settings(settings: EmbeddingSettings) -> Embedder:
+    """``provider=local``: WordLlama at ``dimensions``; ``provider=openai``: the endpoint, which
+    needs ``endpoint`` and ``model`` and must be on ``allowlist``. Each provider's library is
+    imported only when it is chosen, as the model extractor's is
+    (``streams.wiring.model_extractor_for``): the ``openai`` client costs about 1 s and 15 MiB
+    at start and ``wordllama`` (with ``tokenizers`` and ``safetensors``) about 0.9 s, which
+    every ``engram`` command would otherwise pay through the CLI's imports
+    (tests/unit/test_start_up_imports.py)."""
+    if settings.provider == "local":
+        from engram.embeddings.local import WordLlamaEmbedder
+
+        return WordLlamaEmbedder(settings.dimensions)
+    if not settings.endpoint or not settings.model:
+        raise ModelConfigurationError(
+            "ENGRAM_EMBEDDING_PROVIDER=openai needs ENGRAM_EMBEDDING_ENDPOINT and "
+            "ENGRAM_EMBEDDING_MODEL"
+        )
+    from engram.embeddings.remote import OpenAIEmbedder
+
+    return OpenAIEmbedder(
+        endpoint=settings.endpoint,
+        model=settings.model,
+        dimensions=settings.dimensions,
+        api_key=settings.api_key,
+        allowlist=settings.allowlist,
+        batch_size=settings.batch_size,
+        timeout_s=settings.timeout_s,
+        max_attempts=settings.max_attempts,
+        backoff=Backoff(settings.retry_after_s),
+    )

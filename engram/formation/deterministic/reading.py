@@ -1,0 +1,228 @@
+"""Reading one clause: every family's patterns, then the clause's mood on what they found."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import date
+
+from engram.formation.deterministic import (
+    animals,
+    attributes,
+    habits,
+    outcomes,
+    possession,
+    preferences,
+    relationships,
+)
+from engram.formation.deterministic.clauses import Clause
+from engram.formation.deterministic.copula import propose_copula
+from engram.formation.deterministic.decisions import propose_decision
+from engram.formation.deterministic.events import propose_events
+from engram.formation.deterministic.findings import REFUSED_CONFIDENCE, Finding
+from engram.formation.deterministic.lifeevents import ended, propose_life_events
+from engram.formation.deterministic.mood import (
+    CONDITIONAL_PREFIX,
+    HEDGE_PREFIX,
+    Mood,
+    clause_mood,
+    polarity,
+)
+from engram.formation.deterministic.passing import propose_in_passing
+from engram.formation.deterministic.predicate import VERBS, Predicate, parse_predicate
+from engram.formation.deterministic.relationships import propose_attributes, propose_relatives
+from engram.formation.explicit import EXPLICIT_PREFIX
+from engram.formation.screening import screened
+from engram.formation.vocabulary import lookup
+
+Handler = Callable[[Predicate], list[Finding]]
+
+HANDLERS: dict[str, Handler] = {
+    **possession.HANDLERS,
+    **preferences.HANDLERS,
+    **attributes.HANDLERS,
+    **outcomes.HANDLERS,
+    **relationships.HANDLERS,
+}
+_CONTINUATION = re.compile(
+    r"\s+(?:and|but|&)\s+(?:(?:also|now|currently|still|just|really|even|recently)\s+)?"
+    r"(?P<verb>[a-z]+)\b"
+)
+_CURRENT = frozenset({"present"})
+_DROPPED_SUBJECT = re.compile(
+    r"^(?:(?:Just|Recently|Finally)\s+)?(?:(?P<verb>Been|started|Started)\b"
+    r"|(?P<got>[Gg]ot|[Bb]ought)\s+(?:myself\s+)?(?=(?:a|an)\s))"
+)
+""""Been busy …", "Just started …", "Just got a new camera": a sentence that dropped its "I"
+(an acquisition only with its article: "Got it" and "Got home late" stay as they are)."""
+_TELLING = screened(
+    r"\b(?:let you know|let ya know|tell you|tell ya|guess what[?!,]*|good news[:!,]*"
+    r"|big news[:!,]*)\s+(?:that\s+)?"
+    r"(?=I\s|I'm\s|I've\s)",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Reading:
+    """A finding with its polarity and tense settled."""
+
+    finding: Finding
+    polarity: str
+    tense: str
+    confidence: float
+
+
+def read_clause(clause: Clause, *, occurred_on: date | None = None) -> list[Reading]:
+    text = EXPLICIT_PREFIX.sub("", clause.text.replace("\u2019", "'"))
+    mood = clause_mood(text, question=clause.question)
+    if mood.silent:
+        return []
+    text = CONDITIONAL_PREFIX.sub("", HEDGE_PREFIX.sub("", _with_subject(_after_telling(text))))
+    readings = [_settle(f, mood, negated=False, tense="present") for f in propose_status(text)]
+    decisions = propose_decision(text)
+    readings += [_settle(f, mood, negated=False, tense="present") for f in decisions]
+    if not decisions:
+        readings += _read_predicate(text, mood, depth=0)
+    life = propose_life_events(text, occurred_on)
+    gone = ended(life)
+    clause_wide = (
+        *propose_events(text, occurred_on),
+        *life,
+        *(f for f in propose_relatives(text) if not _ends(f, gone)),
+        *propose_attributes(text),
+        *preferences.propose_request(text),
+        *habits.propose_habits(text, occurred_on),
+        *propose_in_passing(text, occurred_on),
+    )
+    for finding in clause_wide:
+        readings.append(_settle(finding, mood, negated=False, tense="present"))
+    return _one_per_routine(_one_per_pet(readings, text, mood))
+
+
+def _ends(finding: Finding, gone: set[tuple[str, str]]) -> bool:
+    """A relative the clause's family event ends (:mod:`.lifeevents`): "my husband Sam passed
+    away" does not also assert a living husband Sam."""
+    key = (finding.object.lower(), (finding.facet or "").lower())
+    return finding.relation == "related_to" and finding.polarity is None and key in gone
+
+
+def _one_per_routine(readings: list[Reading]) -> list[Reading]:
+    """A pastime the clause tells with how often or since when (:mod:`.habits`) is one belief:
+    the same participation without that facet, found by another family, is dropped."""
+    timed = {
+        (r.finding.subject, r.finding.object)
+        for r in readings
+        if r.finding.relation == "participated_in" and r.finding.facet is not None
+    }
+    if not timed:
+        return readings
+    return [
+        r
+        for r in readings
+        if not (
+            r.finding.relation == "participated_in"
+            and r.finding.facet is None
+            and (r.finding.subject, r.finding.object) in timed
+        )
+    ]
+
+
+def _one_per_pet(readings: list[Reading], text: str, mood: Mood) -> list[Reading]:
+    """Every owned pet told by one word, and a pet the clause names as one belief carrying its
+    name (:mod:`.animals`): "my pups" is "my puppy", "my dog Rex" one dog named Rex."""
+    named = animals.named_pets(text)
+    settled: list[Reading] = []
+    for reading in readings:
+        settled += [
+            Reading(finding, reading.polarity, reading.tense, reading.confidence)
+            for finding in animals.settle(reading.finding, named)
+        ]
+    for finding in animals.unmet(named, [r.finding for r in settled]):
+        settled.append(_settle(finding, mood, negated=False, tense="present"))
+    return settled
+
+
+def _after_telling(text: str) -> str:
+    """ "…wanted to let you know I joined a club": the claim starts after the telling."""
+    match = _TELLING.search(text)
+    return text[match.end() :] if match else text
+
+
+_TASTE_SAID_OTHERWISE = re.compile(
+    r"^(?:(?P<dropped>(?:Really\s+|Totally\s+|Just\s+)?(?:[Ll]ove|[Ll]oving))\s+(?=[a-z]+ing\b)"
+    r"|I(?:'m|\s+am)\s+(?:all|totally|really|big\s+time)\s+about\s+(?=[a-z])"
+    r"|I(?:'ll|\s+will)\s+always\s+(?P<always>love|like|enjoy)\s+)"
+)
+""""Love experimenting with spices" (the dropped "I"), "I'm all about thrillers and sitcoms",
+"I will always love reading": a taste of now, told as "I love …" is."""
+
+
+def _taste(text: str) -> str:
+    match = _TASTE_SAID_OTHERWISE.match(text)
+    if match is None:
+        return text
+    verb = (match.group("always") or "love").lower()
+    return f"I {verb} {text[match.end() :]}"
+
+
+def _with_subject(text: str) -> str:
+    """ "Been busy volunteering …", "Just started doing yoga", "Got myself a new laptop": the
+    dropped "I" put back."""
+    text = _taste(text)
+    match = _DROPPED_SUBJECT.match(text)
+    if match is None:
+        return text
+    if match.group("got"):
+        return f"I {match.group('got').lower()} {text[match.end() :]}"
+    verb = "I've been" if match.group("verb") == "Been" else "I started"
+    return f"{verb}{text[match.end() :]}"
+
+
+def propose_status(text: str) -> list[Finding]:
+    return outcomes.propose_status(text)
+
+
+def _read_predicate(text: str, mood: Mood, *, depth: int) -> list[Reading]:
+    predicate = parse_predicate(text)
+    if predicate is None:
+        return []
+    rest, following = _split_continuation(predicate.rest)
+    predicate = Predicate(
+        predicate.subject, predicate.modifiers, predicate.lemma, predicate.form, rest
+    )
+    handler = HANDLERS.get(predicate.lemma or "", propose_copula)
+    readings = [
+        _settle(f, mood, negated=predicate.negated, tense=predicate.tense())
+        for f in handler(predicate)
+    ]
+    if following and depth < 4:
+        readings += _read_predicate(f"{predicate.subject} {following}", mood, depth=depth + 1)
+    return readings
+
+
+def _split_continuation(rest: str) -> tuple[str, str | None]:
+    """ "in Berlin and work at Acme" → ("in Berlin", "work at Acme")."""
+    for match in _CONTINUATION.finditer(rest):
+        lemma_form = VERBS.get(match.group("verb"))
+        if lemma_form is not None and lemma_form[1] != "gerund":
+            return rest[: match.start()], rest[match.start("verb") :]
+    return rest, None
+
+
+def _settle(finding: Finding, mood: Mood, *, negated: bool, tense: str) -> Reading:
+    if mood.hedged:
+        settled_polarity = "hedge"
+    elif finding.polarity is not None:
+        settled_polarity = finding.polarity
+    else:
+        settled_polarity = polarity(mood, negated=negated)
+    settled_tense = "hypothetical" if mood.conditional else (finding.tense or tense)
+    relation = lookup(finding.relation)
+    is_event = relation is not None and relation.is_event
+    admitted = settled_polarity in {"assert", "retract"} and (
+        settled_tense in _CURRENT or (settled_tense == "past" and is_event)
+    )
+    confidence = finding.confidence if admitted else REFUSED_CONFIDENCE
+    return Reading(finding, settled_polarity, settled_tense, confidence)

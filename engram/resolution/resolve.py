@@ -1,0 +1,158 @@
+"""Deciding what one admitted candidate does to what the principal already believes.
+
+Seed 000's order: same-source replay (no-op) → duplicate (reinforce) → contradiction
+(supersede) or conflict (both live, linked, flagged). Ordering uses authority first
+(user > affirmed > inferred), then the time of the source event — never processing time — so a
+replay of the log resolves exactly as the first pass did. Pure: this names the decision;
+:mod:`.resolution` turns decisions into rows, and the store writes them. A decision is made
+for every candidate and read once, so it is a plain slotted dataclass (a frozen one costs
+several times as much to construct).
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+
+from engram.formation.corrections import ContentParts
+from engram.resolution.beliefs import BeliefRow, BeliefState
+from engram.schemas.claims import Authority, Candidate, RefusalReason
+from engram.schemas.common import Polarity
+
+AUTHORITY_RANK = {Authority.INFERRED: 1, Authority.AFFIRMED: 2, Authority.USER: 3}
+PROMOTION_SCOPES = 2
+
+
+@dataclass(slots=True)
+class Create:
+    candidate: Candidate
+    belief_id: uuid.UUID
+    supersedes: tuple[uuid.UUID, ...] = ()
+    conflicts_with: tuple[uuid.UUID, ...] = ()
+
+
+@dataclass(slots=True)
+class Reinforce:
+    candidate: Candidate
+    belief_id: uuid.UUID
+    promote_to_user_scope: bool
+    origin_scopes: tuple[str, ...]
+
+
+@dataclass(slots=True)
+class Replayed:
+    """The same source already produced this belief: nothing changes."""
+
+    candidate: Candidate
+    belief_id: uuid.UUID
+
+
+@dataclass(slots=True)
+class ConflictWithHistory:
+    """An older-dated claim repeats a value that was already superseded: it is linked, as a
+    conflict, to the value that replaced it, instead of reverting to the old value."""
+
+    candidate: Candidate
+    past_belief_id: uuid.UUID
+    current_belief_id: uuid.UUID
+
+
+@dataclass(slots=True)
+class Rejected:
+    candidate: Candidate
+    reason: RefusalReason
+    detail: str
+
+
+Decision = Create | Reinforce | Replayed | ConflictWithHistory | Rejected
+
+
+def resolve(
+    candidate: Candidate,
+    parts: ContentParts,
+    *,
+    tenant: str,
+    principal: str,
+    project: str,
+    episode_id: uuid.UUID,
+    occurred_at: datetime,
+    new_belief_id: Callable[[], uuid.UUID],
+    state: BeliefState,
+) -> Decision:
+    """Decide what ``candidate`` (its content key: ``parts``) does to the beliefs sharing its
+    conflict key.
+
+    ``state`` holds the current beliefs of the key and its past values (superseded), and which
+    of them this episode already cites. ``new_belief_id`` names the belief a ``Create`` makes;
+    it is called only then (most candidates reinforce, and naming costs a SHA-1).
+    """
+    subject_key, relation, object_key, facet, polarity = parts
+    key = (tenant, principal, subject_key, relation, facet)
+    same_object = state.with_object(key, object_key)
+    same_claim = [b for b in same_object if b.polarity == polarity]
+    for belief in same_claim:
+        if (belief.belief_id, project, episode_id, candidate.message_ordinal) in state.cited:
+            return Replayed(candidate, belief.belief_id)
+    for belief in same_claim:
+        if belief.current:
+            return _reinforce(candidate, belief)
+    exact = [b for b in same_object if b.current]
+    if candidate.polarity is Polarity.RETRACT:
+        # A retraction supersedes what it retracts and nothing else.
+        return Create(candidate, new_belief_id(), supersedes=tuple(b.belief_id for b in exact))
+    # An assertion replaces a live retraction of the very same claim.
+    supersedes = [b.belief_id for b in exact if b.polarity == Polarity.RETRACT.value]
+    if candidate.cardinality == "many":
+        return Create(candidate, new_belief_id(), supersedes=tuple(supersedes))
+    rivals = [
+        b
+        for b in state.with_key(key)
+        if b.current and b.polarity == Polarity.ASSERT.value and b.object_key != object_key
+    ]
+    history = [b for b in same_claim if b.superseded]
+    return _contradict(candidate, new_belief_id, occurred_at, rivals, supersedes, history)
+
+
+def _reinforce(candidate: Candidate, belief: BeliefRow) -> Reinforce:
+    scopes = tuple(sorted({*belief.origin_scopes, candidate.scope}))
+    promote = (
+        belief.scope != "user"
+        and belief.portability != "local"
+        and len({s for s in scopes if s.startswith("project:")}) >= PROMOTION_SCOPES
+    )
+    return Reinforce(candidate, belief.belief_id, promote, scopes)
+
+
+def _contradict(
+    candidate: Candidate,
+    new_belief_id: Callable[[], uuid.UUID],
+    occurred_at: datetime,
+    current: list[BeliefRow],
+    supersedes: list[uuid.UUID],
+    history: list[BeliefRow],
+) -> Decision:
+    conflicts: list[uuid.UUID] = []
+    for belief in current:
+        if belief.valid_from > occurred_at and history:
+            return ConflictWithHistory(candidate, history[-1].belief_id, belief.belief_id)
+        if belief.valid_from == occurred_at:
+            return Rejected(
+                candidate,
+                RefusalReason.CONFLICTING_VALUE,
+                "another value of this single-valued relation starts at the same time",
+            )
+        if belief.valid_from > occurred_at:
+            return Rejected(
+                candidate,
+                RefusalReason.OUT_OF_ORDER,
+                "a later-dated value is already current; correct it instead",
+            )
+        if AUTHORITY_RANK[candidate.authority] >= AUTHORITY_RANK[Authority(belief.authority)]:
+            supersedes.append(belief.belief_id)
+        else:
+            conflicts.append(belief.belief_id)
+    return Create(
+        candidate, new_belief_id(), supersedes=tuple(supersedes), conflicts_with=tuple(conflicts)
+    )

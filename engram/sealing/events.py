@@ -1,0 +1,261 @@
+"""Seal an event of the log before it is appended; open it again where it is read.
+
+The doors (one writer behind all of them: :class:`ingest.producer.EpisodeProducer`) seal, and
+every reader of ``engram.episodes`` — formation, the message indexer — opens. Sealing is a
+choice of the deployment (``ENGRAM_KEYS_ENCRYPT_LOG``); opening is not: a log may hold sealed
+events from before encryption was turned off, or plaintext ones from before it was turned on,
+and both must read. Opening an event whose principal's key was destroyed (the principal was
+forgotten) raises :class:`keys.errors.KeyDestroyed`: the caller records that it formed
+nothing, which is what forgetting means.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Protocol
+
+import orjson
+from pydantic import ValidationError
+
+from engram.infra.errors import EngramFailure
+from engram.keys.errors import KeyDestroyed
+from engram.schemas.claims import ClaimsBatchFormed
+from engram.schemas.corrections import BeliefCorrected
+from engram.schemas.episodes import MemoryRemembered, TurnAppended
+from engram.schemas.log import LogEvent, OpenEvent, decode_log_event, decode_open_event
+from engram.schemas.sealed import (
+    SEALED_CLAIMS_CLEAR,
+    SEALED_CLAIMS_FIELD,
+    SEALED_FIELD,
+    SealedClaimsBatch,
+    SealedEvent,
+)
+
+Sealable = TurnAppended | MemoryRemembered | BeliefCorrected
+"""The events that carry a person's words; deletions and forgettings carry only ids and hashes."""
+
+
+class FieldCipher(Protocol):
+    """Encrypts and decrypts one field under a principal's data key (:class:`keys.store.KeyStore`)."""
+
+    async def encrypt(
+        self,
+        tenant: str,
+        principal: str,
+        event_id: str,
+        field_name: str,
+        plaintext: str | bytes,
+        *,
+        verified: bool = True,
+    ) -> str: ...
+
+    async def decrypt_bytes(
+        self, tenant: str, principal: str, event_id: str, field_name: str, token: str
+    ) -> bytes: ...
+
+
+class SealedEventUnreadable(EngramFailure, ValueError):
+    """A sealed event that opened but does not hold what its clear fields say."""
+
+    code = "sealed_event_unreadable"
+
+
+class SealedEventWithoutKeys(EngramFailure, LookupError):
+    """A sealed event reached a process that has no key-encryption key."""
+
+    code = "sealed_event_without_keys"
+
+    def __init__(self, event: SealedEvent | SealedClaimsBatch) -> None:
+        what = event.event_id if isinstance(event, SealedEvent) else event.batch_id
+        super().__init__(
+            f"event {what} of {event.tenant}/{event.principal} is encrypted, and this "
+            "process has no key-encryption key: set ENGRAM_KEYS_KEK (the same as the processes "
+            "that append) and restart"
+        )
+
+
+_CLEAR = ("event_id", "tenant", "principal", "project", "session", "occurred_at")
+_CLAIMS_CLEAR = set(SEALED_CLAIMS_CLEAR)
+
+
+class LogSealer:
+    """Seals what a door appends (when ``seal_new``) and opens what a reader reads."""
+
+    def __init__(self, cipher: FieldCipher, *, seal_new: bool) -> None:
+        self._cipher = cipher
+        self.seal_new = seal_new
+
+    async def seal(self, event: OpenEvent, *, verified: bool = True) -> LogEvent:
+        """The event as it goes on the log: sealed when it carries words and sealing is on.
+        ``verified=False`` trusts a key this call's caller already re-read (:meth:`seal_all`)."""
+        if not self.seal_new or not isinstance(event, Sealable):
+            return event
+        words = await self._cipher.encrypt(
+            event.tenant,
+            event.principal,
+            str(event.event_id),
+            SEALED_FIELD,
+            event.__pydantic_serializer__.to_json(event),
+            verified=verified,
+        )
+        return sealed_as(event, words)
+
+    async def seal_all(self, events: Sequence[OpenEvent]) -> list[LogEvent]:
+        """Seal one request's events, re-reading each principal's key row once per request
+        rather than once per event (a request is appended at once, so the check is as fresh)."""
+        checked: set[tuple[str, str]] = set()
+        sealed = []
+        for event in events:
+            whose = (event.tenant, event.principal)
+            sealed.append(await self.seal(event, verified=whose not in checked))
+            checked.add(whose)
+        return sealed
+
+    async def open_words(self, event: SealedEvent) -> bytes:
+        """The JSON the sealed event holds, authenticated but not decoded: for a reader that
+        decodes it itself (the indexer), so it is decoded once. The cipher binds tenant,
+        principal and event id; what else it says is what the reader then reads."""
+        return await self._cipher.decrypt_bytes(
+            event.tenant, event.principal, str(event.event_id), SEALED_FIELD, event.words
+        )
+
+    async def open(self, event: LogEvent) -> OpenEvent:
+        """The event with its words readable. Raises :class:`keys.errors.KeyDestroyed` when the
+        principal was forgotten, :class:`keys.errors.CiphertextRejected` when the words were
+        altered or moved, :class:`SealedEventUnreadable` when they hold another event."""
+        if not isinstance(event, SealedEvent):
+            return event
+        plaintext = await self._cipher.decrypt_bytes(
+            event.tenant, event.principal, str(event.event_id), SEALED_FIELD, event.words
+        )
+        return opened_as_sealed(event, plaintext)
+
+    async def seal_claims(self, batch: ClaimsBatchFormed) -> bytes:
+        """The batch's bytes on ``engram.claims``: sealed when sealing is on and it carries
+        words — a deletion's or a forgetting's batch carries only hashes and ids and stays in
+        clear, so it still projects (and destroys the key) after the key is gone."""
+        whole = batch.__pydantic_serializer__.to_json(batch)
+        if not self.seal_new or not carries_words(batch):
+            return whole
+        words = await self._cipher.encrypt(
+            batch.tenant,
+            batch.principal,
+            str(batch.batch_id),
+            SEALED_CLAIMS_FIELD,
+            whole,
+            verified=False,
+        )
+        # The whole batch is sealed (its words and the clear fields beside them: one encryption
+        # and no JSON surgery on formation's hot path); the clear copy is a handful of fields.
+        # Built from a valid batch, so valid by construction (tests/unit/test_sealing.py
+        # validates it with the contract's model); validating again would cost a second pass.
+        clear = batch.model_dump(mode="json", include=_CLAIMS_CLEAR)
+        return orjson.dumps({**clear, "type": "claims.sealed", "words": words})
+
+    async def open_claims(self, sealed: SealedClaimsBatch) -> bytes:
+        """A sealed batch (decoded by its contract) opened into the clear batch's bytes
+        (decode them with the contract); one whose key was destroyed (the principal was
+        forgotten) opens as a batch that formed nothing, keeping its clear fields so the
+        projector records it and the watermarks pass it."""
+        try:
+            return await self._cipher.decrypt_bytes(
+                sealed.tenant,
+                sealed.principal,
+                str(sealed.batch_id),
+                SEALED_CLAIMS_FIELD,
+                sealed.words,
+            )
+        except KeyDestroyed:
+            return formed_nothing(sealed)
+
+
+def formed_nothing(sealed: SealedClaimsBatch) -> bytes:
+    """The clear batch of a sealed one whose words are gone: its clear fields, no claims."""
+    clear = sealed.model_dump(mode="json", exclude={"type", "words"})
+    return orjson.dumps(
+        {**clear, "type": "claims.formed", "candidates": [], "refusals": [], "correction": None}
+    )
+
+
+def sealed_as(event: Sealable, words: str) -> SealedEvent:
+    """``event`` as a sealed event holding ``words``: its routing fields in clear."""
+    return SealedEvent(
+        event_id=event.event_id,
+        tenant=event.tenant,
+        principal=event.principal,
+        project=event.project,
+        session=event.session,
+        occurred_at=event.occurred_at,
+        sealed_type=event.type,
+        words=words,
+    )
+
+
+def is_sealed_event(raw: bytes) -> bool:
+    """Whether ``raw`` is a sealed event of the log (ciphertext, safe to keep anywhere)."""
+    if b'"sealed"' not in raw:
+        return False
+    try:
+        return isinstance(decode_log_event(raw), SealedEvent)
+    except ValidationError:
+        return False
+
+
+def carries_words(batch: ClaimsBatchFormed) -> bool:
+    return batch.correction is None or isinstance(batch.correction, BeliefCorrected)
+
+
+def opened_as_sealed(event: SealedEvent, plaintext: bytes | str) -> OpenEvent:
+    """The event inside ``event``, checked against its clear fields: the cipher binds tenant,
+    principal and event id; project, session, time and type are compared here, so a reader
+    never routes by one value and forms from another."""
+    try:
+        inner = decode_open_event(plaintext)
+    except ValidationError as error:
+        first = error.errors()[0]
+        where = ".".join(str(part) for part in first["loc"]) or "value"
+        raise SealedEventUnreadable(
+            f"sealed event {event.event_id} holds no valid event: {where}: {first['msg']}"
+        ) from None
+    if inner.type != event.sealed_type:
+        raise SealedEventUnreadable(
+            f"sealed event {event.event_id} says it holds {event.sealed_type!r} and holds "
+            f"{inner.type!r}"
+        )
+    differing = [name for name in _CLEAR if getattr(inner, name) != getattr(event, name)]
+    if differing:
+        raise SealedEventUnreadable(
+            f"sealed event {event.event_id}'s clear fields differ from what it holds: "
+            + ", ".join(differing)
+        )
+    return inner
+
+
+class NoKeys:
+    """The opener of a process without a key-encryption key: plaintext passes, sealed events
+    fail with a message that says how to fix it."""
+
+    seal_new = False
+
+    async def seal(self, event: OpenEvent, *, verified: bool = True) -> LogEvent:
+        return event
+
+    async def open(self, event: LogEvent) -> OpenEvent:
+        if isinstance(event, SealedEvent):
+            raise SealedEventWithoutKeys(event)
+        return event
+
+    async def open_words(self, event: SealedEvent) -> bytes:
+        raise SealedEventWithoutKeys(event)
+
+    async def seal_claims(self, batch: ClaimsBatchFormed) -> bytes:
+        return batch.__pydantic_serializer__.to_json(batch)
+
+    async def open_claims(self, sealed: SealedClaimsBatch) -> bytes:
+        raise SealedEventWithoutKeys(sealed)
+
+    async def seal_all(self, events: Sequence[OpenEvent]) -> list[LogEvent]:
+        return list(events)
+
+
+Sealer = LogSealer | NoKeys
