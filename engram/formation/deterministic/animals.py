@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 
 from engram.formation.deterministic.belongings import GONE
+from engram.formation.deterministic.dispatch import ClauseTriggers
 from engram.formation.deterministic.findings import Finding
 from engram.formation.deterministic.nouns import PET_HEADS, closed
 from engram.formation.deterministic.phrases import ADVERBS
@@ -96,6 +97,20 @@ _NAMING: tuple[re.Pattern[str], ...] = (
 )
 
 
+_PET_WORD = re.compile(
+    "|".join(
+        re.escape(word)
+        for word in sorted(
+            {*_KIND_OF, *PET_HEADS, *(h + "s" for h in PET_HEADS), *(h + "es" for h in PET_HEADS)},
+            key=len,
+            reverse=True,
+        )
+    )
+)
+"""Every word :func:`pet_kind` takes for a pet: a clause that names a pet of the speaker's has
+one (:data:`TRIGGERS`)."""
+
+
 def named_pets(text: str) -> list[tuple[str, str]]:
     """Every (name, kind) of a pet of the speaker's the clause names, in order, once each (the
     cheap test first: a clause without a capital letter names nobody)."""
@@ -146,3 +161,8 @@ def _with(finding: Finding, obj: str, facet: str | None) -> Finding:
         finding.polarity,
         finding.tense,
     )
+
+
+TRIGGERS: ClauseTriggers = {named_pets: (_PET_WORD,)}
+""":func:`named_pets` finds a pet only where :func:`pet_kind` takes its word, so only where
+``_PET_WORD`` matches (:mod:`.dispatch` skips it otherwise)."""

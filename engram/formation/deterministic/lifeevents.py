@@ -37,12 +37,13 @@ import re
 from datetime import date
 
 from engram.formation.deterministic.dates import ground
+from engram.formation.deterministic.dispatch import ClauseTriggers
 from engram.formation.deterministic.findings import Finding
 from engram.formation.deterministic.lexicon import RELATIVE_FACETS
 from engram.formation.deterministic.nouns import closed
 from engram.formation.screening import screened
 
-__all__ = ["couple", "ended", "propose_life_events"]
+__all__ = ["TRIGGERS", "couple", "ended", "propose_life_events"]
 
 _FAMILY = "|".join(re.escape(w) for w in sorted(RELATIVE_FACETS, key=len, reverse=True))
 _PARTNER = r"wife|husband|partner|spouse|boyfriend|girlfriend|fianc[eé]e?"
@@ -242,3 +243,10 @@ def _distinct(findings: list[Finding]) -> list[Finding]:
             seen.add(key)
             kept.append(f)
     return kept
+
+
+TRIGGERS: ClauseTriggers = {
+    propose_life_events: (_DIED, _LOST, _DEATH_OF, _BORN, _HAD_BABY, _WED, _DIVORCED, _BROKE_UP)
+}
+"""The patterns one of which must match a clause for :func:`propose_life_events` to find
+anything (:mod:`.dispatch` skips it otherwise)."""

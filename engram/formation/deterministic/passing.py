@@ -26,13 +26,14 @@ from __future__ import annotations
 from datetime import date
 
 from engram.formation.deterministic.dates import ground_ahead
+from engram.formation.deterministic.dispatch import ClauseTriggers
 from engram.formation.deterministic.findings import WEAK_CONFIDENCE, Finding
 from engram.formation.deterministic.habits import pastime
 from engram.formation.deterministic.nouns import OWNABLE_HEADS, PET_HEADS
 from engram.formation.deterministic.plans import VENTURE_PATTERN
 from engram.formation.screening import screened
 
-__all__ = ["propose_in_passing"]
+__all__ = ["TRIGGERS", "propose_in_passing"]
 
 _HAPPENED_TO = screened(
     r"\b[Mm]y\s+(?:(?:old|new|brand[- ]new|trusty|poor)\s+)?(?P<obj>[a-z-]+(?:\s+(?!just|finally|suddenly|totally|completely)[a-z-]+)?)\s+"
@@ -105,3 +106,10 @@ def propose_in_passing(text: str, occurred_on: date | None) -> list[Finding]:
                 Finding("I", "intends_to", plan, confidence=WEAK_CONFIDENCE, tense="present")
             )
     return findings
+
+
+TRIGGERS: ClauseTriggers = {
+    propose_in_passing: (_HAPPENED_TO, _STARTED_VENTURE, _INVOLVED, _READING, _PASTIME_AHEAD)
+}
+"""The patterns one of which must match a clause for :func:`propose_in_passing` to find
+anything (:mod:`.dispatch` skips it otherwise)."""

@@ -11,7 +11,9 @@ from engram.formation.deterministic import (
     animals,
     attributes,
     habits,
+    lifeevents,
     outcomes,
+    passing,
     possession,
     preferences,
     relationships,
@@ -19,6 +21,7 @@ from engram.formation.deterministic import (
 from engram.formation.deterministic.clauses import Clause
 from engram.formation.deterministic.copula import propose_copula
 from engram.formation.deterministic.decisions import propose_decision
+from engram.formation.deterministic.dispatch import Gates
 from engram.formation.deterministic.events import propose_events
 from engram.formation.deterministic.findings import REFUSED_CONFIDENCE, Finding
 from engram.formation.deterministic.lifeevents import ended, propose_life_events
@@ -64,6 +67,33 @@ _TELLING = screened(
 )
 
 
+_CLAUSE_WIDE = Gates(
+    {
+        **animals.TRIGGERS,
+        **lifeevents.TRIGGERS,
+        **relationships.TRIGGERS,
+        **preferences.TRIGGERS,
+        **habits.TRIGGERS,
+        **passing.TRIGGERS,
+    }
+)
+"""The readers every clause is offered whatever it opens with, each skipped where its trigger
+cannot match (:class:`~.dispatch.Gates`): one pass over the clause in place of a search for
+each of their patterns."""
+_PETS, _LIFE, _RELATIVES, _ATTRIBUTES, _REQUEST, _HABITS, _PASSING = (
+    _CLAUSE_WIDE.bit(reader)
+    for reader in (
+        animals.named_pets,
+        propose_life_events,
+        propose_relatives,
+        propose_attributes,
+        preferences.propose_request,
+        habits.propose_habits,
+        propose_in_passing,
+    )
+)
+
+
 @dataclass(frozen=True, slots=True)
 class Reading:
     """A finding with its polarity and tense settled."""
@@ -85,20 +115,23 @@ def read_clause(clause: Clause, *, occurred_on: date | None = None) -> list[Read
     readings += [_settle(f, mood, negated=False, tense="present") for f in decisions]
     if not decisions:
         readings += _read_predicate(text, mood, depth=0)
-    life = propose_life_events(text, occurred_on)
+    possible = _CLAUSE_WIDE.possible(text)
+    life = propose_life_events(text, occurred_on) if possible & _LIFE else []
     gone = ended(life)
+    relatives = propose_relatives(text) if possible & _RELATIVES else []
     clause_wide = (
         *propose_events(text, occurred_on),
         *life,
-        *(f for f in propose_relatives(text) if not _ends(f, gone)),
-        *propose_attributes(text),
-        *preferences.propose_request(text),
-        *habits.propose_habits(text, occurred_on),
-        *propose_in_passing(text, occurred_on),
+        *(f for f in relatives if not _ends(f, gone)),
+        *(propose_attributes(text) if possible & _ATTRIBUTES else ()),
+        *(preferences.propose_request(text) if possible & _REQUEST else ()),
+        *(habits.propose_habits(text, occurred_on) if possible & _HABITS else ()),
+        *(propose_in_passing(text, occurred_on) if possible & _PASSING else ()),
     )
     for finding in clause_wide:
         readings.append(_settle(finding, mood, negated=False, tense="present"))
-    return _one_per_routine(_one_per_pet(readings, text, mood))
+    named = animals.named_pets(text) if possible & _PETS else []
+    return _one_per_routine(_one_per_pet(readings, named, mood))
 
 
 def _ends(finding: Finding, gone: set[tuple[str, str]]) -> bool:
@@ -129,10 +162,12 @@ def _one_per_routine(readings: list[Reading]) -> list[Reading]:
     ]
 
 
-def _one_per_pet(readings: list[Reading], text: str, mood: Mood) -> list[Reading]:
-    """Every owned pet told by one word, and a pet the clause names as one belief carrying its
-    name (:mod:`.animals`): "my pups" is "my puppy", "my dog Rex" one dog named Rex."""
-    named = animals.named_pets(text)
+def _one_per_pet(
+    readings: list[Reading], named: list[tuple[str, str]], mood: Mood
+) -> list[Reading]:
+    """Every owned pet told by one word, and a pet the clause names (``named``, from
+    :func:`.animals.named_pets`) as one belief carrying its name (:mod:`.animals`): "my pups" is
+    "my puppy", "my dog Rex" one dog named Rex."""
     settled: list[Reading] = []
     for reading in readings:
         settled += [

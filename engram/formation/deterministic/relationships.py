@@ -15,6 +15,7 @@ from collections.abc import Callable
 
 from engram.formation.deterministic.attributes import languages, organisation, place
 from engram.formation.deterministic.copula import TIMEZONE
+from engram.formation.deterministic.dispatch import ClauseTriggers
 from engram.formation.deterministic.facets import facet_for
 from engram.formation.deterministic.findings import Finding
 from engram.formation.deterministic.lexicon import (
@@ -309,3 +310,15 @@ def propose_manages(predicate: Predicate) -> list[Finding]:
 
 
 HANDLERS = {"manage": propose_manages, "lead": propose_manages, "report": propose_manages}
+
+
+_KIN_WORD = re.compile(r"(?:" + _KIN + r"|engaged|married)")
+"""A kin word, or the step a couple took: every pattern of :func:`propose_relatives` goes
+through one (its own patterns' needles would be "my" and "have", in most clauses)."""
+
+TRIGGERS: ClauseTriggers = {
+    propose_relatives: (_KIN_WORD,),
+    propose_attributes: tuple(pattern for pattern, _ in _ATTRIBUTES),
+}
+"""For each clause-wide reader, the patterns one of which must match a clause for it to find
+anything (:mod:`.dispatch` skips it otherwise)."""
