@@ -10,7 +10,10 @@ candidate from either extractor arm, in a fixed order, each with its own refusal
 3. ``transient`` — task detail that will not matter next week (:mod:`.injection`);
 4. ``system_restatement`` — platform instructions or private reasoning repeated back, anything
    from a ``system`` message, and anything cited from inside a ``<thinking>`` block;
-5. ``instruction_shaped`` — an instruction to the agent dressed as a fact or preference.
+5. ``instruction_shaped`` — an instruction to the agent dressed as a fact or preference; and
+   markup or code as a claim's end (``<script>…``, ``{{…}}``, ``javascript:``), read in the
+   statements and the quote (the clause), never the whole sentence, with the detail ``markup
+   or code``.
 
 The last three read the statement and the sentence around the quote, not the whole message:
 "remind me in 5 minutes" in one sentence does not make "I live in Berlin" in another transient.
@@ -29,6 +32,7 @@ from functools import lru_cache
 from engram.formation.injection import (
     AGENT_RESTATEMENT,
     INSTRUCTION_SHAPED,
+    MARKUP,
     SYSTEM_RESTATEMENT,
     TRANSIENT,
 )
@@ -39,7 +43,7 @@ from engram.formation.sensitivity import classify_sensitivity
 from engram.schemas.claims import RefusalReason
 from engram.schemas.common import Role
 
-__all__ = ["Cited", "classify_sensitivity", "eligibility_refusal", "redact"]
+__all__ = ["Cited", "classify_sensitivity", "eligibility_refusal", "redact", "redact_cited"]
 
 Verdict = tuple[RefusalReason, str]
 
@@ -87,9 +91,10 @@ def _marker_sets(
     return index, tuple(found)
 
 
-_MARKER_INDEX, (_TRANSIENT, _SYSTEM_RESTATEMENT, _AGENT_RESTATEMENT, _INSTRUCTION_SHAPED) = (
-    _marker_sets(TRANSIENT, SYSTEM_RESTATEMENT, AGENT_RESTATEMENT, INSTRUCTION_SHAPED)
-)
+(
+    _MARKER_INDEX,
+    (_TRANSIENT, _SYSTEM_RESTATEMENT, _AGENT_RESTATEMENT, _INSTRUCTION_SHAPED, _MARKUP),
+) = _marker_sets(TRANSIENT, SYSTEM_RESTATEMENT, AGENT_RESTATEMENT, INSTRUCTION_SHAPED, MARKUP)
 """Every candidate's statement and sentence is read for all of them."""
 
 
@@ -110,6 +115,9 @@ class Cited:
     """The whole message content: the authoritative source text."""
     role: Role
     in_private_reasoning: bool = False
+    quote: str = ""
+    """The words the claim was cut from (the clause), read for markup with the statements: an
+    end cut short ("javascript" of "javascript:alert(…)") no longer shows what it was."""
 
 
 def _kinds(findings: Iterable[Finding]) -> str:
@@ -174,11 +182,22 @@ def _instruction_shaped(texts: Sequence[str], possible: Sequence[int]) -> Verdic
     return RefusalReason.INSTRUCTION_SHAPED, f"instruction-shaped content ({marker})"
 
 
+def _markup(cited: Cited) -> Verdict | None:
+    marker = _MARKUP.first((*cited.statements, cited.quote))
+    if marker is None:
+        return None
+    return (
+        RefusalReason.INSTRUCTION_SHAPED,
+        f"markup or code, not a thing a person names ({marker})",
+    )
+
+
 def eligibility_refusal(cited: Cited, *, pii_kinds: tuple[str, ...]) -> Verdict | None:
     """The first hard gate the candidate fails, in the documented order, or ``None``.
 
-    The last three read the same texts (the statements and the sentence), so the markers that
-    may occur in each are found once for all three (:func:`marker_needles`)."""
+    The three before markup read the same texts (the statements and the sentence), so the
+    markers that may occur in each are found once for the three (:func:`marker_needles`);
+    markup is read in the statements and the quote alone."""
     found = _secret(cited) or _pii(cited, pii_kinds)
     if found is not None:
         return found
@@ -188,6 +207,7 @@ def eligibility_refusal(cited: Cited, *, pii_kinds: tuple[str, ...]) -> Verdict 
         _transient(cited, texts, possible)
         or _system_restatement(cited, texts, possible)
         or _instruction_shaped(texts, possible)
+        or _markup(cited)
     )
 
 
@@ -216,3 +236,18 @@ def redact(text: str, *, pii_kinds: tuple[str, ...]) -> str:
         cursor = max(cursor, finding.end)
     pieces.append(text[cursor:])
     return "".join(pieces)
+
+
+def redact_cited(text: str, *, source: str, pii_kinds: tuple[str, ...]) -> str:
+    """:func:`redact`, and every secret of ``source`` wherever its value recurs in ``text``.
+
+    A secret is found by its context ("my password is …", "… as my password"), which a
+    statement or a clause-long quote cut from the same message may not carry: "I use hunter2 as
+    my password" proposes "I uses hunter2", where nothing says a password any more. The value
+    the source's context showed to be a secret is removed from every word a refusal keeps."""
+    redacted = redact(text, pii_kinds=pii_kinds)
+    for found in _secrets_in(source):
+        value = source[found.start : found.end]
+        if len(value) >= 3 and value in redacted:
+            redacted = redacted.replace(value, f"[redacted:{found.kind}]")
+    return redacted

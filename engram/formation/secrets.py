@@ -119,8 +119,17 @@ _RULES: tuple[_Rule, ...] = (
     _rule("bearer_token", r"(?i)\bbearer\s+[A-Za-z0-9._~+/-]{20,}=*"),
     _rule(
         "password",
-        r"(?i)(?<![a-z])(?:pass(?:word|wd|phrase|code)|pin(?:\s*(?:code|number))?)s?(?![a-z])"
-        r"(?:\s+for\s+[\w.@-]+)?\s*(?:'s|is|was|[:=]|->)\s*(\S+)",
+        r"(?i)(?<![a-z])(?:pass(?:word|wd|phrase|code)|pin(?:\s*(?:code|number))?"
+        r"|(?:locker|door|gate|garage|alarm|safe|access|security)\s+code)s?(?![a-z])"
+        r"(?:\s+for\s+(?:the\s+)?[\w.@-]+(?:\s+app)?)?\s*(?:'s|is|was|[:=]|->"
+        r"|(?:to|should|will|would|must|shall)\s+be|set\s+to)\s*[\"'`]?(\S+)",
+        accept=_is_credential_value,
+        group=1,
+    ),
+    _rule(
+        "password",
+        r"(?i)(?<![a-z])(?:use|used|using|chose|picked|set)\s+[\"'`]?(\S+?)[\"'`]?\s+as\s+"
+        r"(?:my|our|the)\s+(?:\w+\s+)?(?:pass(?:word|wd|phrase|code)|pin)s?(?![a-z])",
         accept=_is_credential_value,
         group=1,
     ),

@@ -23,9 +23,11 @@ from engram.formation.deterministic.animals import pet_kind
 from engram.formation.deterministic.clauses import Clause, split_clauses
 from engram.formation.deterministic.ends import Abstain, about_the_project, judge
 from engram.formation.deterministic.lifeevents import couple, ended
+from engram.formation.deterministic.mood import clause_mood
 from engram.formation.deterministic.reading import Reading, read_clause
 from engram.formation.deterministic.relationships import KIN_PATTERN, relation_to
 from engram.formation.deterministic.speech import speech_regions, touches_speech
+from engram.formation.deterministic.together import decided_with
 from engram.formation.policy import DEFAULT_SCAN_CEILING, DETERMINISTIC_EXTRACTOR
 from engram.formation.proposals import Proposal
 
@@ -77,6 +79,9 @@ def trace(
             together = _couple_before(previous, clause, content)
             readings = [r for r in readings if not _unnamed_twin(r, together)] + together
             _drop_ended(found, ended([r.finding for r in together]))
+            decided = _decided_before(previous, clause, content)
+            if decided:  # one decision, with the person: not also the clause's own
+                readings = [r for r in readings if r.finding.relation != "committed_to"] + decided
         previous = clause
         later = _LATER_NAME.match(clause.text)
         if later is not None and unnamed_pet is not None and not quoted:
@@ -153,6 +158,22 @@ def _couple_before(previous: Clause, clause: Clause, content: str) -> list[Readi
             start=previous.start,
         )
         for finding in couple(previous.text, clause.text)
+    ]
+
+
+def _decided_before(previous: Clause, clause: Clause, content: str) -> list[Reading]:
+    """ "Ana and I have decided to move in together": the splitter cuts before "I", so the
+    person the decision was taken with is the clause before (:func:`.together.decided_with`);
+    a clause that asks, hedges or wishes decides nothing."""
+    between = content[previous.start + len(previous.text) : clause.start]
+    if not _AND_BETWEEN.match(between) or previous.question:
+        return []
+    mood = clause_mood(clause.text.replace("\u2019", "'"), question=clause.question)
+    if mood.silent or mood.hedged or mood.conditional or mood.no_longer:
+        return []
+    return [
+        _Spanning(finding, "assert", "present", finding.confidence, start=previous.start)
+        for finding in decided_with(previous.text, clause.text.replace("\u2019", "'"))
     ]
 
 

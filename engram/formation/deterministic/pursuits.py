@@ -108,6 +108,11 @@ _ADVERB_WORDS = closed("never always still really just also only even ever")
 _OUTINGS = HOBBY_GERUNDS | closed("riding sailing paddleboarding snorkeling scuba diving")
 
 
+_POINTING_ON = re.compile(r"^\s+(?:that|this|these|those|it|him|her|them|you|me|us)\b", re.I)
+""""sharing that", "doing this": the thing done lives in another sentence; a gerund cut before
+the word that points at it would read as a taste for "sharing"."""
+
+
 def short_phrase(raw: str) -> str | None:
     """A short noun phrase cut before a clause or time tail, or nothing."""
     text = strip_determiners(CLAUSE_TAIL.sub("", cut_phrase(TIME_TAIL.sub("", raw))))
@@ -128,7 +133,10 @@ def _passion(text: str, occurred_on: date | None) -> list[Finding]:
     if match is None:
         return []
     named = match.group("obj") or match.group("for") or match.group("always")
-    what = short_phrase(named or match.group("drawn") or match.group("keen"))
+    raw = named or match.group("drawn") or match.group("keen")
+    if raw.split()[-1].lower().endswith("ing") and _POINTING_ON.match(text[match.end() :]):
+        return []  # "passionate about sharing that": what is shared is told elsewhere
+    what = short_phrase(raw)
     return [Finding("I", "interested_in", what.lower())] if what else []
 
 

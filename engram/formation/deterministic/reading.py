@@ -17,6 +17,7 @@ from engram.formation.deterministic import (
     possession,
     preferences,
     relationships,
+    together,
 )
 from engram.formation.deterministic.clauses import Clause
 from engram.formation.deterministic.copula import propose_copula
@@ -59,6 +60,14 @@ _DROPPED_SUBJECT = re.compile(
 )
 """"Been busy …", "Just started …", "Just got a new camera": a sentence that dropped its "I"
 (an acquisition only with its article: "Got it" and "Got home late" stay as they are)."""
+_REASON_FOR = screened(
+    r"\b(?:remind(?:s|ed)?\s+me|(?:that|this|it)(?:'s|\s+is|\s+was)|which\s+is)\s+"
+    r"(?:(?:again|always)\s+)?(?:why|how\s+much|that)\s+(?=I\s|I'm\s|I've\s)",
+    re.IGNORECASE,
+)
+""""Moments like that remind me why I love climbing", "that's why I love gardening": the reason
+or the passion told is the speaker's own statement, read from the "I" on (the mood of the whole
+clause still decides: "Maybe that's why …" stays a hedge)."""
 _TELLING = screened(
     r"\b(?:let you know|let ya know|tell you|tell ya|guess what[?!,]*|good news[:!,]*"
     r"|big news[:!,]*)\s+(?:that\s+)?"
@@ -75,12 +84,13 @@ _CLAUSE_WIDE = Gates(
         **preferences.TRIGGERS,
         **habits.TRIGGERS,
         **passing.TRIGGERS,
+        **together.TRIGGERS,
     }
 )
 """The readers every clause is offered whatever it opens with, each skipped where its trigger
 cannot match (:class:`~.dispatch.Gates`): one pass over the clause in place of a search for
 each of their patterns."""
-_PETS, _LIFE, _RELATIVES, _ATTRIBUTES, _REQUEST, _HABITS, _PASSING = (
+_PETS, _LIFE, _RELATIVES, _ATTRIBUTES, _REQUEST, _HABITS, _PASSING, _TOGETHER = (
     _CLAUSE_WIDE.bit(reader)
     for reader in (
         animals.named_pets,
@@ -90,6 +100,7 @@ _PETS, _LIFE, _RELATIVES, _ATTRIBUTES, _REQUEST, _HABITS, _PASSING = (
         preferences.propose_request,
         habits.propose_habits,
         propose_in_passing,
+        together.propose_decided_with,
     )
 )
 
@@ -127,6 +138,7 @@ def read_clause(clause: Clause, *, occurred_on: date | None = None) -> list[Read
         *(preferences.propose_request(text) if possible & _REQUEST else ()),
         *(habits.propose_habits(text, occurred_on) if possible & _HABITS else ()),
         *(propose_in_passing(text, occurred_on) if possible & _PASSING else ()),
+        *(together.propose_decided_with(text) if possible & _TOGETHER else ()),
     )
     for finding in clause_wide:
         readings.append(_settle(finding, mood, negated=False, tense="present"))
@@ -180,8 +192,9 @@ def _one_per_pet(
 
 
 def _after_telling(text: str) -> str:
-    """ "…wanted to let you know I joined a club": the claim starts after the telling."""
-    match = _TELLING.search(text)
+    """ "…wanted to let you know I joined a club": the claim starts after the telling; "…
+    reminds me why I love X": after the reason."""
+    match = _TELLING.search(text) or _REASON_FOR.search(text)
     return text[match.end() :] if match else text
 
 

@@ -299,8 +299,11 @@ def propose_attributes(text: str) -> list[Finding]:
 
 
 def propose_manages(predicate: Predicate) -> list[Finding]:
-    """ "I manage the data team", "I lead Bo and Eve", "I report to Carla"."""
+    """ "I manage the data team", "I lead Bo and Eve", "I report to Carla"; never "I managed
+    to …" (an achievement, not a report)."""
     rest = predicate.rest
+    if predicate.lemma != "report" and rest.lower().startswith("to "):
+        return []  # "I managed to ride …", "I manage to run most days": what was done, no one
     if predicate.lemma == "report":
         if not rest.lower().startswith("to "):
             return []

