@@ -24,6 +24,7 @@ from engram.formation.deterministic.clauses import Clause, split_clauses
 from engram.formation.deterministic.ends import Abstain, about_the_project, judge
 from engram.formation.deterministic.lifeevents import couple, ended
 from engram.formation.deterministic.mood import clause_mood
+from engram.formation.deterministic.naming import fits, told_name
 from engram.formation.deterministic.reading import Reading, read_clause
 from engram.formation.deterministic.relationships import KIN_PATTERN, relation_to
 from engram.formation.deterministic.speech import speech_regions, touches_speech
@@ -70,6 +71,7 @@ def trace(
     seen: set[tuple[str, ...]] = set()
     speech = speech_regions(content)
     unnamed_pet: int | None = None
+    unnamed_kin: int | None = None
     previous: Clause | None = None
     for clause in split_clauses(content):
         quoted = touches_speech(speech, clause.start, clause.start + len(clause.text))
@@ -88,6 +90,8 @@ def trace(
             pet = found.proposals[unnamed_pet]
             found.proposals[unnamed_pet] = replace(pet, facet=f"name:{later.group('name')}")
             unnamed_pet = None
+        elif unnamed_kin is not None and not quoted:
+            unnamed_kin = _name_relative(found, unnamed_kin, clause, content)
         for reading in readings:
             quote = _quote(reading, clause, content)
             judged = _gated(reading, quote, quoted=quoted)
@@ -101,6 +105,8 @@ def trace(
             found.proposals.append(judged)
             if _unnamed_pet(judged):
                 unnamed_pet = len(found.proposals) - 1
+            if _unnamed_relative(judged):
+                unnamed_kin = len(found.proposals) - 1
             if len(found.proposals) >= ceiling:
                 return found
     return found
@@ -218,6 +224,36 @@ def _unnamed_pet(proposal: Proposal) -> bool:
         and proposal.polarity == "assert"
         and pet_kind(proposal.object) is not None
     )
+
+
+def _unnamed_relative(proposal: Proposal) -> bool:
+    """ "my son" (I, related_to, son, facet son): a relative told without a name yet."""
+    return (
+        proposal.relation == "related_to"
+        and proposal.polarity == "assert"
+        and proposal.facet is not None
+        and proposal.object.lower() == proposal.facet.lower()
+    )
+
+
+def _name_relative(found: Trace, index: int, clause: Clause, content: str) -> int | None:
+    """ "My son just turned one. His name is Kyle.": a clause that opens by telling a name
+    names the unnamed relative the clause before formed (:mod:`.naming`), and the quote spans
+    both, so it holds the name; the relative waits for a name only across that one clause."""
+    told = told_name(clause.text)
+    if index >= len(found.proposals) or not _unnamed_relative(found.proposals[index]):
+        return None  # the relative was dropped since ("my wife and I separated")
+    relative = found.proposals[index]
+    start = content.rfind(relative.quote, 0, clause.start)
+    if (
+        told is not None
+        and told.start() == 0
+        and start >= 0
+        and fits(relative.facet or "", told, "")
+    ):
+        quote = content[start : clause.start + told.end()]
+        found.proposals[index] = replace(relative, object=told.group("name"), quote=quote)
+    return None
 
 
 def _gated(reading: Reading, quote: str, *, quoted: bool) -> Proposal | Abstention:

@@ -189,6 +189,49 @@ FAMILIES: dict[str, Family] = {
             "I use hunter2 as my password everywhere.",
         ),
     ),
+    # 7. A relative is one belief, named when a name is told, however the name is told.
+    "relative_named": Family(
+        frozenset({"related_to"}),
+        same=(
+            ("My sister Marta is visiting next week.", "speaker related to Marta (sister)"),
+            ("My older sister Marta lives in Lyon.", "speaker related to Marta (sister)"),
+            ("Marta, my sister, is a nurse.", "speaker related to Marta (sister)"),
+            ("My sister's name is Marta.", "speaker related to Marta (sister)"),
+            ("I have a sister named Marta.", "speaker related to Marta (sister)"),
+            ("My little sister, Marta, just turned ten.", "speaker related to Marta (sister)"),
+            ("Me and my sister Marta went skiing.", "speaker related to Marta (sister)"),
+            ("My partner Sam cooked dinner.", "speaker related to Sam (partner)"),
+            ("My son just turned one. His name is Kyle.", "speaker related to Kyle (son)"),
+            ("Our one-year-old is so cute, his name is Kyle!", "speaker related to Kyle (child)"),
+            ("My 10-year-old daughter Mia loves chess.", "speaker related to Mia (daughter)"),
+            ("My husband has a new colleague, his name is Kyle.", "speaker related to husband (husband)"),
+        ),
+        nothing=(
+            "Marta's sister is visiting.",
+            "My friend's sister Marta is visiting.",
+            "Is your sister Marta coming?",
+            "My late sister Marta loved roses.",
+            "My ex-wife Marta called.",
+            "A:My sister Marta is visiting next week.",
+            "A:My son just turned one. His name is Kyle.",
+        ),
+    ),
+    # 7. Pets named in a list are each named.
+    "pets_named": Family(
+        frozenset({"owns"}),
+        same=(
+            ("My dog Rex sleeps all day.", "speaker owns dog (name:rex)"),
+            ("Rex is my dog.", "speaker owns dog (name:rex)"),
+        ),
+        nothing=(
+            "My neighbour's dogs Pepper and Pixie bark all night.",
+            "Our dogs Pepper and Pixie passed away last year.",
+            "Do your dogs Pepper and Pixie like the beach?",
+            "I'd love dogs named Pepper and Pixie someday.",
+            "A:Our dogs Pepper and Pixie love the beach.",
+            "My aunt's parrot Pip talks a lot.",
+        ),
+    ),
 }  # fmt: skip
 
 SAME = [(name, s, b) for name, f in FAMILIES.items() for s, b in f.same]
@@ -249,3 +292,19 @@ def test_markup_or_code_as_an_end_is_refused_with_its_reason(sentence: str) -> N
 )
 def test_a_thing_beside_markup_still_forms(sentence: str, belief: str) -> None:
     assert belief in [c.statement for c in _batch(sentence).candidates]
+
+
+@pytest.mark.parametrize(
+    ("sentence", "beliefs"),
+    [
+        ("Our dogs Pepper and Pixie love the beach.", {"speaker owns dog (name:pepper)", "speaker owns dog (name:pixie)"}),
+        ("We have two cats, Miso and Tofu.", {"speaker owns cat (name:miso)", "speaker owns cat (name:tofu)"}),
+        ("My cats Luna, Milo and Pip are asleep.", {"speaker owns cat (name:luna)", "speaker owns cat (name:milo)", "speaker owns cat (name:pip)"}),
+        ("I adopted two kittens named Salt and Pepper.", {"speaker owns kitten (name:salt)", "speaker owns kitten (name:pepper)"}),
+        ("My dog Rex and Ana went out.", {"speaker owns dog (name:rex)"}),
+        ("My two sisters, Marta and Lena, are twins.", {"speaker related to Marta (sister)", "speaker related to Lena (sister)"}),
+        ("My wife and kids are my world.", {"speaker related to wife (wife)", "speaker related to child (child)"}),
+    ],
+)  # fmt: skip
+def test_every_one_of_a_list_of_named_ones_is_one_belief(sentence: str, beliefs: set[str]) -> None:
+    assert {c.statement for c in _batch(sentence).candidates} == beliefs
