@@ -26,6 +26,7 @@ from engram.formation.deterministic import (
     pets,
     plans,
     pursuits,
+    routines,
     skills,
 )
 from engram.formation.deterministic.dates import ground
@@ -268,6 +269,7 @@ _INDEX, (_TOLD_ANYWHERE, _OPENING) = families(
             *pets.PROPOSERS,
             *outings.PROPOSERS,
             *health.PROPOSERS,
+            *routines.ANYWHERE,
         ),
         {
             **pursuits.TRIGGERS,
@@ -280,6 +282,7 @@ _INDEX, (_TOLD_ANYWHERE, _OPENING) = families(
             **pets.TRIGGERS,
             **outings.TRIGGERS,
             **health.TRIGGERS,
+            **{reader: routines.TRIGGERS[reader] for reader in routines.ANYWHERE},
         },
     ),
     (
@@ -292,6 +295,7 @@ _INDEX, (_TOLD_ANYWHERE, _OPENING) = families(
             _on_a_trip,
             *activities.PROPOSERS,
             *belongings.PROPOSERS,
+            *routines.PROPOSERS,
         ),
         {
             _event: (_EVENT,),
@@ -302,6 +306,7 @@ _INDEX, (_TOLD_ANYWHERE, _OPENING) = families(
             _on_a_trip: (_ON_A_TRIP,),
             **activities.TRIGGERS,
             **belongings.TRIGGERS,
+            **{reader: routines.TRIGGERS[reader] for reader in routines.PROPOSERS},
         },
     ),
 )

@@ -12,12 +12,18 @@ which forms nothing of the principal's whatever the words).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import UTC, datetime
 
 import pytest
 
+from engram.formation.deterministic import propose
+from engram.formation.policy import RELATION_NAMES, FormationPolicy
 from engram.schemas.claims import ClaimsBatchFormed
 from engram.schemas.common import Role
-from tests.unit.formation.formed import batch
+from tests.support.forming import episode, form, message
+from tests.unit.formation.formed import EPISODE_DAY, batch
+
+_AT = datetime(2024, 5, 8, 12, 0, tzinfo=UTC)
 
 
 @dataclass(frozen=True)
@@ -232,6 +238,54 @@ FAMILIES: dict[str, Family] = {
             "My aunt's parrot Pip talks a lot.",
         ),
     ),
+    # 8. Vocations and recurring activities, as roles and routines.
+    "vocation_or_routine": Family(
+        frozenset({"has_role", "participated_in", "interested_in", "member_of"}),
+        same=(
+            ("I teach yoga on weekends.", "speaker has role yoga teacher"),
+            ("I've been teaching piano for ten years.", "speaker has role piano teacher"),
+            ("I coach a junior football team.", "speaker has role coach"),
+            ("I'm a musician.", "speaker has role musician"),
+            ("I go kayaking every summer.", "speaker participated in kayaking (every summer)"),
+            ("I just started going to boot camps with my family.", "speaker participated in boot camps"),
+            ("I started a weekend yoga class with a colleague.", "speaker participated in weekend yoga class"),
+            ("Dancing makes me so happy.", "speaker interested in dancing"),
+            ("Hiking has opened up a whole new world for me.", "speaker interested in hiking"),
+            ("Painting is where I feel most alive.", "speaker interested in painting"),
+            ("I sing in a choir.", "speaker member of choir"),
+        ),
+        nothing=(
+            "I used to teach yoga.",
+            "I'd love to teach piano someday.",
+            "Do you coach a football team?",
+            "Running makes me nervous.",
+            "My sister teaches yoga on weekends.",
+            "I started a fight with my brother.",
+            "I started going out more.",
+            "A:I teach yoga on weekends.",
+            "A:Dancing makes me so happy.",
+        ),
+    ),
+    # 8. Plans with a named time.
+    "plan_with_a_time": Family(
+        frozenset({"intends_to"}),
+        same=(
+            ("I can't wait for our hike next month.", "speaker intends to hike (2024-06)"),
+            ("Our camping trip next weekend is all booked!", "speaker intends to camping trip (2024-W20)"),
+            ("My recital next Friday has me nervous.", "speaker intends to recital (2024-05-10)"),
+            ("I'm off to Ireland next month!", "speaker intends to trip to Ireland (2024-06)"),
+            ("I'm moving to Oslo next year.", "speaker intends to move to Oslo (2025)"),
+            ("I'm hiking with friends this weekend.", "speaker intends to hiking"),
+        ),
+        nothing=(
+            "Are you coming to our hike next month?",
+            "Their hike next month sounds fun.",
+            "Our hike last month was lovely.",
+            "I'd love to go to Ireland next month.",
+            "I might move to Oslo next year.",
+            "A:I can't wait for our hike next month.",
+        ),
+    ),
 }  # fmt: skip
 
 SAME = [(name, s, b) for name, f in FAMILIES.items() for s, b in f.same]
@@ -308,3 +362,53 @@ def test_a_thing_beside_markup_still_forms(sentence: str, belief: str) -> None:
 )  # fmt: skip
 def test_every_one_of_a_list_of_named_ones_is_one_belief(sentence: str, beliefs: set[str]) -> None:
     assert {c.statement for c in _batch(sentence).candidates} == beliefs
+
+
+HEALTH_ON = FormationPolicy(enabled_relations=RELATION_NAMES)
+HEALTH_SAME = (
+    ("I'm doing physio for my knee.", "speaker has condition knee injury"),
+    ("I'm recovering from shoulder surgery, so no climbing.", "speaker has condition shoulder injury"),
+    ("My ankle injury is acting up again.", "speaker has condition ankle injury"),
+    ("I twisted my ankle on the trail.", "speaker has condition twisted ankle"),
+    ("I can't have dairy, sadly.", "speaker has condition dairy-free diet"),
+    ("I'm lactose intolerant.", "speaker has condition lactose intolerance"),
+)  # fmt: skip
+HEALTH_NOTHING = (
+    "My mum is recovering from hip surgery.",
+    "Hope your knee injury heals soon!",
+    "My knee injury is healed now.",
+    "Did you twist your ankle?",
+    "A:I'm doing physio for my knee.",
+)
+
+
+def _health(sentence: str, policy: FormationPolicy) -> ClaimsBatchFormed:
+    role = Role.ASSISTANT if sentence.startswith("A:") else Role.USER
+    content = sentence.removeprefix("A:")
+    made = episode(message(content, role), principal="p", project="proj", occurred_at=_AT)
+    return form(made, by_message={0: propose(content, occurred_on=EPISODE_DAY)}, policy=policy)
+
+
+@pytest.mark.parametrize(("sentence", "belief"), HEALTH_SAME)
+def test_health_told_in_passing_forms_under_a_policy_that_enables_it(
+    sentence: str, belief: str
+) -> None:
+    formed = _health(sentence, HEALTH_ON)
+    assert [c.statement for c in formed.candidates if c.relation == "has_condition"] == [belief]
+    assert all(
+        "health" in c.sensitivity for c in formed.candidates if c.relation == "has_condition"
+    )
+
+
+@pytest.mark.parametrize(("sentence", "belief"), HEALTH_SAME)
+def test_health_told_in_passing_forms_nothing_under_the_default_policy(
+    sentence: str, belief: str
+) -> None:
+    formed = _health(sentence, FormationPolicy())
+    assert not [c for c in formed.candidates if c.relation == "has_condition"]
+
+
+@pytest.mark.parametrize("sentence", HEALTH_NOTHING)
+def test_health_of_someone_else_or_gone_forms_nothing(sentence: str) -> None:
+    formed = _health(sentence, HEALTH_ON)
+    assert not [c for c in formed.candidates if c.relation == "has_condition"]
