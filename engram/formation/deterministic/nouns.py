@@ -22,7 +22,7 @@ OWNABLE_HEADS: frozenset[str] = closed(
     laptop laptops computer pc desktop macbook tablet ipad kindle ereader e-reader phone
     smartphone iphone watch smartwatch camera cameras drone printer console playstation xbox
     switch tv television monitor headphones earbuds speaker speakers keyboard mouse router
-    server nas deck
+    server nas deck setup rig workstation kit
     piano guitar guitars violin cello drum drums drumkit ukulele flute saxophone trumpet
     keyboard harp banjo bass synth synthesizer amp microphone turntable
     stove grill oven fridge freezer blender mixer juicer kettle espresso machine

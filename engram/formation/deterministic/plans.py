@@ -54,7 +54,7 @@ _ADOPTION = screened(
     r"|considering|contacting)\b"
 )
 _PLANNED_TRIP = screened(
-    r"(?:^|\bI(?:'m| am)\s+)[Pp]lanning\s+(?:a|an|my|our)\s+"
+    r"(?:^|\b(?:I(?:'m| am)|[Ww]e(?:'re| are))\s+)[Pp]lanning\s+(?:a|an|my|our)\s+"
     r"(?P<kind>(?:[\w-]+\s+)?(?:trip|vacation|holiday|visit))\s+to\s+"
     r"(?P<place>(?:the\s+)?[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*){0,3})"
 )

@@ -122,7 +122,7 @@ def read_clause(clause: Clause, *, occurred_on: date | None = None) -> list[Read
         return []
     text = CONDITIONAL_PREFIX.sub("", HEDGE_PREFIX.sub("", _with_subject(_after_telling(text))))
     readings = [_settle(f, mood, negated=False, tense="present") for f in propose_status(text)]
-    decisions = propose_decision(text)
+    decisions = propose_decision(text, occurred_on)
     readings += [_settle(f, mood, negated=False, tense="present") for f in decisions]
     if not decisions:
         readings += _read_predicate(text, mood, depth=0)

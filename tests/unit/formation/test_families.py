@@ -286,6 +286,40 @@ FAMILIES: dict[str, Family] = {
             "A:I can't wait for our hike next month.",
         ),
     ),
+    # 9. A list of owned things: the main thing, not what came with it.
+    "owned_list": Family(
+        frozenset({"owns"}),
+        same=(
+            ("I bought a new gaming PC with a mouse and a keyboard.", "speaker owns gaming PC"),
+            ("I got a new laptop, a mouse and a keyboard for my office.", "speaker owns laptop"),
+            ("I just got a new desk setup with a monitor and a mouse.", "speaker owns desk setup"),
+            ("My new camera came with a strap and a bag.", "speaker owns camera"),
+            ("I bought a new mouse.", "speaker owns mouse"),
+        ),
+        nothing=(
+            "I'd love a gaming PC with a mouse and a keyboard.",
+            "Did you buy a laptop with a mouse?",
+            "My brother bought a gaming PC with a mouse.",
+            "A:I bought a new gaming PC with a mouse and a keyboard.",
+        ),
+    ),
+    # 9. A plan of "we" that is no project work is the speaker's, never the project's.
+    "household_plan": Family(
+        frozenset({"intends_to", "committed_to"}),
+        same=(
+            ("We're planning a trip to Japan next month.", "speaker intends to take a trip to Japan (2024-06)"),
+            ("We plan to visit Rome next month.", "speaker intends to visit Rome (2024-06)"),
+            ("We are planning to renovate the kitchen.", "speaker intends to renovate the kitchen"),
+            ("We decided to repaint the house.", "speaker committed to repaint the house"),
+            ("We plan to migrate to Kubernetes next quarter.", "proj intends to migrate to Kubernetes next quarter"),
+        ),
+        nothing=(
+            "We might repaint the house.",
+            "Should we visit Rome next month?",
+            "They plan to visit Rome next month.",
+            "A:We plan to visit Rome next month.",
+        ),
+    ),
 }  # fmt: skip
 
 SAME = [(name, s, b) for name, f in FAMILIES.items() for s, b in f.same]
