@@ -56,10 +56,15 @@ _DISCOURSE = re.compile(
     re.IGNORECASE,
 )
 _QUESTION_START = re.compile(
-    r"^(?:do|does|did|should|would|could|can|is|are|am|was|were|what|where|when|why|how|which"
-    r"|who|will|shall|have|has)\b",
+    r"^(?:what|where|when|why|how|which|who)\b"
+    r"|^(?:do|does|did|should|would|could|can|is|are|am|was|were|will|shall|have|has)"
+    r"(?:n't|\s+not)?\s+(?:you|u|ya|it|he|she|they|we|i|there|the|this|that|these|those|your|my"
+    r"|our|his|her|their|its|anyone|anybody|someone|somebody|everyone|everybody|a|an|any|some)\b",
     re.IGNORECASE,
 )
+"""A clause that asks without its "?": a question word, or an auxiliary and then the subject
+asked about ("do you …", "is it …"). An auxiliary followed by anything else opens a statement
+whose "I" was dropped ("Was super nervous last week", "Did an analysis of the series")."""
 _LEADING_JUNK = " \t\"'\u201c\u201d\u2018\u2019([{*-\u2022>"
 _TRAILING_JUNK = " \t\"'\u201c\u201d\u2018\u2019)]}.,;:!?*"
 

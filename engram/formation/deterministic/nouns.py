@@ -77,7 +77,7 @@ EVENT_HEADS: frozenset[str] = closed(
     wedding funeral reunion ceremony graduation party celebration barbecue bbq picnic potluck
     meetup slam reading signing screening premiere tour trip vacation holiday cruise
     event events service mass hackathon jam audition interview interviews open-mic test tests
-    exam exams
+    exam exams comp mtg fest
     group program programme meeting
     """
 )
@@ -143,6 +143,7 @@ ambiguous between a skill and a pastime)."""
 CREATIONS: frozenset[str] = closed(
     """
     screenplay screenplays script scripts novel novels book books story stories poem poems song
+    articles essays
     songs album albums painting paintings mural portrait sculpture quilt scarf sweater blanket
     thesis dissertation paper article essay film movie documentary short app website blog
     podcast game comic zine cookbook memoir play musical

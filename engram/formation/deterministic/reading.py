@@ -60,6 +60,13 @@ _DROPPED_SUBJECT = re.compile(
 )
 """"Been busy …", "Just started …", "Just got a new camera": a sentence that dropped its "I"
 (an acquisition only with its article: "Got it" and "Got home late" stay as they are)."""
+_LEADING_WHEN = screened(
+    r"^(?:(?:[Ee]specially|[Rr]ight|[Jj]ust|[Ee]ver)\s+)?(?:[Aa]fter|[Ss]ince|[Oo]nce|[Nn]ow\s+that"
+    r"|[Bb]ecause|[Ww]hen)\s+(?=I\s|I'm\s|I've\s)"
+)
+""""Especially after I failed the exam, …", "Since I moved to Porto, …": what the "I" clause
+says is so; the clause is read from the "I" on (the clause's mood still decides: "when" and
+"once" open a conditional there, which stays hypothetical)."""
 _REASON_FOR = screened(
     r"\b(?:remind(?:s|ed)?\s+me|(?:that|this|it)(?:'s|\s+is|\s+was)|which\s+is)\s+"
     r"(?:(?:again|always)\s+)?(?:why|how\s+much|that)\s+(?=I\s|I'm\s|I've\s)",
@@ -194,7 +201,7 @@ def _one_per_pet(
 def _after_telling(text: str) -> str:
     """ "…wanted to let you know I joined a club": the claim starts after the telling; "…
     reminds me why I love X": after the reason."""
-    match = _TELLING.search(text) or _REASON_FOR.search(text)
+    match = _TELLING.search(text) or _REASON_FOR.search(text) or _LEADING_WHEN.match(text)
     return text[match.end() :] if match else text
 
 

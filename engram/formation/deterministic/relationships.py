@@ -108,6 +108,9 @@ _MY_KIN = screened(
     r"|eleven|twelve|\w+teen)[- ]year[- ]old)\b(?!\s+(?:\w+\s+)?(?:dog|cat|car|laptop|house|van"
     r"|truck|bike|puppy|kitten|tree|computer|phone|daughter|son|boy|girl)s?\b)"
 )
+_THE_MISSUS = screened(r"\b[Tt]he\s+(?P<kin>missus|missis|wifey|hubby|other\s+half)\b")
+""""me, the missus and the kids": the speaker's own partner, told the familiar way."""
+_MISSUS_KIN = {"missus": "wife", "missis": "wife", "wifey": "wife", "hubby": "husband"}
 _AND_KIDS = screened(
     r"\b[Mm]y\s+(?:wife|husband|partner|spouse)\s+(?:and|&)\s+(?:(?:the|our|my)\s+)?"
     r"(?:(?:two|three|four)\s+)?(?P<also>kids|children)\b"
@@ -199,7 +202,12 @@ def propose_household(text: str) -> list[Finding]:
     """ "my wife", "my kids": the speaker has a partner or children, as one belief per kind,
     (I, related_to, <kin>, facet <kin>) until a name is told."""
     findings: list[Finding] = []
-    for match in (*_MY_KIN.finditer(text), *_AND_KIDS.finditer(text), *_HAVE_KIN.finditer(text)):
+    for match in (
+        *_MY_KIN.finditer(text),
+        *_AND_KIDS.finditer(text),
+        *_HAVE_KIN.finditer(text),
+        *_THE_MISSUS.finditer(text),
+    ):
         before = text[max(0, match.start() - 24) : match.start()]
         if _NOT_YET_OR_GONE.search(before) or _NOT_YET_OR_GONE.search(match.group()):
             continue
@@ -228,8 +236,10 @@ def _household_facet(match: re.Match[str]) -> str | None:
     groups = match.groupdict()
     if groups.get("aged") or groups.get("also"):
         return "child"
-    word = groups.get("kin") or groups.get("ours") or ""
-    return RELATIVE_FACETS.get(word.lower())
+    word = (groups.get("kin") or groups.get("ours") or "").lower()
+    if " " in word:  # "the other half"
+        return "partner"
+    return RELATIVE_FACETS.get(_MISSUS_KIN.get(word, word))
 
 
 Attribute = Callable[[re.Match[str]], list[Finding]]
@@ -361,7 +371,9 @@ def propose_manages(predicate: Predicate) -> list[Finding]:
 HANDLERS = {"manage": propose_manages, "lead": propose_manages, "report": propose_manages}
 
 
-_KIN_WORD = re.compile(r"(?:" + _KIN + r"|engaged|married|year-old)")
+_KIN_WORD = re.compile(
+    r"(?:" + _KIN + r"|engaged|married|year-old|missus|missis|wifey|hubby|other half)"
+)
 """A kin word, or the step a couple took: every pattern of :func:`propose_relatives` goes
 through one (its own patterns' needles would be "my" and "have", in most clauses)."""
 

@@ -45,22 +45,37 @@ from engram.formation.screening import screened
 
 __all__ = ["ANYWHERE", "PROPOSERS", "TRIGGERS"]
 
+_INTEREST_NOUNS = closed(
+    """
+    nature music art writing poetry dance film films movies books reading photography theatre
+    theater sport sports fitness cooking baking gardening painting travel fashion gaming
+    """
+)
+"""Things a person loves that are told as a noun ("Nature's always been my haven", "Art's
+allowed me to explore …"), besides pastime gerunds."""
 _GOOD_FOR_ME = screened(
-    r"^(?P<what>[A-Z][a-z]+ing)(?:\s+(?:and|&)\s+(?P<also>[a-z]+ing))?\s+"
+    r"^(?P<what>[A-Z][a-z]+ing|[A-Z][a-z]+)(?:\s+(?:and|&)\s+(?P<also>[a-z]+ing))?"
+    r"(?:\s+for\s+me)?(?:'s\s+|\s+)"
     r"(?:(?:has|have)\s+(?:always\s+|really\s+|just\s+|totally\s+)?(?:been|become)\s+"
     r"(?:(?:like|such)\s+)?(?:my|a|an)\s+(?:real\s+|big\s+|huge\s+|true\s+)?"
     r"(?P<noun>escape|outlet|therapy|haven|happy\s+place|lifeline|passion|way\s+to|blessing"
     r"|must-have|constant|refuge|sanctuary|release)\b"
-    r"|(?:is|'s|are)\s+(?:(?:always|really|definitely|totally|truly|honestly)\s+)?(?:my|where\s+I)"
+    r"|(?:(?:is|are|was)\s+)?(?:(?:always|really|definitely|totally|truly|honestly|just)\s+)?"
+    r"(?:like\s+)?(?:a|my)\s+way\s+(?:to|for\s+me\s+to)\s+(?:express|relax|unwind|escape|de-?stress"
+    r"|find|connect|clear|recharge|cope|feel)"
+    r"|(?:(?:always|really|just|truly)\s+)?(?:been\s+)?(?:my|a)\s+(?:real\s+|true\s+|big\s+)?"
+    r"(?:haven|escape|outlet|refuge|sanctuary|happy\s+place|lifeline)\b"
+    r"|(?:is|are)\s+(?:(?:always|really|definitely|totally|truly|honestly)\s+)?(?:my|where\s+I)"
     r"\s+(?:real\s+|big\s+|true\s+|favou?rite\s+)?(?P<is>escape|outlet|therapy|haven|happy\s+place"
-    r"|lifeline|passion|thing|refuge|sanctuary|release|feel\s+most\s+alive|am\s+most\s+alive"
+    r"|lifeline|passion|thing|refuge|sanctuary|release|life|everything|world|feel\s+most\s+alive"
+    r"|am\s+most\s+alive"
     r"|'m\s+most\s+alive|feel\s+free|feel\s+at\s+home)\b"
     r"|(?:(?:always|really|just|totally|definitely|honestly|truly)\s+)?(?P<verb>(?:make|help"
     r"|keep|let|calm|relax|ground|center|centre|energi[sz]e|inspire)s?)\s+me\b"
     r"(?!\s+(?:so\s+|really\s+|very\s+|feel\s+)?(?:nervous|anxious|sad|sick|tired|scared|angry"
     r"|worried|stressed|uncomfortable|cry|miserable|exhausted|frustrated|bored|dizzy|sore))"
-    r"|(?:has|have)\s+(?:really\s+|totally\s+|truly\s+)?(?:opened\s+up|opened|changed|given"
-    r"|brought|taught)\s+(?:me|my|a\s+(?:whole\s+)?new)\b"
+    r"|(?:(?:has|have)\s+)?(?:really\s+|totally\s+|truly\s+|always\s+)?(?:opened\s+up|opened|changed"
+    r"|given|brought|taught|helped|allowed|let|kept)\s+(?:me|my|a\s+(?:whole\s+)?new)\b"
     r"|(?:(?:always|really|just|truly)\s+)?(?:brings|gives)\s+me\s+(?:so\s+much\s+|such\s+|a\s+lot"
     r"\s+of\s+)?(?:joy|peace|happiness|energy|purpose|strength|comfort|calm|freedom)\b)"
 )
@@ -79,7 +94,7 @@ _ROUTINE_HEADS = EVENT_HEADS - closed(
 """What a routine started goes to: a class, a lesson, a club's sessions, a gym (a trip, a
 wedding or an exam is no routine)."""
 _CHANCE_TO = screened(
-    r"\b(?:had|got)\s+(?:the\s+)?(?:chance|opportunity|privilege)\s+to\s+volunteer\s+"
+    r"\b(?:had|got)\s+(?:(?:the\s+)?(?:chance|opportunity|privilege)\s+)?to\s+volunteer\s+"
     r"(?P<prep>at|for|with)\s+(?P<org>(?:a|an|the|our|my|some)\s+[^,.;!?]+)"
 )
 _HELPING_OUT = screened(
@@ -126,11 +141,19 @@ def _good_for_me(text: str, occurred_on: date | None) -> list[Finding]:
     if match is None:
         return []
     found: list[Finding] = []
-    for gerund in (match.group("what"), match.group("also")):
-        liked = pastime(gerund) if gerund else None
+    for told in (match.group("what"), match.group("also")):
+        liked = _liked(told) if told else None
         if liked is not None:
             found.append(Finding("I", "interested_in", liked, tense="present"))
     return found
+
+
+def _liked(told: str) -> str | None:
+    """A pastime gerund of the closed list, or an interest told as a noun ("nature")."""
+    word = told.lower()
+    if word.endswith("ing"):
+        return pastime(word)
+    return word if word in _INTEREST_NOUNS else None
 
 
 def _started_going(text: str, occurred_on: date | None) -> list[Finding]:
@@ -155,6 +178,7 @@ def _chance_to_volunteer(text: str, occurred_on: date | None) -> list[Finding]:
     if match is None:
         return []
     org = strip_determiners(CLAUSE_TAIL.sub("", cut_phrase(TIME_TAIL.sub("", match.group("org")))))
+    org = re.split(r"\s+(?:at|in|near|on)\s+", org, maxsplit=1)[0]
     if not org or len(words(org)) > 4:
         return []
     return [
