@@ -121,10 +121,19 @@ def resolve(
     return _contradict(candidate, new_belief_id, occurred_at, rivals, supersedes, history)
 
 
+_SEVERAL = frozenset({"child"})
+"""Kin told in the plural ("my kids"): the unnamed belief stands for several people, so a
+name told later names one of them and replaces none, and "my kids" reinforces no one child."""
+
+
 def _unnamed(object_key: str, facet: str) -> bool:
     """ "my husband" before any name: (I, related_to, husband, facet husband), the kin word
-    standing in for the person (the object key is the end's kind and its normalised name)."""
-    return bool(facet) and object_key.partition(":")[2] == normalise_term(facet)
+    standing in for one person (the object key is the end's kind and its normalised name)."""
+    return (
+        bool(facet)
+        and facet not in _SEVERAL
+        and object_key.partition(":")[2] == normalise_term(facet)
+    )
 
 
 def _named_relative(

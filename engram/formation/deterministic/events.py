@@ -177,6 +177,21 @@ def _event(text: str, occurred_on: date | None, when_from: str | None = None) ->
     )
 
 
+_WHEN_WE = screened(
+    r"\b(?:when|after|while)\s+(?=(?:I|we)\s+" + ADVERBS + r"(?:went|took|did|ran|visited)\b)"
+)
+""""… my workmates when we went on a hiking trip": the event told inside a longer clause."""
+
+
+def _when_we(text: str, occurred_on: date | None) -> list[Finding]:
+    match = _WHEN_WE.search(text)
+    if match is None or match.start() == 0:
+        return []  # a clause that opens with "when" is read as it opens (:mod:`.reading`)
+    told = text[match.end() :]
+    told = told[0].upper() + told[1:] if told.startswith("we ") else told
+    return _event(told, occurred_on, when_from=text)
+
+
 def _dated(event: Finding, text: str, occurred_on: date | None) -> list[Finding]:
     """The event, named with its date when the words ground one in the episode's date.
 
@@ -279,6 +294,7 @@ _INDEX, (_TOLD_ANYWHERE, _OPENING) = families(
             *health.PROPOSERS,
             *routines.ANYWHERE,
             *activities.ANYWHERE,
+            _when_we,
         ),
         {
             **pursuits.TRIGGERS,
@@ -293,6 +309,7 @@ _INDEX, (_TOLD_ANYWHERE, _OPENING) = families(
             **health.TRIGGERS,
             **{reader: routines.TRIGGERS[reader] for reader in routines.ANYWHERE},
             **activities.ANYWHERE_TRIGGERS,
+            _when_we: (_WHEN_WE,),
         },
     ),
     (

@@ -70,7 +70,11 @@ _READING = screened(
     r"reading\s*(?:$|[.!,;:-]|\s+(?:a\s+lot|as\s+usual|a\s+bunch|loads|so\s+much|every\s+\w+)\b"
     r"|\s+(?:a|an|this|that|another|the)\s+(?:(?:new|great|good|amazing|fantasy|mystery|sci-fi"
     r"|romance|fascinating|classic)\s+)*(?:book|novel|series|memoir|trilogy)\b"
-    r"|\s+(?:a|an|this|the)?\s*[\w\s]{0,30}?\bcalled\s+\"|\s+\")"
+    r"|\s+(?:a|an|this|the)?\s*[\w\s]{0,30}?\bcalled\s+\"|\s+\""
+    r"|\s+(?:(?:her|his|their|some|lots\s+of|so\s+many|cool|great|old|new)\s+)+(?:stuff|books|novels"
+    r"|stories|work|poetry|memoirs|comics)\b)"
+    r"|^I(?:'m|\s+am)\s+always\s+(?:on\s+the\s+lookout|looking)\s+for\s+(?:new|good|great)\s+"
+    r"(?:reads|books|novels)\b"
 )
 """"I've been reading as usual", "I'm reading a fantasy book that …", "I'm currently reading
 "The Lean Startup"": reading is the speaker's pastime. Not "I'm reading your message" or

@@ -98,11 +98,16 @@ _RUNNING_FOR = screened(
 )
 """"I'm running for office again": the speaker's commitment, as "I decided to run for office"."""
 _DECIDED = screened(
-    r"\bI(?:'ve| have)?\s+" + ADVERBS + r"decided\s+to\s+(?!not\b)(?P<what>[^,.;!?]+)"
+    r"\bI(?:'ve| have)?\s+" + ADVERBS + r"(?:decided|chose)\s+to\s+(?!not\b)(?P<what>[^,.;!?]+)"
 )
 """"I decided to run for the council": the speaker's own decision (``committed_to``)."""
 _DASH = re.compile(r"\s+[-\u2013\u2014]+\s+")
-_DASH = re.compile(r"\s+[-\u2013\u2014]+\s+")
+_PURPOSE = re.compile(
+    r"\s+(?:in\s+order\s+)?to\s+(?:make|help|get|keep|show|see|learn|find|meet|raise|build"
+    r"|support|give|start|try|stay|clear|spread|connect|push|reach)\b.*$"
+)
+""""decided to go to networking events to make things happen": what was decided ends before
+what it was for."""
 
 
 def _plans(text: str, occurred_on: date | None) -> list[Finding]:
@@ -165,7 +170,8 @@ def _decided(text: str, occurred_on: date | None) -> list[Finding]:
     match = _DECIDED.search(text)
     if match is None:
         return []
-    what = _DASH.split(TIME_TAIL.sub("", match.group("what")), maxsplit=1)[0].strip()
+    what = _DASH.split(TIME_TAIL.sub("", _PURPOSE.sub("", match.group("what"))), maxsplit=1)[0]
+    what = what.strip()
     if not what or len(words(what)) > 6 or set(words(what)) & PLACEHOLDERS:
         return []  # "decided to include this": what "this" is lives in another message
     return [Finding("I", "committed_to", what)]

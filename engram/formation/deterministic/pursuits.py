@@ -83,8 +83,8 @@ _FAVE = re.compile(
 """"Drawing birds is one of my faves", "Contemporary is my top pick", "Board games are my
 thing": a preference told with the thing first (the gate drops "This is my fave")."""
 _LOOKING_INTO = screened(
-    r"\bI(?:'ve| have)\s+been\s+" + ADVERBS + r"(?:looking into|reading up on|reading about"
-    r"|learning about|getting into)\s+(?P<obj>" + _NOUNS + r")"
+    r"\bI(?:(?:'ve| have)\s+been|'m|\s+am)\s+" + ADVERBS + r"(?:looking into|reading up on"
+    r"|reading about|learning about|getting into)\s+(?P<obj>" + _NOUNS + r")"
 )
 """"I've been looking into local history": an interest the speaker is pursuing."""
 _HAD_EVENT = screened(
@@ -118,10 +118,12 @@ the word that points at it would read as a taste for "sharing"."""
 
 
 _NEAR_ME = re.compile(
-    r"\s+(?:near\s+(?:me|us|here|home)|nearby|in\s+town|around\s+here|close\s+to\s+(?:me|home))\b.*$",
+    r"\s+(?:(?:near|close\s+to)\s+(?:me|us|here|home)|nearby|in\s+town|around\s+here"
+    r"|(?:by|at|in|on|near|along|down\s+by)\s+the\s+(?=(?-i:[a-z])))\b.*$",
     re.IGNORECASE,
 )
-""""a dance comp near me", "a fair in town": where it is from the speaker, no part of its name."""
+""""a dance comp near me", "a fair in town", "a picnic by the river": where it was, no part of
+what it was (a name stays: "a concert in the Albert Hall")."""
 
 
 def short_phrase(raw: str) -> str | None:

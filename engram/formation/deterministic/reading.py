@@ -56,9 +56,10 @@ _CONTINUATION = re.compile(
 _CURRENT = frozenset({"present"})
 _DROPPED_SUBJECT = re.compile(
     r"^(?:(?:Just|Recently|Finally)\s+)?(?:(?P<verb>Been|started|Started)\b"
-    r"|(?P<got>[Gg]ot|[Bb]ought)\s+(?:myself\s+)?(?=(?:a|an)\s))"
+    r"|(?P<got>[Gg]ot|[Bb]ought|Joined)\s+(?:myself\s+)?(?=(?:a|an|the)\s))"
 )
-""""Been busy …", "Just started …", "Just got a new camera": a sentence that dropped its "I"
+""""Been busy …", "Just started …", "Just got a new camera", "Joined a travel club": a sentence
+that dropped its "I"
 (an acquisition only with its article: "Got it" and "Got home late" stay as they are)."""
 _LEADING_WHEN = screened(
     r"^(?:(?:[Ee]specially|[Rr]ight|[Jj]ust|[Ee]ver)\s+)?(?:[Aa]fter|[Ss]ince|[Oo]nce|[Nn]ow\s+that"

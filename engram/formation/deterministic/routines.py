@@ -27,7 +27,7 @@ from __future__ import annotations
 import re
 from datetime import date
 
-from engram.formation.deterministic.dates import before_ahead, ground_ahead
+from engram.formation.deterministic.dates import before_ahead, ground, ground_ahead
 from engram.formation.deterministic.dispatch import Reader, Triggers
 from engram.formation.deterministic.ends import words
 from engram.formation.deterministic.findings import WEAK_CONFIDENCE, Finding
@@ -39,7 +39,8 @@ from engram.formation.deterministic.nouns import (
     TAUGHT_SUBJECTS,
     closed,
 )
-from engram.formation.deterministic.phrases import ADVERBS, CLAUSE_TAIL, TIME_TAIL
+from engram.formation.deterministic.phrases import ADVERBS, CLAUSE_TAIL, PLANNED, TIME_TAIL
+from engram.formation.deterministic.pursuits import EVALUATIVE
 from engram.formation.deterministic.terms import cut_phrase, strip_determiners
 from engram.formation.screening import screened
 
@@ -133,7 +134,42 @@ _OURS_AHEAD = screened(
     re.IGNORECASE,
 )
 """"our hike next month", "my recital next Friday": an event of the speaker's, ahead, dated."""
+_WE_TOOK = screened(
+    r"\b(?:a|the|that|this|our)\s+(?P<event>(?:[\w-]+\s+){0,2}?(?:trip|vacation|holiday|hike|cruise"
+    r"|concert|festival|race|marathon|tour|camp|retreat|getaway))\s+(?:that\s+)?(?:I|we)\s+"
+    r"(?:took|went\s+on|went\s+to|did|had|ran|attended)\b"
+)
+""""a road trip we took last year", "the festival we went to": an outing of the speaker's, told
+in a relative clause, dated by the clause's words."""
+_IN_PROGRAM = screened(
+    r"\bI(?:'m|\s+am)\s+(?:(?:finally|now|officially|also)\s+)?in\s+(?:a|an|the)\s+"
+    r"(?P<program>(?:[\w-]+\s+){1,3}?(?:program|programme|course|residency|apprenticeship"
+    r"|internship|fellowship|bootcamp))\b"
+)
+""""I'm finally in the study abroad program I applied for": the speaker takes part in it."""
+_CONTRIBUTED = screened(
+    r"\b(?:[Aa]|[Aa]n|[Aa]nother|[Tt]he)\s+(?P<work>(?:[\w-]+\s+){0,2}?(?:script|screenplay|film|movie|book"
+    r"|album|song|play|show|article|documentary|series|anthology))\s+(?:that\s+)?I\s+"
+    r"(?:contributed\s+to|co-wrote|co-wrote|helped\s+(?:write|make|film|produce)|worked\s+on)\b"
+    r"|\bI\s+"
+    + ADVERBS
+    + r"wrote\s+(?:a\s+few|some|a\s+couple\s+of|several)\s+(?:bits|scenes|lines"
+    r"|parts|pages|chapters|verses)\s+for\s+(?:a|an|the|this)\s+(?P<for>(?:[\w-]+\s+){0,2}?"
+    r"(?:script|screenplay|film|movie|book|album|song|play|show|series))\b"
+)
+""""another movie script that I contributed to was shown", "I wrote a few bits for a
+screenplay": a work the speaker had a hand in (``contributed_to``)."""
+_SPECIAL = re.compile(r"^(?:special|memorable|unforgettable|perfect|epic|quick|short|long)\s+")
 _NOT_ROUTINE = closed("job business shop store company blog podcast channel family day week")
+
+
+def _dated(event: Finding, text: str, occurred_on: date | None) -> Finding:
+    """The event named with its date when the clause's words ground one (as :mod:`.events`
+    names a dated event: one belief per event)."""
+    when = ground(text, occurred_on)
+    if when is None:
+        return event
+    return Finding(event.subject, event.relation, f"{event.object} ({when})", tense=event.tense)
 
 
 def _good_for_me(text: str, occurred_on: date | None) -> list[Finding]:
@@ -216,6 +252,32 @@ def _vocation(text: str, occurred_on: date | None) -> list[Finding]:
     return []
 
 
+def _we_took(text: str, occurred_on: date | None) -> list[Finding]:
+    match = _WE_TOOK.search(text)
+    if match is None or PLANNED.search(text[match.end() :]):
+        return []
+    event = EVALUATIVE.sub("", " ".join(match.group("event").split())) or match.group("event")
+    event = _SPECIAL.sub("", event)
+    return [_dated(Finding("I", "participated_in", event, tense="past"), text, occurred_on)]
+
+
+def _in_program(text: str, occurred_on: date | None) -> list[Finding]:
+    match = _IN_PROGRAM.search(text)
+    if match is None:
+        return []
+    return [
+        Finding("I", "participated_in", " ".join(match.group("program").split()), tense="present")
+    ]
+
+
+def _contributed(text: str, occurred_on: date | None) -> list[Finding]:
+    match = _CONTRIBUTED.search(text)
+    if match is None:
+        return []
+    work = " ".join((match.group("work") or match.group("for")).split())
+    return [Finding("I", "contributed_to", work, tense="past")]
+
+
 def _off_to(text: str, occurred_on: date | None) -> list[Finding]:
     match = _OFF_TO.search(text)
     if match is None:
@@ -241,7 +303,15 @@ def _ours_ahead(text: str, occurred_on: date | None) -> list[Finding]:
 
 PROPOSERS: tuple[Reader, ...] = (_good_for_me, _started_going, _vocation)
 """Readers of a clause that opens with what they read."""
-ANYWHERE: tuple[Reader, ...] = (_chance_to_volunteer, _helping_out, _off_to, _ours_ahead)
+ANYWHERE: tuple[Reader, ...] = (
+    _chance_to_volunteer,
+    _helping_out,
+    _off_to,
+    _ours_ahead,
+    _we_took,
+    _in_program,
+    _contributed,
+)
 """Readers that search the whole clause."""
 
 TRIGGERS: Triggers = {
@@ -252,6 +322,9 @@ TRIGGERS: Triggers = {
     _helping_out: (_HELPING_OUT,),
     _off_to: (_OFF_TO,),
     _ours_ahead: (_OURS_AHEAD,),
+    _we_took: (_WE_TOOK,),
+    _in_program: (_IN_PROGRAM,),
+    _contributed: (_CONTRIBUTED,),
 }
 """For each reader, the patterns one of which must match a clause for it to find anything
 (:mod:`.dispatch` skips it otherwise)."""

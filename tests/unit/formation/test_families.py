@@ -320,6 +320,48 @@ FAMILIES: dict[str, Family] = {
             "A:We plan to visit Rome next month.",
         ),
     ),
+    # 8. An interest told as what it is to the speaker, a noun or a pastime.
+    "interest_told_otherwise": Family(
+        frozenset({"interested_in", "prefers"}),
+        same=(
+            ("Nature's always been my haven.", "speaker interested in nature"),
+            ("Music is my life.", "speaker interested in music"),
+            ("Art's allowed me to say what words can't.", "speaker interested in art"),
+            ("Sketching for me is a way to unwind.", "speaker interested in sketching"),
+            ("Gardening has helped me slow down.", "speaker interested in gardening"),
+            ("I've always had a love for horses!", "speaker interested in horses"),
+            ("I'm turning my baking passion into a business.", "speaker interested in baking"),
+        ),
+        nothing=(
+            "Traffic is my nightmare.",
+            "Ana is my world.",
+            "Running makes me so tired.",
+            "My sister has always had a love for horses.",
+            "Does music help you relax?",
+            "A:Nature's always been my haven.",
+        ),
+    ),
+    # 8. Events and works told inside a longer sentence.
+    "told_in_passing": Family(
+        frozenset({"participated_in", "contributed_to", "responsible_for", "committed_to"}),
+        same=(
+            ("It reminds me of a road trip we took last year.", "speaker participated in road trip (2023)"),
+            ("Here are my cousins when we went on a camping trip.", "speaker participated in camping trip"),
+            ("Another short film that I contributed to won a prize!", "speaker contributed to short film"),
+            ("I wrote a few scenes for a play that opens Friday.", "speaker contributed to play"),
+            ("I'm finally in the study abroad program I applied for!", "speaker participated in study abroad program"),
+            ("I'm in the middle of a mystery novel.", "speaker responsible for mystery novel"),
+            ("Especially after I failed the driving test, I've been anxious.", "speaker participated in driving test"),
+            ("We even had a picnic by the river last week!", "speaker participated in picnic"),
+        ),
+        nothing=(
+            "It reminds me of a road trip we're planning.",
+            "My brother wrote a few scenes for a play.",
+            "Are you in the study abroad program?",
+            "Another short film that she contributed to won a prize.",
+            "A:It reminds me of a road trip we took last year.",
+        ),
+    ),
 }  # fmt: skip
 
 SAME = [(name, s, b) for name, f in FAMILIES.items() for s, b in f.same]
