@@ -38,7 +38,7 @@ from engram.formation.injection import (
 )
 from engram.formation.pii import find_pii
 from engram.formation.screening import NeedleIndex, Screened, lowered, screen
-from engram.formation.secrets import Finding, find_secrets
+from engram.formation.secrets import Finding, find_secrets, secrets_by_context
 from engram.formation.sensitivity import classify_sensitivity
 from engram.schemas.claims import RefusalReason
 from engram.schemas.common import Role
@@ -131,6 +131,12 @@ def _secrets_in(text: str) -> tuple[Finding, ...]:
 
 
 @lru_cache(maxsize=32)
+def _secrets_by_context(text: str) -> tuple[Finding, ...]:
+    """Memoised: every refusal of a message redacts its words against the same source."""
+    return tuple(secrets_by_context(text))
+
+
+@lru_cache(maxsize=32)
 def _pii_in(text: str, kinds: tuple[str, ...]) -> tuple[Finding, ...]:
     return tuple(find_pii(text, kinds))
 
@@ -182,8 +188,17 @@ def _instruction_shaped(texts: Sequence[str], possible: Sequence[int]) -> Verdic
     return RefusalReason.INSTRUCTION_SHAPED, f"instruction-shaped content ({marker})"
 
 
+_MAY_BE_MARKUP = re.compile(r"[<{$:;=]|table|select", re.IGNORECASE)
+"""What every marker of :data:`.injection.MARKUP` needs (a tag's "<", a template's "{" or "$",
+a script URL's ":", a handler's "=", SQL's ";", "table" or "select"): a text with none of them
+holds no markup, and most claims' words have none (a cheaper question than the index's)."""
+
+
 def _markup(cited: Cited) -> Verdict | None:
-    marker = _MARKUP.first((*cited.statements, cited.quote))
+    texts = (*cited.statements, cited.quote)
+    if not any(_MAY_BE_MARKUP.search(text) for text in texts):
+        return None
+    marker = _MARKUP.first(texts)
     if marker is None:
         return None
     return (
@@ -239,14 +254,15 @@ def redact(text: str, *, pii_kinds: tuple[str, ...]) -> str:
 
 
 def redact_cited(text: str, *, source: str, pii_kinds: tuple[str, ...]) -> str:
-    """:func:`redact`, and every secret of ``source`` wherever its value recurs in ``text``.
+    """:func:`redact`, and every secret of ``source`` its context shows wherever its value recurs
+    in ``text`` (a secret of a shape of its own is found in ``text`` by :func:`redact` itself).
 
     A secret is found by its context ("my password is …", "… as my password"), which a
     statement or a clause-long quote cut from the same message may not carry: "I use hunter2 as
     my password" proposes "I uses hunter2", where nothing says a password any more. The value
     the source's context showed to be a secret is removed from every word a refusal keeps."""
     redacted = redact(text, pii_kinds=pii_kinds)
-    for found in _secrets_in(source):
+    for found in _secrets_by_context(source):
         value = source[found.start : found.end]
         if len(value) >= 3 and value in redacted:
             redacted = redacted.replace(value, f"[redacted:{found.kind}]")

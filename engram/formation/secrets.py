@@ -255,6 +255,23 @@ def _findings(text: str) -> Iterator[Finding]:
             yield Finding(rule.kind, match.start(rule.group), match.end(rule.group))
 
 
+_TOLD_BY_CONTEXT = tuple(rule for rule in _RULES if rule.group)
+"""The rules that know a secret by the words around it ("my password is …", "… as my
+password"), not by its shape: their value can leave the context behind in a cut clause."""
+_CONTEXT_INDEX = NeedleIndex.of([rule.pattern for rule in _TOLD_BY_CONTEXT])
+
+
+def secrets_by_context(text: str) -> list[Finding]:
+    """The secrets of ``text`` only its context shows, in the plain view: what a statement or a
+    quote cut from ``text`` may carry without the words that made it a secret."""
+    found: list[Finding] = []
+    for rule in _CONTEXT_INDEX.chosen(text, _TOLD_BY_CONTEXT):
+        for match in rule.pattern.finditer(text):
+            if rule.accept is None or rule.accept(match.group(rule.group)):
+                found.append(Finding(rule.kind, match.start(rule.group), match.end(rule.group)))
+    return found
+
+
 def find_secrets(text: str) -> list[Finding]:
     """Every secret-shaped substring of ``text``, in either view, as offsets into ``text``."""
     found = set(_findings(text))

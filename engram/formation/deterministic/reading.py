@@ -37,7 +37,7 @@ from engram.formation.deterministic.passing import propose_in_passing
 from engram.formation.deterministic.predicate import VERBS, Predicate, parse_predicate
 from engram.formation.deterministic.relationships import propose_attributes, propose_relatives
 from engram.formation.explicit import EXPLICIT_PREFIX
-from engram.formation.screening import screened
+from engram.formation.screening import NeedleIndex, screened
 from engram.formation.vocabulary import lookup
 
 Handler = Callable[[Predicate], list[Finding]]
@@ -61,7 +61,7 @@ _DROPPED_SUBJECT = re.compile(
 """"Been busy …", "Just started …", "Just got a new camera", "Joined a travel club": a sentence
 that dropped its "I"
 (an acquisition only with its article: "Got it" and "Got home late" stay as they are)."""
-_LEADING_WHEN = screened(
+_LEADING_WHEN = re.compile(
     r"^(?:(?:[Ee]specially|[Rr]ight|[Jj]ust|[Ee]ver)\s+)?(?:[Aa]fter|[Ss]ince|[Oo]nce|[Nn]ow\s+that"
     r"|[Bb]ecause|[Ww]hen)\s+(?=I\s|I'm\s|I've\s)"
 )
@@ -70,10 +70,14 @@ says is so; the clause is read from the "I" on (the clause's mood still decides:
 "once" open a conditional there, which stays hypothetical)."""
 _REASON_FOR = screened(
     r"\b(?:remind(?:s|ed)?\s+me|(?:that|this|it)(?:'s|\s+is|\s+was)|which\s+is)\s+"
-    r"(?:(?:again|always)\s+)?(?:why|how\s+much|that)\s+(?=I\s|I'm\s|I've\s)",
+    r"(?:(?:again|always)\s+)?(?:why|how\s+much)\s+(?=I\s|I'm\s|I've\s)",
     re.IGNORECASE,
 )
-""""Moments like that remind me why I love climbing", "that's why I love gardening": the reason
+_REMINDS_THAT = screened(
+    r"\bremind(?:s|ed)?\s+me\s+(?:(?:again|always)\s+)?that\s+(?=I\s|I'm\s|I've\s)", re.IGNORECASE
+)
+""""Moments like that remind me why I love climbing", "that's why I love gardening", "… reminds
+me that I really enjoy cooking" (two patterns, so each is looked for by its own rare words): the reason
 or the passion told is the speaker's own statement, read from the "I" on (the mood of the whole
 clause still decides: "Maybe that's why …" stays a hedge)."""
 _TELLING = screened(
@@ -113,6 +117,17 @@ _PETS, _LIFE, _RELATIVES, _ATTRIBUTES, _REQUEST, _HABITS, _PASSING, _TOGETHER = 
 )
 
 
+_CUTS = NeedleIndex.of(
+    [EXPLICIT_PREFIX, _TELLING, _REASON_FOR, _REMINDS_THAT, HEDGE_PREFIX, CONDITIONAL_PREFIX]
+)
+"""The words a clause is cut before it is read (a cue to remember, a telling, a reason, a hedge,
+a condition), looked for in one pass over the clause as said: a cut none of whose needles is in
+it cannot apply. What the cuts before it leave is a part of the clause, and putting back a
+dropped "I" (:func:`_with_subject`) adds no word a later cut looks for, so a needle absent from
+the clause is absent from every text a cut reads."""
+_EXPLICIT, _TOLD, _REASON, _REMINDS, _HEDGE, _CONDITIONAL = (1 << bit for bit in range(6))
+
+
 @dataclass(frozen=True, slots=True)
 class Reading:
     """A finding with its polarity and tense settled."""
@@ -124,11 +139,17 @@ class Reading:
 
 
 def read_clause(clause: Clause, *, occurred_on: date | None = None) -> list[Reading]:
-    text = EXPLICIT_PREFIX.sub("", clause.text.replace("\u2019", "'"))
+    said = clause.text.replace("\u2019", "'")
+    cuts = _CUTS.possible(said)
+    text = EXPLICIT_PREFIX.sub("", said) if cuts & _EXPLICIT else said
     mood = clause_mood(text, question=clause.question)
     if mood.silent:
         return []
-    text = CONDITIONAL_PREFIX.sub("", HEDGE_PREFIX.sub("", _with_subject(_after_telling(text))))
+    text = _with_subject(_after_telling(text, cuts))
+    if cuts & _HEDGE:
+        text = HEDGE_PREFIX.sub("", text)
+    if cuts & _CONDITIONAL:
+        text = CONDITIONAL_PREFIX.sub("", text)
     readings = [_settle(f, mood, negated=False, tense="present") for f in propose_status(text)]
     decisions = propose_decision(text, occurred_on)
     readings += [_settle(f, mood, negated=False, tense="present") for f in decisions]
@@ -199,10 +220,16 @@ def _one_per_pet(
     return settled
 
 
-def _after_telling(text: str) -> str:
+def _after_telling(text: str, cuts: int) -> str:
     """ "…wanted to let you know I joined a club": the claim starts after the telling; "…
-    reminds me why I love X": after the reason."""
-    match = _TELLING.search(text) or _REASON_FOR.search(text) or _LEADING_WHEN.match(text)
+    reminds me why I love X": after the reason. ``cuts``: which of the cuts may apply
+    (:data:`_CUTS`)."""
+    match = (
+        (_TELLING.search(text) if cuts & _TOLD else None)
+        or (_REASON_FOR.search(text) if cuts & _REASON else None)
+        or (_REMINDS_THAT.search(text) if cuts & _REMINDS else None)
+        or _LEADING_WHEN.match(text)
+    )
     return text[match.end() :] if match else text
 
 

@@ -198,3 +198,30 @@ def test_an_index_chooses_every_pattern_that_matches(
         assert [p for p in items if p.pattern.search(text)] == [
             p for p in chosen if p.pattern.search(text)
         ], text
+
+
+def _markup_screen_holds(text: str) -> None:
+    if gates._MARKUP.first((text,)) is not None:
+        assert gates._MAY_BE_MARKUP.search(text), text
+
+
+def test_the_markup_screen_never_rules_out_markup_on_the_corpus() -> None:
+    for text in TEXTS:
+        _markup_screen_holds(text)
+    for markup in (
+        "<b>",
+        "{{x}}",
+        "${x}",
+        "javascript:",
+        "onload=",
+        "'; drop table t",
+        "union select",
+    ):
+        assert gates._MARKUP.first((markup,)) is not None
+        _markup_screen_holds(markup)
+
+
+@settings(max_examples=300, deadline=None)
+@given(SOUP)
+def test_the_markup_screen_never_rules_out_markup_on_any_words(text: str) -> None:
+    _markup_screen_holds(text)
