@@ -188,9 +188,10 @@ def _instruction_shaped(texts: Sequence[str], possible: Sequence[int]) -> Verdic
     return RefusalReason.INSTRUCTION_SHAPED, f"instruction-shaped content ({marker})"
 
 
-_MAY_BE_MARKUP = re.compile(r"[<{$:;=]|table|select", re.IGNORECASE)
+_MAY_BE_MARKUP = re.compile(r"[<{$;=]|script:|table|select", re.IGNORECASE)
 """What every marker of :data:`.injection.MARKUP` needs (a tag's "<", a template's "{" or "$",
-a script URL's ":", a handler's "=", SQL's ";", "table" or "select"): a text with none of them
+a script URL's "script:", a handler's "=", SQL's ";", "table" or "select"; a statement's facet
+has a bare ":"): a text with none of them
 holds no markup, and most claims' words have none (a cheaper question than the index's)."""
 
 

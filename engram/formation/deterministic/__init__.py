@@ -174,12 +174,16 @@ def _decided_before(previous: Clause, clause: Clause, content: str) -> list[Read
     between = content[previous.start + len(previous.text) : clause.start]
     if not _AND_BETWEEN.match(between) or previous.question:
         return []
-    mood = clause_mood(clause.text.replace("\u2019", "'"), question=clause.question)
+    said = clause.text.replace("\u2019", "'")
+    decided = decided_with(previous.text, said)
+    if not decided:
+        return []  # the cheap question first: most clauses after "and" decide nothing
+    mood = clause_mood(said, question=clause.question)
     if mood.silent or mood.hedged or mood.conditional or mood.no_longer:
         return []
     return [
         _Spanning(finding, "assert", "present", finding.confidence, start=previous.start)
-        for finding in decided_with(previous.text, clause.text.replace("\u2019", "'"))
+        for finding in decided
     ]
 
 
