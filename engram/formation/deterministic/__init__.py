@@ -77,13 +77,7 @@ def trace(
         quoted = touches_speech(speech, clause.start, clause.start + len(clause.text))
         readings = read_clause(clause, occurred_on=occurred_on)
         if previous is not None and not quoted:
-            readings += _named_before(previous, clause, content)
-            together = _couple_before(previous, clause, content)
-            readings = [r for r in readings if not _unnamed_twin(r, together)] + together
-            _drop_ended(found, ended([r.finding for r in together]))
-            decided = _decided_before(previous, clause, content)
-            if decided:  # one decision, with the person: not also the clause's own
-                readings = [r for r in readings if r.finding.relation != "committed_to"] + decided
+            readings = _across(found, previous, clause, content, readings)
         previous = clause
         later = _LATER_NAME.match(clause.text)
         if later is not None and unnamed_pet is not None and not quoted:
@@ -99,7 +93,10 @@ def trace(
                 found.abstentions.append(judged)
                 continue
             key = _identity(judged)
-            if key in seen or not judged.object.strip() or not judged.subject.strip():
+            if not judged.object.strip() or not judged.subject.strip():
+                continue
+            if key in seen:
+                _keep_the_surer(found, key, judged)
                 continue
             seen.add(key)
             found.proposals.append(judged)
@@ -110,6 +107,23 @@ def trace(
             if len(found.proposals) >= ceiling:
                 return found
     return found
+
+
+def _across(
+    found: Trace, previous: Clause, clause: Clause, content: str, readings: list[Reading]
+) -> list[Reading]:
+    """What the clause says with the one before it: a name set off before a kin word, a couple
+    ("Tom and I got married", which ends what the clause before asserted), a decision taken
+    with someone ("Ana and I decided to …": one decision, with the person, not also the
+    clause's own)."""
+    readings = readings + _named_before(previous, clause, content)
+    together = _couple_before(previous, clause, content)
+    readings = [r for r in readings if not _unnamed_twin(r, together)] + together
+    _drop_ended(found, ended([r.finding for r in together]))
+    decided = _decided_before(previous, clause, content)
+    if decided:
+        readings = [r for r in readings if r.finding.relation != "committed_to"] + decided
+    return readings
 
 
 _LATER_NAME = re.compile(
@@ -228,6 +242,18 @@ def _unnamed_pet(proposal: Proposal) -> bool:
         and proposal.polarity == "assert"
         and pet_kind(proposal.object) is not None
     )
+
+
+def _keep_the_surer(found: Trace, key: tuple[str, ...], again: Proposal) -> None:
+    """One claim read twice in a message (by two readers, or in two clauses) is one proposal,
+    the first, with the surer of the two readings' confidence: a weak reading of one shape
+    must not make a claim another reader states firmly provisional. (Looked up by identity:
+    an index could have moved when a family event dropped a proposal.)"""
+    for index, first in enumerate(found.proposals):
+        if _identity(first) == key:
+            if (again.confidence or 0) > (first.confidence or 0):
+                found.proposals[index] = replace(first, confidence=again.confidence)
+            return
 
 
 def _unnamed_relative(proposal: Proposal) -> bool:
