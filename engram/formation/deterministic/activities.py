@@ -111,7 +111,7 @@ def _ongoing(text: str, occurred_on: date | None) -> list[Finding]:
     return [Finding("I", "participated_in", obj, tense="present")] if obj else []
 
 
-def _took_up(text: str, occurred_on: date | None) -> list[Finding]:
+def took_up(text: str, occurred_on: date | None) -> list[Finding]:
     match = _TOOK_UP.match(text)
     if match is None:
         return []
@@ -227,7 +227,7 @@ _NOT_PLACES = frozenset({"time", "while", "first", "moment", "now", "fun", "free
 
 PROPOSERS: tuple[Reader, ...] = (
     _ongoing,
-    _took_up,
+    took_up,
     _left_job,
     _teach,
     _hobby_now,
@@ -241,7 +241,7 @@ PROPOSERS: tuple[Reader, ...] = (
 
 TRIGGERS: Triggers = {
     _ongoing: (_ONGOING,),
-    _took_up: (_TOOK_UP,),
+    took_up: (_TOOK_UP,),
     _left_job: (_LEFT_JOB,),
     _teach: (_TEACH,),
     _hobby_now: (_HOBBY_NOW,),

@@ -88,7 +88,7 @@ ACTIVITY_HEADS: frozenset[str] = closed(
     yoga pilates judo karate taekwondo jiu-jitsu aikido kickboxing boxing fencing archery
     crossfit ballet tennis squash badminton golf chess soccer football basketball volleyball
     rugby hockey baseball softball cricket lacrosse pottery ceramics photography calligraphy
-    origami tai chi parkour therapy classes lessons karaoke poker bridge sudoku meditation
+    origami tai chi parkour therapy classes lessons class course karaoke poker bridge sudoku meditation
     zumba salsa tango improv theatre theater choir band piano guitar violin drums cello
     banjo ukulele flute saxophone trumpet harp clarinet mandolin accordion harmonica
     """

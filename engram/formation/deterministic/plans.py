@@ -67,6 +67,7 @@ _PLANNED_TRIP = screened(
 _GOING_TO_EVENT = screened(
     r"\bI(?:'m| am)\s+"
     + ADVERBS
+    + r"(?:busy\s+(?:(?:at|with|in)\s+(?:the|my|our)\s+\w+\s+)?)?"
     + r"(?:(?:going|heading)\s+to|(?:getting\s+ready|preparing|training|practi[sc]ing)\s+for)"
     r"\s+(?:a|an|the|my)\s+(?P<event>[^,.;!?]+)"
 )

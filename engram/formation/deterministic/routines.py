@@ -27,6 +27,7 @@ from __future__ import annotations
 import re
 from datetime import date
 
+from engram.formation.deterministic.activities import took_up
 from engram.formation.deterministic.dates import before_ahead, ground, ground_ahead
 from engram.formation.deterministic.dispatch import Reader, Triggers
 from engram.formation.deterministic.ends import words
@@ -203,8 +204,8 @@ def _started_going(text: str, occurred_on: date | None) -> list[Finding]:
     if not found or len(found) > 4 or found[-1] in _NOT_ROUTINE:
         return []
     head = found[-1]
-    if head in ACTIVITY_HEADS and text.startswith("I"):
-        return []  # "I started taking yoga classes" is learning yoga (:mod:`.activities`)
+    if took_up(text, occurred_on):
+        return []  # "I started going to yoga classes" is learning them (:mod:`.activities`)
     routine = head in _ROUTINE_HEADS or head.removesuffix("s") in _ROUTINE_HEADS
     return [Finding("I", "participated_in", obj, tense="present")] if routine else []
 
