@@ -42,8 +42,8 @@ import orjson
 
 from bench.read_corpus import TENANT, Corpus, arguments, generate
 from engram.infra.settings import KafkaSettings, load_settings, subprocess_env
-from engram.projections.belief_pages import BeliefFilter, page_beliefs
-from engram.projections.queries import get_belief
+from engram.projections.reads.pages import BeliefFilter, page_beliefs
+from engram.projections.reads.queries import get_belief
 from engram.service.tokens import create_token
 
 REPO = Path(__file__).resolve().parents[1]

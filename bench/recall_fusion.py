@@ -4,7 +4,7 @@ scratch database at several weights of the semantic list, in one run.
 The conversations of ``--turns`` are formed, projected, indexed and embedded once (the local
 default embedder, the embedding follower's own store) into a scratch database, exactly as
 ``engram eval recall --turns`` does; then every question of ``--qa`` is asked through
-:func:`projections.recall.recall` with the semantic list fused at each weight of ``--weights``
+:func:`projections.reads.recall.recall` with the semantic list fused at each weight of ``--weights``
 (weight 0: the lexical lists only, the same ranking as without embeddings). Each pass also
 reports BM25 over the principal's own messages and dense-only, computed on the same messages.
 Recall@k does not depend on the machine's load (latency does; read latencies as ratios within
@@ -27,8 +27,8 @@ import asyncpg
 import orjson
 
 from engram.cli.evaluation.recall import form_into, load_questions, measure, scratch_database
-from engram.embeddings.local import WordLlamaEmbedder
 from engram.infra.settings import load_settings
+from engram.projections.messages.embeddings.local import WordLlamaEmbedder
 
 GROUPS = ("own_words_1_2_4", "all")
 

@@ -52,12 +52,12 @@ from engram.infra.settings import KafkaSettings, KeysSettings, load_settings, su
 from engram.ingest.producer import EpisodeProducer  # noqa: E402
 from engram.ingest.topics import ensure_topics  # noqa: E402
 from engram.keys.kek import new_kek_text  # noqa: E402
-from engram.projections.migrate import migrate  # noqa: E402
-from engram.projections.projector import (  # noqa: E402
+from engram.projections.beliefs.projector import (  # noqa: E402
     DEFAULT_LANES,
     DEFAULT_MAX_CHUNK,
     BeliefProjector,
 )
+from engram.projections.migrate import migrate  # noqa: E402
 from engram.resolution.chunk import BatchOutcome  # noqa: E402
 from engram.schemas.claims import SourcePosition  # noqa: E402
 from engram.schemas.episodes import Message, TurnAppended  # noqa: E402

@@ -19,15 +19,15 @@ from fastapi import APIRouter, Depends, FastAPI, HTTPException, Path, Query, Req
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 
-from engram.embeddings.wiring import embedder_from_settings
 from engram.infra.db import UNAVAILABLE, create_pool, report_unavailable
 from engram.infra.errors import EngramFailure
 from engram.infra.heap import freeze_startup_heap
 from engram.infra.settings import Settings
 from engram.ingest.intake import Intake
-from engram.projections.belief_pages import BeliefFilter, page_beliefs
-from engram.projections.freshness import freshness, wait_formed_through
-from engram.projections.queries import get_belief
+from engram.projections.messages.embeddings.wiring import embedder_from_settings
+from engram.projections.reads.freshness import freshness, wait_formed_through
+from engram.projections.reads.pages import BeliefFilter, page_beliefs
+from engram.projections.reads.queries import get_belief
 from engram.schemas.api import (
     PROJECT_UNKNOWN,
     BeliefDetail,

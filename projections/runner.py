@@ -10,14 +10,14 @@ from __future__ import annotations
 
 import asyncpg
 
-from engram.embeddings.wiring import embedder_from_settings
 from engram.infra.db import create_pool, retry_while_unavailable
 from engram.infra.health import Stage, run_stage_alone
 from engram.infra.heap import collect_young_less_often, freeze_startup_heap
 from engram.infra.settings import Settings
-from engram.projections.embedding_follower import EmbeddingFollower
-from engram.projections.message_indexer import MessageIndexer
-from engram.projections.projector import BeliefProjector
+from engram.projections.beliefs.projector import BeliefProjector
+from engram.projections.messages.embedding_follower import EmbeddingFollower
+from engram.projections.messages.embeddings.wiring import embedder_from_settings
+from engram.projections.messages.indexer import MessageIndexer
 from engram.sealing.opening import open_sealer
 
 

@@ -8,7 +8,7 @@ A re-derivation that changes only gating, resolution or thresholds finds every a
 calls no model. Attempts are kept without content (``model_attempt``: digests, latency, tokens,
 status); the session's messages are kept redacted (``session_message``). All three tables live
 in ``public``, shared by every generation; forgetting a principal deletes their rows
-(``projections/forgetting.py``).
+(``projections/beliefs/forgetting.py``).
 
 The connection is never held across a model call: every method is one short statement.
 """

@@ -29,9 +29,9 @@ from engram.cli.output import (
 from engram.formation.wording import relation_words
 from engram.infra.db import create_pool
 from engram.infra.settings import load_settings
-from engram.projections.belief_pages import BeliefFilter, page_beliefs
-from engram.projections.queries import get_belief
-from engram.projections.refusals import RefusalFilter, page_refusals, refusal_summary
+from engram.projections.reads.pages import BeliefFilter, page_beliefs
+from engram.projections.reads.queries import get_belief
+from engram.projections.reads.refusals import RefusalFilter, page_refusals, refusal_summary
 from engram.schemas.api import LogPosition
 from engram.schemas.claims import RefusalReason
 from engram.schemas.corrections import CorrectionKind

@@ -20,7 +20,7 @@ from engram.generations.reading import reading
 from engram.generations.registry import GenerationError
 from engram.infra.db import connect
 from engram.infra.settings import load_settings
-from engram.projections.cursor import InvalidCursor
+from engram.projections.reads.cursor import InvalidCursor
 
 console = Console()
 err = Console(stderr=True)

@@ -11,9 +11,9 @@ import typer
 from engram.cli.failures import refuse
 from engram.cli.identifiers import identifier
 from engram.cli.output import err, print_rows, query, quotes
-from engram.embeddings.wiring import embedder_from_settings
 from engram.infra.settings import load_settings
-from engram.projections.recall import (
+from engram.projections.messages.embeddings.wiring import embedder_from_settings
+from engram.projections.reads.recall import (
     MAX_LIMIT,
     OWN_WORDS,
     IndexBehind,

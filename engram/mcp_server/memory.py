@@ -18,13 +18,13 @@ from datetime import UTC, datetime
 import asyncpg
 from pydantic import BaseModel
 
-from engram.embeddings.embedder import Embedder
-from engram.embeddings.wiring import embedder_from_settings
 from engram.generations.reading import reading
 from engram.infra.db import create_pool
 from engram.infra.settings import Settings
 from engram.ingest.intake import Intake
-from engram.projections.recall import OWN_WORDS, recall, semantic_query
+from engram.projections.messages.embeddings.embedder import Embedder
+from engram.projections.messages.embeddings.wiring import embedder_from_settings
+from engram.projections.reads.recall import OWN_WORDS, recall, semantic_query
 from engram.schemas.api import LogPosition, RecalledBelief, RecalledMessage
 from engram.schemas.common import Role
 from engram.schemas.corrections import CorrectionKind

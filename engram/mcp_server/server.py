@@ -24,7 +24,7 @@ from engram.infra.errors import EngramFailure
 from engram.infra.settings import Settings
 from engram.mcp_server.access import BearerGate, TokenOf, header_token, principal_of
 from engram.mcp_server.memory import AgentMemory, Principal, Recall, agent_memory
-from engram.projections.recall import MAX_LIMIT, MAX_QUERY_CHARS, OWN_WORDS
+from engram.projections.reads.recall import MAX_LIMIT, MAX_QUERY_CHARS, OWN_WORDS
 from engram.schemas.api import LogPosition
 from engram.schemas.common import IDENTIFIER_PATTERN, Role, StoredText
 from engram.schemas.corrections import CorrectionKind

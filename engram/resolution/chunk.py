@@ -204,7 +204,7 @@ class _BatchWriter:
         and for ``changed`` resolve the replacement like any statement of the principal."""
         batch = self._batch
         # Deleted content keeps no words, here as in the store's scrub of a deletion
-        # (projections/forgetting.py), which also takes the words of a correction whose
+        # (projections/beliefs/forgetting.py), which also takes the words of a correction whose
         # replacement it deletes: a rewind that resolves the correction again after the
         # deletion must write what the deletion left — not the redacted batch's placeholders,
         # nor the deleted replacement's words (the redacted batch has only its refusal left).

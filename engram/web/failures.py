@@ -16,8 +16,8 @@ from fastapi.responses import JSONResponse
 from engram.generations.registry import GenerationError
 from engram.infra.errors import EngramFailure
 from engram.ingest.producer import EpisodeTooLarge, EpisodeUnencodable
-from engram.projections.cursor import InvalidCursor
-from engram.projections.search import UnsearchableQuery
+from engram.projections.reads.cursor import InvalidCursor
+from engram.projections.reads.search import UnsearchableQuery
 from engram.service.corrections import BeliefNotFound, InvalidCorrection
 from engram.watermarks.waiting import FormationTimeout
 

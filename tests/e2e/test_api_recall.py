@@ -17,7 +17,7 @@ from engram.api import create_api
 from engram.infra.settings import DatabaseSettings, KafkaSettings, Settings
 from engram.ingest.producer import EpisodeProducer
 from engram.ingest.topics import ensure_topics
-from engram.projections.message_indexer import MessageIndexer
+from engram.projections.messages.indexer import MessageIndexer
 from engram.service.tokens import create_token
 from tests.support.episodes import turn
 from tests.support.indexing import indexed_to_the_end

@@ -19,8 +19,8 @@ from engram.ingest.producer import EpisodeProducer
 from engram.ingest.topics import ensure_topics
 from engram.policies.behaviour import committed_behaviour_digest
 from engram.policies.document import PolicyDocument, render_policy_yaml
-from engram.projections.digest import drop_projections, projection_digest
-from engram.projections.queries import BeliefView, list_beliefs, list_refusals
+from engram.projections.beliefs.digest import drop_projections, projection_digest
+from engram.projections.reads.queries import BeliefView, list_beliefs, list_refusals
 from engram.schemas.api import LogPosition
 from engram.schemas.corrections import CorrectionKind
 from engram.schemas.episodes import TurnAppended

@@ -10,12 +10,15 @@ import numpy as np
 import pytest
 from pydantic import SecretStr
 
-from engram.embeddings.embedder import EmbeddingRefused, EmbeddingUnavailable
-from engram.embeddings.remote import EmbeddingEndpointNotAllowed, OpenAIEmbedder
-from engram.embeddings.wiring import embedder_from_settings
 from engram.infra.backoff import Backoff
 from engram.infra.settings import EmbeddingSettings
 from engram.policies.endpoint import ModelConfigurationError, ModelEndpointNotAllowed
+from engram.projections.messages.embeddings.embedder import EmbeddingRefused, EmbeddingUnavailable
+from engram.projections.messages.embeddings.remote import (
+    EmbeddingEndpointNotAllowed,
+    OpenAIEmbedder,
+)
+from engram.projections.messages.embeddings.wiring import embedder_from_settings
 from tests.fakes.openai_server import FakeOpenAIServer, Reply
 
 pytestmark = pytest.mark.model

@@ -13,17 +13,17 @@ from pathlib import Path
 import asyncpg
 import pytest
 
-from engram.embeddings import store
-from engram.embeddings.embedder import EmbeddingUnavailable, Vectors
-from engram.embeddings.local import WordLlamaEmbedder
 from engram.generations.runtime import end_offsets
 from engram.infra.settings import KafkaSettings
 from engram.ingest.producer import EpisodeProducer
 from engram.ingest.topics import ensure_topics
-from engram.projections.embedding_follower import EmbeddingFollower
-from engram.projections.freshness import freshness
-from engram.projections.message_store import MessageKey, hide_messages
-from engram.projections.message_vectors import embedded_offsets, message_of_item
+from engram.projections.messages.embedding_follower import EmbeddingFollower
+from engram.projections.messages.embeddings import store
+from engram.projections.messages.embeddings.embedder import EmbeddingUnavailable, Vectors
+from engram.projections.messages.embeddings.local import WordLlamaEmbedder
+from engram.projections.messages.store import MessageKey, hide_messages
+from engram.projections.messages.vectors import embedded_offsets, message_of_item
+from engram.projections.reads.freshness import freshness
 from engram.resolution.beliefs import principal_hash
 from engram.schemas.corrections import PrincipalForgotten
 from engram.watermarks.waiting import wait_for_watermarks

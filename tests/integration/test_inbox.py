@@ -17,7 +17,7 @@ from aiokafka.errors import KafkaConnectionError
 
 from engram.ingest.inbox import InboxEpisode, InboxIntake, InboxIntakeFenced
 from engram.ingest.topics import ensure_topics
-from engram.projections.queries import list_beliefs
+from engram.projections.reads.queries import list_beliefs
 from engram.schemas.log import LogEvent
 from engram.watermarks.waiting import wait_until_formed
 from tests.support.conditions import wait_until

@@ -12,14 +12,14 @@ from collections import Counter
 import asyncpg
 import pytest
 
-from engram.projections.lexical import (
+from engram.projections.messages.lexical import (
     BM25_B,
     BM25_K1,
     Ranked,
     best_messages,
     question_statistics,
 )
-from engram.projections.message_store import (
+from engram.projections.messages.store import (
     STATS_TABLES,
     LogRecord,
     MessageKey,
@@ -27,7 +27,7 @@ from engram.projections.message_store import (
     index_records,
     recount_stats,
 )
-from engram.projections.search import question_words
+from engram.projections.reads.search import question_words
 from engram.schemas.corrections import PrincipalForgotten
 from engram.schemas.episodes import TurnAppended
 from tests.support.episodes import EPOCH, turn

@@ -23,8 +23,8 @@ from engram.ingest.log_encryption import (
 from engram.ingest.producer import EpisodeProducer
 from engram.ingest.topics import ensure_topics
 from engram.keys.kek import new_kek_text
-from engram.projections.digest import PROJECTED_TABLES, drop_projections, projection_digest
-from engram.projections.queries import list_beliefs
+from engram.projections.beliefs.digest import PROJECTED_TABLES, drop_projections, projection_digest
+from engram.projections.reads.queries import list_beliefs
 from engram.sealing.events import LogSealer
 from engram.sealing.opening import open_sealer
 from engram.service.corrections import Corrections

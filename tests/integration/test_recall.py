@@ -13,12 +13,12 @@ from pathlib import Path
 import asyncpg
 import pytest
 
-from engram.embeddings.local import WordLlamaEmbedder
 from engram.generations.reading import reading
 from engram.ingest.jsonl import load_episodes
 from engram.ingest.producer import EpisodeProducer
 from engram.ingest.topics import ensure_topics
-from engram.projections.recall import (
+from engram.projections.messages.embeddings.local import WordLlamaEmbedder
+from engram.projections.reads.recall import (
     IndexBehind,
     InvalidCursor,
     UnsearchableQuery,
@@ -26,7 +26,7 @@ from engram.projections.recall import (
     semantic_query,
     wait_indexed,
 )
-from engram.projections.search import After
+from engram.projections.reads.search import After
 from engram.schemas.api import (
     LogPosition,
     RecalledBelief,

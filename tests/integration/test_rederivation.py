@@ -31,8 +31,8 @@ from engram.infra.db import create_pool
 from engram.infra.settings import DatabaseSettings
 from engram.ingest.producer import EpisodeProducer
 from engram.ingest.topics import ensure_topics
-from engram.projections.digest import projection_digest
-from engram.projections.queries import list_beliefs
+from engram.projections.beliefs.digest import projection_digest
+from engram.projections.reads.queries import list_beliefs
 from engram.schemas.api import LogPosition
 from engram.schemas.corrections import CorrectionKind
 from engram.schemas.episodes import TurnAppended

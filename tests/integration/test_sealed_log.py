@@ -23,8 +23,8 @@ from engram.infra.settings import KafkaSettings, KeysSettings
 from engram.ingest.producer import EpisodeProducer
 from engram.ingest.topics import ensure_topics
 from engram.keys.kek import new_kek_text
-from engram.projections.digest import drop_projections, projection_digest
-from engram.projections.queries import list_beliefs
+from engram.projections.beliefs.digest import drop_projections, projection_digest
+from engram.projections.reads.queries import list_beliefs
 from engram.schemas.api import LogPosition
 from engram.schemas.corrections import CorrectionKind
 from engram.schemas.episodes import TurnAppended

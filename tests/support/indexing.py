@@ -7,12 +7,12 @@ import asyncio
 
 import asyncpg
 
-from engram.embeddings.generation import EmbeddingGeneration
-from engram.embeddings.local import MODEL_NAME
 from engram.generations.runtime import end_offsets
 from engram.infra.settings import KafkaSettings
-from engram.projections.message_indexer import MessageIndexer, indexed_offsets
-from engram.projections.message_vectors import embedded_offsets
+from engram.projections.messages.embeddings.generation import EmbeddingGeneration
+from engram.projections.messages.embeddings.local import MODEL_NAME
+from engram.projections.messages.indexer import MessageIndexer, indexed_offsets
+from engram.projections.messages.vectors import embedded_offsets
 from tests.support.conditions import wait_until
 
 

@@ -6,9 +6,14 @@ import uuid
 
 import pytest
 
-from engram.projections.fusion import K, fuse, ranks
-from engram.projections.recall import answering, check_recall_query, message_uuid, rank_messages
-from engram.projections.search import UnsearchableQuery
+from engram.projections.reads.fusion import K, fuse, ranks
+from engram.projections.reads.recall import (
+    answering,
+    check_recall_query,
+    message_uuid,
+    rank_messages,
+)
+from engram.projections.reads.search import UnsearchableQuery
 
 
 def test_one_list_keeps_its_order_with_reciprocal_scores() -> None:

@@ -34,7 +34,6 @@ from engram.cli.evaluation.sample import (
 )
 from engram.cli.evaluation.scoring import ArmReport, EvaluationReport, evaluate_arm
 from engram.cli.evaluation.sheets import render_beliefs, render_coverage, render_messages
-from engram.embeddings.wiring import embedder_from_settings
 from engram.formation.deterministic.arm import deterministic_arm
 from engram.formation.policy import FormationPolicy
 from engram.infra.settings import load_settings
@@ -43,6 +42,7 @@ from engram.policies.document import PolicyFileError
 from engram.policies.endpoint import ModelConfigurationError
 from engram.policies.in_force import default_policy, effective_policy, model_policy
 from engram.policies.prompt import PromptError
+from engram.projections.messages.embeddings.wiring import embedder_from_settings
 from engram.streams.model_evidence import Evidence, write_evidence
 from engram.streams.wiring import evidence_path
 

@@ -1,7 +1,7 @@
 """``engram eval recall``: real questions asked through recall, scored on their evidence messages.
 
 Each question (JSONL: ``tenant``, ``principal``, ``question``, ``answer``, ``category``,
-``evidence_event_ids``) is asked through :func:`projections.recall.recall` — the code behind
+``evidence_event_ids``) is asked through :func:`projections.reads.recall.recall` — the code behind
 ``GET /v1/recall``, ``engram recall`` and the MCP tool — in the generation serving the
 principal, with its defaults (the principal's own words). A hit *holds* an evidence message when
 it is that message, or a belief one of whose quotes comes from it. Reported, by category and
@@ -24,7 +24,7 @@ conversations are formed in process — the deterministic arm under the default 
 by the projector's own store and indexed by the indexer's own store, into a scratch database
 created and dropped on the configured PostgreSQL, as ``bench/search_questions.py`` does —
 and every message is embedded into the embedder's generation by the embedding follower's own
-store (:mod:`projections.message_vectors`), which is then activated; otherwise the questions are
+store (:mod:`projections.messages.vectors`), which is then activated; otherwise the questions are
 asked of the configured database as it stands (running services), semantically when the
 embedder's generation is the active one.
 """
@@ -42,26 +42,26 @@ import asyncpg
 import orjson
 
 from engram.cli.evaluation.bm25 import BM25, tokens
-from engram.embeddings import store as embedding_store
-from engram.embeddings.embedder import Embedder
-from engram.embeddings.generation import EmbeddingGeneration
 from engram.generations.reading import reading
 from engram.infra.errors import EngramFailure
 from engram.ingest.jsonl import read_episodes
 from engram.policies.behaviour import form
 from engram.policies.in_force import default_policy
-from engram.projections.belief_store import ClaimsRecord, project_records
-from engram.projections.message_store import LogRecord, index_records
-from engram.projections.message_vectors import embed_messages, write_vectors
+from engram.projections.beliefs.store import ClaimsRecord, project_records
+from engram.projections.messages.embeddings import store as embedding_store
+from engram.projections.messages.embeddings.embedder import Embedder
+from engram.projections.messages.embeddings.generation import EmbeddingGeneration
+from engram.projections.messages.store import LogRecord, index_records
+from engram.projections.messages.vectors import embed_messages, write_vectors
 from engram.projections.migrate import migrate
-from engram.projections.recall import (
+from engram.projections.reads.recall import (
     OWN_WORDS,
     SemanticQuery,
     recall,
     semantic_messages,
     semantic_query,
 )
-from engram.projections.search import UnsearchableQuery
+from engram.projections.reads.search import UnsearchableQuery
 from engram.schemas.api import RecalledBelief, RecallResults
 
 TOP = 10

@@ -18,7 +18,7 @@ from fastapi.responses import RedirectResponse, Response
 from starlette.datastructures import FormData
 
 from engram.generations.reading import reading
-from engram.projections.forgetting import words_left
+from engram.projections.beliefs.forgetting import words_left
 from engram.schemas.api import LogPosition
 from engram.schemas.corrections import CorrectionKind
 from engram.service.corrections import (

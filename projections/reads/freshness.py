@@ -9,8 +9,7 @@ from datetime import UTC, datetime
 
 import asyncpg
 
-from engram.projections.message_store import INDEXER
-from engram.projections.message_vectors import FOLLOWER_PREFIX
+from engram.projections.messages import FOLLOWER_PREFIX, INDEXER
 from engram.resolution.beliefs import principal_hash
 from engram.schemas.api import Freshness
 from engram.watermarks.backlog import watermark

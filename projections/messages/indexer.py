@@ -1,5 +1,5 @@
 """The message indexer: a plain aiokafka consumer of ``engram.episodes`` that keeps the index of
-messages (:mod:`projections.message_store`).
+messages (:mod:`projections.messages.store`).
 
 A stage of its own, beside formation and the belief projector, under its own consumer group
 (``<group>-messages``) and its own stored offsets (``projector_offset``, projector
@@ -31,8 +31,8 @@ from engram.infra.db import (
 from engram.infra.metrics import MESSAGES_INDEXED
 from engram.infra.settings import KafkaSettings
 from engram.keys.errors import CiphertextRejected, KeyDestroyed
-from engram.projections.message_store import INDEXER, LogRecord, index_records
-from engram.projections.projector import SeekToStoredOffsets
+from engram.projections.following import SeekToStoredOffsets
+from engram.projections.messages.store import INDEXER, LogRecord, index_records
 from engram.schemas.log import decode_log_event
 from engram.schemas.sealed import SealedEvent
 from engram.sealing.events import NoKeys, Sealer

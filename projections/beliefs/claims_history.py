@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 import asyncpg
 
+from engram.projections.principal_lock import principal_columns
 from engram.projections.rows import columns_of, copy_rows, update_rows
 from engram.resolution.beliefs import MUTABLE_BELIEF_COLUMNS
 from engram.resolution.ordering import PrincipalKey, order_key
@@ -33,12 +34,6 @@ RESOLVED_BY_PRINCIPAL = (
 )
 """What resolving a principal's batches writes (children first), and so what a re-resolution
 empties. The outbox keeps the events already queued; the principal tombstone stays."""
-
-
-def principal_columns(principals: Collection[PrincipalKey]) -> tuple[list[str], list[str]]:
-    """Tenants and principals, sorted, as two parallel arrays for ``unnest``."""
-    ordered = sorted(principals)
-    return [t for t, _ in ordered], [p for _, p in ordered]
 
 
 async def last_applied(

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import asyncpg
 
 from engram.infra.db import transaction
-from engram.projections.belief_store import PROJECTOR, advance_offset
+from engram.projections.beliefs.store import PROJECTOR, advance_offset
 from engram.schemas.claims import SourcePosition
 from engram.watermarks import backlog
 

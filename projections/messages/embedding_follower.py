@@ -1,5 +1,5 @@
 """The embedding follower: a plain aiokafka consumer of ``engram.episodes`` that embeds every
-message of the log into one embedding generation (:mod:`projections.message_vectors`).
+message of the log into one embedding generation (:mod:`projections.messages.vectors`).
 
 A stage of its own, off the formation path, like the message indexer: its own consumer group
 (``<group>-embeddings``) and its own stored offsets (``projector_offset``, projector
@@ -28,21 +28,21 @@ import structlog
 from aiokafka import AIOKafkaConsumer, TopicPartition
 from aiokafka.errors import KafkaError
 
-from engram.embeddings import store
-from engram.embeddings.embedder import Embedder, EmbeddingFailure
-from engram.embeddings.generation import EmbeddingGeneration
 from engram.infra.db import DATABASE_BACKOFF, UNAVAILABLE, report_unavailable
 from engram.infra.metrics import MESSAGES_EMBEDDED
 from engram.infra.settings import KafkaSettings
-from engram.projections.message_indexer import MAX_FETCH, opened
-from engram.projections.message_store import LogRecord
-from engram.projections.message_vectors import (
+from engram.projections.following import SeekToStoredOffsets
+from engram.projections.messages.embeddings import store
+from engram.projections.messages.embeddings.embedder import Embedder, EmbeddingFailure
+from engram.projections.messages.embeddings.generation import EmbeddingGeneration
+from engram.projections.messages.indexer import MAX_FETCH, opened
+from engram.projections.messages.store import LogRecord
+from engram.projections.messages.vectors import (
     embed_messages,
     embedded_offsets,
     store_offset,
     write_vectors,
 )
-from engram.projections.projector import SeekToStoredOffsets
 from engram.sealing.events import NoKeys, Sealer
 
 log = structlog.get_logger(__name__)

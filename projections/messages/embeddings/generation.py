@@ -16,8 +16,8 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from engram.embeddings.embedder import EmbeddingModel
 from engram.infra.errors import EngramFailure
+from engram.projections.messages.embeddings.embedder import EmbeddingModel
 
 _SPACE = re.compile(r"\s+")
 _WORD = re.compile(r"\w+", re.UNICODE)

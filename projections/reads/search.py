@@ -36,7 +36,7 @@ belief that forms between two pages shows up only if it ranks below the cursor (
 newest match, it moves every recency a little).
 
 Scope is the caller's: tenant and principal in SQL, current beliefs only (active, provisional),
-and with ``project`` the same rule as the beliefs list (:data:`projections.queries.IN_PROJECT`).
+and with ``project`` the same rule as the beliefs list (:data:`projections.reads.queries.IN_PROJECT`).
 """
 
 from __future__ import annotations
@@ -49,9 +49,9 @@ from datetime import UTC, datetime
 import asyncpg
 
 from engram.infra.errors import EngramFailure
-from engram.projections.cursor import InvalidCursor, decode_score_cursor, encode_cursor
-from engram.projections.decay_in_force import decay_in_force
-from engram.projections.queries import IN_PROJECT, belief_view
+from engram.projections.reads.cursor import InvalidCursor, decode_score_cursor, encode_cursor
+from engram.projections.reads.decay_in_force import decay_in_force
+from engram.projections.reads.queries import IN_PROJECT, belief_view
 from engram.schemas.api import SearchHit, SearchMode, SearchResults
 
 RECENCY_HALF_LIFE_DAYS = 90.0

@@ -14,8 +14,8 @@ import asyncpg
 import orjson
 
 from engram.formation.wording import Person, readable_refusal
-from engram.projections.cursor import decode_cursor, encode_cursor
-from engram.projections.freshness import freshness
+from engram.projections.reads.cursor import decode_cursor, encode_cursor
+from engram.projections.reads.freshness import freshness
 from engram.schemas.api import (
     BeliefBrief,
     EpisodeProgress,

@@ -12,8 +12,8 @@ from datetime import datetime
 
 import asyncpg
 
-from engram.projections.cursor import decode_cursor, encode_cursor
-from engram.projections.runs import REFUSAL_COLUMNS, refusal_view
+from engram.projections.reads.cursor import decode_cursor, encode_cursor
+from engram.projections.reads.runs import REFUSAL_COLUMNS, refusal_view
 from engram.schemas.api import CountOf, RefusalPage, RefusalSummary
 
 CURSOR_KIND = "refusals"

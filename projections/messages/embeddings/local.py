@@ -20,8 +20,8 @@ import numpy as np
 import wordllama
 from wordllama import WordLlama
 
-from engram.embeddings.embedder import EmbeddingModel, Vectors, unit_rows
 from engram.policies.endpoint import ModelConfigurationError
+from engram.projections.messages.embeddings.embedder import EmbeddingModel, Vectors, unit_rows
 
 CONFIG = "l2_supercat"
 MODEL_NAME = f"wordllama-{CONFIG}"

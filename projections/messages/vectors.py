@@ -1,7 +1,7 @@
 """Message vectors followed live: what the embedding follower writes, and its stored offsets.
 
-The follower (:mod:`projections.embedding_follower`) reads the log like the message indexer and
-embeds the same messages (:func:`projections.message_store.messages_of`); this module writes a
+The follower (:mod:`projections.messages.embedding_follower`) reads the log like the message indexer and
+embeds the same messages (:func:`projections.messages.store.messages_of`); this module writes a
 partition's vectors into one embedding generation (:mod:`embeddings.store`'s tables, migration
 0022) and the stored offset past them in one transaction, so a killed follower neither loses
 nor doubles a vector, and a new generation replays the log from offset 0.
@@ -28,11 +28,11 @@ from collections.abc import Mapping, Sequence
 import asyncpg
 import numpy as np
 
-from engram.embeddings import store
-from engram.embeddings.embedder import Embedder, Vectors
-from engram.embeddings.generation import EmbeddingGeneration
 from engram.infra.db import transaction
-from engram.projections.message_store import LogRecord, MessageKey, locked_unread, messages_of
+from engram.projections.messages.embeddings import store
+from engram.projections.messages.embeddings.embedder import Embedder, Vectors
+from engram.projections.messages.embeddings.generation import EmbeddingGeneration
+from engram.projections.messages.store import LogRecord, MessageKey, locked_unread, messages_of
 
 FOLLOWER_PREFIX = "embeddings/"
 

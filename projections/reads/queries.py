@@ -11,8 +11,8 @@ import asyncpg
 import orjson
 
 from engram.formation.wording import Person, readable_statement
-from engram.projections.decay_in_force import decay_in_force
-from engram.projections.runs import REFUSAL_COLUMNS, get_run, refusal_view
+from engram.projections.reads.decay_in_force import decay_in_force
+from engram.projections.reads.runs import REFUSAL_COLUMNS, get_run, refusal_view
 from engram.resolution.decay import Decay
 from engram.schemas.api import BeliefDetail, BeliefView, CorrectionView, EvidenceView, RefusalView
 from engram.schemas.corrections import ContentKey
@@ -146,7 +146,7 @@ async def list_beliefs(
     """Current beliefs; or every belief with its status (``include_all``); or what was
     believed at ``as_of`` (valid and known at that time); with ``project``, only what applies
     in that project. Every belief at once: the API and the CLI page through
-    :func:`projections.belief_pages.page_beliefs` instead."""
+    :func:`projections.reads.pages.page_beliefs` instead."""
     args: list[object] = [tenant, principal]
     if as_of is not None:
         args.append(as_of)

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from engram.embeddings.embedder import Embedder
 from engram.infra.backoff import Backoff
 from engram.infra.settings import EmbeddingSettings
 from engram.policies.endpoint import ModelConfigurationError
+from engram.projections.messages.embeddings.embedder import Embedder
 
 
 def embedder_from_settings(settings: EmbeddingSettings) -> Embedder:
@@ -17,7 +17,7 @@ def embedder_from_settings(settings: EmbeddingSettings) -> Embedder:
     every ``engram`` command would otherwise pay through the CLI's imports
     (tests/unit/test_start_up_imports.py)."""
     if settings.provider == "local":
-        from engram.embeddings.local import WordLlamaEmbedder
+        from engram.projections.messages.embeddings.local import WordLlamaEmbedder
 
         return WordLlamaEmbedder(settings.dimensions)
     if not settings.endpoint or not settings.model:
@@ -25,7 +25,7 @@ def embedder_from_settings(settings: EmbeddingSettings) -> Embedder:
             "ENGRAM_EMBEDDING_PROVIDER=openai needs ENGRAM_EMBEDDING_ENDPOINT and "
             "ENGRAM_EMBEDDING_MODEL"
         )
-    from engram.embeddings.remote import OpenAIEmbedder
+    from engram.projections.messages.embeddings.remote import OpenAIEmbedder
 
     return OpenAIEmbedder(
         endpoint=settings.endpoint,

@@ -18,8 +18,7 @@ from dataclasses import dataclass
 import asyncpg
 
 from engram.infra.db import transaction
-from engram.projections.belief_state import load_state
-from engram.projections.claims_history import (
+from engram.projections.beliefs.claims_history import (
     empty_principals,
     keep_batches,
     kept_after,
@@ -27,9 +26,10 @@ from engram.projections.claims_history import (
     last_applied,
     undo_suffixes,
 )
-from engram.projections.forgetting import delete_content, forget_principal
-from engram.projections.memory_events import QueuedPayloads
-from engram.projections.message_store import MessageKey, hide_messages, redacted_messages
+from engram.projections.beliefs.forgetting import delete_content, forget_principal
+from engram.projections.beliefs.memory_events import QueuedPayloads
+from engram.projections.beliefs.state import load_state
+from engram.projections.messages import MessageKey, hide_messages, redacted_messages
 from engram.projections.principal_lock import lock_principals
 from engram.projections.rows import columns_of, copy_rows, update_rows
 from engram.resolution.beliefs import (
@@ -89,7 +89,7 @@ async def project_records(
     """Apply records of one partition exactly once, in one transaction.
 
     The records are in offset order, and every record of their principals below the last of
-    them has been applied or is among them (the projector's lanes: :mod:`projections.lanes`).
+    them has been applied or is among them (the projector's lanes: :mod:`projections.beliefs.lanes`).
     The transaction first takes its principals' locks (:data:`projections.principal_lock.LOCK_PRINCIPALS`), so a second
     projector of the partition (one a rebalance has not yet stopped) resolves them only after
     this commits, and then sees these batches applied. Records below the stored offset were
@@ -314,7 +314,7 @@ async def write_changes(conn: asyncpg.Connection, changes: Changes) -> list[tupl
 async def _record_in_outbox(
     conn: asyncpg.Connection, changes: Changes
 ) -> list[tuple[uuid.UUID, str]]:
-    """Memory events, published after commit by :func:`projections.memory_events.drain_outbox`;
+    """Memory events, published after commit by :func:`projections.beliefs.memory_events.drain_outbox`;
     the ones queued now, with their JSON. An event id is stable, so a replay into emptied
     projections does not queue it twice, and an event already queued keeps its row.
 

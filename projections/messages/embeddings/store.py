@@ -25,9 +25,9 @@ from typing import Literal
 import asyncpg
 import numpy as np
 
-from engram.embeddings.embedder import Embedder, Vectors
-from engram.embeddings.generation import EmbeddingGeneration
 from engram.infra.errors import EngramFailure
+from engram.projections.messages.embeddings.embedder import Embedder, Vectors
+from engram.projections.messages.embeddings.generation import EmbeddingGeneration
 
 Kind = Literal["belief", "message"]
 Status = Literal["building", "built", "active"]

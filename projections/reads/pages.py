@@ -13,9 +13,9 @@ from datetime import UTC, datetime
 
 import asyncpg
 
-from engram.projections.cursor import decode_cursor, encode_cursor
-from engram.projections.decay_in_force import decay_in_force
-from engram.projections.queries import AS_OF, CURRENT, EVERYTHING, IN_PROJECT, belief_view
+from engram.projections.reads.cursor import decode_cursor, encode_cursor
+from engram.projections.reads.decay_in_force import decay_in_force
+from engram.projections.reads.queries import AS_OF, CURRENT, EVERYTHING, IN_PROJECT, belief_view
 from engram.resolution.decay import Decay
 from engram.schemas.api import BeliefPage
 

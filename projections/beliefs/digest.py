@@ -11,7 +11,7 @@ import hashlib
 
 import asyncpg
 
-from engram.projections.integrity import check_links
+from engram.projections.beliefs.integrity import check_links
 
 PROJECTED_TABLES: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("entity", ("entity_id",)),
@@ -53,7 +53,7 @@ async def drop_projections(conn: asyncpg.Connection, *, backlog: bool = False) -
 async def projection_digest(
     conn: asyncpg.Connection | asyncpg.Pool, *, tenant: str | None = None
 ) -> str:
-    """The digest of the projection (or of ``tenant``'s rows); :class:`projections.integrity.
+    """The digest of the projection (or of ``tenant``'s rows); :class:`projections.beliefs.integrity.
     BrokenLinksError` instead when a row cites one that is not there — two projections that
     both dangle the same way are not a determinism result worth reporting."""
     await check_links(conn, tenant=tenant)

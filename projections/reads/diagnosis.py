@@ -15,7 +15,7 @@ from typing import Any
 import asyncpg
 import orjson
 
-from engram.projections.runs import PROGRESS_COLUMNS, progress_of, run_counts
+from engram.projections.reads.runs import PROGRESS_COLUMNS, progress_of, run_counts
 from engram.resolution.beliefs import principal_hash
 from engram.schemas.api import (
     CountOf,

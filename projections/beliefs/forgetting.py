@@ -6,7 +6,7 @@ of the same content), their evidence, the refusals that quote the same words, th
 nothing else names, and the words of any correction of that content all go. Forgetting a person
 deletes every projected row that names them; a tombstone of their hash stays.
 
-The index of messages (:mod:`projections.message_store`) loses every message a deleted belief
+The index of messages (:mod:`projections.messages.store`) loses every message a deleted belief
 quoted — by its evidence, by the refusals scrubbed with it, and by any indexed message of the
 principal holding one of its quotes — and each is named in ``message_hidden`` (ids, no words) so
 the indexer, should it reach the message later, leaves it out; the messages' vectors and the
@@ -23,10 +23,9 @@ from __future__ import annotations
 
 import asyncpg
 
-from engram.embeddings import store as embedding_store
 from engram.keys.store import destroy_data_key
-from engram.projections.claims_history import RESOLVED_BY_PRINCIPAL
-from engram.projections.message_store import MessageKey, hide_messages
+from engram.projections.beliefs.claims_history import RESOLVED_BY_PRINCIPAL
+from engram.projections.messages import MessageKey, embedding_store, hide_messages
 from engram.resolution.beliefs import TombstoneRow, principal_hash
 
 _PROJECTED_BY_PRINCIPAL = (

@@ -4,15 +4,15 @@ One read for every surface (``GET /v1/recall``, ``engram recall``, the client, t
 tool), scoped by tenant and principal in SQL like every other read, in the reader's generation.
 
 **Beliefs** are the principal's current beliefs as search ranks them in mode ``any``
-(:func:`projections.search.search_beliefs`: any matching term, more distinct terms first, then
+(:func:`projections.reads.search.search_beliefs`: any matching term, more distinct terms first, then
 relevance, confidence, corroboration and recency), each with the quotes it came from.
 
 **Messages** come from the index of messages (migration 0021, ``message``): by default only the
 principal's own words (role ``user``); ``roles`` asks for others, and every message hit says its
-role. Two ranked lists are fused (:mod:`projections.fusion`, reciprocal rank fusion):
+role. Two ranked lists are fused (:mod:`projections.reads.fusion`, reciprocal rank fusion):
 
 - the lexical match: the messages holding terms of the question, ranked by Okapi BM25 over the
-  principal's messages in scope (:mod:`projections.lexical`, read from postings and counts the
+  principal's messages in scope (:mod:`projections.messages.lexical`, read from postings and counts the
   indexer keeps): a rare word outweighs a common one, a repeated word counts with diminishing
   returns, a long message is discounted;
 - the messages the recalled beliefs quote, in the beliefs' order: what formation kept is
@@ -39,16 +39,20 @@ from dataclasses import dataclass
 
 import asyncpg
 
-from engram.embeddings import store as embedding_store
-from engram.embeddings.embedder import Embedder, Vectors
-from engram.embeddings.generation import EmbeddingGeneration
 from engram.infra.errors import EngramFailure
-from engram.projections.cursor import InvalidCursor, decode_score_cursor, encode_cursor
-from engram.projections.freshness import freshness
-from engram.projections.fusion import fuse, ranks
-from engram.projections.lexical import best_messages, question_statistics
-from engram.projections.message_vectors import message_of_item
-from engram.projections.search import (
+from engram.projections.messages import (
+    Embedder,
+    EmbeddingGeneration,
+    Vectors,
+    best_messages,
+    embedding_store,
+    message_of_item,
+    question_statistics,
+)
+from engram.projections.reads.cursor import InvalidCursor, decode_score_cursor, encode_cursor
+from engram.projections.reads.freshness import freshness
+from engram.projections.reads.fusion import fuse, ranks
+from engram.projections.reads.search import (
     MAX_QUERY_CHARS,
     UnsearchableQuery,
     check_query,
@@ -138,7 +142,7 @@ def message_uuid(episode_id: uuid.UUID, ordinal: int) -> uuid.UUID:
 
 
 def check_recall_query(query: str) -> str:
-    """The query as recalled: :func:`projections.search.check_query`'s checks, and no control
+    """The query as recalled: :func:`projections.reads.search.check_query`'s checks, and no control
     characters but tab and line breaks (what a question can hold; anything else is a caller's
     bug or an attack on a terminal, refused by name)."""
     stripped = check_query(query)

@@ -5,7 +5,7 @@ seeks to the offsets stored beside the beliefs, and each chunk advances its offs
 transaction as its rows. Kafka's committed offsets are written too, but only as a lag gauge.
 
 Lanes, and what they may not do: a partition's records are split by principal into lanes
-(:mod:`projections.lanes`), and every lane of every partition applies one chunk at a time, in
+(:mod:`projections.beliefs.lanes`), and every lane of every partition applies one chunk at a time, in
 offset order, in its own transaction, as soon as its last chunk has committed — so while one
 lane's statements run in PostgreSQL, another's chunk is resolved here, and the two cores work
 at once instead of taking turns. A chunk's resolution reads only the rows of its own
@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from functools import partial
 
 import asyncpg
@@ -28,7 +28,6 @@ import structlog
 from aiokafka import (
     AIOKafkaConsumer,
     AIOKafkaProducer,
-    ConsumerRebalanceListener,
     ConsumerRecord,
     TopicPartition,
 )
@@ -37,22 +36,15 @@ from pydantic import ValidationError
 
 from engram.infra.db import (
     DATABASE_BACKOFF,
-    FIRST_DELAY_S,
     UNAVAILABLE,
     report_unavailable,
     retry_while_unavailable,
 )
 from engram.infra.metrics import BATCHES_PROJECTED, DEAD_LETTERS, EPISODES_PARKED
 from engram.infra.settings import KafkaSettings, WorkerSettings
-from engram.projections.belief_store import (
-    ClaimsRecord,
-    advance_offset,
-    project_records,
-    stored_offsets,
-)
-from engram.projections.lanes import Chunk, PartitionLanes
-from engram.projections.memory_events import OutboxPublisher, QueuedPayloads, drain_outbox
-from engram.projections.quarantine import (
+from engram.projections.beliefs.lanes import Chunk, PartitionLanes
+from engram.projections.beliefs.memory_events import OutboxPublisher, QueuedPayloads, drain_outbox
+from engram.projections.beliefs.quarantine import (
     UNDECODABLE_KIND,
     UNPROJECTABLE,
     Quarantined,
@@ -60,6 +52,13 @@ from engram.projections.quarantine import (
     describe,
     set_aside,
 )
+from engram.projections.beliefs.store import (
+    ClaimsRecord,
+    advance_offset,
+    project_records,
+    stored_offsets,
+)
+from engram.projections.following import SeekToStoredOffsets
 from engram.resolution.chunk import BatchOutcome
 from engram.schemas.claims import decode_claims_batch
 from engram.schemas.sealed import SealedClaimsBatch, is_sealed_claims
@@ -82,92 +81,6 @@ and at aiokafka's 16 KiB default that is dozens of requests, each waiting for th
 
 _ChunkKey = tuple[TopicPartition, tuple[int, ...]]
 """A chunk in flight: its partition and its lanes (no two chunks in flight share a lane)."""
-
-
-StoredOffsets = Callable[[asyncpg.Pool, str], Awaitable[dict[int, int]]]
-"""Reads a consumer's stored offsets of a topic, by partition."""
-
-
-async def seek_to_stored_offsets(
-    consumer: AIOKafkaConsumer,
-    pool: asyncpg.Pool,
-    topic: str,
-    partitions: set[TopicPartition],
-    offsets_of: StoredOffsets | None = None,
-) -> None:
-    """Position each partition at the offset stored beside the rows (or the beginning):
-    ``offsets_of`` reads them (None: the belief projector's)."""
-    offsets = await (offsets_of or stored_offsets)(pool, topic)
-    assigned = consumer.assignment()
-    for tp in partitions:
-        if tp not in assigned:
-            continue
-        if tp.partition in offsets:
-            consumer.seek(tp, offsets[tp.partition])
-        else:
-            await consumer.seek_to_beginning(tp)
-
-
-class SeekToStoredOffsets(ConsumerRebalanceListener):  # type: ignore[misc]
-    """Seeks on assignment, and counts rebalances so the consume loop can tell stale records.
-
-    aiokafka installs a new assignment, and may start fetching it from Kafka's committed
-    offsets, *before* it awaits this listener. Records returned by a ``getmany`` that overlapped
-    a rebalance can therefore come from a position the seek below then replaces: processing them
-    would apply claims ahead of earlier ones whenever Kafka's offset is past the stored one (after
-    the projection tables were dropped for a replay, for example). ``generation`` moves on every
-    revocation and after every assignment, and the loop drops what it fetched across a move.
-    """
-
-    def __init__(
-        self,
-        consumer: AIOKafkaConsumer,
-        pool: asyncpg.Pool,
-        topic: str,
-        on_revoked: Callable[[], None] = lambda: None,
-        offsets_of: StoredOffsets | None = None,
-    ):
-        self._consumer = consumer
-        self._pool = pool
-        self._topic = topic
-        self._offsets_of = offsets_of
-        self._on_revoked = on_revoked
-        self.generation = 0
-        self.positioned = False
-        self.seek_pending = False
-
-    async def on_partitions_revoked(self, revoked: set[TopicPartition]) -> None:
-        self.generation += 1
-        self._on_revoked()
-
-    async def on_partitions_assigned(self, assigned: set[TopicPartition]) -> None:
-        try:
-            await seek_to_stored_offsets(
-                self._consumer, self._pool, self._topic, assigned, self._offsets_of
-            )
-        except UNAVAILABLE as error:
-            # aiokafka would log this and read on from Kafka's offsets: leave the seek to the
-            # consume loop instead, which drops what it fetches until the seek has happened.
-            report_unavailable("projector.assign", error, FIRST_DELAY_S)
-            self.seek_pending, self.positioned = True, False
-        else:
-            self.positioned = True
-        finally:
-            self.generation += 1
-        log.info("projector.assigned", partitions=sorted(tp.partition for tp in assigned))
-
-    def moved_since(self, generation: int) -> bool:
-        """Whether records fetched while ``generation`` was current may predate a seek."""
-        return not self.positioned or self.generation != generation
-
-    async def reseek(self) -> None:
-        """Seek every assigned partition to its stored offset: after a chunk whose transaction
-        failed, after a stale fetch, or after an assignment whose own seek failed."""
-        await seek_to_stored_offsets(
-            self._consumer, self._pool, self._topic, self._consumer.assignment(), self._offsets_of
-        )
-        if self.seek_pending:
-            self.seek_pending, self.positioned = False, True
 
 
 class BeliefProjector:
@@ -215,7 +128,7 @@ class BeliefProjector:
         self._producer: AIOKafkaProducer | None = None
         """Publishes memory events and the dead letters of batches set aside."""
         self.set_aside = 0
-        """Claims batches set aside as unprojectable (:mod:`projections.quarantine`)."""
+        """Claims batches set aside as unprojectable (:mod:`projections.beliefs.quarantine`)."""
         self._queued = QueuedPayloads()
         """Memory events this projector committed and has not yet published, with their JSON."""
 
@@ -244,7 +157,7 @@ class BeliefProjector:
         )
         claims_topic = self._settings.claims_topic
         listener = self._listener = SeekToStoredOffsets(
-            consumer, self._pool, claims_topic, on_revoked=self._hold
+            consumer, self._pool, claims_topic, offsets_of=stored_offsets, on_revoked=self._hold
         )
         consumer.subscribe([claims_topic], listener=listener)
         producer = AIOKafkaProducer(

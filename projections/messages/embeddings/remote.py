@@ -23,15 +23,15 @@ import numpy as np
 import openai
 from pydantic import BaseModel, ConfigDict, SecretStr, ValidationError
 
-from engram.embeddings.embedder import (
+from engram.infra.backoff import Backoff
+from engram.policies.endpoint import ModelEndpointNotAllowed, allowed_origins, endpoint_origin
+from engram.projections.messages.embeddings.embedder import (
     EmbeddingModel,
     EmbeddingRefused,
     EmbeddingUnavailable,
     Vectors,
     unit_rows,
 )
-from engram.infra.backoff import Backoff
-from engram.policies.endpoint import ModelEndpointNotAllowed, allowed_origins, endpoint_origin
 
 ENDPOINT_SETTING = "ENGRAM_EMBEDDING_ENDPOINT"
 _RETRIED = (

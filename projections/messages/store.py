@@ -14,7 +14,7 @@ the index holds of them at that point). Both writers take the principal's lock f
 one indexed before it is deleted with it.
 
 Beside each message the same statements keep what Okapi BM25 reads (migration 0027, read by
-:mod:`projections.lexical`): its postings (one row per lexeme) and the principal's counts per
+:mod:`projections.messages.lexical`): its postings (one row per lexeme) and the principal's counts per
 role and project, added when a message is inserted and taken away when it is deleted;
 :func:`recount_stats` counts them again from ``message``.
 """
@@ -30,8 +30,8 @@ from typing import NamedTuple
 import asyncpg
 from pydantic import ValidationError
 
-from engram.embeddings import store as embedding_store
 from engram.infra.db import transaction
+from engram.projections.messages.embeddings import store as embedding_store
 from engram.projections.principal_lock import lock_principals
 from engram.resolution.ordering import deleted_hashes, principal_of, redact
 from engram.schemas.claims import ClaimsBatchFormed
