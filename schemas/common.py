@@ -2,23 +2,30 @@
 
 from __future__ import annotations
 
+import json
 import re
 from datetime import UTC, datetime
 from enum import StrEnum
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal, TypeVar
+from uuid import UUID
 
 from pydantic import (
     AfterValidator,
     AwareDatetime,
     BaseModel,
+    BeforeValidator,
     ConfigDict,
     Field,
     GetCoreSchemaHandler,
     GetJsonSchemaHandler,
     StringConstraints,
+    TypeAdapter,
+    ValidationError,
 )
 from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import PydanticCustomError, core_schema
+
+T = TypeVar("T")
 
 IDENTIFIER_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._:@-]*$"
 Identifier = Annotated[
@@ -93,6 +100,27 @@ door — HTTP, ``engram ingest``, the client, MCP, corrections — and the worke
 the log refuse the same text, with an error that names the field."""
 
 
+def validate_json_naming_text(adapter: TypeAdapter[T], raw: bytes | str) -> T:
+    """``adapter.validate_json(raw)``, except that JSON refused only for a lone surrogate
+    escape in a string (``"\\ud800"`` is valid JSON text, yet pydantic's parser stops at it with
+    "unexpected end of hex escape", naming no field) is refused naming the field that holds it.
+
+    Python's ``json`` reads such an escape; validating what it read runs the text contract
+    (:func:`check_storable`), whose error names the field and the character. Whatever that
+    validation makes of the value, the JSON is still refused: this only chooses the message."""
+    try:
+        return adapter.validate_json(raw)
+    except ValidationError as error:
+        if error.errors()[0]["type"] != "json_invalid":
+            raise
+        try:
+            read = json.loads(raw)
+        except (ValueError, RecursionError):
+            raise error from None
+        adapter.validate_python(read)  # raises, naming the field, for a lone surrogate
+        raise
+
+
 EARLIEST_EVENT_TIME = datetime(1900, 1, 1, tzinfo=UTC)
 LATEST_EVENT_TIME = datetime(2200, 1, 1, tzinfo=UTC)
 
@@ -112,8 +140,73 @@ def _within_event_times(value: datetime) -> datetime:
     return value
 
 
+_RFC3339 = re.compile(
+    r"[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt][0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]+)?(?:[Zz]|[+-][0-9]{2}:[0-9]{2})"
+)
+_UUID = re.compile(r"[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}")
+
+
+def _what(value: object) -> str:
+    """What a value is, in the contract's words (never the value itself: it may be words)."""
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    if value is None:
+        return "null"
+    if isinstance(value, str):
+        return "a string in another format"
+    return "an object or an array"
+
+
+def check_date_time(value: object) -> object:
+    """``value`` unchanged when it is what the contract says — an RFC 3339 date-time string
+    with an offset (``format: date-time``), or a ``datetime`` from a Python caller — and a
+    validation error otherwise. Run before pydantic's own parsing, which would read a number
+    (or a string of digits) as a Unix time, and take a space or ``+0000`` for the ``T`` and the
+    offset: a producer whose clock field is the wrong type learns it, instead of its events
+    landing in another decade."""
+    if isinstance(value, datetime) or (isinstance(value, str) and _RFC3339.fullmatch(value)):
+        return value
+    raise PydanticCustomError(
+        "date_time_format",
+        "must be an RFC 3339 date-time string with an offset, such as 2026-05-01T09:30:00Z; "
+        f"got {_what(value)}",
+    )
+
+
+def check_uuid(value: object) -> object:
+    """``value`` unchanged when it is a UUID in its standard hyphenated form (``format: uuid``)
+    or a ``UUID`` from a Python caller; a validation error otherwise (pydantic alone would take
+    32 bare hex digits, braces or a URN, or 16 bytes)."""
+    if isinstance(value, UUID) or (isinstance(value, str) and _UUID.fullmatch(value)):
+        return value
+    raise PydanticCustomError(
+        "uuid_format",
+        "must be a UUID string in its hyphenated form, such as "
+        f"5b7f2f1e-8d4a-4c53-9a51-3c4a1f0b8e21; got {_what(value)}",
+    )
+
+
+def check_integer(value: object) -> object:
+    """``value`` unchanged when it is an integer (never a boolean, a float or a string of
+    digits, which pydantic's lax mode would take for one); for fields whose type cannot be
+    marked ``strict`` (a ``Literal``)."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    raise PydanticCustomError("int_type", f"must be an integer; got {_what(value)}")
+
+
+SchemaVersion1 = Annotated[Literal[1], BeforeValidator(check_integer)]
+"""``schema_version`` of a version-1 event: the integer 1 (``"1"``, ``1.0`` and ``true`` are
+not)."""
+
+EventId = Annotated[UUID, BeforeValidator(check_uuid)]
+"""An event's id at the door: exactly a UUID string, as the published schema says."""
+
 EventTime = Annotated[
     AwareDatetime,
+    BeforeValidator(check_date_time),
     AfterValidator(_within_event_times),
     Field(
         description="When it happened (RFC 3339 with an offset), from 1900-01-01T00:00:00Z up "
