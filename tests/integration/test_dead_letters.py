@@ -68,9 +68,10 @@ async def test_poison_records_are_dead_lettered_and_the_next_turn_still_forms(
     assert [(b.relation, b.object) for b in beliefs] == [("lives_in", "Lisbon")]
     letters = await _dead_letters(kafka.bootstrap, kafka.dlq_topic, want=6)
     reasons = [h["engram.reason"].decode() for h in letters]
-    assert reasons == ["not_json", "not_utf8", "contract_violation", "oversized"] + [
-        "contract_violation"
-    ] * 2
+    assert (
+        reasons
+        == ["not_json", "not_utf8", "contract_violation", "oversized"] + ["contract_violation"] * 2
+    )
     details = [h["engram.detail"].decode() for h in letters[-2:]]
     assert details[0].startswith("turn.appended.messages.0.ordinal: Input should be a valid int")
     assert details[1].startswith("turn.appended.occurred_at: must be an RFC 3339 date-time")
