@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Annotated, Any, Literal, TypeVar
@@ -159,33 +160,42 @@ def _what(value: object) -> str:
     return "an object or an array"
 
 
-def check_date_time(value: object) -> object:
-    """``value`` unchanged when it is what the contract says — an RFC 3339 date-time string
-    with an offset (``format: date-time``), or a ``datetime`` from a Python caller — and a
-    validation error otherwise. Run before pydantic's own parsing, which would read a number
-    (or a string of digits) as a Unix time, and take a space or ``+0000`` for the ``T`` and the
-    offset: a producer whose clock field is the wrong type learns it, instead of its events
-    landing in another decade."""
-    if isinstance(value, datetime) or (isinstance(value, str) and _RFC3339.fullmatch(value)):
-        return value
-    raise PydanticCustomError(
-        "date_time_format",
-        "must be an RFC 3339 date-time string with an offset, such as 2026-05-01T09:30:00Z; "
-        f"got {_what(value)}",
-    )
+@dataclass(frozen=True)
+class _StringFormat:
+    """A JSON Schema string ``format`` held at the door, before pydantic's own parsing: the
+    Python type a Python caller passes, or a string matching ``pattern``; anything else is the
+    error ``kind`` saying what was expected and what came."""
+
+    python_type: type
+    pattern: re.Pattern[str]
+    kind: str
+    expected: str
+
+    def __call__(self, value: object) -> object:
+        if isinstance(value, self.python_type) or (
+            isinstance(value, str) and self.pattern.fullmatch(value)
+        ):
+            return value
+        raise PydanticCustomError(self.kind, f"must be {self.expected}; got {_what(value)}")
 
 
-def check_uuid(value: object) -> object:
-    """``value`` unchanged when it is a UUID in its standard hyphenated form (``format: uuid``)
-    or a ``UUID`` from a Python caller; a validation error otherwise (pydantic alone would take
-    32 bare hex digits, braces or a URN, or 16 bytes)."""
-    if isinstance(value, UUID) or (isinstance(value, str) and _UUID.fullmatch(value)):
-        return value
-    raise PydanticCustomError(
-        "uuid_format",
-        "must be a UUID string in its hyphenated form, such as "
-        f"5b7f2f1e-8d4a-4c53-9a51-3c4a1f0b8e21; got {_what(value)}",
-    )
+check_date_time = _StringFormat(
+    datetime,
+    _RFC3339,
+    "date_time_format",
+    "an RFC 3339 date-time string with an offset, such as 2026-05-01T09:30:00Z",
+)
+"""``format: date-time``. Pydantic alone would read a number (or a string of digits) as a Unix
+time and take a space or ``+0000`` for the ``T`` and the offset: a producer whose clock field is
+the wrong type learns it, instead of its events landing in another decade."""
+
+check_uuid = _StringFormat(
+    UUID,
+    _UUID,
+    "uuid_format",
+    "a UUID string in its hyphenated form, such as 5b7f2f1e-8d4a-4c53-9a51-3c4a1f0b8e21",
+)
+"""``format: uuid``. Pydantic alone would take 32 bare hex digits, braces, a URN or 16 bytes."""
 
 
 def check_integer(value: object) -> object:

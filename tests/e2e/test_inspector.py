@@ -359,11 +359,16 @@ async def test_signing_out_ends_the_session_for_every_copy_of_its_cookie(
             assert forged.status_code in (303, 403) and "/ui/forgetting" not in str(
                 forged.headers.get("location")
             )
+            copy.cookies.set(SESSION_COOKIE, saved, path="/ui")  # stale, and still sent
+            assert _sign_in(copy, tokens["ana"]).status_code == 303  # the form is the presession's
+            assert _sign_in(copy, tokens["ana"]).status_code == 303  # ends the one it replaces
+            fresh = _csrf(copy.get("/ui/beliefs"))
+            assert copy.post("/ui/sign-out", data={"csrf": fresh}).status_code == 303
         return saved, csrf
 
     saved, _ = await asyncio.to_thread(scenario)
     stored = [row["session_hash"] for row in await pool.fetch("SELECT * FROM ui_session")]
-    assert saved not in stored and stored == [], "signed out: no session row is left"
+    assert saved not in stored and stored == [], "every sign-in ended: no session row is left"
     assert not any(b"principal.forgotten" in record for record in await _log_records(kafka))
 
 

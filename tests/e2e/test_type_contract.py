@@ -10,22 +10,19 @@ from __future__ import annotations
 
 import asyncio
 import json
-import subprocess
-import sys
 import uuid
 from pathlib import Path
 from typing import Any
 
 import asyncpg
 import pytest
-from fastapi.testclient import TestClient
 
-from engram.api import create_api
-from engram.infra.settings import ApiSettings, DatabaseSettings, KafkaSettings, Settings
+from engram.infra.settings import KafkaSettings
 from engram.service.tokens import create_token
 from tests.e2e.test_api_ingest import _log_records
+from tests.e2e.test_text_contract import _client, _ingest, _named, _send
 from tests.support.episodes import turn
-from tests.support.isolation import REPO, Isolated
+from tests.support.isolation import Isolated
 
 pytestmark = pytest.mark.e2e
 
@@ -49,24 +46,6 @@ def _turn(tenant: str, spoiled: dict[str, Any]) -> dict[str, Any]:
     return body
 
 
-def _client(isolated: Isolated, kafka: KafkaSettings) -> TestClient:
-    settings = Settings(
-        kafka=kafka, database=DatabaseSettings(url=isolated.database_url), api=ApiSettings()
-    )
-    return TestClient(create_api(settings), raise_server_exceptions=False)
-
-
-def _post(client: TestClient, path: str, token: str, raw: bytes) -> tuple[int, Any]:
-    headers = {"Authorization": f"Bearer {token}", "Content-Type": "application/json"}
-    with client:
-        response = client.post(path, content=raw, headers=headers)
-    return response.status_code, response.json()
-
-
-def _names(answer: Any, loc: tuple[object, ...]) -> bool:
-    return any(tuple(e["loc"][-len(loc) :]) == loc for e in answer["detail"])
-
-
 async def test_http_refuses_every_coercible_type_naming_the_field(
     isolated: Isolated, kafka: KafkaSettings, pool: asyncpg.Pool
 ) -> None:
@@ -75,12 +54,12 @@ async def test_http_refuses_every_coercible_type_naming_the_field(
     client = _client(isolated, kafka)
 
     def post(path: str, raw: bytes) -> tuple[int, Any]:
-        return _post(client, path, token, raw)
+        return _send(client, "POST", path, token, raw=raw)
 
     for label, spoiled, loc in SPOILED:
         body = json.dumps(_turn(t, spoiled)).encode()
         status, answer = await asyncio.to_thread(post, "/v1/turns", body)
-        assert status == 422 and _names(answer, loc), (label, answer)
+        assert status == 422 and _named(answer, *loc), (label, answer)
     remember = {
         "event_id": str(uuid.uuid4()),
         "project": "p",
@@ -90,7 +69,7 @@ async def test_http_refuses_every_coercible_type_naming_the_field(
     }
     status, answer = await asyncio.to_thread(post, "/v1/remember", json.dumps(remember).encode())
     assert status == 422, answer
-    assert _names(answer, ("occurred_at",)) and _names(answer, ("message", "ordinal")), answer
+    assert _named(answer, "occurred_at") and _named(answer, "message", "ordinal"), answer
     assert await _log_records(kafka) == []
 
 
@@ -108,24 +87,15 @@ async def test_an_unreadable_body_is_a_422_that_says_where(
         (b'{"turns": ' + b"[" * 100_000 + b"]" * 100_000 + b"}", "nest too deeply"),
         (good.replace(b'"tenant"', b"tenant"), "Expecting property name enclosed in double"),
     ):
-        status, answer = await asyncio.to_thread(_post, client, "/v1/turns", token, raw)
+        status, answer = await asyncio.to_thread(_send, client, "POST", "/v1/turns", token, raw=raw)
         assert status == 422, answer
         [error] = answer["detail"]
         assert error["type"] == "json_invalid" and said in error["ctx"]["error"], answer
-    status, answer = await asyncio.to_thread(_post, client, "/v1/turns", token, not_utf8)
+    status, answer = await asyncio.to_thread(
+        _send, client, "POST", "/v1/turns", token, raw=not_utf8
+    )
     assert f"at line {line}, column" in answer["detail"][0]["ctx"]["error"]
     assert await _log_records(kafka) == []
-
-
-def _ingest(isolated: Isolated, path: Path) -> subprocess.CompletedProcess[bytes]:
-    return subprocess.run(
-        [sys.executable, "-m", "engram", "ingest", str(path)],
-        cwd=REPO,
-        env={**isolated.env(), "COLUMNS": "500"},  # one line per message, as a log keeps it
-        capture_output=True,
-        timeout=120,
-        check=False,
-    )
 
 
 async def test_engram_ingest_refuses_coercible_types_naming_the_line_and_field(
@@ -141,7 +111,7 @@ async def test_engram_ingest_refuses_coercible_types_naming_the_line_and_field(
     ]
     for line, named in cases:
         path.write_text(good + "\n" + line + "\n")
-        result = await asyncio.to_thread(_ingest, isolated, path)
+        result = await asyncio.to_thread(_ingest, isolated, path, COLUMNS="500")  # one line
         said = result.stderr.decode()
         assert result.returncode == 2, said
         assert "turns.jsonl:2" in said and named in said and "nothing was appended" in said

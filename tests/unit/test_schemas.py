@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 import uuid
 from collections.abc import Callable
@@ -78,6 +79,15 @@ def test_only_a_user_message_can_carry_owner_trust() -> None:
     assert Message(ordinal=0, role="user", content="x").effective_trust == "owner"
 
 
+def _from_json(value: dict[str, Any]) -> object:
+    return decode_episode(json.dumps(value))
+
+
+DECODERS: tuple[Callable[[dict[str, Any]], object], ...] = (_from_json, TurnAppended.model_validate)
+"""JSON (the log, HTTP, ``engram ingest``) and Python (the client builds its episodes from the
+models): every rule of the contract holds in both."""
+
+
 def _message(**changes: object) -> dict[str, object]:
     return {"messages": [{"ordinal": 0, "role": "user", "content": "I live in Lisbon.", **changes}]}
 
@@ -102,16 +112,7 @@ def test_text_and_values_engram_cannot_store_are_refused_naming_the_field(
 ) -> None:
     """The text contract: refused in JSON (the log, HTTP, ``engram ingest``) and in Python (the
     client builds its episodes from these models), with one message."""
-    import json
-
-    def from_json(value: dict[str, Any]) -> object:
-        return decode_episode(json.dumps(value))
-
-    decoders: tuple[Callable[[dict[str, Any]], object], ...] = (
-        from_json,
-        TurnAppended.model_validate,
-    )
-    for decode in decoders:
+    for decode in DECODERS:
         with pytest.raises(ValidationError) as error:
             decode(_with(**change))
         problem = error.value.errors()[0]
@@ -156,16 +157,7 @@ def test_a_value_of_another_type_than_the_schema_says_is_refused_not_coerced(
 ) -> None:
     """What pydantic's lax mode would convert ("0" to 0, a number to a Unix time, true to 1,
     bare hex to a UUID) is refused, in JSON and in Python alike, naming the field."""
-    import json
-
-    def from_json(value: dict[str, Any]) -> object:
-        return decode_episode(json.dumps(value))
-
-    decoders: tuple[Callable[[dict[str, Any]], object], ...] = (
-        from_json,
-        TurnAppended.model_validate,
-    )
-    for decode in decoders:
+    for decode in DECODERS:
         with pytest.raises(ValidationError) as error:
             decode(_with(**change))
         assert ".".join(map(str, error.value.errors()[0]["loc"])).endswith(where)

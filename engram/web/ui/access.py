@@ -106,19 +106,31 @@ def _same_origin(request: Request) -> bool:
     return (theirs.scheme, theirs.netloc) == (ours.scheme, ours.netloc)
 
 
-async def checked_form(request: Request) -> FormData:
-    """The posted form, once its CSRF token matches this session (or pre-session)."""
+async def _checked(request: Request, binding: str) -> FormData:
+    """The posted form, once it comes from this origin and its CSRF token is the one bound to
+    the cookie named ``binding``."""
     form = await request.form()
-    binding = request.cookies.get(SESSION_COOKIE) or request.cookies.get(PRESESSION_COOKIE)
     presented = form.get("csrf")
     if not _same_origin(request) or not keys(request).csrf_valid(
-        binding, presented if isinstance(presented, str) else None
+        request.cookies.get(binding), presented if isinstance(presented, str) else None
     ):
         raise CsrfRefused
     return form
 
 
+async def checked_form(request: Request) -> FormData:
+    """A signed-in page's form: its token is bound to the session."""
+    return await _checked(request, SESSION_COOKIE)
+
+
+async def checked_sign_in(request: Request) -> FormData:
+    """The sign-in form: its token is bound to the pre-session cookie (whatever session
+    cookie, live or stale, the browser also sends)."""
+    return await _checked(request, PRESESSION_COOKIE)
+
+
 Posted = Annotated[FormData, Depends(checked_form)]
+SigningIn = Annotated[FormData, Depends(checked_sign_in)]
 
 
 def set_cookie(
@@ -201,12 +213,12 @@ async def sign_in_form(request: Request) -> Response:
 @router.post("/ui/sign-in")
 async def sign_in(
     request: Request,
-    form: Posted,
+    form: SigningIn,
     token: Annotated[str, Form(max_length=MAX_TOKEN_CHARS)] = "",
     principal: Annotated[str, Form(max_length=200)] = "",
 ) -> Response:
     """Check the pasted token (never echoed, never logged, never stored), then open a session
-    and give the browser its id."""
+    and give the browser its id; back to the page that sent the person here, if any."""
     going = landing(form.get("next"))
     token, principal = token.strip(), principal.strip()
     grant = None if _dev_mode(request) else await grant_for(request.app.state.pool, token)
@@ -224,6 +236,8 @@ async def sign_in(
         return _sign_in_page(
             request, error="That is not a principal's name.", status=422, going=going
         )
+    # A sign-in replaces whatever session this browser held: the old one ends with it.
+    await end_session(request.app.state.pool, request.cookies.get(SESSION_COOKIE))
     session_id = await open_session(
         request.app.state.pool, grant=grant, principal=chosen, lifetime_s=_max_age(request)
     )
