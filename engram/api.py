@@ -45,6 +45,7 @@ from engram.watermarks.backlog import watermark
 from engram.web import audit, failures, openapi, recall, search, turns, ui
 from engram.web.auth import Calling, NameQuery, Tenant, Who
 from engram.web.invalid import invalid_request
+from engram.web.json_body import JsonRoute
 from engram.web.limits import BodyLimit
 from engram.web.methods import ServedMethods
 from engram.web.readers import (
@@ -82,7 +83,7 @@ Pool = Annotated[asyncpg.Pool, Depends(_pool)]
 Service = Annotated[Corrections, Depends(corrections_of)]
 
 
-router = APIRouter()
+router = APIRouter(route_class=JsonRoute)
 probes = APIRouter()
 READ_ERRORS: dict[int | str, dict[str, Any]] = {
     code: {"model": Problem} for code in (401, 404, 422, 503)

@@ -15,7 +15,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, field_validator
 
-from engram.schemas.common import EventTime, Identifier, Role, StoredText
+from engram.schemas.common import EventId, EventTime, Identifier, Role, StoredText
 from engram.schemas.corrections import CorrectionKind
 from engram.schemas.episodes import MemoryRemembered, Message, TurnAppended
 
@@ -78,7 +78,7 @@ class RememberRequest(BaseModel):
     ``schema_version``, and the tenant and principal from a principal's token when left out;
     the caller still chooses ``event_id``, the episode's identity."""
 
-    event_id: uuid.UUID
+    event_id: EventId
     tenant: Identifier | None = None
     principal: Identifier | None = None
     project: Identifier

@@ -17,6 +17,7 @@ from engram.cli.failures import refuse
 from engram.cli.identifiers import identifier
 from engram.cli.output import (
     BELIEF_COLUMNS,
+    cell,
     console,
     err,
     field,
@@ -29,6 +30,7 @@ from engram.cli.output import (
 from engram.formation.wording import relation_words
 from engram.infra.db import create_pool
 from engram.infra.settings import load_settings
+from engram.infra.visible import shown
 from engram.projections.reads.pages import BeliefFilter, page_beliefs
 from engram.projections.reads.queries import get_belief
 from engram.projections.reads.refusals import RefusalFilter, page_refusals, refusal_summary
@@ -129,9 +131,10 @@ def beliefs_show(
         return
     belief = detail["belief"]
     console.print(
-        f"[bold]{escape(belief['readable'])}[/bold]  ({belief['status']}, {belief['confidence']})"
+        f"[bold]{escape(shown(belief['readable']))}[/bold]  "
+        f"({belief['status']}, {belief['confidence']})"
     )
-    console.print(quotes(belief))
+    console.print(cell(quotes(belief)))
     run = detail["formed_by"]
     if run is not None:
         console.print(

@@ -261,16 +261,18 @@ class ApiSettings(BaseSettings):
     )
     ui_secret: SecretStr | None = Field(
         None,
-        description="The key the inspector (/ui) seals its session cookies and signs its forms "
-        "with: any long random string, the same on every API process behind one address. Unset: "
-        "a random key per process (a restart signs everyone out). A secret, never logged.",
+        description="The secret the inspector (/ui) derives its keys from (HKDF): one signs its "
+        "forms (CSRF), one seals the forgetting cookie. At least 32 random bytes written out "
+        "(43+ characters: `python3 -c 'import secrets; print(secrets.token_urlsafe(32))'`), "
+        "or `engram api` refuses to start; the same on every API process behind one address. "
+        "Unset: a random one per process. A secret, never logged.",
     )
     ui_session_s: int = Field(
         43_200,
         ge=60,
         le=2_592_000,
-        description="How long an inspector sign-in lasts, in seconds (its token is checked on "
-        "every page too: a revoked or expired token ends it at once).",
+        description="How long an inspector session lasts, in seconds; it ends sooner on "
+        "sign-out, when its token is revoked or expires, and when its person is forgotten.",
     )
 
 

@@ -150,12 +150,14 @@ async def forget_principal(conn: asyncpg.Connection, tenant: str, principal: str
     # Vectors are derived from the words: every embedding generation's go with the key.
     await embedding_store.forget_principal(conn, tenant, principal)
     # Shared by every generation: the model's answers about the principal's messages, the audit
-    # of its calls, the session messages kept as its context, and the principal's API tokens
-    # (a forgotten person's token names them and must stop working).
+    # of its calls, the session messages kept as its context, the inspector's sessions showing
+    # the principal (an operator's too), and the principal's API tokens (a forgotten person's
+    # token names them and must stop working).
     for shared in (
         "public.model_receipt",
         "public.model_attempt",
         "public.session_message",
+        "public.ui_session",
         "public.api_token",
     ):
         await conn.execute(

@@ -27,10 +27,10 @@ from engram.service.corrections import (
 )
 from engram.watermarks.backlog import watermark
 from engram.web.service import corrections_of
-from engram.web.ui.access import Looking, Posted, Viewer, keys, set_cookie
+from engram.web.ui.access import Looking, Posted, Viewer, end, keys, set_cookie
 from engram.web.ui.pages import load_belief, not_found, page
 from engram.web.ui.render import render
-from engram.web.ui.session import COOKIE_PATH, FORGETTING_COOKIE, SESSION_COOKIE
+from engram.web.ui.session import FORGETTING_COOKIE
 from engram.web.ui.words import CORRECTION_CHOICES, DELETE
 
 router = APIRouter(include_in_schema=False)
@@ -77,8 +77,9 @@ async def _check(
 
 
 @router.post("/ui/beliefs/{belief_id}/preview")
-async def preview(request: Request, viewer: Looking, belief_id: str, form: Posted) -> Response:
-    """What the chosen answer will do, before it is sent (or why it cannot be sent)."""
+async def preview(request: Request, form: Posted, viewer: Looking, belief_id: str) -> Response:
+    """What the chosen answer will do, before it is sent (or why it cannot be sent). The form
+    is checked first: another site's post is refused before anything reads the session."""
     detail = await load_belief(request, viewer, belief_id)
     if detail is None:
         return await not_found(request, viewer)
@@ -103,7 +104,7 @@ async def preview(request: Request, viewer: Looking, belief_id: str, form: Poste
 
 
 @router.post("/ui/beliefs/{belief_id}/send")
-async def send(request: Request, viewer: Looking, belief_id: str, form: Posted) -> Response:
+async def send(request: Request, form: Posted, viewer: Looking, belief_id: str) -> Response:
     """Append the correction (or deletion) to the log, then follow it until it applies."""
     detail = await load_belief(request, viewer, belief_id)
     if detail is None:
@@ -111,7 +112,7 @@ async def send(request: Request, viewer: Looking, belief_id: str, form: Posted) 
     wanted = detail.belief.belief_id
     choice, replacement, project, problem = await _check(request, viewer, wanted, form)
     if problem is not None:
-        return await preview(request, viewer, belief_id, form)
+        return await preview(request, form, viewer, belief_id)
     service = corrections_of(request)
     try:
         if choice == DELETE:
@@ -181,10 +182,11 @@ async def forget_form(request: Request, viewer: Looking) -> Response:
 
 
 @router.post("/ui/forget")
-async def forget(request: Request, viewer: Looking, form: Posted) -> Response:
+async def forget(request: Request, form: Posted, viewer: Looking) -> Response:
     """Forget the principal, once their name is typed exactly as the confirmation. The
-    progress page follows a sealed cookie, not the session: forgetting deletes the person's
-    tokens, so their session ends as the forgetting applies."""
+    session ends at once (it shows the person being forgotten; the forgetting ends every other
+    session showing them and deletes their tokens as it applies), so the progress page follows
+    a sealed cookie instead."""
     if str(form.get("confirm") or "").strip() != viewer.principal:
         problem = f"Type {viewer.principal} exactly to confirm; nothing was sent."
         return await page(request, viewer, "forget.html", {"problem": problem}, status_code=422)
@@ -194,13 +196,14 @@ async def forget(request: Request, viewer: Looking, form: Posted) -> Response:
     response = RedirectResponse("/ui/forgetting", 303)
     sent = [viewer.tenant, viewer.principal, viewer.operator, position.project, position.offset]
     set_cookie(request, response, FORGETTING_COOKIE, keys(request).seal_json(b"forget", sent), 3600)
+    await end(request, response)
     return response
 
 
 @router.get("/ui/forgetting")
 async def forgetting(request: Request) -> Response:
     """Follows the forgetting this browser sent until it has applied, then counts what is
-    left of the person (0) and ends the session."""
+    left of the person (0). The session ended when the forgetting was sent."""
     sent = keys(request).open_json(b"forget", request.cookies.get(FORGETTING_COOKIE))
     if not isinstance(sent, list) or len(sent) != 5:
         return RedirectResponse("/ui/sign-in", 303)
@@ -216,7 +219,4 @@ async def forgetting(request: Request) -> Response:
         "remaining": remaining,
         "refresh_s": REFRESH_S,
     }
-    response = render(request, "forgetting.html", context, status_code=200 if applied else 202)
-    if applied and not operator:
-        response.delete_cookie(SESSION_COOKIE, path=COOKIE_PATH)
-    return response
+    return render(request, "forgetting.html", context, status_code=200 if applied else 202)
