@@ -61,7 +61,9 @@ _PROVIDER_CODE = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
 
 
 class ModelExtractionError(EngramFailure):
-    """One failed extraction call. ``kind`` says what failed; the caller decides on retries.
+    """One failed extraction call. ``kind`` says what failed; another call may succeed (a
+    timeout, a lost connection, a reply that could not be read), unless the endpoint refused the
+    request itself (:class:`ModelRequestRefused`).
 
     ``prompt_sha256`` and ``reply_sha256`` are the digests of what was sent and of the body
     received, when there was one: what the attempt's audit row keeps instead of the content.
@@ -78,6 +80,26 @@ class ModelExtractionError(EngramFailure):
         self.status = status
         self.prompt_sha256: str | None = None
         self.reply_sha256: str | None = None
+
+
+class ModelRequestRefused(ModelExtractionError):
+    """The endpoint refused the request itself (a 4xx other than 408 and 429: a bad key, an
+    unknown model, a request it will not take): another call is refused the same way."""
+
+    code = "model_request_refused"
+    retriable = False
+    exit_code = 2
+
+
+_ANSWERS_LATER = frozenset({408, 429})
+"""4xx statuses that say "not now" rather than "not this request"."""
+
+
+def http_status_error(detail: str, status: int) -> ModelExtractionError:
+    """The failure for an endpoint that answered ``status``: retriable for 5xx, 408 and 429."""
+    if status >= 500 or status in _ANSWERS_LATER:
+        return ModelExtractionError("http_status", detail, status=status)
+    return ModelRequestRefused("http_status", detail, status=status)
 
 
 class TokenUsage(BaseModel):
@@ -325,7 +347,7 @@ class ModelExtractor:
         code = _provider_code(exc.body)
         suffix = f" ({code})" if code else ""
         detail = f"{self.origin} answered HTTP {exc.status_code}{suffix}"
-        return ModelExtractionError("http_status", detail, status=exc.status_code)
+        return http_status_error(detail, exc.status_code)
 
 
 def _sha256(data: bytes) -> str:

@@ -6,10 +6,10 @@ endpoint whose ``scheme://host:port`` is not on ``ENGRAM_EMBEDDING_ALLOWLIST``, 
 normalisation and the same failure as the model-assisted extractor
 (:mod:`policies.endpoint`, :class:`streams.model_extractor.ModelExtractor`). The client is built
 the same way too: no redirects followed (a redirect could carry the text to another origin), no
-proxy from the environment, no retries of its own. Retries are ours: a connection error, a
-timeout, 429 or 5xx is retried after :class:`infra.backoff.Backoff`'s wait, up to
-``max_attempts`` requests per batch, then :class:`~embeddings.embedder.EmbeddingUnavailable`; any
-other refusal, or an answer that is not one vector of the right size per text, is
+proxy from the environment, no retries of its own. Retries are ours
+(:func:`infra.retry.retry`): a connection error, a timeout, 429 or 5xx is retried after
+:class:`infra.backoff.Backoff`'s wait, up to ``max_attempts`` requests per batch, then
+:class:`~embeddings.embedder.EmbeddingUnavailable`; any other refusal, or an answer that is not one vector of the right size per text, is
 :class:`~embeddings.embedder.EmbeddingRefused` at once. The API key is a ``SecretStr`` and is
 never logged or repr'd.
 """
@@ -24,6 +24,7 @@ import openai
 from pydantic import BaseModel, ConfigDict, SecretStr, ValidationError
 
 from engram.infra.backoff import Backoff
+from engram.infra.retry import retry
 from engram.policies.endpoint import ModelEndpointNotAllowed, allowed_origins, endpoint_origin
 from engram.projections.messages.embeddings.embedder import (
     EmbeddingModel,
@@ -116,35 +117,47 @@ class OpenAIEmbedder:
         return np.vstack(parts)
 
     async def _batch(self, texts: list[str]) -> Vectors:
-        failures = 0
-        while True:
-            try:
-                raw = await self._client.embeddings.with_raw_response.create(
-                    model=self._model.name,
-                    input=texts,
-                    dimensions=self._model.dimensions,
-                    encoding_format="float",
-                )
-            except _RETRIED as error:
-                failures += 1
-                if failures >= self._max_attempts:
-                    raise EmbeddingUnavailable(
-                        f"embeddings endpoint {self.origin} failed {failures} times: "
-                        f"{type(error).__name__}"
-                    ) from error
-                await self._sleep(self._backoff.after(failures))
-                continue
-            except openai.APIStatusError as error:
-                raise EmbeddingRefused(
-                    f"embeddings endpoint {self.origin} refused the request with "
-                    f"HTTP {error.status_code}"
-                ) from error
-            except openai.APIError as error:  # an answer the client could not read
-                raise EmbeddingRefused(
-                    f"embeddings endpoint {self.origin} answered something unreadable: "
-                    f"{type(error).__name__}"
-                ) from error
-            return self._vectors(raw.http_response.content, len(texts))
+        """One request's vectors, retried (:func:`infra.retry.retry`) while the endpoint is
+        unavailable, up to ``max_attempts`` requests."""
+        tries = 0
+
+        async def request() -> Vectors:
+            nonlocal tries
+            tries += 1
+            return await self._request(texts)
+
+        try:
+            return await retry(
+                request, backoff=self._backoff, attempts=self._max_attempts, sleep=self._sleep
+            )
+        except EmbeddingUnavailable as error:
+            raise EmbeddingUnavailable(
+                f"embeddings endpoint {self.origin} failed {tries} times: {error}"
+            ) from error.__cause__
+
+    async def _request(self, texts: list[str]) -> Vectors:
+        """One request; :class:`EmbeddingUnavailable` when another may succeed (connection
+        error, timeout, 429, 5xx), :class:`EmbeddingRefused` when it will not."""
+        try:
+            raw = await self._client.embeddings.with_raw_response.create(
+                model=self._model.name,
+                input=texts,
+                dimensions=self._model.dimensions,
+                encoding_format="float",
+            )
+        except _RETRIED as error:
+            raise EmbeddingUnavailable(type(error).__name__) from error
+        except openai.APIStatusError as error:
+            raise EmbeddingRefused(
+                f"embeddings endpoint {self.origin} refused the request with "
+                f"HTTP {error.status_code}"
+            ) from error
+        except openai.APIError as error:  # an answer the client could not read
+            raise EmbeddingRefused(
+                f"embeddings endpoint {self.origin} answered something unreadable: "
+                f"{type(error).__name__}"
+            ) from error
+        return self._vectors(raw.http_response.content, len(texts))
 
     def _vectors(self, content: bytes, count: int) -> Vectors:
         # Read with a model of our own: the client builds its response objects without
