@@ -39,9 +39,8 @@ from engram.infra.db import retry_while_unavailable
 from engram.infra.errors import EngramFailure
 from engram.infra.retry import retry
 from engram.keys.errors import KeyDestroyed
-from engram.resolution.beliefs import principal_hash
 from engram.schemas.claims import ClaimsBatchFormed, RefusalReason, SourcePosition
-from engram.schemas.common import principal_key
+from engram.schemas.common import principal_hash, principal_key
 from engram.schemas.log import LogEvent, OpenEvent
 from engram.sealing.events import NoKeys, Sealer, is_sealed_event
 from engram.streams.acks import ContiguousAcks, InOrderRelease

@@ -11,7 +11,7 @@ import pytest
 from engram.client import _Requests
 from engram.infra.backoff import Backoff
 from engram.infra.db import DATABASE_BACKOFF
-from engram.streams.model_attempts import RetrySchedule
+from engram.streams.model.attempts import RetrySchedule
 from engram.streams.retrying import RetryPolicy
 
 

@@ -8,13 +8,13 @@ from collections.abc import Awaitable, Callable
 import pytest
 
 from engram.formation.proposals import Proposal
-from engram.streams.model_attempts import (
+from engram.streams.model.attempts import (
     Attempt,
     AttemptsExhausted,
     RetrySchedule,
     ask_with_retries,
 )
-from engram.streams.model_extractor import (
+from engram.streams.model.extractor import (
     ModelAnswer,
     ModelExtractionError,
     TokenUsage,

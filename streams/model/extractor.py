@@ -2,16 +2,16 @@
 
 It calls ``/chat/completions`` on an OpenAI-compatible endpoint with the extraction prompt and
 the message fenced by a random marker, reads at most ``max_response_bytes`` of the response, and
-decodes the reply strictly (:mod:`streams.model_reply`). One call is one attempt: retrying is
-decided by the caller (:mod:`streams.model_attempts`). Every failure is a
+decodes the reply strictly (:mod:`streams.model.reply`). One call is one attempt: retrying is
+decided by the caller (:mod:`streams.model.attempts`). Every failure is a
 :class:`ModelExtractionError` with a kind, and its message never carries the message text, the
 reply or the api key. Every attempt, answered or failed, leaves what an audit may keep: the
 SHA-256 of the prompt sent and of the reply received, and the token counts the endpoint reported
 — never the bodies themselves.
 
-Message text leaves the process only for an allow-listed origin: the endpoint is checked
-against ``ENGRAM_MODEL_ALLOWLIST`` when the extractor is built, the HTTP client follows no
-redirects, and it ignores proxy settings from the environment.
+Message text leaves the process only for an allow-listed origin: the client is
+:func:`policies.endpoint_client.allowlisted_client`'s (checked against ``ENGRAM_MODEL_ALLOWLIST``
+when the extractor is built, no redirects followed, no proxy taken from the environment).
 """
 
 from __future__ import annotations
@@ -41,17 +41,13 @@ from engram.formation.proposals import Proposal
 from engram.formation.vocabulary import RELATIONS, Relation
 from engram.infra.errors import EngramFailure
 from engram.infra.settings import Settings
-from engram.policies.endpoint import (
-    ModelConfigurationError,
-    ModelEndpointNotAllowed,
-    allowed_origins,
-    endpoint_origin,
-)
+from engram.policies.endpoint import ModelConfigurationError
+from engram.policies.endpoint_client import allowlisted_client, answers_later
 from engram.policies.prompt import ExtractionPrompt, load_extraction_prompt
 from engram.schemas.episodes import Message
-from engram.streams.model_context import ContextMessage, context_digest
-from engram.streams.model_reply import ModelReplyError, decode_envelope
-from engram.streams.prompt import new_fence, render_system_prompt, render_user_message
+from engram.streams.model.context import ContextMessage, context_digest
+from engram.streams.model.prompt import new_fence, render_system_prompt, render_user_message
+from engram.streams.model.reply import ModelReplyError, decode_envelope
 
 DEFAULT_PII_KINDS = FormationPolicy().pii_kinds
 
@@ -91,13 +87,9 @@ class ModelRequestRefused(ModelExtractionError):
     exit_code = 2
 
 
-_ANSWERS_LATER = frozenset({408, 429})
-"""4xx statuses that say "not now" rather than "not this request"."""
-
-
 def http_status_error(detail: str, status: int) -> ModelExtractionError:
     """The failure for an endpoint that answered ``status``: retriable for 5xx, 408 and 429."""
-    if status >= 500 or status in _ANSWERS_LATER:
+    if answers_later(status):
         return ModelExtractionError("http_status", detail, status=status)
     return ModelRequestRefused("http_status", detail, status=status)
 
@@ -157,9 +149,11 @@ class ModelExtractor:
         token_hex: Callable[[int], str] = secrets.token_hex,
         pii_kinds: tuple[str, ...] = DEFAULT_PII_KINDS,
     ) -> None:
-        self.origin = endpoint_origin(endpoint)
-        if self.origin not in allowed_origins(allowlist):
-            raise ModelEndpointNotAllowed(self.origin)
+        bound = allowlisted_client(
+            endpoint, api_key=api_key, allowlist=allowlist, timeout_s=timeout_s
+        )
+        self.origin = bound.origin
+        self._client = bound.client
         self.model_name = model_name
         self.prompt_digest = prompt.digest
         self._prompt = prompt
@@ -168,15 +162,6 @@ class ModelExtractor:
         self._max_response_bytes = max_response_bytes
         self._token_hex = token_hex
         self._pii_kinds = pii_kinds
-        self._client = openai.AsyncOpenAI(
-            base_url=endpoint,
-            api_key=api_key.get_secret_value(),
-            timeout=timeout_s,
-            max_retries=0,
-            http_client=openai.DefaultAsyncHttpxClient(
-                timeout=timeout_s, follow_redirects=False, trust_env=False
-            ),
-        )
 
     @property
     def identity(self) -> tuple[str, str]:

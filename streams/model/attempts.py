@@ -21,7 +21,7 @@ from typing import Literal
 from engram.infra.backoff import Backoff
 from engram.infra.errors import EngramFailure
 from engram.infra.retry import retry
-from engram.streams.model_extractor import ModelAnswer, ModelExtractionError
+from engram.streams.model.extractor import ModelAnswer, ModelExtractionError
 
 AttemptStatus = Literal["answered", "failed", "fallback"]
 
