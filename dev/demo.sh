@@ -28,7 +28,7 @@ QUESTION="Who is visiting me, and where might she like to go?"
 echo "recall: $QUESTION"
 "$BIN/engram" recall "$QUESTION" --principal ana --project garden-app --wait 60
 
-# The memory inspector (README, "Memory inspector"): the same memory as ana sees it in a browser.
+# The memory inspector (docs/usage.md, "Memory inspector"): the same memory as ana sees it in a browser.
 TOKEN="$("$BIN/engram" tokens create --tenant default --principal ana --expires-in 7d 2>/dev/null)"
 echo
 echo "See and correct what Engram remembers about ana in a browser: start the API and a worker"
