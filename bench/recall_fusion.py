@@ -26,7 +26,7 @@ from pathlib import Path
 import asyncpg
 import orjson
 
-from engram.cli.evaluation.recall import form_into, load_questions, measure, scratch_database
+from engram.evaluation.recall import form_into, load_questions, measure, scratch_database
 from engram.infra.settings import load_settings
 from engram.projections.messages.embeddings.local import WordLlamaEmbedder
 

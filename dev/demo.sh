@@ -29,7 +29,7 @@ QUESTION="Who is visiting me, and where might she like to go?"
 echo "recall: $QUESTION"
 "$BIN/engram" recall "$QUESTION" --principal ana --project garden-app --wait 60
 
-# The memory inspector (README, "Memory inspector"): the same memory as ana sees it in a browser.
+# The memory inspector (docs/usage.md, "Memory inspector"): the same memory as ana sees it in a browser.
 # Its secret is 32 random bytes, made once and kept (owner-only) in .dev/ui-secret.
 SECRET_FILE="$REPO/.dev/ui-secret"
 if [[ ! -s "$SECRET_FILE" ]]; then

@@ -40,6 +40,7 @@ from pydantic import ValidationError
 
 from engram.infra.backoff import Backoff
 from engram.infra.errors import EngramFailure
+from engram.infra.retry import Retrying, retry
 from engram.infra.settings import KafkaSettings
 from engram.ingest.producer import EpisodeTooLarge, EpisodeUnencodable, encoded
 from engram.schemas.common import episode_key
@@ -172,22 +173,26 @@ class InboxIntake:
         return True, "ready"
 
     async def run(self) -> None:
-        """Move records until :meth:`stop`; Kafka outages are waited out with backoff, a fence
-        by a newer intake ends the run with :class:`InboxIntakeFenced`."""
-        backoff = Backoff(first_s=0.2, max_s=5.0)
-        failures = 0
-        while not self._stopping.is_set():
-            try:
-                await self._run_once()
-                return
-            except ProducerFenced:
-                raise InboxIntakeFenced(self._transactional_id) from None
-            except KafkaError as error:
-                failures += 1
-                delay = backoff.after(failures)
-                log.warning("inbox.kafka_unavailable", error=str(error), retry_in_s=delay)
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(self._stopping.wait(), timeout=delay)
+        """Move records until :meth:`stop`; Kafka outages are waited out with backoff
+        (:func:`infra.retry.retry`, the wait ending early on stop), a fence by a newer intake
+        ends the run with :class:`InboxIntakeFenced`."""
+        try:
+            await retry(
+                self._run_unless_stopping,
+                backoff=Backoff(first_s=0.2, max_s=5.0),
+                on_retry=_report_unavailable,
+                sleep=self._wait_unless_stopping,
+            )
+        except ProducerFenced:
+            raise InboxIntakeFenced(self._transactional_id) from None
+
+    async def _run_unless_stopping(self) -> None:
+        if not self._stopping.is_set():
+            await self._run_once()
+
+    async def _wait_unless_stopping(self, seconds: float) -> None:
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._stopping.wait(), timeout=seconds)
 
     async def _run_once(self) -> None:
         settings = self._settings
@@ -318,3 +323,7 @@ class InboxIntake:
             )
         except KafkaError as error:
             log.warning("inbox.delete_records_failed", error=str(error))
+
+
+def _report_unavailable(failure: Retrying) -> None:
+    log.warning("inbox.kafka_unavailable", error=str(failure.error), retry_in_s=failure.wait_s)

@@ -47,7 +47,7 @@ from pydantic import ValidationError
 from engram.infra.errors import EngramFailure
 from engram.infra.settings import KafkaSettings
 from engram.ingest.producer import encode_episode
-from engram.resolution.beliefs import principal_hash
+from engram.schemas.common import principal_hash
 from engram.schemas.log import decode_log_event
 from engram.schemas.sealed import SealedEvent
 from engram.sealing.events import LogSealer, Sealable, sealed_as

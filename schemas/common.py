@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from dataclasses import dataclass
@@ -265,6 +266,13 @@ def episode_key(tenant: str, project: str) -> bytes:
 def principal_key(tenant: str, principal: str) -> bytes:
     """Kafka key of ``engram.claims``: one principal is resolved by one projector at a time."""
     return f"{tenant}/{principal}".encode()
+
+
+def principal_hash(tenant: str, principal: str) -> str:
+    """A principal named without their name: the key of a forgotten principal's tombstone and of
+    the backlog's rows (SHA-256 of ``tenant/principal``). Here, beside the topics' keys, because
+    every layer keys by it — the doors, formation, the resolution core, the projections."""
+    return hashlib.sha256(f"{tenant}/{principal}".encode()).hexdigest()
 
 
 NonNegative = Annotated[int, Field(ge=0)]

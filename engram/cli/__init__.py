@@ -20,7 +20,7 @@ from engram.cli.agents import mcp
 from engram.cli.audit import runs_app, sessions_app, user_model
 from engram.cli.beliefs import beliefs_app, refusals_app
 from engram.cli.embeddings import embeddings_app
-from engram.cli.evaluation.command import eval_app
+from engram.cli.evaluation import add_eval
 from engram.cli.extract import extract_lines
 from engram.cli.failures import refuse
 from engram.cli.generations import generations_app
@@ -441,7 +441,7 @@ app.add_typer(embeddings_app, name="embeddings")
 app.add_typer(formation_app, name="formation")
 app.add_typer(dlq_app, name="dlq")
 app.add_typer(policy_app, name="policy")
-app.add_typer(eval_app, name="eval", help="Evaluate formation against a labeled corpus.")
+add_eval(app)
 
 
 def main() -> None:

@@ -2,7 +2,7 @@
 
 Values come from environment variables (``ENGRAM_<SECTION>_<FIELD>``) and, below them, from the
 dotenv file the local-services scripts write (``<state dir>/services.env``, or
-``ENGRAM_ENV_FILE``). The README lists every setting; a test keeps that list complete.
+``ENGRAM_ENV_FILE``). docs/configuration.md lists every setting; a test keeps that list complete.
 
 The state directory (``ENGRAM_STATE_DIR``) holds what a process keeps on local disk: that dotenv
 file and faust's data directory. In a checkout it is the checkout's ``.dev/`` (where

@@ -26,7 +26,8 @@ import asyncpg
 from engram.keys.store import destroy_data_key
 from engram.projections.beliefs.claims_history import RESOLVED_BY_PRINCIPAL
 from engram.projections.messages import MessageKey, embedding_store, hide_messages
-from engram.resolution.beliefs import TombstoneRow, principal_hash
+from engram.resolution.beliefs import TombstoneRow
+from engram.schemas.common import principal_hash
 
 _PROJECTED_BY_PRINCIPAL = (
     *RESOLVED_BY_PRINCIPAL,

@@ -10,8 +10,8 @@ from datetime import UTC, datetime
 import asyncpg
 
 from engram.projections.messages import FOLLOWER_PREFIX, INDEXER
-from engram.resolution.beliefs import principal_hash
 from engram.schemas.api import Freshness
+from engram.schemas.common import principal_hash
 from engram.watermarks.backlog import watermark
 from engram.watermarks.waiting import poll_until
 

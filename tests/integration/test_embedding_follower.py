@@ -24,7 +24,7 @@ from engram.projections.messages.embeddings.local import WordLlamaEmbedder
 from engram.projections.messages.store import MessageKey, hide_messages
 from engram.projections.messages.vectors import embedded_offsets, message_of_item
 from engram.projections.reads.freshness import freshness
-from engram.resolution.beliefs import principal_hash
+from engram.schemas.common import principal_hash
 from engram.schemas.corrections import PrincipalForgotten
 from engram.watermarks.waiting import wait_for_watermarks
 from tests.support.conditions import wait_until

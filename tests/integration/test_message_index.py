@@ -21,7 +21,7 @@ from engram.projections.beliefs.digest import drop_projections
 from engram.projections.messages.indexer import MessageIndexer
 from engram.projections.messages.store import MessageKey, hide_messages
 from engram.projections.reads.freshness import freshness
-from engram.resolution.beliefs import principal_hash
+from engram.schemas.common import principal_hash
 from engram.schemas.corrections import PrincipalForgotten
 from tests.support.episodes import EPOCH, turn
 from tests.support.http import first_ok, free_port

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from engram.cli.evaluation.bm25 import BM25, tokens
-from engram.cli.evaluation.recall import (
+from engram.evaluation.bm25 import BM25, tokens
+from engram.evaluation.recall import (
     Question,
     QuestionsError,
     Report,

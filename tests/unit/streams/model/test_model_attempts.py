@@ -8,21 +8,28 @@ from collections.abc import Awaitable, Callable
 import pytest
 
 from engram.formation.proposals import Proposal
-from engram.streams.model_attempts import (
+from engram.streams.model.attempts import (
     Attempt,
     AttemptsExhausted,
     RetrySchedule,
     ask_with_retries,
-    retryable,
 )
-from engram.streams.model_extractor import ModelAnswer, ModelExtractionError, TokenUsage
+from engram.streams.model.extractor import (
+    ModelAnswer,
+    ModelExtractionError,
+    TokenUsage,
+    http_status_error,
+)
 
 PROMPT = "a" * 64
 REPLY = "b" * 64
 
 
 def error(kind: str = "timeout", status: int | None = None) -> ModelExtractionError:
-    failure = ModelExtractionError(kind, "detail", status=status)  # type: ignore[arg-type]
+    if status is not None:
+        failure = http_status_error("detail", status)
+    else:
+        failure = ModelExtractionError(kind, "detail")  # type: ignore[arg-type]
     failure.prompt_sha256 = PROMPT
     return failure
 
@@ -128,4 +135,22 @@ async def test_a_refused_request_is_not_retried() -> None:
     ],
 )
 def test_what_is_worth_another_call(kind: str, status: int | None, expected: bool) -> None:
-    assert retryable(error(kind, status)) is expected
+    assert error(kind, status).retriable is expected
+
+
+async def test_a_failure_to_record_an_attempt_is_not_retried_as_a_model_failure() -> None:
+    """The audit row of an attempt could not be written (the database is away): asking the
+    model again would make a second call for one audit; the failure goes to the caller."""
+    recorder = Recorder()
+
+    async def unrecordable(attempt: Attempt) -> None:
+        raise ConnectionRefusedError("the database is away")
+
+    with pytest.raises(ConnectionRefusedError):
+        await ask_with_retries(
+            script(error("timeout"), answer()),
+            schedule=RetrySchedule(max_attempts=3, retry_after_s=0.5),
+            record=unrecordable,
+            sleep=recorder.sleep,
+        )
+    assert recorder.waits == []

@@ -13,9 +13,9 @@ from engram.formation.vocabulary import RELATIONS
 from engram.policies.prompt import SECTIONS, ExtractionPrompt, PromptError, load_extraction_prompt
 from engram.schemas.common import Role
 from engram.schemas.episodes import Message
-from engram.streams.prompt import new_fence, render_system_prompt, render_user_message
+from engram.streams.model.prompt import new_fence, render_system_prompt, render_user_message
 
-SHIPPED = Path(__file__).resolve().parents[3] / "prompts" / "extraction.yaml"
+SHIPPED = Path(__file__).resolve().parents[4] / "prompts" / "extraction.yaml"
 
 
 def shipped_document() -> dict[str, Any]:

@@ -16,8 +16,8 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from engram.cli.evaluation.corpus import Case
-from engram.cli.evaluation.scoring import (
+from engram.evaluation.corpus import Case
+from engram.evaluation.scoring import (
     ArmReport,
     EpisodeArm,
     evaluate_arm,
@@ -28,12 +28,12 @@ from engram.formation.policy import FormationPolicy
 from engram.formation.proposals import Proposal
 from engram.infra.settings import Settings
 from engram.schemas.episodes import Message, TurnAppended
-from engram.streams.model_context import ContextMessage, context_text, context_window
-from engram.streams.model_evidence import ArmScore, Evidence, evidence_for
+from engram.streams.model.context import ContextMessage, context_text, context_window
+from engram.streams.model.evidence import ArmScore, Evidence, evidence_for
 from engram.streams.wiring import model_extractor_for
 
 if TYPE_CHECKING:  # not at run time: the openai client loads only when a model is built
-    from engram.streams.model_extractor import ModelExtractor
+    from engram.streams.model.extractor import ModelExtractor
 
 
 def corpus_digest(cases: Sequence[Case]) -> str:

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from engram.cli.evaluation.corpus import Case, LabeledClaim
+from engram.evaluation.corpus import Case, LabeledClaim
 from engram.formation.core import form_episode
 from engram.formation.policy import FormationPolicy
 from engram.formation.proposals import Proposal

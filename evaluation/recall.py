@@ -41,7 +41,7 @@ from pathlib import Path
 import asyncpg
 import orjson
 
-from engram.cli.evaluation.bm25 import BM25, tokens
+from engram.evaluation.bm25 import BM25, tokens
 from engram.generations.reading import reading
 from engram.infra.errors import EngramFailure
 from engram.ingest.jsonl import read_episodes

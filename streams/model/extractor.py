@@ -2,16 +2,16 @@
 
 It calls ``/chat/completions`` on an OpenAI-compatible endpoint with the extraction prompt and
 the message fenced by a random marker, reads at most ``max_response_bytes`` of the response, and
-decodes the reply strictly (:mod:`streams.model_reply`). One call is one attempt: retrying is
-decided by the caller (:mod:`streams.model_attempts`). Every failure is a
+decodes the reply strictly (:mod:`streams.model.reply`). One call is one attempt: retrying is
+decided by the caller (:mod:`streams.model.attempts`). Every failure is a
 :class:`ModelExtractionError` with a kind, and its message never carries the message text, the
 reply or the api key. Every attempt, answered or failed, leaves what an audit may keep: the
 SHA-256 of the prompt sent and of the reply received, and the token counts the endpoint reported
 — never the bodies themselves.
 
-Message text leaves the process only for an allow-listed origin: the endpoint is checked
-against ``ENGRAM_MODEL_ALLOWLIST`` when the extractor is built, the HTTP client follows no
-redirects, and it ignores proxy settings from the environment.
+Message text leaves the process only for an allow-listed origin: the client is
+:func:`policies.endpoint_client.allowlisted_client`'s (checked against ``ENGRAM_MODEL_ALLOWLIST``
+when the extractor is built, no redirects followed, no proxy taken from the environment).
 """
 
 from __future__ import annotations
@@ -41,17 +41,13 @@ from engram.formation.proposals import Proposal
 from engram.formation.vocabulary import RELATIONS, Relation
 from engram.infra.errors import EngramFailure
 from engram.infra.settings import Settings
-from engram.policies.endpoint import (
-    ModelConfigurationError,
-    ModelEndpointNotAllowed,
-    allowed_origins,
-    endpoint_origin,
-)
+from engram.policies.endpoint import ModelConfigurationError
+from engram.policies.endpoint_client import allowlisted_client, answers_later
 from engram.policies.prompt import ExtractionPrompt, load_extraction_prompt
 from engram.schemas.episodes import Message
-from engram.streams.model_context import ContextMessage, context_digest
-from engram.streams.model_reply import ModelReplyError, decode_envelope
-from engram.streams.prompt import new_fence, render_system_prompt, render_user_message
+from engram.streams.model.context import ContextMessage, context_digest
+from engram.streams.model.prompt import new_fence, render_system_prompt, render_user_message
+from engram.streams.model.reply import ModelReplyError, decode_envelope
 
 DEFAULT_PII_KINDS = FormationPolicy().pii_kinds
 
@@ -61,7 +57,9 @@ _PROVIDER_CODE = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
 
 
 class ModelExtractionError(EngramFailure):
-    """One failed extraction call. ``kind`` says what failed; the caller decides on retries.
+    """One failed extraction call. ``kind`` says what failed; another call may succeed (a
+    timeout, a lost connection, a reply that could not be read), unless the endpoint refused the
+    request itself (:class:`ModelRequestRefused`).
 
     ``prompt_sha256`` and ``reply_sha256`` are the digests of what was sent and of the body
     received, when there was one: what the attempt's audit row keeps instead of the content.
@@ -78,6 +76,22 @@ class ModelExtractionError(EngramFailure):
         self.status = status
         self.prompt_sha256: str | None = None
         self.reply_sha256: str | None = None
+
+
+class ModelRequestRefused(ModelExtractionError):
+    """The endpoint refused the request itself (a 4xx other than 408 and 429: a bad key, an
+    unknown model, a request it will not take): another call is refused the same way."""
+
+    code = "model_request_refused"
+    retriable = False
+    exit_code = 2
+
+
+def http_status_error(detail: str, status: int) -> ModelExtractionError:
+    """The failure for an endpoint that answered ``status``: retriable for 5xx, 408 and 429."""
+    if answers_later(status):
+        return ModelExtractionError("http_status", detail, status=status)
+    return ModelRequestRefused("http_status", detail, status=status)
 
 
 class TokenUsage(BaseModel):
@@ -135,9 +149,11 @@ class ModelExtractor:
         token_hex: Callable[[int], str] = secrets.token_hex,
         pii_kinds: tuple[str, ...] = DEFAULT_PII_KINDS,
     ) -> None:
-        self.origin = endpoint_origin(endpoint)
-        if self.origin not in allowed_origins(allowlist):
-            raise ModelEndpointNotAllowed(self.origin)
+        bound = allowlisted_client(
+            endpoint, api_key=api_key, allowlist=allowlist, timeout_s=timeout_s
+        )
+        self.origin = bound.origin
+        self._client = bound.client
         self.model_name = model_name
         self.prompt_digest = prompt.digest
         self._prompt = prompt
@@ -146,15 +162,6 @@ class ModelExtractor:
         self._max_response_bytes = max_response_bytes
         self._token_hex = token_hex
         self._pii_kinds = pii_kinds
-        self._client = openai.AsyncOpenAI(
-            base_url=endpoint,
-            api_key=api_key.get_secret_value(),
-            timeout=timeout_s,
-            max_retries=0,
-            http_client=openai.DefaultAsyncHttpxClient(
-                timeout=timeout_s, follow_redirects=False, trust_env=False
-            ),
-        )
 
     @property
     def identity(self) -> tuple[str, str]:
@@ -325,7 +332,7 @@ class ModelExtractor:
         code = _provider_code(exc.body)
         suffix = f" ({code})" if code else ""
         detail = f"{self.origin} answered HTTP {exc.status_code}{suffix}"
-        return ModelExtractionError("http_status", detail, status=exc.status_code)
+        return http_status_error(detail, exc.status_code)
 
 
 def _sha256(data: bytes) -> str:

@@ -27,8 +27,8 @@ from engram.infra.db import create_pool
 from engram.infra.settings import DatabaseSettings
 from engram.schemas.claims import SourcePosition
 from engram.schemas.common import Role
-from engram.streams.model_attempts import Attempt
-from engram.streams.model_context import ContextMessage
+from engram.streams.model.attempts import Attempt
+from engram.streams.model.context import ContextMessage
 
 _FIND = """
 SELECT proposals FROM public.model_receipt

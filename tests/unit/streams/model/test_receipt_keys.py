@@ -12,8 +12,8 @@ from engram.formation.vocabulary import RELATIONS
 from engram.policies.prompt import load_extraction_prompt
 from engram.schemas.common import Role
 from engram.schemas.episodes import Message
-from engram.streams.model_context import ContextMessage
-from engram.streams.model_extractor import ModelExtractor
+from engram.streams.model.context import ContextMessage
+from engram.streams.model.extractor import ModelExtractor
 
 ENDPOINT = "http://127.0.0.1:9/v1"
 

@@ -21,15 +21,15 @@ from engram.infra.metrics import MODEL_ATTEMPTS, MODEL_FALLBACKS, MODEL_LATENCY,
 from engram.schemas.claims import SourcePosition
 from engram.schemas.episodes import Message
 from engram.streams.formation_stage import Episode, ModelArm
-from engram.streams.model_attempts import (
+from engram.streams.model.attempts import (
     Attempt,
     AttemptsExhausted,
     RetrySchedule,
     ask_with_retries,
 )
-from engram.streams.model_context import ContextMessage, context_text, context_window
-from engram.streams.model_extractor import ModelExtractor
-from engram.streams.receipts import AttemptPlace, ReceiptKey, ReceiptStore, SessionPlace
+from engram.streams.model.context import ContextMessage, context_text, context_window
+from engram.streams.model.extractor import ModelExtractor
+from engram.streams.model.receipts import AttemptPlace, ReceiptKey, ReceiptStore, SessionPlace
 
 log = structlog.get_logger(__name__)
 

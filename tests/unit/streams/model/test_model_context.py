@@ -9,13 +9,13 @@ import pytest
 
 from engram.schemas.common import Role
 from engram.schemas.episodes import Message
-from engram.streams.model_context import (
+from engram.streams.model.context import (
     ContextMessage,
     context_digest,
     context_text,
     context_window,
 )
-from engram.streams.prompt import render_user_message
+from engram.streams.model.prompt import render_user_message
 
 FENCE = "0badc0de" * 3
 

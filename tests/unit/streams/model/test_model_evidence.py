@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from engram.formation.policy import FormationPolicy
-from engram.streams.model_evidence import (
+from engram.streams.model.evidence import (
     ActivationRefused,
     ArmScore,
     activation_fingerprint,

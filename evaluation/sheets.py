@@ -5,8 +5,8 @@ from __future__ import annotations
 from rich.console import Console
 from rich.table import Table
 
-from engram.cli.evaluation.coverage import CoverageReport
-from engram.cli.evaluation.sample import FormedBelief, FormedMessage
+from engram.evaluation.coverage import CoverageReport
+from engram.evaluation.sample import FormedBelief, FormedMessage
 
 
 def render_beliefs(beliefs: list[FormedBelief], formed: int, console: Console) -> None:

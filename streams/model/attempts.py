@@ -1,8 +1,9 @@
 """Asking the model with bounded retries, and keeping a content-free record of every attempt.
 
-One message gets at most ``max_attempts`` calls, waiting ``retry_after_s`` after the first
-failure and doubling. A failure that another call cannot mend (the endpoint refused the request:
-a 4xx other than 408 and 429) is not retried. Each attempt — answered or failed — is handed to
+One message gets at most ``max_attempts`` calls (:func:`infra.retry.retry`), waiting
+``retry_after_s`` after the first failure and doubling. A failure that another call cannot mend
+(the endpoint refused the request: a 4xx other than 408 and 429, which the error itself says:
+it is not ``retriable``) is not retried. Each attempt — answered or failed — is handed to
 ``record`` as an :class:`Attempt`: prompt and reply SHA-256, latency, token counts, status and
 number, never the prompt or reply bodies. When every attempt failed, the last error is raised
 with the number of attempts made; the caller decides between falling back and failing the
@@ -19,11 +20,10 @@ from typing import Literal
 
 from engram.infra.backoff import Backoff
 from engram.infra.errors import EngramFailure
-from engram.streams.model_extractor import ModelAnswer, ModelExtractionError
+from engram.infra.retry import retry
+from engram.streams.model.extractor import ModelAnswer, ModelExtractionError
 
 AttemptStatus = Literal["answered", "failed", "fallback"]
-
-_RETRYABLE_STATUSES = frozenset({408, 429})
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,8 +49,9 @@ class RetrySchedule:
     max_attempts: int
     retry_after_s: float
 
-    def wait_after(self, failed: int) -> float:
-        return Backoff(self.retry_after_s).after(failed)
+    @property
+    def backoff(self) -> Backoff:
+        return Backoff(self.retry_after_s)
 
 
 class AttemptsExhausted(EngramFailure):
@@ -65,13 +66,6 @@ class AttemptsExhausted(EngramFailure):
         self.error = error
         self.attempts = attempts
         self.kind = error.kind
-
-
-def retryable(error: ModelExtractionError) -> bool:
-    """Whether another call might succeed: not when the endpoint refused the request itself."""
-    if error.kind != "http_status" or error.status is None:
-        return True
-    return error.status >= 500 or error.status in _RETRYABLE_STATUSES
 
 
 def answered(number: int, answer: ModelAnswer, latency_s: float) -> Attempt:
@@ -109,18 +103,33 @@ async def ask_with_retries(
     sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
 ) -> ModelAnswer:
     """The first answer among ``schedule.max_attempts`` calls of ``ask``; raises
-    :class:`AttemptsExhausted` when none answered. Cancellation is never recorded or retried."""
+    :class:`AttemptsExhausted` when none answered. Cancellation is never recorded or retried,
+    and a failure to record an attempt is not a model failure: it propagates at once."""
     number = 0
-    while True:
+
+    async def attempt() -> ModelAnswer:
+        nonlocal number
         number += 1
         started = time.perf_counter()
         try:
             answer = await ask()
         except ModelExtractionError as error:
             await record(failed(number, error, time.perf_counter() - started))
-            if number >= schedule.max_attempts or not retryable(error):
-                raise AttemptsExhausted(error, number) from None
-            await sleep(schedule.wait_after(number))
-            continue
+            raise
         await record(answered(number, answer, time.perf_counter() - started))
         return answer
+
+    try:
+        return await retry(
+            attempt,
+            backoff=schedule.backoff,
+            attempts=schedule.max_attempts,
+            only=_model_failure,
+            sleep=sleep,
+        )
+    except ModelExtractionError as error:
+        raise AttemptsExhausted(error, number) from None
+
+
+def _model_failure(error: Exception) -> bool:
+    return isinstance(error, ModelExtractionError)

@@ -4,7 +4,7 @@ Runs every case of a corpus file or folder through the deterministic arm, the mo
 both, prints precision, recall and the safety counts (a rich table, or JSON with ``--json``),
 and exits 1 when any arm formed something fabricated, forbidden, untrusted-owner or secret, or
 failed. With ``--record`` it also writes the model arm's evaluation artifact, the evidence a
-``model`` or ``both`` worker needs to start (:mod:`streams.model_evidence`), and exits 1 when
+``model`` or ``both`` worker needs to start (:mod:`streams.model.evidence`), and exits 1 when
 that evidence does not pass. ``engram eval sample`` draws labeling sheets from real turns and
 ``engram eval coverage`` measures how many known facts formed a belief (:mod:`.coverage`).
 """
@@ -21,19 +21,19 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from engram.cli.evaluation.corpus import Case, CorpusError, load_corpus
-from engram.cli.evaluation.coverage import FactsError, load_facts, measure
-from engram.cli.evaluation.evidence import evaluate_model, record
-from engram.cli.evaluation.recall import QuestionsError, evaluate
-from engram.cli.evaluation.sample import (
+from engram.evaluation.corpus import Case, CorpusError, load_corpus
+from engram.evaluation.coverage import FactsError, load_facts, measure
+from engram.evaluation.evidence import evaluate_model, record
+from engram.evaluation.recall import QuestionsError, evaluate
+from engram.evaluation.sample import (
     draw,
     draw_excluding,
     form_file,
     parse_earlier,
     sheet_keys,
 )
-from engram.cli.evaluation.scoring import ArmReport, EvaluationReport, evaluate_arm
-from engram.cli.evaluation.sheets import render_beliefs, render_coverage, render_messages
+from engram.evaluation.scoring import ArmReport, EvaluationReport, evaluate_arm
+from engram.evaluation.sheets import render_beliefs, render_coverage, render_messages
 from engram.formation.deterministic.arm import deterministic_arm
 from engram.formation.policy import FormationPolicy
 from engram.infra.settings import load_settings
@@ -43,7 +43,7 @@ from engram.policies.endpoint import ModelConfigurationError
 from engram.policies.in_force import default_policy, effective_policy, model_policy
 from engram.policies.prompt import PromptError
 from engram.projections.messages.embeddings.wiring import embedder_from_settings
-from engram.streams.model_evidence import Evidence, write_evidence
+from engram.streams.model.evidence import Evidence, write_evidence
 from engram.streams.wiring import evidence_path
 
 eval_app = typer.Typer(

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from engram.streams.model_reply import MAX_CANDIDATE_BRACES, ModelReplyError, decode_envelope
+from engram.streams.model.reply import MAX_CANDIDATE_BRACES, ModelReplyError, decode_envelope
 
 EXTRACTOR = "model:test-model"
 

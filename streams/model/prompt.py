@@ -15,7 +15,7 @@ from datetime import date
 from engram.formation.vocabulary import Relation
 from engram.policies.prompt import RELATIONS_PLACEHOLDER, SECTIONS, ExtractionPrompt
 from engram.schemas.episodes import Message
-from engram.streams.model_context import ContextMessage
+from engram.streams.model.context import ContextMessage
 
 FENCE_BYTES = 12
 """A fence id is ``FENCE_BYTES`` random bytes in hex: 24 characters."""
