@@ -27,6 +27,7 @@ PACKAGES = (
     "engram.policies",
     "engram.keys",
     "engram.sealing",
+    "engram.notifications",
 )
 """Everything under the one import name, one part at a time (engram.api is a module)."""
 LINT_IMPORTS = Path(sys.executable).parent / "lint-imports"
