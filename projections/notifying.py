@@ -27,8 +27,10 @@ from pydantic import ValidationError
 
 from engram.infra.db import DATABASE_BACKOFF, UNAVAILABLE, report_unavailable
 from engram.infra.metrics import WEBHOOK_OWED
-from engram.infra.settings import KafkaSettings
+from engram.infra.settings import KafkaSettings, WebhooksSettings
 from engram.notifications import MemoryRecord, notifier_offsets, record_owed
+from engram.notifications.notifier import Notifier
+from engram.notifications.vault import SecretVault
 from engram.projections.following import SeekToStoredOffsets
 from engram.schemas.memory_events import decode_memory_event
 
@@ -132,3 +134,49 @@ def _decoded(topic: str, partition: int, record: ConsumerRecord) -> MemoryRecord
         log.warning("notifications.undecodable", partition=partition, offset=record.offset)
         return None
     return MemoryRecord(topic, partition, record.offset, record.timestamp, event)
+
+
+class NotifierStage:
+    """The notifier whole: the follower that owes (:class:`MemoryEventsFollower`) and the sender
+    that pays (:class:`engram.notifications.notifier.Notifier`), side by side on one loop; the
+    follower wakes the sender when it owed something. One stage for ``engram notifier`` and
+    ``engram worker``."""
+
+    def __init__(self, follower: MemoryEventsFollower, sender: Notifier) -> None:
+        self._follower = follower
+        self._sender = sender
+
+    @classmethod
+    def build(
+        cls,
+        kafka: KafkaSettings,
+        webhooks: WebhooksSettings,
+        pool: asyncpg.Pool,
+        vault: SecretVault,
+    ) -> NotifierStage:
+        sender = Notifier(webhooks, pool, vault)
+        return cls(MemoryEventsFollower(kafka, pool, on_owed=sender.wake), sender)
+
+    def stop(self) -> None:
+        self._follower.stop()
+        self._sender.stop()
+
+    def readiness(self) -> tuple[bool, str]:
+        for part in (self._follower, self._sender):
+            ready, why = part.readiness()
+            if not ready:
+                return ready, why
+        return True, "ready"
+
+    async def run(self) -> None:
+        tasks = [
+            asyncio.create_task(self._follower.run(), name="notifications-follower"),
+            asyncio.create_task(self._sender.run(), name="notifications-sender"),
+        ]
+        try:
+            done, _ = await asyncio.wait(tasks, return_when=asyncio.FIRST_EXCEPTION)
+            for task in done:
+                task.result()  # a part that failed ends the stage, loudly
+        finally:
+            self.stop()
+            await asyncio.gather(*tasks, return_exceptions=True)

@@ -33,6 +33,9 @@ from engram.notifications.errors import DestinationRefused, DestinationUnresolve
 
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 _DEFAULT_PORTS = {"https": 443, "http": 80}
+_ONLY_BY_ORIGIN = (
+    "Engram sends only to public addresses unless the origin is in ENGRAM_WEBHOOKS_ALLOWLIST"
+)
 _HOW_TO_ALLOW = (
     "Engram sends only to public addresses unless the origin is in ENGRAM_WEBHOOKS_ALLOWLIST "
     "(or, for private and loopback addresses, ENGRAM_WEBHOOKS_ALLOW_PRIVATE=true)"
@@ -169,7 +172,8 @@ class DestinationPolicy:
                     else (f"{destination.host} (which resolves to {address})")
                 )
                 raise DestinationRefused(
-                    f"refused {destination.url}: {shown} is {why}. {_HOW_TO_ALLOW}"
+                    f"refused {destination.url}: {shown} is {why}. "
+                    + (_HOW_TO_ALLOW if _private_allowed(address) else _ONLY_BY_ORIGIN)
                 )
         every_private = all(_why_not_public(a) is not None for a in addresses)
         if destination.scheme != "https" and not (self._allow_private and every_private):
