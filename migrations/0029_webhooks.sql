@@ -64,6 +64,9 @@ CREATE INDEX webhook_delivery_pending ON webhook_delivery (endpoint_id, sequence
     WHERE state = 'pending';
 CREATE INDEX webhook_delivery_due ON webhook_delivery (due_at) WHERE state = 'pending';
 CREATE INDEX webhook_delivery_principal ON webhook_delivery (tenant, principal);
+-- freshness: what a project's endpoints are still owed, and what failed for good
+CREATE INDEX webhook_delivery_open ON webhook_delivery (tenant, project, created_at)
+    WHERE state <> 'delivered';
 CREATE INDEX webhook_delivery_delivered ON webhook_delivery (delivered_at)
     WHERE state = 'delivered';
 

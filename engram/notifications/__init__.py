@@ -13,11 +13,13 @@ anyone's words (docs/notifications.md).
 """
 
 from engram.notifications.owed import SINK, MemoryRecord, notifier_offsets, record_owed
+from engram.notifications.queue import delivery_freshness
 from engram.notifications.queue import forget_principal as drop_principal_deliveries
 
 __all__ = [
     "SINK",
     "MemoryRecord",
+    "delivery_freshness",
     "drop_principal_deliveries",
     "notifier_offsets",
     "record_owed",

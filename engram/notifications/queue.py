@@ -22,6 +22,7 @@ from datetime import datetime
 import asyncpg
 
 from engram.notifications.errors import UnknownDelivery
+from engram.schemas.api import NotificationFreshness
 
 _CLAIM = """
 WITH due AS (
@@ -262,3 +263,34 @@ async def sweep_delivered(pool: asyncpg.Pool, *, keep_days: float, limit: int = 
         limit,
     )
     return len(rows)
+
+
+_FRESHNESS = """
+SELECT (SELECT count(*) FROM public.webhook_endpoint
+         WHERE tenant = $1 AND project = $2 AND disabled_at IS NULL)::int AS endpoints,
+       (SELECT count(*) FROM public.webhook_endpoint
+         WHERE tenant = $1 AND project = $2 AND disabled_at IS NOT NULL)::int AS disabled,
+       count(*) FILTER (WHERE d.state = 'pending')::int AS pending,
+       count(*) FILTER (WHERE d.state = 'parked')::int AS parked,
+       extract(epoch FROM now() - min(d.created_at) FILTER (WHERE d.state = 'pending'))
+           AS lag_s
+FROM public.webhook_delivery d
+WHERE d.tenant = $1 AND d.project = $2 AND d.state <> 'delivered'
+"""
+
+
+async def delivery_freshness(
+    db: asyncpg.Pool | asyncpg.Connection, *, tenant: str, project: str
+) -> NotificationFreshness | None:
+    """How far the project's endpoints have been told; None when it has no endpoint."""
+    row = await db.fetchrow(_FRESHNESS, tenant, project)
+    assert row is not None
+    if row["endpoints"] == 0 and row["disabled"] == 0:
+        return None
+    return NotificationFreshness(
+        endpoints=row["endpoints"],
+        disabled=row["disabled"],
+        pending=row["pending"],
+        parked=row["parked"],
+        lag_seconds=max(float(row["lag_s"] or 0.0), 0.0),
+    )
