@@ -37,6 +37,7 @@ class DestinationUnresolved(DestinationRefused):
 
     code = "webhook_destination_unresolved"
     retriable = True
+    exit_code = 1
 
 
 class UnknownNotificationType(EngramFailure, ValueError):

@@ -90,7 +90,7 @@ async def webhooks(
     return WebhookEndpoints(items=[endpoint_view(e) for e in found])
 
 
-@router.get("/v1/webhooks/deliveries", response_model=WebhookDeliveries)
+@router.get("/v1/webhook-deliveries", response_model=WebhookDeliveries)
 async def webhook_deliveries(
     request: Request,
     tenant: OperatorTenant,
