@@ -16,8 +16,8 @@ PRIVATE_OK = DestinationPolicy(WebhooksSettings(allow_private=True))
 
 def _check(policy: DestinationPolicy, url: str, *addresses: str) -> None:
     destination = parse_destination(url)
-    found = [ipaddress.ip_address(a) for a in addresses] or [destination.literal]
-    policy.check(destination, [a for a in found if a is not None])
+    literal = [] if destination.literal is None else [destination.literal]
+    policy.check(destination, [ipaddress.ip_address(a) for a in addresses] or literal)
 
 
 @pytest.mark.parametrize(

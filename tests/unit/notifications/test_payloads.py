@@ -21,7 +21,7 @@ def _changed(
     kind: str = "memory.formed", project: str | None = "garden", n: int = 1
 ) -> MemoryChanged:
     return MemoryChanged(
-        type=kind,  # type: ignore[arg-type]
+        type=kind,
         event_id=uuid.UUID(int=n),
         tenant="t",
         principal="ana",
