@@ -33,6 +33,8 @@ from engram.notifications.errors import DestinationRefused, DestinationUnresolve
 
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 _DEFAULT_PORTS = {"https": 443, "http": 80}
+RESOLVE_TIMEOUT_S = 5.0
+"""The longest a name may take to resolve (at registration, and within an attempt's time)."""
 _ONLY_BY_ORIGIN = (
     "Engram sends only to public addresses unless the origin is in ENGRAM_WEBHOOKS_ALLOWLIST"
 )
@@ -196,7 +198,15 @@ async def resolve(destination: Destination) -> list[IPAddress]:
         return [destination.literal]
     loop = asyncio.get_running_loop()
     try:
-        found = await loop.getaddrinfo(destination.host, destination.port, type=socket.SOCK_STREAM)
+        async with asyncio.timeout(RESOLVE_TIMEOUT_S):
+            found = await loop.getaddrinfo(
+                destination.host, destination.port, type=socket.SOCK_STREAM
+            )
+    except TimeoutError:
+        raise DestinationUnresolved(
+            f"refused {destination.url}: {destination.host} did not resolve within "
+            f"{RESOLVE_TIMEOUT_S:g} s"
+        ) from None
     except (socket.gaierror, UnicodeError) as error:
         raise DestinationUnresolved(
             f"refused {destination.url}: {destination.host} does not resolve ({error})"

@@ -89,7 +89,8 @@ async def test_a_formed_belief_reaches_a_loopback_receiver_signed_and_without_th
         with running_worker(isolated, log_path=tmp_path / "worker.log", env=env):
             await wait_until(
                 lambda: (
-                    receiver.of_type("memory.formed") and receiver.of_type("project.formed_through")
+                    bool(receiver.of_type("memory.formed"))
+                    and bool(receiver.of_type("project.formed_through"))
                 ),
                 timeout_s=120,
                 what="memory.formed and project.formed_through, verified",
@@ -125,7 +126,7 @@ async def test_a_worker_killed_mid_delivery_loses_nothing_and_resends_the_same_i
         receiver.secret = (await _register(isolated, env, receiver.url))["secret"]
         await _append(isolated, WORDS, "I prefer dark mode.")
         with running_worker(isolated, log_path=tmp_path / "first.log", env=env) as first:
-            await wait_until(lambda: receiver.received, timeout_s=120, what="first request")
+            await wait_until(lambda: bool(receiver.received), timeout_s=120, what="first request")
             os.kill(first.pid, signal.SIGKILL)  # the request is in flight, unanswered
             first.wait(timeout=30)
         held = receiver.received[0].webhook_id
