@@ -20,17 +20,7 @@ FORMED_THROUGH = "project.formed_through"
 FORGOTTEN = "principal.forgotten"
 TEST = "webhook.test"
 
-NotificationType = Literal[
-    "memory.formed",
-    "memory.reinforced",
-    "memory.superseded",
-    "memory.conflicted",
-    "memory.promoted",
-    "memory.corrected",
-    "memory.deleted",
-    "principal.forgotten",
-    "project.formed_through",
-]
+NotificationType = Literal[MemoryEventType, "principal.forgotten", "project.formed_through"]
 """What an endpoint may subscribe to (every one, unless it names some)."""
 
 

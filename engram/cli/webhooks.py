@@ -36,7 +36,7 @@ from engram.notifications.endpoints import (
 from engram.notifications.ping import ping
 from engram.notifications.queue import list_deliveries, retry_deliveries, retry_endpoint
 from engram.notifications.vault import SecretVault
-from engram.notifications.views import created_view, delivery_view, endpoint_view
+from engram.notifications.views import created_view, endpoint_view
 
 webhooks_app = typer.Typer(
     no_args_is_help=True,
@@ -187,7 +187,7 @@ def deliveries(
         found = await list_deliveries(
             conn, tenant=tenant, endpoint_id=endpoint, failed=failed, limit=limit
         )
-        return [delivery_view(d).model_dump(mode="json") for d in found]
+        return [d.model_dump(mode="json") for d in found]
 
     rows = _run(_list, "not listed")
     columns = {

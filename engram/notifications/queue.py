@@ -17,12 +17,11 @@ from __future__ import annotations
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime
 
 import asyncpg
 
 from engram.notifications.errors import UnknownDelivery
-from engram.schemas.api import NotificationFreshness
+from engram.schemas.api import NotificationFreshness, WebhookDelivery
 
 _CLAIM = """
 WITH due AS (
@@ -166,25 +165,6 @@ async def settle_failed(
     return str(state) if state == "parked" else "retried"
 
 
-@dataclass(frozen=True)
-class Delivery:
-    """A delivery as listed: metadata only."""
-
-    delivery_id: uuid.UUID
-    endpoint_id: uuid.UUID
-    project: str
-    event_type: str
-    event_id: uuid.UUID
-    state: str
-    attempts: int
-    next_attempt_at: datetime | None
-    last_status: int | None
-    last_error: str | None
-    created_at: datetime
-    delivered_at: datetime | None
-    parked_at: datetime | None
-
-
 async def list_deliveries(
     db: asyncpg.Pool | asyncpg.Connection,
     *,
@@ -192,10 +172,12 @@ async def list_deliveries(
     endpoint_id: uuid.UUID | None = None,
     failed: bool = False,
     limit: int = 100,
-) -> list[Delivery]:
-    """The tenant's deliveries, newest first (``failed``: only the parked ones)."""
+) -> list[WebhookDelivery]:
+    """The tenant's deliveries, newest first (``failed``: only the parked ones): metadata,
+    never a body."""
     rows = await db.fetch(
-        "SELECT delivery_id, endpoint_id, project, event_type, event_id, state, attempts, "
+        "SELECT delivery_id AS id, endpoint_id, project, event_type AS type, event_id, state, "
+        "attempts, "
         "CASE WHEN state = 'pending' THEN greatest(due_at, leased_until) END AS next_attempt_at, "
         "last_status, last_error, created_at, delivered_at, parked_at "
         "FROM public.webhook_delivery WHERE tenant = $1 "
@@ -206,7 +188,7 @@ async def list_deliveries(
         failed,
         limit,
     )
-    return [Delivery(**dict(row)) for row in rows]
+    return [WebhookDelivery(**dict(row)) for row in rows]
 
 
 async def retry_deliveries(

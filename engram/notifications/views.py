@@ -1,10 +1,10 @@
-"""Endpoints and deliveries as the API answers and the CLI prints them (``schemas.api``)."""
+"""Endpoints as the API answers and the CLI prints them (``schemas.api``); deliveries are
+listed in that shape already (``queue.list_deliveries``)."""
 
 from __future__ import annotations
 
 from engram.notifications.endpoints import Endpoint
-from engram.notifications.queue import Delivery
-from engram.schemas.api import WebhookCreated, WebhookDelivery, WebhookEndpoint
+from engram.schemas.api import WebhookCreated, WebhookEndpoint
 
 
 def endpoint_view(endpoint: Endpoint) -> WebhookEndpoint:
@@ -23,21 +23,3 @@ def endpoint_view(endpoint: Endpoint) -> WebhookEndpoint:
 
 def created_view(endpoint: Endpoint, secret: str) -> WebhookCreated:
     return WebhookCreated(**endpoint_view(endpoint).model_dump(), secret=secret)
-
-
-def delivery_view(delivery: Delivery) -> WebhookDelivery:
-    return WebhookDelivery(
-        id=delivery.delivery_id,
-        endpoint_id=delivery.endpoint_id,
-        project=delivery.project,
-        type=delivery.event_type,
-        event_id=delivery.event_id,
-        state=delivery.state,
-        attempts=delivery.attempts,
-        next_attempt_at=delivery.next_attempt_at,
-        last_status=delivery.last_status,
-        last_error=delivery.last_error,
-        created_at=delivery.created_at,
-        delivered_at=delivery.delivered_at,
-        parked_at=delivery.parked_at,
-    )

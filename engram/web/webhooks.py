@@ -24,7 +24,7 @@ from engram.notifications.endpoints import (
 from engram.notifications.errors import SecretsUnavailable
 from engram.notifications.queue import list_deliveries
 from engram.notifications.vault import SecretVault
-from engram.notifications.views import created_view, delivery_view, endpoint_view
+from engram.notifications.views import created_view, endpoint_view
 from engram.schemas.api import (
     Problem,
     WebhookCreated,
@@ -105,7 +105,7 @@ async def webhook_deliveries(
     found = await list_deliveries(
         pool, tenant=tenant, endpoint_id=endpoint, failed=failed, limit=limit
     )
-    return WebhookDeliveries(items=[delivery_view(d) for d in found])
+    return WebhookDeliveries(items=found)
 
 
 @router.delete("/v1/webhooks/{endpoint_id}", status_code=204)

@@ -107,7 +107,7 @@ async def test_a_410_parks_the_delivery_at_once_listed_as_failed_and_the_next_go
         assert parked[0].event_id == changed(1).event_id
         assert await list_deliveries(pool, tenant="other", failed=True) == []
         # retried by the operator, it is due again with fresh attempts and delivered
-        assert await retry_deliveries(pool, tenant="t", delivery_ids=[parked[0].delivery_id]) == 1
+        assert await retry_deliveries(pool, tenant="t", delivery_ids=[parked[0].id]) == 1
         async with notifying(pool, vault):
             await wait_until(lambda: _delivered(pool, 2), timeout_s=20, what="retried")
         assert len(receiver.received) == 3
