@@ -23,7 +23,7 @@ from engram.keys.kek import new_kek_text
 from engram.projections.reads.freshness import freshness
 from tests.support.conditions import wait_until
 from tests.support.episodes import turn
-from tests.support.isolation import REPO, Isolated, running_worker
+from tests.support.isolation import REPO, Isolated, running_engram, running_worker
 from tests.support.webhook_receiver import Receiver
 
 pytestmark = pytest.mark.e2e
@@ -156,3 +156,30 @@ async def _all_delivered(pool: asyncpg.Pool) -> bool:
         "FROM webhook_delivery"
     )
     return bool(row["formed"] >= 2 and row["done"] == row["n"])
+
+
+async def test_engram_notifier_alone_sends_what_is_owed_and_refuses_to_start_without_a_kek(
+    isolated: Isolated, pool: asyncpg.Pool, tmp_path: Path
+) -> None:
+    env = _env(isolated)
+    without = {k: v for k, v in env.items() if k != "ENGRAM_KEYS_KEK"}
+    refused = await asyncio.to_thread(_engram, without, "notifier")
+    assert refused.returncode == 2 and "need a key-encryption key" in refused.stderr
+    receiver = await Receiver().start()
+    try:
+        receiver.secret = (await _register(isolated, env, receiver.url))["secret"]
+        await _append(isolated, WORDS)
+        # formation and projection in one process, notifications in another
+        with (
+            running_worker(isolated, "--no-notifier", log_path=tmp_path / "w.log", env=env),
+            running_engram(isolated, "notifier", log_path=tmp_path / "n.log", env=env) as alone,
+        ):
+            await wait_until(
+                lambda: bool(receiver.of_type("memory.formed")),
+                timeout_s=120,
+                what="memory.formed from engram notifier",
+            )
+            alone.send_signal(signal.SIGTERM)
+            assert alone.wait(timeout=30) == 0
+    finally:
+        await receiver.stop()
