@@ -6,8 +6,8 @@ published twice; its ``event_id`` is stable, so consumers deduplicate on it).
 
 Two kinds of value share the topic, told apart by ``type``: :class:`MemoryChanged` (one belief
 of a principal formed, reinforced, superseded, …) and :class:`PrincipalErased` (every row of a
-principal was deleted by a forgetting; ids only, so applications holding copies can erase
-theirs). :func:`decode_memory_event` reads either.
+principal was deleted by a forgetting; it names them only by the hash their tombstone keeps, so
+an application can find, and erase, its own copies). :func:`decode_memory_event` reads either.
 """
 
 from __future__ import annotations
@@ -51,14 +51,20 @@ class MemoryChanged(ContractModel):
 
 class PrincipalErased(ContractModel):
     """A principal was forgotten: the projector deleted every row naming them, in the
-    transaction this event was queued in. It names the principal (an identifier, never their
-    words) because an application can only erase its own copies of someone it can name."""
+    transaction this event was queued in. Like their tombstone, it holds only the hash of who
+    they were: an application that knows its principals computes it to find whose copies to
+    erase, and the event does not name anyone a forgetting has removed."""
 
     schema_version: Literal[1] = 1
     type: Literal["principal.forgotten"] = "principal.forgotten"
     event_id: UUID
     tenant: Identifier
-    principal: Identifier
+    principal_hash: str = Field(
+        pattern="^[0-9a-f]{64}$",
+        description="SHA-256 (hex) of `tenant/principal`, what the principal tombstone keeps: "
+        "the forgotten are not named again. Compute it for your principals to find whose "
+        "copies to erase.",
+    )
     episode_id: UUID = Field(description="The forgetting's own event on the episodic log.")
     occurred_at: AwareDatetime
 

@@ -53,14 +53,20 @@ class MemoryNotification(ContractModel):
 class ForgottenNotice(ContractModel):
     event_id: UUID
     tenant: Identifier
-    principal: Identifier
+    principal_hash: str = Field(
+        pattern="^[0-9a-f]{64}$",
+        description="SHA-256 (hex) of `tenant/principal`, what the principal tombstone keeps: "
+        "the forgotten are not named again. Compute it for your principals to find whose "
+        "copies to erase.",
+    )
     log_position: MemoryEventPosition
     occurred_at: AwareDatetime
 
 
 class ForgottenNotification(ContractModel):
     """A principal of the endpoint's tenant was forgotten: Engram holds nothing of theirs now;
-    erase your copies."""
+    erase your copies of the principal whose ``sha256(f"{tenant}/{principal}")`` (hex) is
+    ``principal_hash``."""
 
     type: Literal["principal.forgotten"] = "principal.forgotten"
     timestamp: AwareDatetime

@@ -69,7 +69,8 @@ class Owed:
     endpoint_id: uuid.UUID
     tenant: str
     project: str
-    principal: str
+    principal: str | None
+    """Whom a memory event is about (None for a forgetting: its notice names no one)."""
     event_type: str
     event_id: uuid.UUID
     payload: bytes
@@ -117,10 +118,11 @@ def owed_by(
     owed: list[Owed] = []
     for record in records:
         event = record.event
+        principal: str | None = None
         if isinstance(event, MemoryChanged):
             if event.project is None or (event.tenant, event.principal) in forgotten:
                 continue  # an event from before projects were named on it routes nowhere
-            body = memory_body(event, record.position, event.project)
+            body, principal = memory_body(event, record.position, event.project), event.principal
         else:
             body = forgotten_body(event, record.position)
         for endpoint in endpoints:
@@ -130,7 +132,7 @@ def owed_by(
                         endpoint.endpoint_id,
                         event.tenant,
                         endpoint.project,
-                        event.principal,
+                        principal,
                         event.type,
                         event.event_id,
                         body,

@@ -68,7 +68,7 @@ def forgotten_body(event: PrincipalErased, position: MemoryEventPosition) -> byt
             data=ForgottenNotice(
                 event_id=event.event_id,
                 tenant=event.tenant,
-                principal=event.principal,
+                principal_hash=event.principal_hash,
                 log_position=position,
                 occurred_at=event.occurred_at,
             ),

@@ -314,14 +314,21 @@ async def write_changes(conn: asyncpg.Connection, changes: Changes) -> list[tupl
     return queued + await _record_in_outbox(conn, erasure_notices(changes))
 
 
+def _owner(event: MemoryChanged | PrincipalErased) -> str:
+    """The outbox row's principal (and so the record's key): a forgotten principal's notice
+    has only their hash, which is what its row keeps."""
+    return event.principal if isinstance(event, MemoryChanged) else event.principal_hash
+
+
 _ERASED = uuid.UUID("5d6f0b52-4f1e-5a43-9c7e-2b8f3c1d9a60")
 """Namespace of the ids of ``principal.forgotten`` events."""
 
 
 def erasure_notices(changes: Changes) -> list[PrincipalErased]:
-    """A ``principal.forgotten`` event for each principal the chunk forgot. Its id is a name of
-    the forgetting's own event, so a redelivery or a replay queues it once; the projector
-    publishes it like any memory event, and the notifier tells the tenant's endpoints."""
+    """A ``principal.forgotten`` event for each principal the chunk forgot, naming them only by
+    their tombstone's hash. Its id is a name of the forgetting's own event, so a redelivery or a
+    replay queues it once; the projector publishes it like any memory event, and the notifier
+    tells the tenant's endpoints."""
     tombstones = {row.principal_hash: row for row in changes.principal_tombstones}
     notices = []
     for tenant, principal in changes.forgotten:
@@ -330,7 +337,7 @@ def erasure_notices(changes: Changes) -> list[PrincipalErased]:
             PrincipalErased(
                 event_id=uuid.uuid5(_ERASED, str(tombstone.event_id)),
                 tenant=tenant,
-                principal=principal,
+                principal_hash=tombstone.principal_hash,
                 episode_id=tombstone.event_id,
                 occurred_at=tombstone.forgotten_at,
             )
@@ -352,7 +359,7 @@ async def _record_in_outbox(
     ``ON CONFLICT DO NOTHING``, whose returned rows are the ones queued as pending."""
     if not events:
         return []
-    rows = [(e.event_id, e.tenant, e.principal, e.model_dump_json()) for e in events]
+    rows = [(e.event_id, e.tenant, _owner(e), e.model_dump_json()) for e in events]
     try:
         async with conn.transaction():
             await conn.copy_records_to_table(

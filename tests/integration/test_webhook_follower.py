@@ -19,10 +19,11 @@ from engram.formation.policy import FormationPolicy
 from engram.infra.settings import KafkaSettings
 from engram.ingest.topics import ensure_topics
 from engram.projections.notifying import MemoryEventsFollower
+from engram.resolution.beliefs import principal_hash
 from engram.schemas.claims import SourcePosition
 from engram.schemas.common import principal_key
 from engram.schemas.corrections import PrincipalForgotten
-from engram.schemas.memory_events import MemoryChanged, decode_memory_event
+from engram.schemas.memory_events import MemoryChanged, PrincipalErased, decode_memory_event
 from tests.support.conditions import wait_until
 from tests.support.episodes import EPOCH, turn
 from tests.support.isolation import Isolated
@@ -126,5 +127,6 @@ async def test_a_forgetting_drops_what_is_owed_and_queues_principal_forgotten(
         "SELECT principal, payload FROM memory_event_outbox WHERE tenant = $1", t
     )
     [notice] = [decode_memory_event(r["payload"]) for r in rows]
-    assert notice.type == "principal.forgotten" and notice.principal == "ana"
+    assert isinstance(notice, PrincipalErased)
+    assert notice.principal_hash == principal_hash(t, "ana") == rows[0]["principal"]
     assert notice.episode_id == forget.event_id

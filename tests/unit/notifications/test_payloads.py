@@ -9,6 +9,7 @@ from typing import Any
 
 from engram.notifications.owed import MemoryRecord, _Endpoint, owed_by
 from engram.notifications.payloads import delivery_id, formed_body, ping_body
+from engram.resolution.beliefs import principal_hash
 from engram.schemas.export import rendered_schemas
 from engram.schemas.memory_events import MemoryChanged, PrincipalErased
 from engram.schemas.webhooks import notification_adapter
@@ -105,7 +106,7 @@ def test_a_forgetting_is_owed_to_every_project_of_the_tenant_even_after_the_tomb
     erased = PrincipalErased(
         event_id=uuid.UUID(int=5),
         tenant="t",
-        principal="ana",
+        principal_hash=principal_hash("t", "ana"),
         episode_id=uuid.UUID(int=6),
         occurred_at=WHEN,
     )
@@ -117,7 +118,9 @@ def test_a_forgetting_is_owed_to_every_project_of_the_tenant_even_after_the_tomb
     owed = owed_by([_record(erased)], endpoints, {("t", "ana")})
     assert [o.project for o in owed] == ["garden", "atlas"]
     data = json.loads(owed[0].payload)["data"]
-    assert set(data) == {"event_id", "tenant", "principal", "log_position", "occurred_at"}
+    assert set(data) == {"event_id", "tenant", "principal_hash", "log_position", "occurred_at"}
+    assert data["principal_hash"] == principal_hash("t", "ana") and owed[0].principal is None
+    assert "ana" not in owed[0].payload.decode()
 
 
 def test_the_other_bodies_validate_and_a_delivery_id_is_a_name_of_endpoint_and_event() -> None:
