@@ -24,6 +24,7 @@ from engram.infra.errors import EngramFailure
 from engram.infra.heap import freeze_startup_heap
 from engram.infra.settings import Settings
 from engram.ingest.intake import Intake
+from engram.notifications.vault import SecretVault
 from engram.projections.messages.embeddings.wiring import embedder_from_settings
 from engram.projections.reads.freshness import freshness, wait_formed_through
 from engram.projections.reads.pages import BeliefFilter, page_beliefs
@@ -42,7 +43,7 @@ from engram.schemas.common import IDENTIFIER_PATTERN
 from engram.sealing.opening import open_sealer
 from engram.service.corrections import Corrections
 from engram.watermarks.backlog import watermark
-from engram.web import audit, failures, openapi, recall, search, turns, ui
+from engram.web import audit, failures, openapi, recall, search, turns, ui, webhooks
 from engram.web.auth import Calling, NameQuery, Tenant, Who
 from engram.web.invalid import invalid_request
 from engram.web.json_body import JsonRoute
@@ -133,6 +134,9 @@ def create_api(settings: Settings) -> FastAPI:
         app.state.intake = Intake(settings.kafka, app.state.sealer)
         # Recall's semantic list: the configured model, used when its generation is active.
         app.state.embedder = embedder_from_settings(settings.embedding)
+        app.state.webhook_vault = (
+            SecretVault.from_settings(settings.keys) if settings.keys.kek is not None else None
+        )
         freeze_startup_heap()  # per-request garbage is collected as before, start-up's is not rescanned
         try:
             yield
@@ -152,12 +156,17 @@ def create_api(settings: Settings) -> FastAPI:
     api.include_router(search.router, responses=READ_ERRORS)
     api.include_router(recall.router, responses=READ_ERRORS)
     api.include_router(audit.router, responses=READ_ERRORS)
+    api.include_router(webhooks.router, responses=webhooks.ERRORS)
     api.include_router(probes)
     ui.install(api, settings)
     served = ServedMethods(
         [
             *api.router.routes,
-            *(route for part in (turns, search, recall, audit) for route in part.router.routes),
+            *(
+                route
+                for part in (turns, search, recall, audit, webhooks)
+                for route in part.router.routes
+            ),
             *(route for part in ui.ROUTERS for route in part.routes),
             *router.routes,
             *probes.routes,

@@ -35,6 +35,7 @@ from engram.cli.rederive import rederive
 from engram.cli.search import beliefs_search
 from engram.cli.tokens import tokens_app
 from engram.cli.unreachable import UNREACHABLE, explain
+from engram.cli.webhooks import webhooks_app
 from engram.formation.policy import FormationPolicy
 from engram.generations.registry import Generation, PolicyChanged, pin_policy
 from engram.generations.runtime import generation_settings
@@ -54,9 +55,11 @@ from engram.projections.migrate import migrate as run_migrations
 from engram.projections.runner import (
     embed_in_worker,
     index_in_worker,
+    notify_in_worker,
     project_in_worker,
     run_embedder,
     run_indexer,
+    run_notifier,
     run_projector,
 )
 from engram.schemas.api import LogPosition
@@ -82,6 +85,7 @@ app.add_typer(principals_app, name="principals")
 app.add_typer(tokens_app, name="tokens")
 app.add_typer(keys_app, name="keys")
 app.add_typer(log_app, name="log")
+app.add_typer(webhooks_app, name="webhooks")
 
 
 def _settings() -> Settings:
@@ -204,10 +208,17 @@ def worker(
             "consumer group: a second one takes over and the first stops)."
         ),
     ] = False,
+    notifier: Annotated[
+        bool,
+        typer.Option(
+            help="Also run the notifier (signed webhooks to the endpoints projects register; "
+            "needs ENGRAM_KEYS_KEK)."
+        ),
+    ] = True,
     loglevel: Annotated[str, typer.Option(help="Worker log level.")] = "warning",
 ) -> None:
-    """Run the formation agent (faust), the belief projector, the message indexer and the
-    embedding follower until interrupted."""
+    """Run the formation agent (faust), the belief projector, the message indexer, the
+    embedding follower and the notifier until interrupted."""
     configure_logging(loglevel)
     policy = effective_policy(_settings())
     activation = activation_or_exit(_settings(), policy)
@@ -235,6 +246,16 @@ def worker(
             await embed_in_worker(settings, schema=schema)
 
         streams.app.task(embed)
+    if notifier and settings.keys.kek is None:
+        structlog.get_logger("engram.worker").info(
+            "notifier.off", why="no ENGRAM_KEYS_KEK: no webhook secret can be read to sign with"
+        )
+    elif notifier:
+
+        async def notify() -> None:
+            await notify_in_worker(settings, schema=schema)
+
+        streams.app.task(notify)
     if inbox:
 
         async def move_inbox() -> None:
@@ -301,6 +322,25 @@ def embedder_command() -> None:
     settings = generation_settings(_settings(), generation)
     asyncio.run(ensure_topics(settings.kafka))
     asyncio.run(run_embedder(settings, schema=generation.schema_name))
+
+
+@app.command("notifier")
+def notifier_command() -> None:
+    """Run only the notifier until interrupted: it follows the memory events into the
+    deliveries each registered webhook endpoint is owed, and sends them, signed (any number of
+    notifiers may run: each delivery is claimed by one).
+
+    Pair it with `engram worker --no-notifier`. It serves /health, /ready and /metrics like the
+    worker (ENGRAM_WORKER_HTTP_*).
+    """
+    generation = _live_generation(_settings(), effective_policy(_settings()))
+    settings = generation_settings(_settings(), generation)
+    _keys_checked(settings)
+    asyncio.run(ensure_topics(settings.kafka))
+    try:
+        asyncio.run(run_notifier(settings, schema=generation.schema_name))
+    except EngramFailure as failure:
+        refuse(failure, "not started")
 
 
 @app.command("inbox")

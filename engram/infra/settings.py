@@ -17,7 +17,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field, SecretStr
+from pydantic import Field, SecretStr, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -320,6 +320,76 @@ class KeysSettings(BaseSettings):
     )
 
 
+class WebhooksSettings(BaseSettings):
+    """Signed notifications to the endpoints projects register (engram/notifications/,
+    docs/notifications.md)."""
+
+    model_config = _section("ENGRAM_WEBHOOKS_")
+
+    allowlist: list[str] = Field(
+        default_factory=list,
+        description="Origins (scheme://host:port) an endpoint may use although they are plain "
+        "http or resolve to a private, loopback or link-local address; any other destination "
+        "must be https to a public address.",
+    )
+    allow_private: bool = Field(
+        False,
+        description="Allow destinations that resolve to private or loopback addresses (and "
+        "plain http to them), never link-local ones: for a receiver on this machine in tests.",
+    )
+    timeout_s: float = Field(
+        10.0, gt=0, le=60, description="Time for one delivery attempt: connect, send, answer."
+    )
+    max_attempts: int = Field(
+        8,
+        ge=6,
+        le=30,
+        description="Attempts before a delivery is parked (at least the six seed 003 sets).",
+    )
+    retry_after_s: float = Field(
+        5.0, ge=5, description="Wait after a delivery's first failure; doubles, plus jitter."
+    )
+    retry_max_s: float = Field(3600.0, ge=5, description="Longest wait between two attempts.")
+    lease_s: float = Field(
+        60.0,
+        gt=0,
+        description="How long a claimed delivery is a sender's; one whose sender died is sent "
+        "again (same webhook-id) once it lapses. Longer than timeout_s.",
+    )
+    concurrency: int = Field(8, ge=1, le=256, description="Attempts one notifier makes at once.")
+    poll_s: float = Field(
+        1.0, gt=0, le=60, description="How often an idle notifier looks for due deliveries."
+    )
+    disable_after_failures: int = Field(
+        30,
+        ge=1,
+        description="Consecutive failed attempts after which an endpoint is disabled (once it "
+        "has also been failing for disable_after_s).",
+    )
+    disable_after_s: float = Field(
+        86_400.0, ge=0, description="How long an endpoint must have been failing to be disabled."
+    )
+    rotation_overlap_s: float = Field(
+        86_400.0,
+        ge=0,
+        description="After a secret rotation, how long deliveries are signed with the old "
+        "secret as well as the new one.",
+    )
+    keep_delivered_days: float = Field(
+        7.0, gt=0, description="Delivered notifications are listed (and deduplicated) this long."
+    )
+
+    @model_validator(mode="after")
+    def _lease_outlasts_an_attempt(self) -> WebhooksSettings:
+        if self.lease_s <= self.timeout_s:
+            raise ValueError(
+                f"ENGRAM_WEBHOOKS_LEASE_S ({self.lease_s}) must be longer than "
+                f"ENGRAM_WEBHOOKS_TIMEOUT_S ({self.timeout_s}): a sender still inside its "
+                "attempt would see its delivery sent again by another"
+            )
+        return self
+
+
 class Settings:
     """All sections together; built once per process and passed down explicitly."""
 
@@ -336,6 +406,7 @@ class Settings:
         mcp: McpSettings | None = None,
         embedding: EmbeddingSettings | None = None,
         keys: KeysSettings | None = None,
+        webhooks: WebhooksSettings | None = None,
     ) -> None:
         self.kafka = kafka or KafkaSettings()
         self.database = database or DatabaseSettings()
@@ -347,6 +418,7 @@ class Settings:
         self.mcp = mcp or McpSettings()
         self.embedding = embedding or EmbeddingSettings()
         self.keys = keys or KeysSettings()
+        self.webhooks = webhooks or WebhooksSettings()
 
 
 @lru_cache(maxsize=1)
@@ -365,4 +437,5 @@ SECTIONS: tuple[type[BaseSettings], ...] = (
     McpSettings,
     EmbeddingSettings,
     KeysSettings,
+    WebhooksSettings,
 )

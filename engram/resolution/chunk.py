@@ -624,6 +624,7 @@ def memory_events(batch: ClaimsBatchFormed, outcome: BatchOutcome) -> list[Memor
                 "occurred_at": batch.occurred_at,
                 "policy_version": batch.policy_version,
                 "related_belief_id": None,
+                "project": batch.project,
             },
         )
         for kind, belief_ids in kinds

@@ -24,6 +24,7 @@ from __future__ import annotations
 import asyncpg
 
 from engram.keys.store import destroy_data_key
+from engram.notifications import drop_principal_deliveries
 from engram.projections.beliefs.claims_history import RESOLVED_BY_PRINCIPAL
 from engram.projections.messages import MessageKey, embedding_store, hide_messages
 from engram.resolution.beliefs import TombstoneRow
@@ -150,6 +151,9 @@ async def forget_principal(conn: asyncpg.Connection, tenant: str, principal: str
     await destroy_data_key(conn, tenant, principal)
     # Vectors are derived from the words: every embedding generation's go with the key.
     await embedding_store.forget_principal(conn, tenant, principal)
+    # Notifications owed about them are never sent (ids only, but theirs); the store queues the
+    # principal.forgotten event after this, which the notifier owes the tenant's endpoints.
+    await drop_principal_deliveries(conn, tenant, principal)
     # Shared by every generation: the model's answers about the principal's messages, the audit
     # of its calls, the session messages kept as its context, the inspector's sessions showing
     # the principal (an operator's too), and the principal's API tokens (a forgotten person's

@@ -28,6 +28,7 @@ PACKAGES = (
     "engram.keys",
     "engram.sealing",
     "engram.evaluation",
+    "engram.notifications",
 )
 """Everything under the one import name, one part at a time (engram.api is a module)."""
 LINT_IMPORTS = Path(sys.executable).parent / "lint-imports"

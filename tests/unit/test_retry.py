@@ -186,6 +186,10 @@ OWN_LOOPS = {
     "projections/messages/indexer.py": "the log follower",
     "projections/messages/embedding_follower.py": "the log follower",
     "projections/following.py": "the log follower",
+    "projections/notifying.py": "the log follower (its stand-in for the webhooks' sink)",
+    # Not a loop: when a failed webhook delivery is due again, stored in PostgreSQL and claimed
+    # by whichever sender gets there (engram/notifications/queue.py).
+    "engram/notifications/outcomes.py": "a delivery's due time",
 }
 
 
