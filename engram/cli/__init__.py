@@ -47,6 +47,7 @@ from engram.ingest.inbox import InboxIntake, InboxIntakeFenced
 from engram.ingest.jsonl import InvalidEpisodeLine, load_episodes
 from engram.ingest.producer import EpisodeProducer
 from engram.ingest.topics import ensure_topics
+from engram.keys.kek import kek_configured
 from engram.policies.document import render_policy_yaml
 from engram.policies.in_force import effective_policy
 from engram.projections.migrate import MigrationError
@@ -162,7 +163,7 @@ def ingest(
 @asynccontextmanager
 async def _sealer_of(settings: Settings) -> AsyncIterator[Sealer]:
     """The command's sealer (the keys' start-up check first); a pool only when keys are set."""
-    if settings.keys.kek is None and not settings.keys.encrypt_log:
+    if not kek_configured(settings.keys) and not settings.keys.encrypt_log:
         yield NoKeys()
         return
     pool = await create_pool(settings.database, role="engram-cli")
