@@ -24,7 +24,7 @@ from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from pydantic import SecretStr
 
 from engram.infra.settings import KeysSettings
-from engram.keys.cipher import NONCE_BYTES
+from engram.keys.cipher import NONCE_BYTES, TAG_BYTES
 from engram.keys.errors import (
     KeyEncryptionKeyInvalid,
     KeyEncryptionKeyMissing,
@@ -33,7 +33,6 @@ from engram.keys.errors import (
 from engram.keys.kek_file import read_kek_file
 
 KEK_BYTES = 32
-TAG_BYTES = 16
 
 
 KEK_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._:/-]{0,127}$"
