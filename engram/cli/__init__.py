@@ -20,12 +20,13 @@ from engram.cli.agents import mcp
 from engram.cli.audit import runs_app, sessions_app, user_model
 from engram.cli.beliefs import beliefs_app, refusals_app
 from engram.cli.embeddings import embeddings_app
+from engram.cli.erasures import erasures_app
 from engram.cli.evaluation.command import eval_app
 from engram.cli.extract import extract_lines
 from engram.cli.failures import refuse
 from engram.cli.generations import generations_app
 from engram.cli.keys import keys_app
-from engram.cli.log import log_app
+from engram.cli.log import log_app, log_checked
 from engram.cli.operations import digest, dlq_app, formation_app, freshness
 from engram.cli.output import appending, console, err
 from engram.cli.policy import policy_app
@@ -83,6 +84,7 @@ app.add_typer(principals_app, name="principals")
 app.add_typer(tokens_app, name="tokens")
 app.add_typer(keys_app, name="keys")
 app.add_typer(log_app, name="log")
+app.add_typer(erasures_app, name="erasures")
 
 
 def _settings() -> Settings:
@@ -217,6 +219,7 @@ def worker(
     schema = generation.schema_name
     _keys_checked(settings)
     asyncio.run(ensure_topics(settings.kafka))
+    log_checked(settings)
     streams = build_app(settings, build_stage(settings, policy, activation), schema=schema)
     if projector:
 

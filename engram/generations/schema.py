@@ -33,6 +33,7 @@ GENERATION_TABLES: tuple[str, ...] = (
     "message_term",
     "message_term_stats",
     "message_scope_stats",
+    "erasure_receipt",
 )
 """Everything formation and projection write; ``relation`` (the vocabulary) and the registry
 stay shared."""

@@ -69,6 +69,13 @@ class KafkaSettings(BaseSettings):
         description="How long the inbox keeps a record the intake never reached (7 days); the "
         "intake deletes what it moved at once. Applied when Engram creates the topic.",
     )
+    inbox_segment_ms: int = Field(
+        10_000,
+        ge=1000,
+        description="How long a segment of the inbox stays open before the intake rolls it: "
+        "Kafka deletes only closed segments, so this bounds how long a moved turn's plaintext "
+        "stays in the broker's files (docs/privacy.md). Applied when Engram creates the topic.",
+    )
     partitions: int = Field(6, ge=1, description="Partitions of topics Engram creates.")
     max_event_bytes: int = Field(1_048_576, ge=1024, description="Largest accepted episode.")
     group_id: str = Field("engram-formation", description="Consumer group of the faust app.")

@@ -296,12 +296,13 @@ async def _write(conn: asyncpg.Connection, changes: IndexChanges) -> None:
 
 async def hide_messages(
     conn: asyncpg.Connection, keys: Sequence[MessageKey], *, quotes: Sequence[str] = ()
-) -> None:
+) -> tuple[int, int]:
     """Take ``keys`` out of the index for good (``message_hidden``: ids, no words), with every
     indexed message of the same principals that holds one of ``quotes``; their vectors go from
-    every embedding generation in the same transaction."""
+    every embedding generation in the same transaction. Returns how many messages are hidden
+    (indexed or not yet) and how many vectors went: what a deletion's receipt counts."""
     if not keys:
-        return
+        return 0, 0
     principals = sorted({(k.tenant, k.principal) for k in keys})
     quoting = await conn.fetch(
         "SELECT m.tenant, m.principal, m.episode_id, m.message_ordinal FROM message m "
@@ -321,7 +322,7 @@ async def hide_messages(
         "ON CONFLICT DO NOTHING",
         *columns,
     )
-    await delete_message_vectors(conn, hidden)
+    vectors = await delete_message_vectors(conn, hidden)
     await conn.execute(_counted(_HIDE, deleting=True), *columns)
     for table in STATS_TABLES[1:]:
         await conn.execute(
@@ -329,6 +330,7 @@ async def hide_messages(
             [t for t, _ in principals],
             [p for _, p in principals],
         )
+    return len(hidden), vectors
 
 
 _HIDE = """
@@ -346,16 +348,19 @@ def message_item_id(episode_id: uuid.UUID, ordinal: int) -> str:
     return f"{episode_id}:{ordinal}"
 
 
-async def delete_message_vectors(conn: asyncpg.Connection, keys: Sequence[MessageKey]) -> None:
+async def delete_message_vectors(conn: asyncpg.Connection, keys: Sequence[MessageKey]) -> int:
     """Remove these messages' vectors from every embedding generation: vectors are derived
-    from the words, so whatever takes a message out of the index takes its vectors too."""
+    from the words, so whatever takes a message out of the index takes its vectors too.
+    Returns how many went."""
     by_principal: dict[tuple[str, str], list[str]] = {}
     for key in keys:
         by_principal.setdefault((key.tenant, key.principal), []).append(
             message_item_id(key.episode_id, key.message_ordinal)
         )
+    removed = 0
     for (tenant, principal), item_ids in sorted(by_principal.items()):
-        await embedding_store.delete_items(conn, tenant, principal, "message", item_ids)
+        removed += await embedding_store.delete_items(conn, tenant, principal, "message", item_ids)
+    return removed
 
 
 def redacted_messages(

@@ -25,6 +25,7 @@ from engram.ingest.topics import ensure_topics
 from engram.keys.kek import new_kek_text
 from engram.projections.beliefs.digest import drop_projections, projection_digest
 from engram.projections.reads.queries import list_beliefs
+from engram.resolution.beliefs import principal_hash
 from engram.schemas.api import LogPosition
 from engram.schemas.corrections import CorrectionKind
 from engram.schemas.episodes import TurnAppended
@@ -198,7 +199,9 @@ async def test_after_forgetting_no_topic_no_table_and_no_replay_holds_their_word
     assert await pool.fetchval("SELECT count(*) FROM data_key WHERE principal = 'ana'") == 0
     assert (
         await pool.fetchval(
-            "SELECT count(*) FROM destroyed_data_key WHERE tenant = $1 AND principal = 'ana'", t
+            "SELECT count(*) FROM destroyed_data_key WHERE tenant = $1 AND principal_hash = $2",
+            t,
+            principal_hash(t, "ana"),
         )
         == 1
     )

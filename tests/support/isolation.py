@@ -63,7 +63,7 @@ class Isolated:
     def keys(self, *, encrypt_log: bool = True) -> KeysSettings:
         """Encrypted, as every deployment is by default; ``encrypt_log=False`` for a test of
         plaintext behaviour (its KEK still opens what is sealed)."""
-        return KeysSettings(kek=SecretStr(self.kek), encrypt_log=encrypt_log)
+        return KeysSettings(kek=SecretStr(self.kek), kek_file=None, encrypt_log=encrypt_log)
 
     def settings(self, *, encrypt_log: bool = True) -> Settings:
         return Settings(
