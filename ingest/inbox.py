@@ -378,7 +378,7 @@ class _Rolling:
             now_ms = int(time.time() * 1000)
             sent = await self.producer.send_and_wait(
                 topic,
-                None,
+                b"",
                 partition=partition,
                 timestamp_ms=now_ms,
                 headers=[(ROLL_HEADER, b"1")],

@@ -5,7 +5,7 @@ offset; the broker then deletes every *closed* segment below it at its next rete
 The segment a record was written to stays open — and its file holds the record's words — until
 the next append after ``segment.ms`` rolls it: on a quiet inbox, that may be never. So once a
 partition's moved records are older than ``segment.ms``, the intake appends a **roll marker**
-there: a record with no value and the header ``engram.inbox.roll``, which closes the segment
+there: a record with an empty value and the header ``engram.inbox.roll``, which closes the segment
 (the broker rolls on an append when the segment's first record is older than ``segment.ms``)
 and which the intake then moves past like any record, appending nothing.
 
@@ -25,8 +25,8 @@ ROLL_MARGIN_MS = 1000
 
 
 def is_roll_marker(value: bytes | None, headers: Sequence[tuple[str, bytes]]) -> bool:
-    """A record the intake appended to close a segment: no value, and the marker header. A
-    record with words in it is never one, whatever its headers say."""
+    """A record the intake appended to close a segment: an empty value, and the marker header.
+    A record with words in it is never one, whatever its headers say."""
     return not value and any(name == ROLL_HEADER for name, _ in headers)
 
 

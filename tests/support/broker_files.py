@@ -48,13 +48,13 @@ def topic_files(dirs: Iterable[Path], prefix: str) -> list[Path]:
 
 
 def files_holding(files: Iterable[Path], words: Iterable[str]) -> dict[str, list[str]]:
-    """The files whose bytes hold any of ``words`` (UTF-8), and which; a file the broker
-    deletes while it is read holds nothing any more."""
-    wanted = [(w, w.encode()) for w in words]
+    """The files whose bytes hold any of ``words`` (UTF-8, in any case), and which; a file the
+    broker deletes while it is read holds nothing any more."""
+    wanted = [(w, w.lower().encode()) for w in words]
     holding: dict[str, list[str]] = {}
     for path in files:
         try:
-            data = path.read_bytes()
+            data = path.read_bytes().lower()
         except (FileNotFoundError, IsADirectoryError):
             continue
         found = [w for w, raw in wanted if raw in data]
