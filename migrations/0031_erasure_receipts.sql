@@ -30,6 +30,17 @@ CREATE TABLE IF NOT EXISTS erasure_receipt (
 CREATE INDEX IF NOT EXISTS erasure_receipt_by_principal
     ON erasure_receipt (tenant, principal_hash, applied_at);
 
+-- What the message indexer and the embedding follower removed of a forgotten principal before
+-- the projector applied the forgetting (each reads the principal.forgotten record on its own):
+-- counts only, taken into the receipt when the projector writes it (projections/erased.py).
+CREATE TABLE IF NOT EXISTS erasure_part (
+    tenant          text NOT NULL,
+    principal_hash  text NOT NULL,
+    place           text NOT NULL,
+    rows            integer NOT NULL CHECK (rows >= 0),
+    PRIMARY KEY (tenant, principal_hash, place)
+);
+
 ALTER TABLE formation_backlog ADD COLUMN IF NOT EXISTS log_words text
     CHECK (log_words IN ('clear', 'sealed', 'none'));
 

@@ -39,6 +39,7 @@ PROJECTION_STATE: tuple[str, ...] = (
     "message_term_stats",
     "message_scope_stats",
     "erasure_receipt",
+    "erasure_part",
 )
 """Everything a replay of the log rebuilds: the projected tables, the outbox, the index of
 messages (its BM25 statistics, and what it must leave out), the receipts of erasures and the

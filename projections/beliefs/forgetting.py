@@ -26,7 +26,8 @@ import asyncpg
 
 from engram.keys.store import destroy_data_key
 from engram.projections.beliefs.claims_history import RESOLVED_BY_PRINCIPAL
-from engram.projections.beliefs.receipts import Erased, deleted_rows, episodes_on_log
+from engram.projections.beliefs.receipts import episodes_on_log
+from engram.projections.erased import Erased, deleted_rows, take_noted
 from engram.projections.messages import MessageKey, embedding_store, hide_messages
 from engram.resolution.beliefs import TombstoneRow, principal_hash
 
@@ -152,6 +153,8 @@ async def forget_principal(conn: asyncpg.Connection, tenant: str, principal: str
     counted, with how their episodes lie in the log (read before the backlog forgets whose
     they were)."""
     erased = Erased(episodes=await episodes_on_log(conn, tenant, principal))
+    for place, rows in (await take_noted(conn, tenant, principal)).items():
+        erased.count(place, rows)  # what the indexer and the embedder removed first
     for table in _PROJECTED_BY_PRINCIPAL:
         status = await conn.execute(
             f"DELETE FROM {table} WHERE tenant = $1 AND principal = $2", tenant, principal

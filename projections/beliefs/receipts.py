@@ -18,34 +18,14 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
 
 import asyncpg
 import orjson
 
+from engram.projections.erased import Erased
 from engram.resolution.beliefs import principal_hash
 from engram.schemas.claims import ClaimsBatchFormed
 from engram.schemas.corrections import BeliefDeleted, PrincipalForgotten
-
-
-@dataclass(slots=True)
-class Erased:
-    """What one erasure removed: rows per table, the data key destroyed, and the log's share."""
-
-    rows: dict[str, int] = field(default_factory=dict)
-    data_key_id: str | None = None
-    episodes: dict[str, int] = field(default_factory=dict)
-    """Episodes that held the words, by how the log holds them: sealed, clear, unknown."""
-
-    def count(self, place: str, rows: int) -> None:
-        if rows:
-            self.rows[place] = self.rows.get(place, 0) + rows
-
-
-def deleted_rows(status: str) -> int:
-    """The row count of a ``DELETE n`` / ``UPDATE n`` status string."""
-    return int(status.rpartition(" ")[2] or 0)
-
 
 _EPISODES = """
 SELECT coalesce(log_words, 'unknown') AS words, count(*) AS episodes FROM formation_backlog

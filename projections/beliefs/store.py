@@ -28,8 +28,9 @@ from engram.projections.beliefs.claims_history import (
 )
 from engram.projections.beliefs.forgetting import delete_content, forget_principal
 from engram.projections.beliefs.memory_events import QueuedPayloads
-from engram.projections.beliefs.receipts import Erased, write_receipts
+from engram.projections.beliefs.receipts import write_receipts
 from engram.projections.beliefs.state import load_state
+from engram.projections.erased import Erased
 from engram.projections.messages import MessageKey, hide_messages, redacted_messages
 from engram.projections.principal_lock import lock_principals
 from engram.projections.rows import columns_of, copy_rows, update_rows

@@ -14,10 +14,15 @@ import pytest
 from aiokafka import AIOKafkaProducer
 
 from engram.ingest.inbox import InboxIntake
-from engram.ingest.inbox_rolling import ROLL_MARGIN_MS
-from engram.ingest.topics import INBOX_FILE_DELETE_DELAY_MS, ensure_topics
+from engram.ingest.topics import ensure_topics
 from engram.sealing.opening import open_sealer
-from tests.support.broker_files import broker_configs, files_holding, local_log_dirs, topic_files
+from tests.support.broker_files import (
+    broker_configs,
+    disk_bound_s,
+    files_holding,
+    local_log_dirs,
+    topic_files,
+)
 from tests.support.conditions import wait_until
 from tests.support.episodes import turn
 from tests.support.isolation import Isolated
@@ -26,15 +31,6 @@ pytestmark = pytest.mark.integration
 
 BOUND_S = 60.0
 """The bound docs/privacy.md promises: moved plaintext is off the broker's disk within it."""
-SLACK_S = 5.0
-"""The intake's fetch loop and the scan itself, on top of what the settings add up to."""
-
-
-def disk_bound_s(segment_ms: int, check_interval_ms: int) -> float:
-    """How long moved plaintext can stay in the broker's files: the segment's roll, the
-    broker's next retention check, the file's delete delay."""
-    total_ms = segment_ms + ROLL_MARGIN_MS + check_interval_ms + INBOX_FILE_DELETE_DELAY_MS
-    return total_ms / 1000 + SLACK_S
 
 
 async def test_the_inbox_plaintext_leaves_the_brokers_disk_within_the_stated_bound(
@@ -43,9 +39,9 @@ async def test_the_inbox_plaintext_leaves_the_brokers_disk_within_the_stated_bou
     dirs = await local_log_dirs(isolated.bootstrap)
     if not dirs:
         pytest.skip("the broker's log directory is not on this machine: its files cannot be read")
-    interval = int((await broker_configs(isolated.bootstrap))["log.retention.check.interval.ms"])
     kafka = isolated.kafka(partitions=1)
-    bound = disk_bound_s(kafka.inbox_segment_ms, interval)
+    bound = await disk_bound_s(isolated.bootstrap, kafka.inbox_segment_ms)
+    interval = (await broker_configs(isolated.bootstrap))["log.retention.check.interval.ms"]
     assert bound <= BOUND_S, (
         f"the broker checks for deletable segments every {interval} ms, so moved plaintext can "
         f"stay on its disk {bound:.0f} s: set log.retention.check.interval.ms=10000 (dev/kafka.sh "

@@ -14,6 +14,12 @@ from pathlib import Path
 from aiokafka.admin import AIOKafkaAdminClient
 from aiokafka.admin.config_resource import ConfigResource, ConfigResourceType
 
+from engram.ingest.inbox_rolling import ROLL_MARGIN_MS
+from engram.ingest.topics import INBOX_FILE_DELETE_DELAY_MS
+
+SLACK_S = 5.0
+"""The intake's fetch loop and the scan itself, on top of what the settings add up to."""
+
 
 async def broker_configs(bootstrap: str) -> dict[str, str | None]:
     """Every broker's configuration, as the first broker of the cluster reports its own."""
@@ -34,6 +40,15 @@ async def local_log_dirs(bootstrap: str) -> list[Path]:
     configs = await broker_configs(bootstrap)
     named = configs.get("log.dirs") or configs.get("log.dir") or ""
     return [Path(d) for d in named.split(",") if d and Path(d).is_dir()]
+
+
+async def disk_bound_s(bootstrap: str, segment_ms: int) -> float:
+    """How long moved inbox plaintext can stay in this broker's files: the segment's roll,
+    the broker's next retention check (its ``log.retention.check.interval.ms``), the file's
+    delete delay — docs/privacy.md's bound, for this broker."""
+    interval = int((await broker_configs(bootstrap))["log.retention.check.interval.ms"] or 0)
+    total_ms = segment_ms + ROLL_MARGIN_MS + interval + INBOX_FILE_DELETE_DELAY_MS
+    return total_ms / 1000 + SLACK_S
 
 
 def topic_files(dirs: Iterable[Path], prefix: str) -> list[Path]:
