@@ -11,6 +11,8 @@ the topic's retention removes them. It never says "nothing remains" while the lo
 from __future__ import annotations
 
 import uuid
+from collections.abc import Mapping
+from typing import Any
 
 import asyncpg
 import orjson
@@ -19,6 +21,9 @@ from engram.infra.settings import KafkaSettings
 from engram.ingest.topics import topic_retention_ms
 from engram.projections.reads.erasures import erasure_row, wait_for_erasure
 from engram.schemas.receipts import DataKeyFate, ErasedRows, ErasureReceipt, LogFate, LogState
+
+Row = Mapping[str, Any]
+"""An ``erasure_receipt`` row."""
 
 TABLE_WORDS = {
     "belief": "beliefs (current and past values)",
@@ -50,7 +55,8 @@ def describe_retention(retention_ms: int | None) -> str:
     if retention_ms < 0:
         return "forever"
     hours = retention_ms / 3_600_000
-    return f"{hours / 24:g} days" if hours >= 24 else f"{hours:g} hours"
+    amount, unit = (hours / 24, "day") if hours >= 24 else (hours, "hour")
+    return f"{amount:g} {unit}" + ("" if amount == 1 else "s")
 
 
 def _until(retention: str) -> str:
@@ -71,7 +77,7 @@ def log_state(sealed: int, clear: int, unknown: int) -> LogState:
     return "unknown" if unknown and not clear and not sealed else "partly_in_clear"
 
 
-def _log_says(row: asyncpg.Record, topic: str, retention: str) -> str:
+def _log_says(row: Row, topic: str, retention: str) -> str:
     sealed, clear = row["episodes_sealed"], row["episodes_in_clear"]
     unknown, forgetting = row["episodes_unknown"], row["kind"] == "principal.forgotten"
     if not sealed and not clear and not unknown:
@@ -117,7 +123,7 @@ def _kept(kind: str) -> list[str]:
     ]
 
 
-def _headline(row: asyncpg.Record, principal: str, total: int) -> str:
+def _headline(row: Row, principal: str, total: int) -> str:
     if row["kind"] == "principal.forgotten":
         if row["already"]:
             return f"{principal} was forgotten already: nothing was left to erase."
@@ -129,10 +135,13 @@ def _headline(row: asyncpg.Record, principal: str, total: int) -> str:
 
 
 def build_receipt(
-    row: asyncpg.Record, *, principal: str, topic: str, retention_ms: int | None
+    row: Row, *, principal: str, topic: str, retention_ms: int | None
 ) -> ErasureReceipt:
     """The receipt of one ``erasure_receipt`` row, for the principal it names (by hash)."""
-    counts: dict[str, int] = orjson.loads(row["erased"])
+    erased_json = row["erased"]
+    counts: dict[str, int] = (
+        orjson.loads(erased_json) if isinstance(erased_json, str | bytes) else dict(erased_json)
+    )
     erased = [
         ErasedRows(table=table, what=TABLE_WORDS.get(table, table), rows=rows)
         for table, rows in sorted(counts.items())
