@@ -15,9 +15,9 @@ message out the same way). Forgetting removes every vector of the principal in t
 that destroys their data key. Both run after a
 chunk's other writes, in its transaction: what resolution wrote earlier in the chunk goes too.
 
-Both count what they remove (:class:`projections.beliefs.receipts.Erased`) and how the episodes
-that held the words lie in the log, for the erasure's receipt. What still holds the words — the
-episodic log and the claims topic in Kafka, sealed or in clear — is in docs/privacy.md.
+What each removed, and where the words still are (the episodic log and the claims topic in
+Kafka, sealed or in clear), is the erasure's receipt (:mod:`projections.beliefs.receipts`) and
+docs/privacy.md.
 """
 
 from __future__ import annotations
@@ -26,8 +26,6 @@ import asyncpg
 
 from engram.keys.store import destroy_data_key
 from engram.projections.beliefs.claims_history import RESOLVED_BY_PRINCIPAL
-from engram.projections.beliefs.receipts import episodes_on_log
-from engram.projections.erased import Erased, deleted_rows, take_noted
 from engram.projections.messages import MessageKey, embedding_store, hide_messages
 from engram.resolution.beliefs import TombstoneRow, principal_hash
 
@@ -44,11 +42,22 @@ _PROJECTED_BY_PRINCIPAL = (
 )
 """Every table with a tenant and principal column, children before the rows they reference."""
 
+SHARED_BY_PRINCIPAL = (
+    "public.model_receipt",
+    "public.model_attempt",
+    "public.session_message",
+    "public.api_token",
+)
+"""Shared by every generation: the model's answers about the principal's messages, the audit of
+its calls, the session messages kept as its context, and the principal's API tokens (a forgotten
+person's token names them and must stop working)."""
 
-async def delete_content(conn: asyncpg.Connection, tombstone: TombstoneRow) -> Erased:
-    """Remove the tombstoned content's words from every projection; what went, counted."""
+FORGOTTEN_ROWS = (*_PROJECTED_BY_PRINCIPAL, *SHARED_BY_PRINCIPAL, "public.embedding_vector")
+"""Every table a forgetting empties of the principal: what its receipt counts."""
+
+
+async def delete_content(conn: asyncpg.Connection, tombstone: TombstoneRow) -> None:
     key = (tombstone.tenant, tombstone.principal, tombstone.content_hash)
-    erased = Erased()
     gone = await conn.fetch(
         "SELECT belief_id, statement, object_text, subject_entity_id, object_entity_id "
         "FROM belief WHERE tenant = $1 AND principal = $2 AND content_hash = $3",
@@ -61,36 +70,25 @@ async def delete_content(conn: asyncpg.Connection, tombstone: TombstoneRow) -> E
     )
     quotes = sorted({row["quote"] for row in evidence})
     await _unlink(conn, ids)
-    erased.count("evidence", len(evidence))
     await conn.execute("DELETE FROM evidence WHERE belief_id = ANY($1::uuid[])", ids)
-    erased.count("belief", len(ids))
     await conn.execute("DELETE FROM belief WHERE belief_id = ANY($1::uuid[])", ids)
     refused = await _scrub_refusals(conn, tombstone, [row["statement"] for row in gone], quotes)
-    erased.count("refusal", len(refused))
     quoted = [
         MessageKey(tombstone.tenant, tombstone.principal, row["episode_id"], row["message_ordinal"])
         for row in (*evidence, *refused)
     ]
-    messages, message_vectors = await hide_messages(conn, quoted, quotes=quotes)
-    erased.count("message", messages)
-    erased.count("embedding_vector", message_vectors)
-    belief_vectors = await embedding_store.delete_items(
+    await hide_messages(conn, quoted, quotes=quotes)  # and their vectors
+    await embedding_store.delete_items(
         conn, tombstone.tenant, tombstone.principal, "belief", [str(i) for i in ids]
     )
-    erased.count("embedding_vector", belief_vectors)
-    erased.count("entity", await _drop_orphan_entities(conn, gone))
-    scrubbed = await conn.execute(
+    await _drop_orphan_entities(conn, gone)
+    await conn.execute(
         "UPDATE belief_rejection SET subject_key = NULL, object_key = NULL, facet = NULL, "
         "statement = NULL, replacement = NULL "
         "WHERE tenant = $1 AND principal = $2 AND (content_hash = $3 OR replacement = ANY($4))",
         *key,
         [row["object_text"] for row in gone],
     )
-    erased.count("belief_rejection", deleted_rows(scrubbed))
-    erased.episodes = await episodes_on_log(
-        conn, tombstone.tenant, tombstone.principal, {row.episode_id for row in quoted}
-    )
-    return erased
 
 
 async def _unlink(conn: asyncpg.Connection, ids: list[object]) -> None:
@@ -129,14 +127,14 @@ async def _scrub_refusals(
     return rows
 
 
-async def _drop_orphan_entities(conn: asyncpg.Connection, gone: list[asyncpg.Record]) -> int:
+async def _drop_orphan_entities(conn: asyncpg.Connection, gone: list[asyncpg.Record]) -> None:
     entities = {
         row[column]
         for row in gone
         for column in ("subject_entity_id", "object_entity_id")
         if row[column] is not None
     }
-    status = await conn.execute(
+    await conn.execute(
         """
         DELETE FROM entity e WHERE e.entity_id = ANY($1::uuid[])
           AND NOT EXISTS (SELECT 1 FROM belief b
@@ -145,21 +143,13 @@ async def _drop_orphan_entities(conn: asyncpg.Connection, gone: list[asyncpg.Rec
         """,
         list(entities),
     )
-    return deleted_rows(status)
 
 
-async def forget_principal(conn: asyncpg.Connection, tenant: str, principal: str) -> Erased:
-    """Delete every row that names the principal and destroy their data key; what went,
-    counted, with how their episodes lie in the log (read before the backlog forgets whose
-    they were)."""
-    erased = Erased(episodes=await episodes_on_log(conn, tenant, principal))
-    for place, rows in (await take_noted(conn, tenant, principal)).items():
-        erased.count(place, rows)  # what the indexer and the embedder removed first
+async def forget_principal(conn: asyncpg.Connection, tenant: str, principal: str) -> None:
     for table in _PROJECTED_BY_PRINCIPAL:
-        status = await conn.execute(
+        await conn.execute(
             f"DELETE FROM {table} WHERE tenant = $1 AND principal = $2", tenant, principal
         )
-        erased.count(table, deleted_rows(status))
     # The backlog keeps its entries (the watermarks are computed from them), not whose they were.
     await conn.execute(
         "UPDATE formation_backlog SET principal_hash = NULL, session = NULL "
@@ -170,25 +160,13 @@ async def forget_principal(conn: asyncpg.Connection, tenant: str, principal: str
     # Crypto-shredding: with the principal's data key gone, every sealed word of theirs in the
     # log, the claims topic and every backup is unreadable for good (docs/privacy.md). In this
     # transaction, so the key goes exactly when the rows do.
-    erased.data_key_id = await destroy_data_key(conn, tenant, principal)
+    await destroy_data_key(conn, tenant, principal)
     # Vectors are derived from the words: every embedding generation's go with the key.
-    erased.count(
-        "embedding_vector", await embedding_store.forget_principal(conn, tenant, principal)
-    )
-    # Shared by every generation: the model's answers about the principal's messages, the audit
-    # of its calls, the session messages kept as its context, and the principal's API tokens
-    # (a forgotten person's token names them and must stop working).
-    for shared in (
-        "public.model_receipt",
-        "public.model_attempt",
-        "public.session_message",
-        "public.api_token",
-    ):
-        status = await conn.execute(
+    await embedding_store.forget_principal(conn, tenant, principal)
+    for shared in SHARED_BY_PRINCIPAL:
+        await conn.execute(
             f"DELETE FROM {shared} WHERE tenant = $1 AND principal = $2", tenant, principal
         )
-        erased.count(shared.removeprefix("public."), deleted_rows(status))
-    return erased
 
 
 async def words_left(

@@ -28,9 +28,8 @@ from engram.projections.beliefs.claims_history import (
 )
 from engram.projections.beliefs.forgetting import delete_content, forget_principal
 from engram.projections.beliefs.memory_events import QueuedPayloads
-from engram.projections.beliefs.receipts import write_receipts
+from engram.projections.beliefs.receipts import measure_erasures, write_receipts
 from engram.projections.beliefs.state import load_state
-from engram.projections.erased import Erased
 from engram.projections.messages import MessageKey, hide_messages, redacted_messages
 from engram.projections.principal_lock import lock_principals
 from engram.projections.rows import columns_of, copy_rows, update_rows
@@ -46,7 +45,6 @@ from engram.resolution.beliefs import (
     RejectionRow,
     RunRow,
     TombstoneRow,
-    principal_hash,
 )
 from engram.resolution.chunk import BatchOutcome, resolve_chunk
 from engram.resolution.ordering import (
@@ -118,8 +116,10 @@ async def project_records(
         stale = [next_offset is not None and r.offset < next_offset for r in records]
         fresh = [r.batch for r, old in zip(records, stale, strict=True) if not old]
         wire = {id(r.batch): r.payload for r in records if r.payload is not None}
+        erasing = await measure_erasures(conn, fresh)  # before anything is undone or deleted
         changes, resolved = await resolve_in_canonical_order(conn, fresh, wire)
-        inserted = await write_changes(conn, changes, fresh)
+        inserted = await write_changes(conn, changes)
+        await write_receipts(conn, erasing)
         advance_to = store_offset() if store_offset is not None else read_through + 1
         if next_offset is None or advance_to > next_offset:
             await advance_offset(conn, topic=topic, partition=partition, next_offset=advance_to)
@@ -257,16 +257,13 @@ _OUTBOX_COLUMNS = ["event_id", "tenant", "principal", "payload"]
 _PENDING_COLUMNS = ["event_id", "tenant", "principal"]
 
 
-async def write_changes(
-    conn: asyncpg.Connection, changes: Changes, erasures: Sequence[ClaimsBatchFormed] = ()
-) -> list[tuple[uuid.UUID, str]]:
+async def write_changes(conn: asyncpg.Connection, changes: Changes) -> list[tuple[uuid.UUID, str]]:
     """Write what resolution decided, one statement per table, in dependency order: runs and
     entities before the beliefs that reference them; updates to existing beliefs (which only
     ever end a value or link a conflict) before the inserts that replace them, so the
     one-current-value constraint holds at every statement. Deletions and forgetting go last,
-    so they also remove what this chunk wrote; each deletion and forgetting among
-    ``erasures`` (the chunk's fresh batches) gets its receipt. Returns the memory events queued
-    in the outbox (id and JSON; not those whose rows were there already)."""
+    so they also remove what this chunk wrote. Returns the memory events queued in the outbox
+    (id and JSON; not those whose rows were there already)."""
     await copy_rows(conn, "consolidation_run", changes.runs, columns=_RUN_COLUMNS)
     entities = list(changes.entities_new.values())
     await copy_rows(conn, "entity", entities, columns=_ENTITY_COLUMNS, skip_existing=True)
@@ -303,22 +300,17 @@ async def write_changes(
     await copy_rows(conn, "belief_rejection", changes.rejections, columns=_REJECTION_COLUMNS)
     queued = await _record_in_outbox(conn, changes)
     await mark_formed(conn, [(f.topic, f.partition, f.offset) for f in changes.formed])
-    erased: dict[uuid.UUID, Erased] = {}
     for tombstone in changes.tombstones:
-        erased[tombstone.event_id] = await delete_content(conn, tombstone)
+        await delete_content(conn, tombstone)
     await copy_rows(conn, "belief_tombstone", changes.tombstones, columns=_TOMBSTONE_COLUMNS)
-    forgetting = {t.principal_hash: t.event_id for t in changes.principal_tombstones}
     for tenant, principal in changes.forgotten:
-        erased[forgetting[principal_hash(tenant, principal)]] = await forget_principal(
-            conn, tenant, principal
-        )
+        await forget_principal(conn, tenant, principal)
     await copy_rows(
         conn,
         "principal_tombstone",
         changes.principal_tombstones,
         columns=_PRINCIPAL_TOMBSTONE_COLUMNS,
     )
-    await write_receipts(conn, erasures, erased)
     return queued
 
 

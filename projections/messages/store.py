@@ -300,13 +300,12 @@ async def _write(conn: asyncpg.Connection, changes: IndexChanges) -> None:
 
 async def hide_messages(
     conn: asyncpg.Connection, keys: Sequence[MessageKey], *, quotes: Sequence[str] = ()
-) -> tuple[int, int]:
+) -> None:
     """Take ``keys`` out of the index for good (``message_hidden``: ids, no words), with every
     indexed message of the same principals that holds one of ``quotes``; their vectors go from
-    every embedding generation in the same transaction. Returns how many messages are hidden
-    (indexed or not yet) and how many vectors went: what a deletion's receipt counts."""
+    every embedding generation in the same transaction."""
     if not keys:
-        return 0, 0
+        return
     principals = sorted({(k.tenant, k.principal) for k in keys})
     quoting = await conn.fetch(
         "SELECT m.tenant, m.principal, m.episode_id, m.message_ordinal FROM message m "
@@ -326,7 +325,7 @@ async def hide_messages(
         "ON CONFLICT DO NOTHING",
         *columns,
     )
-    vectors = await delete_message_vectors(conn, hidden)
+    await delete_message_vectors(conn, hidden)
     await conn.execute(_counted(_HIDE, deleting=True), *columns)
     for table in STATS_TABLES[1:]:
         await conn.execute(
@@ -334,7 +333,6 @@ async def hide_messages(
             [t for t, _ in principals],
             [p for _, p in principals],
         )
-    return len(hidden), vectors
 
 
 _HIDE = """
@@ -352,19 +350,16 @@ def message_item_id(episode_id: uuid.UUID, ordinal: int) -> str:
     return f"{episode_id}:{ordinal}"
 
 
-async def delete_message_vectors(conn: asyncpg.Connection, keys: Sequence[MessageKey]) -> int:
+async def delete_message_vectors(conn: asyncpg.Connection, keys: Sequence[MessageKey]) -> None:
     """Remove these messages' vectors from every embedding generation: vectors are derived
-    from the words, so whatever takes a message out of the index takes its vectors too.
-    Returns how many went."""
+    from the words, so whatever takes a message out of the index takes its vectors too."""
     by_principal: dict[tuple[str, str], list[str]] = {}
     for key in keys:
         by_principal.setdefault((key.tenant, key.principal), []).append(
             message_item_id(key.episode_id, key.message_ordinal)
         )
-    removed = 0
     for (tenant, principal), item_ids in sorted(by_principal.items()):
-        removed += await embedding_store.delete_items(conn, tenant, principal, "message", item_ids)
-    return removed
+        await embedding_store.delete_items(conn, tenant, principal, "message", item_ids)
 
 
 def redacted_messages(
