@@ -17,7 +17,7 @@ from aiokafka.errors import KafkaConnectionError
 
 from engram.ingest.inbox import InboxEpisode, InboxIntake, InboxIntakeFenced
 from engram.ingest.inbox_rolling import is_roll_marker
-from engram.ingest.topics import ensure_topics
+from engram.ingest.topics import ensure_topics, source_partitions
 from engram.projections.reads.queries import list_beliefs
 from engram.schemas.log import LogEvent
 from engram.watermarks.waiting import wait_until_formed
@@ -43,15 +43,7 @@ async def _publish_plain(
 
 
 async def _partitions(bootstrap: str, topic: str) -> list[TopicPartition]:
-    admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap)
-    await admin.start()
-    try:
-        [described] = await admin.describe_topics([topic])
-    finally:
-        await admin.close()
-    partitions = sorted(entry["partition"] for entry in described["partitions"])
-    assert partitions, f"{topic} has no partitions"
-    return [TopicPartition(topic, p) for p in partitions]
+    return [TopicPartition(topic, p) for p in range(await source_partitions(bootstrap, topic))]
 
 
 async def _read_all(bootstrap: str, topic: str) -> list[tuple[bytes, dict[str, bytes]]]:
