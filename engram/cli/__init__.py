@@ -357,6 +357,7 @@ def api(
         served = create_api(settings)
     except DevModeRefused as error:
         refuse(error, "refused")
+    _keys_checked(settings)  # a missing or wrong key-encryption key stops it here, not mid-start
     listening = _listen(bind, settings.api.port if port is None else port)
     url = _url(bind, listening.getsockname()[1])
     structlog.get_logger("engram.api").info("api.serving", url=url, dev_mode=settings.api.dev_mode)
