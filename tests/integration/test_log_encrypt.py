@@ -90,10 +90,8 @@ async def test_an_encrypted_copy_rederives_to_the_plaintext_logs_projection(
         await producer.publish_raw(b"k", b'{"not": "an episode, says zanzibar"}')
     # A deployment from before encryption: its worker has no key-encryption key yet.
     plain_env = {
-        k: v
-        for k, v in isolated.env(partitions=1, encrypt_log=False).items()
-        if k != "ENGRAM_KEYS_KEK"
-    }
+        k: v for k, v in isolated.env(partitions=1).items() if not k.startswith("ENGRAM_KEYS_")
+    } | {"ENGRAM_KEYS_ENCRYPT_LOG": "false"}
     with running_worker(isolated, log_path=tmp_path / "plain.log", env=plain_env):
         positions.append(await Corrections(pool, kafka).forget(tenant=t, principal="carol"))
         await wait_for_watermarks(pool, positions, timeout_s=WAIT_S)

@@ -72,11 +72,13 @@ class Isolated:
             keys=self.keys(encrypt_log=encrypt_log),
         )
 
-    def env(self, *, encrypt_log: bool = True, **kafka_overrides: object) -> dict[str, str]:
+    def env(self, **kafka_overrides: object) -> dict[str, str]:
+        """A child process's environment: this test's topics and database, and its KEK with
+        the log encrypted (a test of plaintext behaviour takes the ENGRAM_KEYS_* out)."""
         return subprocess_env(
             self.kafka(**kafka_overrides),
             self.database_url,
-            keys=self.keys(encrypt_log=encrypt_log),
+            keys=self.keys(),
             ENGRAM_WORKER_HTTP_PORT="0",
         )
 
