@@ -46,6 +46,7 @@ TABLE_WORDS = {
     "model_attempt": "the audit of model calls (digests and counts)",
     "session_message": "session messages kept as a model's context",
     "api_token": "API tokens (hashes)",
+    "ui_session": "the inspector's sessions showing them",
 }
 
 
