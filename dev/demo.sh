@@ -19,6 +19,9 @@ if ! "$BIN/engram" ingest examples/conversation.jsonl --wait --timeout 120; then
   tail -n 40 "$LOG" >&2
   exit 1
 fi
+# The log is encrypted by default (.dev/kek, named in .dev/services.env): what was just appended
+# is sealed. A log from an older demo that holds words in clear is named here, with the way out.
+"$BIN/engram" log check || true
 echo
 "$BIN/engram" beliefs list --principal ana
 "$BIN/engram" refusals list --principal ana

@@ -42,7 +42,8 @@ from engram.keys.errors import KeyDestroyed
 from engram.schemas.claims import ClaimsBatchFormed, RefusalReason, SourcePosition
 from engram.schemas.common import principal_hash, principal_key
 from engram.schemas.log import LogEvent, OpenEvent
-from engram.sealing.events import NoKeys, Sealer, is_sealed_event
+from engram.schemas.sealed import SealedEvent
+from engram.sealing.events import NoKeys, Sealer, is_sealed_event, words_on_log
 from engram.streams.acks import ContiguousAcks, InOrderRelease
 from engram.streams.dead_letters import DeadLetter, DeadLetterReason, admit_record
 from engram.streams.formation_stage import FormationStage
@@ -185,6 +186,7 @@ class FormationPipeline:
             appended,
             principal_hash(episode.tenant, episode.principal),
             episode.session,
+            words_on_log(episode),
         )
         return Work(record, episode, entry, acknowledged, self.pending.record(entry))
 
@@ -270,8 +272,10 @@ class FormationPipeline:
         if batch is None:
             self._finished(formed.work)
             return
+        sealed_source = isinstance(formed.work.episode, SealedEvent)
         payload = await retry_while_unavailable(
-            lambda: self._sealer.seal_claims(batch), what="formation.seal_claims"
+            lambda: self._sealer.seal_claims(batch, source_sealed=sealed_source),
+            what="formation.seal_claims",
         )
         formed = Formed(formed.work, batch, payload)
         self._publishing.setdefault(_position(formed.work.record), time.monotonic())

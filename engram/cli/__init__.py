@@ -20,12 +20,13 @@ from engram.cli.agents import mcp
 from engram.cli.audit import runs_app, sessions_app, user_model
 from engram.cli.beliefs import beliefs_app, refusals_app
 from engram.cli.embeddings import embeddings_app
+from engram.cli.erasures import erasures_app
 from engram.cli.evaluation import add_eval
 from engram.cli.extract import extract_lines
 from engram.cli.failures import refuse
 from engram.cli.generations import generations_app
 from engram.cli.keys import keys_app
-from engram.cli.log import log_app
+from engram.cli.log import log_app, log_checked
 from engram.cli.operations import digest, dlq_app, formation_app, freshness
 from engram.cli.output import appending, console, err
 from engram.cli.policy import policy_app
@@ -48,6 +49,7 @@ from engram.ingest.inbox import InboxIntake, InboxIntakeFenced
 from engram.ingest.jsonl import InvalidEpisodeLine, load_episodes
 from engram.ingest.producer import EpisodeProducer
 from engram.ingest.topics import ensure_topics
+from engram.keys.kek import kek_configured
 from engram.policies.document import render_policy_yaml
 from engram.policies.in_force import effective_policy
 from engram.projections.migrate import MigrationError
@@ -86,6 +88,7 @@ app.add_typer(tokens_app, name="tokens")
 app.add_typer(keys_app, name="keys")
 app.add_typer(log_app, name="log")
 app.add_typer(webhooks_app, name="webhooks")
+app.add_typer(erasures_app, name="erasures")
 
 
 def _settings() -> Settings:
@@ -166,7 +169,7 @@ def ingest(
 @asynccontextmanager
 async def _sealer_of(settings: Settings) -> AsyncIterator[Sealer]:
     """The command's sealer (the keys' start-up check first); a pool only when keys are set."""
-    if settings.keys.kek is None and not settings.keys.encrypt_log:
+    if not kek_configured(settings.keys) and not settings.keys.encrypt_log:
         yield NoKeys()
         return
     pool = await create_pool(settings.database, role="engram-cli")
@@ -227,6 +230,7 @@ def worker(
     schema = generation.schema_name
     _keys_checked(settings)
     asyncio.run(ensure_topics(settings.kafka))
+    log_checked(settings)
     streams = build_app(settings, build_stage(settings, policy, activation), schema=schema)
     if projector:
 
@@ -393,6 +397,7 @@ def api(
         served = create_api(settings)
     except DevModeRefused as error:
         refuse(error, "refused")
+    _keys_checked(settings)  # a missing or wrong key-encryption key stops it here, not mid-start
     listening = _listen(bind, settings.api.port if port is None else port)
     url = _url(bind, listening.getsockname()[1])
     structlog.get_logger("engram.api").info("api.serving", url=url, dev_mode=settings.api.dev_mode)

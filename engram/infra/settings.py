@@ -69,6 +69,13 @@ class KafkaSettings(BaseSettings):
         description="How long the inbox keeps a record the intake never reached (7 days); the "
         "intake deletes what it moved at once. Applied when Engram creates the topic.",
     )
+    inbox_segment_ms: int = Field(
+        10_000,
+        ge=1000,
+        description="How long a segment of the inbox stays open before the intake rolls it: "
+        "Kafka deletes only closed segments, so this bounds how long a moved turn's plaintext "
+        "stays in the broker's files (docs/privacy.md). Applied when Engram creates the topic.",
+    )
     partitions: int = Field(6, ge=1, description="Partitions of topics Engram creates.")
     max_event_bytes: int = Field(1_048_576, ge=1024, description="Largest accepted episode.")
     group_id: str = Field("engram-formation", description="Consumer group of the faust app.")
@@ -88,14 +95,35 @@ class KafkaSettings(BaseSettings):
     )
 
 
-def subprocess_env(kafka: KafkaSettings, database_url: str, **extra: str) -> dict[str, str]:
+def subprocess_env(
+    kafka: KafkaSettings,
+    database_url: str,
+    *,
+    keys: KeysSettings | None = None,
+    **extra: str,
+) -> dict[str, str]:
     """The environment for an ``engram`` child process that must use exactly these Kafka
     settings and this database (tests, benchmarks): this process's environment, every
-    ``ENGRAM_KAFKA_*`` field spelled out, and no dotenv file underneath to fill gaps."""
+    ``ENGRAM_KAFKA_*`` field spelled out, and no dotenv file underneath to fill gaps. The keys
+    are ``keys`` or this process's own (from its environment and dotenv file), spelled out too:
+    the log is encrypted by default, and a child without its KEK would refuse to start."""
     prefix = str(kafka.model_config.get("env_prefix", ""))
-    env = dict(os.environ)
+    chosen_keys = _keys_env(keys or KeysSettings())
+    env = {name: value for name, value in os.environ.items() if not name.startswith("ENGRAM_KEYS_")}
     env.update({(prefix + name).upper(): str(value) for name, value in kafka.model_dump().items()})
+    env.update(chosen_keys)
     env.update(ENGRAM_ENV_FILE="/nonexistent", ENGRAM_DATABASE_URL=database_url, **extra)
+    return env
+
+
+def _keys_env(keys: KeysSettings) -> dict[str, str]:
+    env = {"ENGRAM_KEYS_ENCRYPT_LOG": str(keys.encrypt_log).lower()}
+    if keys.kek is not None:
+        env["ENGRAM_KEYS_KEK"] = keys.kek.get_secret_value()
+    if keys.kek_file is not None:
+        env["ENGRAM_KEYS_KEK_FILE"] = str(keys.kek_file)
+    if keys.previous_kek is not None:
+        env["ENGRAM_KEYS_PREVIOUS_KEK"] = keys.previous_kek.get_secret_value()
     return env
 
 
@@ -296,7 +324,13 @@ class KeysSettings(BaseSettings):
     kek: SecretStr | None = Field(
         None,
         description="The key-encryption key: 32 random bytes, base64 (`engram keys new-kek`). "
-        "A secret, never logged; losing it loses every encrypted word.",
+        "A secret, never logged; losing it loses every encrypted word. Wins over `kek_file`.",
+    )
+    kek_file: Path | None = Field(
+        None,
+        description="A file holding the key-encryption key (the same base64 text), readable by "
+        "its owner only: what `dev/services.sh` creates under the state directory and compose "
+        "mounts as a secret. Used when `kek` is unset.",
     )
     previous_kek: SecretStr | None = Field(
         None,
@@ -304,10 +338,11 @@ class KeysSettings(BaseSettings):
         "stay readable until `engram keys rotate` re-wraps them under `kek`.",
     )
     encrypt_log: bool = Field(
-        False,
+        True,
         description="Encrypt every person's words appended to the log under their principal's "
-        "data key (needs ENGRAM_KEYS_KEK; docs/privacy.md). Readers open encrypted events "
-        "whenever a KEK is set, whatever this says.",
+        "data key (docs/privacy.md). On by default: a process that appends refuses to start "
+        "without a key-encryption key unless this is set to false explicitly. Readers open "
+        "encrypted events whenever a KEK is set, whatever this says.",
     )
     cache_size: int = Field(
         10_000, ge=1, description="Unwrapped data keys one process keeps (least recently used)."

@@ -28,6 +28,7 @@ from engram.projections.beliefs.claims_history import (
 )
 from engram.projections.beliefs.forgetting import delete_content, forget_principal
 from engram.projections.beliefs.memory_events import QueuedPayloads
+from engram.projections.beliefs.receipts import measure_erasures, write_receipts
 from engram.projections.beliefs.state import load_state
 from engram.projections.messages import MessageKey, hide_messages, redacted_messages
 from engram.projections.principal_lock import lock_principals
@@ -116,8 +117,10 @@ async def project_records(
         stale = [next_offset is not None and r.offset < next_offset for r in records]
         fresh = [r.batch for r, old in zip(records, stale, strict=True) if not old]
         wire = {id(r.batch): r.payload for r in records if r.payload is not None}
+        erasing = await measure_erasures(conn, fresh)  # before anything is undone or deleted
         changes, resolved = await resolve_in_canonical_order(conn, fresh, wire)
         inserted = await write_changes(conn, changes)
+        await write_receipts(conn, erasing)
         advance_to = store_offset() if store_offset is not None else read_through + 1
         if next_offset is None or advance_to > next_offset:
             await advance_offset(conn, topic=topic, partition=partition, next_offset=advance_to)

@@ -31,6 +31,7 @@ import asyncpg
 from pydantic import ValidationError
 
 from engram.infra.db import transaction
+from engram.projections.erased import deleted_rows, note_erased
 from engram.projections.messages.embeddings import store as embedding_store
 from engram.projections.principal_lock import lock_principals
 from engram.resolution.ordering import deleted_hashes, principal_of, redact
@@ -288,10 +289,13 @@ async def _write(conn: asyncpg.Connection, changes: IndexChanges) -> None:
         columns = [[getattr(row, name) for row in changes.rows] for name in _COLUMNS]
         await conn.execute(_counted(_INSERT, deleting=False), *columns)
     for tenant, principal in changes.forgotten:
+        removed = {}
         for table in ("message", *STATS_TABLES):
-            await conn.execute(
+            status = await conn.execute(
                 f"DELETE FROM {table} WHERE tenant = $1 AND principal = $2", tenant, principal
             )
+            removed[table] = deleted_rows(status)
+        await note_erased(conn, tenant, principal, removed)  # for the forgetting's receipt
 
 
 async def hide_messages(

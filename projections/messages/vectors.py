@@ -29,6 +29,7 @@ import asyncpg
 import numpy as np
 
 from engram.infra.db import transaction
+from engram.projections.erased import note_erased
 from engram.projections.messages.embeddings import store
 from engram.projections.messages.embeddings.embedder import Embedder, Vectors
 from engram.projections.messages.embeddings.generation import EmbeddingGeneration
@@ -150,7 +151,8 @@ async def write_vectors(
             columns = [list(column) for column in zip(*keys, strict=True)]
             await conn.execute(_INSERT, generation, *columns, rows)
         for tenant, principal in changes.forgotten:
-            await store.forget_principal(conn, tenant, principal)
+            removed = await store.forget_principal(conn, tenant, principal)
+            await note_erased(conn, tenant, principal, {"embedding_vector": removed})
         await store_offset(conn, generation, topic, partition, records[-1].offset + 1)
     return len(changes.rows)
 

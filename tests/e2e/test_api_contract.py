@@ -115,7 +115,12 @@ async def test_the_live_api_keeps_its_contract_and_each_principal_to_their_own(
         who: (city, ids[who]["belief_id"], ids[who]["run_id"])
         for who, city in (("ana", "Lisbon"), ("bo", "Cork"))
     }
-    quick = {"/v1/freshness": {"query": {"timeout_s": 0.2}}}
+    # What waits (a watermark, an erasure's receipt) answers at once: no worker runs here.
+    quick = {
+        "/v1/freshness": {"query": {"timeout_s": 0.2}},
+        "/v1/erasures/{event_id}": {"query": {"timeout_s": 0}},
+        "/v1/principals/{principal}": {"query": {"wait_s": 0}},
+    }
     with running_engram(isolated, "api", log_path=tmp_path / "api.log", env=env):
         await first_ok(f"{url}/healthz")
         for who, other in (("ana", "bo"), ("bo", "ana")):

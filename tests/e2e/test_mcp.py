@@ -73,7 +73,7 @@ async def test_over_stdio_an_agent_recalls_with_quotes_remembers_and_corrects(
 
         async with Client(_stdio(isolated, token)) as agent:
             tools = {tool.name for tool in (await agent.list_tools()).tools}
-            assert tools == {"recall", "remember", "correct"}
+            assert tools == {"recall", "remember", "correct", "delete"}
 
             recalled = _answer(await agent.call_tool("recall", {"query": "where do I live"}))
             [lisbon] = recalled["hits"]
@@ -117,6 +117,16 @@ async def test_over_stdio_an_agent_recalls_with_quotes_remembers_and_corrects(
             await _formed(pool, t, corrected)
             now = _answer(await agent.call_tool("recall", {"query": "Lisbon or Porto"}))["hits"]
             assert [h["object"] for h in now] == ["Porto"]
+
+            deleted = _answer(await agent.call_tool("delete", {"belief_id": tea["belief_id"]}))
+            assert deleted["applied"], deleted
+            receipt = deleted["receipt"]
+            assert receipt["kind"] == "belief.deleted" and not receipt["already"]
+            assert {r["table"]: r["rows"] for r in receipt["erased"]}["belief"] >= 1
+            # The turn that said it stays in the log, sealed under ana's key: the receipt says so.
+            assert receipt["log"]["state"] == "sealed", receipt["log"]
+            assert "until the principal is forgotten" in receipt["log"]["says"]
+            assert _answer(await agent.call_tool("recall", {"query": "tea"}))["hits"] == []
 
             refused = await agent.call_tool("recall", {"query": "the of and"})
             assert refused.is_error and "no words to search for" in str(refused.content)

@@ -26,7 +26,7 @@ from engram.service.corrections import (
     InvalidCorrection,
 )
 from engram.watermarks.backlog import watermark
-from engram.web.service import corrections_of
+from engram.web.service import corrections_of, erasures_of
 from engram.web.ui.access import Looking, Posted, Viewer, end, keys, set_cookie
 from engram.web.ui.pages import load_belief, not_found, page
 from engram.web.ui.render import render
@@ -134,7 +134,12 @@ async def send(request: Request, form: Posted, viewer: Looking, belief_id: str) 
 
 
 def _following(path: str, position: LogPosition, choice: str) -> str:
-    query = {"project": position.project, "offset": position.offset, "choice": choice}
+    query = {
+        "project": position.project,
+        "offset": position.offset,
+        "choice": choice,
+        "event": str(position.event_id),
+    }
     return f"{path}?{urlencode(query)}"
 
 
@@ -168,12 +173,29 @@ async def applying(request: Request, viewer: Looking, belief_id: str) -> Respons
         }
         return await page(request, viewer, "applying.html", context, status_code=202)
     if choice == DELETE:
-        return RedirectResponse("/ui/beliefs?notice=deleted", 303)
+        event = request.query_params.get("event")
+        target = f"/ui/erasures/{event}" if event else "/ui/beliefs?notice=deleted"
+        return RedirectResponse(target, 303)
     detail = await load_belief(request, viewer, belief_id)
     if detail is None:
         return await not_found(request, viewer)
     shown = detail.belief.superseded_by if choice == CorrectionKind.CHANGED else None
     return RedirectResponse(f"/ui/beliefs/{shown or belief_id}?notice={choice}", 303)
+
+
+@router.get("/ui/erasures/{event_id}")
+async def erasure(request: Request, viewer: Looking, event_id: str) -> Response:
+    """The receipt of a deletion this person made: what went, and where the words still are."""
+    try:
+        wanted = uuid.UUID(event_id)
+    except ValueError:
+        return await not_found(request, viewer)
+    receipt = await erasures_of(request).receipt(
+        event_id=wanted, tenant=viewer.tenant, principal=viewer.principal
+    )
+    if receipt is None:
+        return await not_found(request, viewer)
+    return await page(request, viewer, "erased.html", {"receipt": receipt})
 
 
 @router.get("/ui/forget")
@@ -194,7 +216,14 @@ async def forget(request: Request, form: Posted, viewer: Looking) -> Response:
         tenant=viewer.tenant, principal=viewer.principal
     )
     response = RedirectResponse("/ui/forgetting", 303)
-    sent = [viewer.tenant, viewer.principal, viewer.operator, position.project, position.offset]
+    sent = [
+        viewer.tenant,
+        viewer.principal,
+        viewer.operator,
+        position.project,
+        position.offset,
+        str(position.event_id),
+    ]
     set_cookie(request, response, FORGETTING_COOKIE, keys(request).seal_json(b"forget", sent), 3600)
     await end(request, response)
     return response
@@ -203,20 +232,29 @@ async def forget(request: Request, form: Posted, viewer: Looking) -> Response:
 @router.get("/ui/forgetting")
 async def forgetting(request: Request) -> Response:
     """Follows the forgetting this browser sent until it has applied, then counts what is
-    left of the person (0). The session ended when the forgetting was sent."""
+    left of the person (0), shows the receipt (what went, and where the words still are); the
+    session ended when the forgetting was sent."""
     sent = keys(request).open_json(b"forget", request.cookies.get(FORGETTING_COOKIE))
-    if not isinstance(sent, list) or len(sent) != 5:
+    if not isinstance(sent, list) or len(sent) != 6:
         return RedirectResponse("/ui/sign-in", 303)
-    tenant, principal, operator, project, offset = sent
+    tenant, principal, operator, project, offset, event_id = sent
     async with reading(request.app.state.pool, principal=(tenant, principal)) as conn:
         mark = await watermark(conn, tenant=tenant, project=project)
         applied = mark.formed_through(offset)
         remaining = await words_left(conn, tenant=tenant, principal=principal) if applied else None
+    receipt = (
+        await erasures_of(request).receipt(
+            event_id=uuid.UUID(event_id), tenant=tenant, principal=principal
+        )
+        if applied
+        else None
+    )
     context = {
         "viewer": None,
         "whom": principal if operator else "you",
         "applied": applied,
         "remaining": remaining,
+        "receipt": receipt,
         "refresh_s": REFRESH_S,
     }
     return render(request, "forgetting.html", context, status_code=200 if applied else 202)
