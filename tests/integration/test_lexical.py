@@ -284,10 +284,14 @@ async def test_the_context_is_the_same_whether_a_session_is_indexed_at_once_or_i
         await conn.execute(f"TRUNCATE message, projector_offset, {', '.join(STATS_TABLES)}")
         for i, record in enumerate(records(turns)):
             await index_records(conn, TOPIC, 0, [record])
-            assert i == 0 or await conn.fetchval(
-                "SELECT context_episode_id FROM message WHERE episode_id = $1",
-                turns[i].event_id,
-            ) == turns[i - 1].event_id
+            assert (
+                i == 0
+                or await conn.fetchval(
+                    "SELECT context_episode_id FROM message WHERE episode_id = $1",
+                    turns[i].event_id,
+                )
+                == turns[i - 1].event_id
+            )
         assert await counts(conn) == whole
 
 

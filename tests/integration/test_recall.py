@@ -69,7 +69,13 @@ class Memory:
         await embedded_to_the_end(self.kafka, self.pool, timeout_s=WAIT_S)
 
     async def recall(
-        self, query: str, *, principal: str = "ana", tenant: str | None = None, **options: object
+        self,
+        query: str,
+        *,
+        principal: str = "ana",
+        tenant: str | None = None,
+        semantic: bool = True,
+        **options: object,
     ) -> RecallResults:
         tenant = tenant or self.tenant
         async with reading(self.pool, principal=(tenant, principal)) as conn:
@@ -78,7 +84,8 @@ class Memory:
                 tenant=tenant,
                 principal=principal,
                 query=query,
-                semantic=await semantic_query(conn, EMBEDDER, query),  # as the API asks
+                # as the API asks
+                semantic=await semantic_query(conn, EMBEDDER if semantic else None, query),
                 **options,  # type: ignore[arg-type]
             )
 
@@ -174,7 +181,10 @@ async def test_pages_walk_every_hit_once_and_refuse_what_recall_did_not_issue(
     with pytest.raises(UnsearchableQuery, match="control character"):
         await memory.recall("kimono\x1b[2J")
     with pytest.raises(UnsearchableQuery, match="no words"):
-        await memory.recall("What would Ana think?")
+        await memory.recall("What would Ana think?", semantic=False)
+    by_meaning = await memory.recall("What would Ana think?")  # only stop words: by meaning
+    assert by_meaning.hits
+    assert all(isinstance(h, RecalledMessage) and h.semantic_rank for h in by_meaning.hits)
 
 
 async def test_a_deleted_belief_and_a_forgotten_principal_are_not_recalled(memory: Memory) -> None:

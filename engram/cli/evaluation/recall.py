@@ -333,7 +333,7 @@ async def _semantic_baselines(
             answer_in_beliefs=answer_in_beliefs(lexical, question.answer),
         )
         tally.latencies_ms.append(took_ms)
-    dense = [frozenset({str(episode)}) for episode, _ in nearest[:TOP]]
+    dense = [frozenset({str(episode)}) for (episode, _), _score in nearest[:TOP]]
     for tally in report.tallies(question, report.dense):
         tally.add(first_rank(dense, question.evidence), answered=bool(dense))
 

@@ -207,7 +207,7 @@ async def embed_items(
         raise VectorSizeMismatch(
             f"embedder {embedder.model} does not make generation {generation.name!r}'s vectors"
         )
-    vectors = await embedder.embed([generation.prepare(item.text) for item in items])
+    vectors = await embedder.embed([generation.prepare(item.text) for item in items], "document")
     groups: dict[tuple[str, str, Kind], list[int]] = {}
     for i, item in enumerate(items):
         groups.setdefault((item.tenant, item.principal, item.kind), []).append(i)
