@@ -223,7 +223,7 @@ SELECT asked, lexeme, similarity, df FROM (
 WHERE place <= $6
 """
 """For each asked term, the principal's lexemes in scope most alike by trigrams (pg_trgm's
-``%``: at least its similarity threshold, 0.3 by default), through migration 0033's index."""
+``%``: at least its similarity threshold, 0.3 by default), through migration 0030's index."""
 
 
 async def nearest_lexemes(
@@ -237,7 +237,7 @@ async def nearest_lexemes(
     """Each term's nearest lexeme among the principal's messages in scope, and its document
     frequency: among the lexemes most alike by trigrams, the fewest edits away, within
     :func:`edits_allowed` (ties: the more alike, then the commoner, then by lexeme). Nothing
-    where ``pg_trgm`` is not installed (migration 0033 says when)."""
+    where ``pg_trgm`` is not installed (migration 0030 says when)."""
     if not await conn.fetchval("SELECT to_regproc('public.similarity') IS NOT NULL"):
         return {}
     rows = await conn.fetch(

@@ -49,6 +49,7 @@ from engram.projections.messages import (
     embedding_store,
     message_of_item,
     question_statistics,
+    resident_vectors,
 )
 from engram.projections.reads.cursor import InvalidCursor, decode_score_cursor, encode_cursor
 from engram.projections.reads.freshness import freshness
@@ -284,7 +285,7 @@ async def semantic_messages(
 ) -> tuple[list[tuple[MessageId, float]], list[asyncpg.Record]]:
     """The semantic list of messages in scope, best first, each with its cosine, and their
     rows (only messages this generation's index holds: hidden ones never answer)."""
-    similar = await embedding_store.search(
+    similar = await resident_vectors.search(
         conn,
         tenant,
         principal,
