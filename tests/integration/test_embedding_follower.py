@@ -227,6 +227,7 @@ async def test_engram_embedder_runs_the_follower_as_a_process_of_its_own(
     port = free_port()
     env = isolated.env(partitions=1)
     env["ENGRAM_WORKER_HTTP_PORT"] = str(port)
+    env["ENGRAM_EMBEDDING_LOCAL_MODEL"] = "wordllama"
     env["ENGRAM_EMBEDDING_DIMENSIONS"] = "64"
     with running_engram(isolated, "embedder", log_path=tmp_path / "embedder.log", env=env):
         await embedded_to_the_end(kafka, pool)

@@ -17,7 +17,7 @@ from engram.generations.reading import reading
 from engram.ingest.jsonl import load_episodes
 from engram.ingest.producer import EpisodeProducer
 from engram.ingest.topics import ensure_topics
-from engram.projections.messages.embeddings.local import WordLlamaEmbedder
+from engram.projections.messages.embeddings.e5 import E5Embedder
 from engram.projections.reads.recall import (
     IndexBehind,
     InvalidCursor,
@@ -45,7 +45,7 @@ from tests.support.isolation import Isolated, running_worker
 pytestmark = pytest.mark.integration
 
 WAIT_S = 90
-EMBEDDER = WordLlamaEmbedder()
+EMBEDDER = E5Embedder()
 """The worker's default model: recall here is semantic, as the API's is by default."""
 
 
