@@ -40,16 +40,7 @@ import asyncpg
 import numpy as np
 
 from engram.projections.messages.embeddings.embedder import Vectors
-from engram.projections.messages.embeddings.store import (
-    EmbeddingGenerationNotBuilt,
-    Hit,
-    Kind,
-    NoActiveEmbeddingGeneration,
-    Similar,
-    UnknownEmbeddingGeneration,
-    VectorSizeMismatch,
-    rank,
-)
+from engram.projections.messages.embeddings.store import Hit, Kind, Similar, rank, searchable
 
 EXACT_BELOW = 20_000
 """Principals with fewer vectors are searched exactly (a few milliseconds from memory); from
@@ -160,18 +151,8 @@ class ResidentVectors:
         """:func:`embeddings.store.search`'s contract (the same failures, hits best first with
         their cosines, ties by id), answered from memory brought up to date first."""
         state = await conn.fetchrow(_STATE, generation, tenant, principal, kind)
-        if state is None:
-            if generation is None:
-                raise NoActiveEmbeddingGeneration()
-            raise UnknownEmbeddingGeneration(generation)
+        vector = searchable(state, generation, query)
         name, dimensions = state["name"], state["dimensions"]
-        if state["status"] == "building":
-            raise EmbeddingGenerationNotBuilt(name)
-        vector = np.asarray(query, dtype=np.float32).reshape(-1)
-        if vector.shape != (dimensions,):
-            raise VectorSizeMismatch(
-                f"a query of size {vector.shape[0]} cannot search {name!r} ({dimensions})"
-            )
         key = (name, tenant, principal, kind)
         held = await self._current(conn, key, dimensions, state)
         if held is None or held.count == 0 or limit < 1:
