@@ -177,8 +177,9 @@ async def question_statistics(
 
 MIN_CORRECTED = 4
 """The shortest term corrected: a short word shares too few letters to be told from another."""
-NEAR_CANDIDATES = 10
-"""Lexemes per term read by trigram similarity before the edit distance chooses."""
+SAME_START = 2
+"""How many first letters a misspelling is taken to keep: typing errors are rarer at the start
+of a word, and the prefix makes the candidates a range of an index."""
 
 
 def _correctable(term: str) -> bool:
@@ -208,22 +209,17 @@ def edit_distance(a: str, b: str) -> int:
 
 
 _NEAREST = """
-SELECT asked, lexeme, similarity, df FROM (
-    SELECT q.asked, s.lexeme, public.similarity(s.lexeme, q.asked) AS similarity,
-           sum(s.messages)::float8 AS df,
-           row_number() OVER (PARTITION BY q.asked
-                              ORDER BY public.similarity(s.lexeme, q.asked) DESC, s.lexeme)
-               AS place
-    FROM unnest($3::text[]) AS q(asked)
-    JOIN message_term_stats s ON s.tenant = $1 AND s.principal = $2
-     AND s.lexeme OPERATOR(public.%) q.asked
-    WHERE s.role = ANY($4::text[]) AND ($5::text IS NULL OR s.project = $5)
-    GROUP BY q.asked, s.lexeme
-) near
-WHERE place <= $6
+SELECT q.asked, s.lexeme, sum(s.messages)::float8 AS df
+FROM unnest($3::text[], $6::text[], $7::text[]) AS q(asked, low, high)
+JOIN message_term_stats s ON s.tenant = $1 AND s.principal = $2
+ AND s.lexeme >= q.low AND s.lexeme < q.high AND starts_with(s.lexeme, q.low)
+ AND abs(length(s.lexeme) - length(q.asked)) <= 2
+WHERE s.role = ANY($4::text[]) AND ($5::text IS NULL OR s.project = $5)
+GROUP BY q.asked, s.lexeme
 """
-"""For each asked term, the principal's lexemes in scope most alike by trigrams (pg_trgm's
-``%``: at least its similarity threshold, 0.3 by default), through migration 0030's index."""
+"""For each asked term, the principal's lexemes in scope that begin with the same
+:data:`SAME_START` letters and are at most two letters longer or shorter: a range of the
+counts' primary key, so it reads a few dozen rows however large the vocabulary."""
 
 
 async def nearest_lexemes(
@@ -235,24 +231,24 @@ async def nearest_lexemes(
     project: str | None,
 ) -> dict[str, tuple[str, float]]:
     """Each term's nearest lexeme among the principal's messages in scope, and its document
-    frequency: among the lexemes most alike by trigrams, the fewest edits away, within
-    :func:`edits_allowed` (ties: the more alike, then the commoner, then by lexeme). Nothing
-    where ``pg_trgm`` is not installed (migration 0030 says when)."""
-    if not await conn.fetchval("SELECT to_regproc('public.similarity') IS NOT NULL"):
-        return {}
+    frequency: of the lexemes that begin as it does, the fewest edits away, within
+    :func:`edits_allowed` (ties: the commoner, then by lexeme). A misspelling in the first
+    letters is not corrected."""
+    starts = [term[:SAME_START] for term in terms]
+    after = [start[:-1] + chr(min(ord(start[-1]) + 1, 0x10FFFF)) for start in starts]
     rows = await conn.fetch(
-        _NEAREST, tenant, principal, list(terms), list(roles), project, NEAR_CANDIDATES
+        _NEAREST, tenant, principal, list(terms), list(roles), project, starts, after
     )
-    best: dict[str, tuple[tuple[int, float, float, str], float]] = {}
+    best: dict[str, tuple[tuple[int, float, str], float]] = {}
     for row in rows:
         asked, lexeme = row["asked"], row["lexeme"]
         edits = edit_distance(asked, lexeme)
         if edits > edits_allowed(asked):
             continue
-        key = (edits, -row["similarity"], -row["df"], lexeme)
+        key = (edits, -row["df"], lexeme)
         if asked not in best or key < best[asked][0]:
             best[asked] = (key, row["df"])
-    return {asked: (key[3], df) for asked, (key, df) in best.items()}
+    return {asked: (key[2], df) for asked, (key, df) in best.items()}
 
 
 async def best_messages(

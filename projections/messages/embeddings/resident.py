@@ -42,9 +42,11 @@ import numpy as np
 from engram.projections.messages.embeddings.embedder import Vectors
 from engram.projections.messages.embeddings.store import Hit, Kind, Similar, rank, searchable
 
-EXACT_BELOW = 20_000
-"""Principals with fewer vectors are searched exactly (a few milliseconds from memory); from
-this many on an HNSW graph is built for them."""
+EXACT_BELOW = 200_000
+"""Principals with fewer vectors are searched exactly from memory (a matrix-vector product:
+about 15 ms at 100k vectors of 384 dimensions on one core); from this many on an HNSW graph is
+built for them — on two busy cores a graph of 100k took minutes of CPU (docs/benchmarks.md),
+more than exact search costs a principal of that size in a day of questions."""
 MAX_RESIDENT_BYTES = 2 << 30
 """The most vector bytes one process holds (2 GiB: about 1.3M vectors of 384 dimensions)."""
 CONNECTIVITY = 16
