@@ -17,6 +17,7 @@ from engram.generations.reading import reading
 from engram.ingest.jsonl import load_episodes
 from engram.ingest.producer import EpisodeProducer
 from engram.ingest.topics import ensure_topics
+from engram.projections.messages.embeddings import store as embedding_store
 from engram.projections.messages.embeddings.e5 import E5Embedder
 from engram.projections.reads.recall import (
     IndexBehind,
@@ -38,8 +39,14 @@ from engram.schemas.common import Role
 from engram.schemas.episodes import TurnAppended
 from engram.service.corrections import Corrections
 from engram.watermarks.waiting import wait_for_watermarks
+from tests.support.conditions import wait_until
 from tests.support.episodes import turn
-from tests.support.indexing import embedded_to_the_end, indexed_to_the_end, vectors_of
+from tests.support.indexing import (
+    DEFAULT_GENERATION,
+    embedded_to_the_end,
+    indexed_to_the_end,
+    vectors_of,
+)
 from tests.support.isolation import Isolated, running_worker
 
 pytestmark = pytest.mark.integration
@@ -67,6 +74,14 @@ class Memory:
         await wait_for_watermarks(self.pool, positions, timeout_s=WAIT_S)
         await indexed_to_the_end(self.kafka, self.pool, timeout_s=WAIT_S)
         await embedded_to_the_end(self.kafka, self.pool, timeout_s=WAIT_S)
+
+        async def active() -> bool:
+            row = await embedding_store.active(self.pool)
+            return row is not None and row.name == DEFAULT_GENERATION
+
+        # The follower activates its generation once it has read the log's end, just after it
+        # stores that offset: recall is semantic from then on.
+        await wait_until(active, timeout_s=WAIT_S, what="the default generation is active")
 
     async def recall(
         self,
