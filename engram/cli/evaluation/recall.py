@@ -314,7 +314,10 @@ async def _semantic_baselines(
     """Recall without its semantic list, and dense-only over the principal's own messages."""
     started = time.perf_counter()
     async with reading(pool, principal=(question.tenant, question.principal)) as conn:
-        lexical = await _ask(conn, question, None)
+        try:
+            lexical = await _ask(conn, question, None)
+        except UnsearchableQuery:  # only stop words: by meaning it is answered, by words not
+            lexical = RecallResults(hits=[], next_cursor=None, reflects=[])
     took_ms = (time.perf_counter() - started) * 1000
     async with reading(pool, principal=(question.tenant, question.principal)) as conn:
         nearest, _ = await semantic_messages(
