@@ -375,7 +375,7 @@ def render_recall(report: dict[str, Any], console: Console) -> None:
     for group, ours in report["recall"].items():
         theirs = report["bm25_own_messages"][group]
         table.add_row(
-            group,
+            _group_name(report, group),
             str(ours["asked"]),
             *(f"{ours[c]:.3f}" for c in _RECALL_COLUMNS),
             f"{theirs['recall_at_10']:.3f}",
@@ -386,7 +386,18 @@ def render_recall(report: dict[str, Any], console: Console) -> None:
         )
     console.print(table)
     console.print("groups: a category, all, and own_words_1_2_4 (categories 1, 2, 4 whose evidence")
-    console.print("holds the principal's words); BM25: over the principal's own messages")
+    console.print("holds the principal's words); BM25: standard (k1 1.2, b 0.75, stop words")
+    console.print(
+        f"removed) over the principal's own messages; not counted: "
+        f"{report.get('without_evidence', 0)} questions without evidence"
+    )
+
+
+def _group_name(report: dict[str, Any], group: str) -> str:
+    """A category's number with the benchmark's name for it ("2 temporal"); other groups as
+    they are."""
+    name = report.get("categories", {}).get(group)
+    return f"{group} {name}" if name else group
 
 
 def _at_10(report: dict[str, Any], ranker: str, group: str) -> str:

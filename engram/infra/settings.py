@@ -173,15 +173,33 @@ class EmbeddingSettings(BaseSettings):
 
     provider: Literal["local", "openai"] = Field(
         "local",
-        description="Who makes vectors: the packaged local model (no network, GPU or account) "
+        description="Who makes vectors: a packaged local model (no network, GPU or account) "
         "or an OpenAI-compatible embeddings endpoint.",
     )
-    dimensions: int = Field(
-        256,
+    local_model: Literal["multilingual-e5-small", "wordllama"] = Field(
+        "multilingual-e5-small",
+        description="The packaged model for provider=local: multilingual-e5-small (contextual, "
+        "about 100 languages, 384 dimensions; the default) or wordllama (static, English, "
+        "64/128/256 dimensions, about a hundred times less CPU per message).",
+    )
+    dimensions: int | None = Field(
+        None,
         ge=1,
         le=8192,
-        description="Vector size; the local model offers 64, 128 or 256, an endpoint whatever "
-        "its model supports (sent as `dimensions`).",
+        description="Vector size; unset: the model's own (384 for multilingual-e5-small, 256 "
+        "for wordllama, which also offers 64 and 128; 256 for an endpoint, sent as "
+        "`dimensions`).",
+    )
+    recipe: str = Field(
+        "content-words-v1",
+        description="provider=openai: the text recipe the endpoint's model is used with "
+        "(plain-v1, content-words-v1, e5-query-passage-v1: questions and messages prefixed the "
+        "E5 way, input-type-v1: sent as `input_type`); a local model has its own.",
+    )
+    threads: int | None = Field(
+        None,
+        ge=1,
+        description="CPU threads of the local contextual model (unset: every core).",
     )
     endpoint: str | None = Field(
         None, description="OpenAI-compatible base URL for provider=openai, e.g. http://h/v1."

@@ -137,12 +137,14 @@ class AgentMemory:
         limit: int,
         cursor: str | None = None,
         roles: Sequence[Role] = OWN_WORDS,
+        semantic: bool = True,
     ) -> Recall:
         """What ``GET /v1/recall`` answers, in the principal's generation: beliefs, then the
-        messages of ``roles``."""
+        messages of ``roles``; ``semantic=False``: matched by words only."""
         tenant, principal = who
         async with reading(self.pool, principal=who) as conn:
-            semantic = await semantic_query(conn, self.embedder, query)
+            embedder = self.embedder if semantic else None
+            meaning = await semantic_query(conn, embedder, query)
             found = await recall(
                 conn,
                 tenant=tenant,
@@ -152,7 +154,7 @@ class AgentMemory:
                 roles=roles,
                 limit=limit,
                 cursor=cursor,
-                semantic=semantic,
+                semantic=meaning,
             )
         return Recall(
             hits=[_recalled(h) for h in found.hits if isinstance(h, RecalledBelief)],

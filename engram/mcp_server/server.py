@@ -81,6 +81,10 @@ def build_server(memory: AgentMemory, token_of: TokenOf) -> MCPServer:
             str | None,
             Field(min_length=1, max_length=200, description="A previous answer's next_cursor."),
         ] = None,
+        semantic: Annotated[
+            bool,
+            Field(description="Also match by meaning (default); false: by words only."),
+        ] = True,
     ) -> Recall:
         """Recall what answers a question about this person: what is believed, best first, each
         belief with the exact words it came from (quotes with their episode and byte span) to
@@ -88,7 +92,13 @@ def build_server(memory: AgentMemory, token_of: TokenOf) -> MCPServer:
         who = await _checked(memory, token_of, ctx)
         return await _refusing(
             memory.recall(
-                who, query, project=project, roles=roles or OWN_WORDS, limit=limit, cursor=cursor
+                who,
+                query,
+                project=project,
+                roles=roles or OWN_WORDS,
+                limit=limit,
+                cursor=cursor,
+                semantic=semantic,
             )
         )
 

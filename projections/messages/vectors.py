@@ -103,7 +103,7 @@ async def embed_messages(
         raise store.VectorSizeMismatch(
             f"embedder {embedder.model} does not make generation {generation.name!r}'s vectors"
         )
-    matrix = await embedder.embed([generation.prepare(r.content) for r in rows])
+    matrix = await embedder.embed([generation.prepare(r.content) for r in rows], "document")
     if matrix.shape != (len(rows), generation.dimensions):
         raise store.VectorSizeMismatch(
             f"the embedder returned {matrix.shape} for {len(rows)} texts of {generation.name!r}"

@@ -128,8 +128,11 @@ async def test_over_stdio_an_agent_recalls_with_quotes_remembers_and_corrects(
             assert "until the principal is forgotten" in receipt["log"]["says"]
             assert _answer(await agent.call_tool("recall", {"query": "tea"}))["hits"] == []
 
-            refused = await agent.call_tool("recall", {"query": "the of and"})
+            words_only = {"query": "the of and", "semantic": False}
+            refused = await agent.call_tool("recall", words_only)
             assert refused.is_error and "no words to search for" in str(refused.content)
+            by_meaning = await agent.call_tool("recall", {"query": "the of and"})
+            assert not by_meaning.is_error, "only stop words: answered by the semantic list"
             assert await revoke_token(pool, record.token_id)
             revoked = await agent.call_tool("recall", {"query": "Porto"})
             assert revoked.is_error and "revoked" in str(revoked.content)

@@ -17,6 +17,7 @@ from engram.ingest.inbox import InboxIntake
 from engram.ingest.topics import ensure_topics
 from engram.sealing.opening import open_sealer
 from tests.support.broker_files import (
+    INBOX_DISK_BOUND_S,
     broker_configs,
     disk_bound_s,
     files_holding,
@@ -29,8 +30,7 @@ from tests.support.isolation import Isolated
 
 pytestmark = pytest.mark.integration
 
-BOUND_S = 60.0
-"""The bound docs/privacy.md promises: moved plaintext is off the broker's disk within it."""
+BOUND_S = INBOX_DISK_BOUND_S
 
 
 async def test_the_inbox_plaintext_leaves_the_brokers_disk_within_the_stated_bound(
@@ -75,8 +75,6 @@ async def test_the_inbox_plaintext_leaves_the_brokers_disk_within_the_stated_bou
     try:
         await wait_until(lambda: intake.appended == len(said), timeout_s=60, what="the move")
         moved_at = time.monotonic()
-        # The settings' bound (about 22.5 s) is what a quiet broker takes; the promise, and the
-        # deadline here, is BOUND_S: a loaded 2-core machine has taken 27 s and more.
         await wait_until(
             lambda: not inbox_holding(), timeout_s=BOUND_S, what="the inbox's files without them"
         )

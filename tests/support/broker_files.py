@@ -42,6 +42,12 @@ async def local_log_dirs(bootstrap: str) -> list[Path]:
     return [Path(d) for d in named.split(",") if d and Path(d).is_dir()]
 
 
+INBOX_DISK_BOUND_S = 60.0
+"""The bound docs/privacy.md promises: moved inbox plaintext is off the broker's disk within it.
+What :func:`disk_bound_s` computes (about 22.5 s) is a quiet broker's; a loaded 2-core machine
+has taken longer, so tests wait for the promise."""
+
+
 async def disk_bound_s(bootstrap: str, segment_ms: int) -> float:
     """How long moved inbox plaintext can stay in this broker's files: the segment's roll,
     the broker's next retention check (its ``log.retention.check.interval.ms``), the file's

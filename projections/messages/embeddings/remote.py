@@ -30,8 +30,14 @@ from engram.projections.messages.embeddings.embedder import (
     EmbeddingModel,
     EmbeddingRefused,
     EmbeddingUnavailable,
+    InputType,
     Vectors,
     unit_rows,
+)
+from engram.projections.messages.embeddings.generation import (
+    DEFAULT_RECIPE,
+    RECIPES,
+    UnknownRecipe,
 )
 
 ENDPOINT_SETTING = "ENGRAM_EMBEDDING_ENDPOINT"
@@ -79,9 +85,13 @@ class OpenAIEmbedder:
         max_attempts: int = 3,
         backoff: Backoff = Backoff(1.0),
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+        recipe: str = DEFAULT_RECIPE,
     ) -> None:
         if batch_size < 1 or max_attempts < 1 or dimensions < 1:
             raise ValueError("batch_size, max_attempts and dimensions must be at least 1")
+        if recipe not in RECIPES:
+            raise UnknownRecipe(f"unknown text recipe {recipe!r}; known: {sorted(RECIPES)}")
+        self._recipe = RECIPES[recipe]
         bound = allowlisted_client(
             endpoint,
             api_key=api_key,
@@ -92,7 +102,7 @@ class OpenAIEmbedder:
         )
         self.origin = bound.origin
         self._client = bound.client
-        self._model = EmbeddingModel(model, dimensions)
+        self._model = EmbeddingModel(model, dimensions, recipe)
         self._batch_size = batch_size
         self._max_attempts = max_attempts
         self._backoff = backoff
@@ -102,14 +112,25 @@ class OpenAIEmbedder:
     def model(self) -> EmbeddingModel:
         return self._model
 
-    async def embed(self, texts: Sequence[str]) -> Vectors:
+    async def embed(self, texts: Sequence[str], input_type: InputType = "document") -> Vectors:
+        """``texts`` embedded as ``input_type`` the model's recipe's way: prefixes written into
+        the text (``e5-query-passage-v1``), the request's ``input_type`` (``input-type-v1``),
+        or neither (a symmetric recipe)."""
         size = self._model.dimensions
         parts = [np.zeros((0, size), dtype=np.float32)]
+        recipe = self._recipe
+        extra: dict[str, object] | None = None
+        if recipe.prefixes is not None:
+            prefix = recipe.prefixes[0 if input_type == "query" else 1]
+            texts = [prefix + text for text in texts]
+        elif recipe.asymmetric:
+            extra = {"input_type": input_type}
         for start in range(0, len(texts), self._batch_size):
-            parts.append(await self._batch(list(texts[start : start + self._batch_size])))
+            batch = list(texts[start : start + self._batch_size])
+            parts.append(await self._batch(batch, extra))
         return np.vstack(parts)
 
-    async def _batch(self, texts: list[str]) -> Vectors:
+    async def _batch(self, texts: list[str], extra: dict[str, object] | None) -> Vectors:
         """One request's vectors, retried (:func:`infra.retry.retry`) while the endpoint is
         unavailable, up to ``max_attempts`` requests."""
         tries = 0
@@ -117,7 +138,7 @@ class OpenAIEmbedder:
         async def request() -> Vectors:
             nonlocal tries
             tries += 1
-            return await self._request(texts)
+            return await self._request(texts, extra)
 
         try:
             return await retry(
@@ -128,7 +149,7 @@ class OpenAIEmbedder:
                 f"embeddings endpoint {self.origin} failed {tries} times: {error}"
             ) from error.__cause__
 
-    async def _request(self, texts: list[str]) -> Vectors:
+    async def _request(self, texts: list[str], extra: dict[str, object] | None) -> Vectors:
         """One request; :class:`EmbeddingUnavailable` when another may succeed (connection
         error, timeout, 429, 5xx), :class:`EmbeddingRefused` when it will not."""
         try:
@@ -137,6 +158,7 @@ class OpenAIEmbedder:
                 input=texts,
                 dimensions=self._model.dimensions,
                 encoding_format="float",
+                extra_body=extra,
             )
         except openai.APIConnectionError as error:  # includes APITimeoutError
             raise EmbeddingUnavailable(type(error).__name__) from error
