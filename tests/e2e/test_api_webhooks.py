@@ -30,7 +30,13 @@ def _client(isolated: Isolated, *, kek: bool = True) -> TestClient:
     settings = Settings(
         kafka=isolated.kafka(),
         database=DatabaseSettings(url=isolated.database_url),
-        keys=KeysSettings(kek=SecretStr(new_kek_text()) if kek else None),
+        # Without a KEK: none from the environment's file either, and the log in clear (a process
+        # that appends refuses to start without one otherwise).
+        keys=(
+            KeysSettings(kek=SecretStr(new_kek_text()))
+            if kek
+            else KeysSettings(kek=None, kek_file=None, encrypt_log=False)
+        ),
         webhooks=WebhooksSettings(allow_private=True),
     )
     return TestClient(create_api(settings))
