@@ -7,7 +7,7 @@ a top-k message whose turn is one of the question's evidence events. Reported: e
 recall@1/5/10 and MRR@10, over categories 1, 2 and 4 (the principal's own facts: multi-hop,
 temporal, single-hop) and over all categories, for BM25 (k1 1.2, b 0.75, lower-cased word
 tokens, English stop words dropped) and for WordLlama at 64, 128 and 256 dimensions under each
-text recipe (engram/embeddings/generation.py), plus the hybrid of BM25 and the default generation's
+text recipe (projections/messages/embeddings/generation.py), plus the hybrid of BM25 and the default generation's
 ranking by reciprocal rank fusion (k = 60) — a pointer for item 4 of issue 28, not its answer.
 Pure CPU, no services.
 
@@ -30,13 +30,13 @@ from pathlib import Path
 import numpy as np
 import orjson
 
-from engram.embeddings.generation import (
+from engram.projections.messages.embeddings.generation import (
     DEFAULT_RECIPE,
     FUNCTION_WORDS,
     RECIPES,
     EmbeddingGeneration,
 )
-from engram.embeddings.local import SIZES, WordLlamaEmbedder
+from engram.projections.messages.embeddings.local import SIZES, WordLlamaEmbedder
 
 OWN_FACTS = frozenset({1, 2, 4})
 DEFAULT = EmbeddingGeneration("wordllama-l2_supercat", 256, DEFAULT_RECIPE)

@@ -36,11 +36,11 @@ import asyncpg
 import numpy as np
 import orjson
 
-from engram.cli.evaluation.recall import scratch_database
-from engram.embeddings import store
-from engram.embeddings.generation import FUNCTION_WORDS, EmbeddingGeneration
-from engram.embeddings.local import WordLlamaEmbedder
+from engram.evaluation.recall import scratch_database
 from engram.infra.settings import load_settings
+from engram.projections.messages.embeddings import store
+from engram.projections.messages.embeddings.generation import FUNCTION_WORDS, EmbeddingGeneration
+from engram.projections.messages.embeddings.local import WordLlamaEmbedder
 
 TENANT = "bench"
 PRINCIPAL = "target"

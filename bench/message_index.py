@@ -3,7 +3,7 @@ embedding follower's, against the same rows written plainly, and the index again
 it was before migration 0027 (no postings or counts), in the same run.
 
 The log's records (the dev conversations, or synthetic turns) are written in chunks of 500 by
-:func:`projections.message_store.index_records` — the principals' locks, the hidden and
+:func:`projections.messages.store.index_records` — the principals' locks, the hidden and
 forgotten checks, the ``engram_english`` vector and its GIN index, the stored offset — and, as
 the baseline, the same message rows inserted into a table of the same columns and key without
 the vector (no index but the key, no checks). A third contender, ``unposted``, is the indexer's transaction
@@ -12,7 +12,7 @@ without what migration 0027 adds: the same locks and checks, the same ``INSERT``
 emptied first, so a slow spell on a shared machine hits both; prints JSON with each one's messages/s
 (median over rounds), the index's share of the baseline's rate and of the index before 0027.
 
-The third arm is the embedding follower's work per fetch (:mod:`projections.message_vectors`):
+The third arm is the embedding follower's work per fetch (:mod:`projections.messages.vectors`):
 embed every message with the local default (WordLlama, 256 dimensions, ``content-words-v1``) and
 write the vectors with the principals' locks, the hidden and forgotten checks and the stored
 offset. For it the bench also reports this process's CPU time per message (``time.process_time``,
@@ -34,15 +34,15 @@ from pathlib import Path
 import asyncpg
 import orjson
 
-from engram.cli.evaluation.recall import scratch_database
-from engram.embeddings.generation import EmbeddingGeneration
-from engram.embeddings.local import WordLlamaEmbedder
-from engram.embeddings.store import register
+from engram.evaluation.recall import scratch_database
 from engram.infra.db import transaction
 from engram.infra.logs import configure_logging
 from engram.infra.settings import load_settings
 from engram.ingest.jsonl import read_episodes
-from engram.projections.message_store import (
+from engram.projections.messages.embeddings.generation import EmbeddingGeneration
+from engram.projections.messages.embeddings.local import WordLlamaEmbedder
+from engram.projections.messages.embeddings.store import register
+from engram.projections.messages.store import (
     _COLUMNS,
     _INSERT,
     STATS_TABLES,
@@ -50,7 +50,7 @@ from engram.projections.message_store import (
     index_records,
     messages_of,
 )
-from engram.projections.message_vectors import embed_messages, write_vectors
+from engram.projections.messages.vectors import embed_messages, write_vectors
 from engram.projections.principal_lock import lock_principals
 
 CHUNK = 500

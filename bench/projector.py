@@ -35,7 +35,7 @@ from bench.statement_timing import Tally, report, timed_statements
 from bench.throughput import ProjectorRun, fresh, measure_projector, measure_raw, synthetic_turns
 from engram.infra.settings import KafkaSettings, load_settings
 from engram.policies.in_force import default_policy
-from engram.projections.projector import DEFAULT_LANES, DEFAULT_MAX_CHUNK
+from engram.projections.beliefs.projector import DEFAULT_LANES, DEFAULT_MAX_CHUNK
 from engram.schemas.claims import ClaimsBatchFormed, SourcePosition
 from engram.schemas.common import principal_key
 from engram.streams.formation_stage import FormationStage

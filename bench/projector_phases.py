@@ -32,8 +32,8 @@ from typing import Any
 
 import asyncpg
 
-import engram.projections.belief_store as belief_store
-import engram.projections.projector as projector
+import engram.projections.beliefs.projector as projector
+import engram.projections.beliefs.store as belief_store
 
 _ASYNC_PHASES = {"load": "load_state", "keep": "keep_batches", "write": "write_changes"}
 

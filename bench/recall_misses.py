@@ -3,14 +3,14 @@ evidence holds the principal's own words), where the evidence is and what could 
 
 The dev conversations are formed, projected and indexed into a scratch database as
 ``engram eval recall --turns`` does; each question is asked through
-:func:`projections.recall.recall` (first page of 10). Then, against the index itself:
+:func:`projections.reads.recall.recall` (first page of 10). Then, against the index itself:
 
 - **indexed**: an evidence message is in the index among the principal's own words (the scope
   recall searches) — the ceiling of any ranking over the index (an oracle's recall@10);
 - **shares a term**: an evidence message holds a term of the question (the ``engram_english``
-  lexemes of :func:`projections.search.question_words`) — the ceiling of any lexical ranking;
+  lexemes of :func:`projections.reads.search.question_words`) — the ceiling of any lexical ranking;
 - **lexical rank**: the first evidence message's rank in the exhaustive BM25 list of the
-  principal's own words (:func:`projections.lexical.best_messages`, unbounded).
+  principal's own words (:func:`projections.messages.lexical.best_messages`, unbounded).
 
 - **dense**: whether the local default embedding generation (WordLlama 256,
   ``content-words-v1``, exact cosine over the principal's own indexed messages) puts an
@@ -37,7 +37,7 @@ import asyncpg
 import numpy as np
 import orjson
 
-from engram.cli.evaluation.recall import (
+from engram.evaluation.recall import (
     OWN_WORDS_CATEGORIES,
     TOP,
     Question,
@@ -47,13 +47,13 @@ from engram.cli.evaluation.recall import (
     load_questions,
     scratch_database,
 )
-from engram.embeddings.generation import EmbeddingGeneration
-from engram.embeddings.local import WordLlamaEmbedder
 from engram.infra.logs import configure_logging
 from engram.infra.settings import load_settings
-from engram.projections.lexical import best_messages, question_statistics
-from engram.projections.recall import recall
-from engram.projections.search import UnsearchableQuery, question_words
+from engram.projections.messages.embeddings.generation import EmbeddingGeneration
+from engram.projections.messages.embeddings.local import WordLlamaEmbedder
+from engram.projections.messages.lexical import best_messages, question_statistics
+from engram.projections.reads.recall import recall
+from engram.projections.reads.search import UnsearchableQuery, question_words
 
 EVERY = 100_000
 """A list long enough to hold every message of a dev principal."""

@@ -5,7 +5,7 @@ same run, on the same data.
 The messages are the dev conversations' real text (every message of ``--turns``, both roles),
 repeated with fresh ids and times, written straight into ``message`` of a scratch database by
 one ``INSERT … SELECT`` per 100k rows; then the postings and counts are computed from them as
-the indexer's writes compute them (:func:`projections.message_store.recount_stats`). The other
+the indexer's writes compute them (:func:`projections.messages.store.recount_stats`). The other
 principals share the rest. Then the questions of ``--qa`` (the first ``--questions``) are
 asked of each measured principal, one at a time (the rate this bench offers: one question in
 flight), and for each question and principal, in turn:
@@ -13,9 +13,9 @@ flight), and for each question and principal, in turn:
 - ``before``: the lexical list as recall computed it at 4257140 (:data:`BEFORE_WEIGHTS`, then
   :data:`BEFORE_MESSAGES`: each term's document frequency counted over the principal's
   messages, every message holding any term scored from its vector);
-- ``after``: :func:`projections.lexical.question_statistics` and
-  :func:`projections.lexical.best_messages` (counts looked up, postings summed);
-- ``recall``: the whole of :func:`projections.recall.recall` — the code of ``GET /v1/recall``,
+- ``after``: :func:`projections.messages.lexical.question_statistics` and
+  :func:`projections.messages.lexical.best_messages` (counts looked up, postings summed);
+- ``recall``: the whole of :func:`projections.reads.recall.recall` — the code of ``GET /v1/recall``,
   first page of 10.
 
 Prints JSON: p50, p99 and max in milliseconds of each, per principal, the ratios after/before,
@@ -44,21 +44,21 @@ from typing import TypeVar
 import asyncpg
 import orjson
 
-from engram.cli.evaluation.recall import load_questions, percentile, scratch_database
+from engram.evaluation.recall import load_questions, percentile, scratch_database
 from engram.generations.reading import reading
 from engram.infra.logs import configure_logging
 from engram.infra.settings import load_settings
 from engram.ingest.jsonl import read_episodes
-from engram.projections.lexical import (
+from engram.projections.messages.lexical import (
     BM25_B,
     BM25_K1,
     MAX_SCORED,
     best_messages,
     question_statistics,
 )
-from engram.projections.message_store import recount_stats
-from engram.projections.recall import recall
-from engram.projections.search import UnsearchableQuery, question_words
+from engram.projections.messages.store import recount_stats
+from engram.projections.reads.recall import recall
+from engram.projections.reads.search import UnsearchableQuery, question_words
 from engram.schemas.episodes import episode_messages
 
 TENANT = "bench"
@@ -99,7 +99,7 @@ FROM lexemes l, scope, LATERAL (
 ) d
 ORDER BY l.lexeme
 """
-"""Recall's term weights at 4257140 (``projections/recall.py``'s ``_WEIGHTS``), verbatim."""
+"""Recall's term weights at 4257140 (``projections/reads/recall.py``'s ``_WEIGHTS``), verbatim."""
 
 BEFORE_MESSAGES = """
 WITH weighted AS (
@@ -127,10 +127,10 @@ FROM normalised n
 ORDER BY score DESC, n.source_offset DESC, n.episode_id, n.message_ordinal
 LIMIT $6
 """
-"""Recall's lexical list at 4257140 (``projections/recall.py``'s ``_MESSAGES``), verbatim."""
+"""Recall's lexical list at 4257140 (``projections/reads/recall.py``'s ``_MESSAGES``), verbatim."""
 
 LIST = 100
-"""How long a lexical list recall asks for (``projections.recall.CANDIDATES``)."""
+"""How long a lexical list recall asks for (``projections.reads.recall.CANDIDATES``)."""
 
 MessageKey = tuple[object, int]
 

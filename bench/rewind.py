@@ -27,7 +27,7 @@ from engram.formation.core import form_episode
 from engram.formation.policy import FormationPolicy
 from engram.formation.proposals import Proposal
 from engram.infra.settings import load_settings
-from engram.projections.belief_store import ClaimsRecord, project_records
+from engram.projections.beliefs.store import ClaimsRecord, project_records
 from engram.projections.migrate import migrate
 from engram.schemas.claims import ClaimsBatchFormed, SourcePosition
 from engram.schemas.common import Role

@@ -42,9 +42,9 @@ from engram.formation.policy import FormationPolicy  # noqa: E402
 from engram.keys.cipher import new_data_key  # noqa: E402
 from engram.keys.kek import LocalKek  # noqa: E402
 from engram.keys.store import KeyStore  # noqa: E402
-from engram.projections.message_indexer import opened  # noqa: E402
-from engram.projections.message_store import LogRecord, messages_of  # noqa: E402
-from engram.projections.projector import BeliefProjector  # noqa: E402
+from engram.projections.beliefs.projector import BeliefProjector  # noqa: E402
+from engram.projections.messages.indexer import opened  # noqa: E402
+from engram.projections.messages.store import LogRecord, messages_of  # noqa: E402
 from engram.schemas.claims import SourcePosition  # noqa: E402
 from engram.schemas.log import LogEvent  # noqa: E402
 from engram.sealing.events import LogSealer, NoKeys, Sealer  # noqa: E402

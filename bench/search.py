@@ -39,8 +39,8 @@ from engram.formation.policy import FormationPolicy
 from engram.formation.proposals import Proposal
 from engram.generations.reading import reading
 from engram.infra.settings import load_settings
-from engram.projections.queries import get_belief
-from engram.projections.search import search_beliefs
+from engram.projections.reads.queries import get_belief
+from engram.projections.reads.search import search_beliefs
 from engram.schemas.claims import ClaimsBatchFormed, SourcePosition
 from engram.schemas.episodes import Message, TurnAppended
 

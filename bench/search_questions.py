@@ -4,9 +4,9 @@ must match: the behaviour before issue 28) next to mode ``any`` (questions), in 
 
 The beliefs are the deterministic arm's, formed in process from real conversations exactly as
 ``engram eval coverage`` forms them (:func:`policies.behaviour.form`, the policy in force) and
-written by the projector's own store (:func:`projections.belief_store.project_records`) into a
+written by the projector's own store (:func:`projections.beliefs.store.project_records`) into a
 fresh, migrated database on the real PostgreSQL; every question is then asked through
-:func:`projections.search.search_beliefs` inside :func:`generations.reading.reading`, the code
+:func:`projections.reads.search.search_beliefs` inside :func:`generations.reading.reading`, the code
 ``GET /v1/search`` runs. The database is dropped at the end.
 
 ``ceiling`` counts the questions where some current belief of the principal cites an evidence
@@ -29,14 +29,14 @@ from pathlib import Path
 import asyncpg
 import orjson
 
-from engram.cli.evaluation.recall import scratch_database
+from engram.evaluation.recall import scratch_database
 from engram.generations.reading import reading
 from engram.infra.settings import load_settings
 from engram.ingest.jsonl import read_episodes
 from engram.policies.behaviour import form
 from engram.policies.in_force import default_policy
-from engram.projections.belief_store import ClaimsRecord, project_records
-from engram.projections.search import UnsearchableQuery, search_beliefs
+from engram.projections.beliefs.store import ClaimsRecord, project_records
+from engram.projections.reads.search import UnsearchableQuery, search_beliefs
 from engram.schemas.api import SearchMode
 
 TOPIC = "bench.claims"

@@ -54,12 +54,12 @@ from engram.infra.settings import KafkaSettings, KeysSettings, load_settings, su
 from engram.ingest.producer import EpisodeProducer  # noqa: E402
 from engram.ingest.topics import ensure_topics  # noqa: E402
 from engram.keys.kek import new_kek_text  # noqa: E402
-from engram.projections.migrate import migrate  # noqa: E402
-from engram.projections.projector import (  # noqa: E402
+from engram.projections.beliefs.projector import (  # noqa: E402
     DEFAULT_LANES,
     DEFAULT_MAX_CHUNK,
     BeliefProjector,
 )
+from engram.projections.migrate import migrate  # noqa: E402
 from engram.resolution.chunk import BatchOutcome  # noqa: E402
 from engram.schemas.claims import SourcePosition  # noqa: E402
 from engram.schemas.episodes import Message, TurnAppended  # noqa: E402
@@ -456,9 +456,14 @@ async def count_claims(
     return ClaimsSeen((max(stamps) - min(stamps)) / 1000, last_cpu - first_cpu, want - first_seen)
 
 
+PLAINTEXT = KeysSettings(kek=None, kek_file=None, encrypt_log=False)
+"""The benchmarks' baseline: the log in clear, as every number in docs/benchmarks.md before log
+encryption became the default was measured; a sealed arm adds its KEK and turns it on."""
+
+
 def env_for(kafka: KafkaSettings, db_url: str) -> dict[str, str]:
     # No health endpoints: two processes of one measurement would share a port.
-    return subprocess_env(kafka, db_url, ENGRAM_WORKER_HTTP_PORT="0")
+    return subprocess_env(kafka, db_url, keys=PLAINTEXT, ENGRAM_WORKER_HTTP_PORT="0")
 
 
 async def fresh(

@@ -41,8 +41,8 @@ from bench.projector import form_batches
 from engram.formation.corrections import candidate_content, candidate_hash, form_correction
 from engram.formation.policy import FormationPolicy
 from engram.infra.settings import load_settings
-from engram.projections.belief_store import ClaimsRecord, project_records
-from engram.projections.digest import projection_digest
+from engram.projections.beliefs.digest import projection_digest
+from engram.projections.beliefs.store import ClaimsRecord, project_records
 from engram.schemas.claims import ClaimsBatchFormed, SourcePosition, decode_claims_batch
 from engram.schemas.corrections import BeliefCorrected, BeliefDeleted, CorrectionKind
 from tests.support.databases import create_database, drop_database

@@ -1,1 +1,15 @@
-"""PostgreSQL projections of the episodic log: migrations, projectors, queries, the read API."""
+"""PostgreSQL projections of the episodic log, in three wings over one floor.
+
+- :mod:`projections.beliefs` — the belief projector and everything it writes.
+- :mod:`projections.messages` — the message index, its postings and its vectors.
+- :mod:`projections.reads` — what readers ask: pages, search, recall, freshness, runs.
+- The floor, shared by the wings: :mod:`projections.migrate` (numbered SQL migrations),
+  :mod:`projections.rows` (rows of dataclasses, one statement a table),
+  :mod:`projections.principal_lock` (a principal's transaction lock) and
+  :mod:`projections.following` (positioning a consumer at the offsets stored with its rows).
+- :mod:`projections.runner` runs the consumers as processes or as tasks of ``engram worker``.
+
+No wing imports another's modules except through what import-linter allows
+(pyproject.toml): the beliefs wing hides a deleted belief's messages, and the reads wing reads
+the messages wing; the messages wing imports neither.
+"""

@@ -11,12 +11,18 @@ from collections.abc import Collection
 
 import asyncpg
 
-from engram.projections.claims_history import principal_columns
 from engram.resolution.ordering import PrincipalKey
 
 PRINCIPAL_LOCK = "hashtextextended(current_schema() || '/' || {tenant} || '/' || {principal}, 0)"
 """The key of a principal's transaction lock, an expression over two text values: keyed by the
 schema written as well, so a generation's projection does not wait for the live one's."""
+
+
+def principal_columns(principals: Collection[PrincipalKey]) -> tuple[list[str], list[str]]:
+    """Tenants and principals, sorted, as two parallel arrays for ``unnest``."""
+    ordered = sorted(principals)
+    return [t for t, _ in ordered], [p for _, p in ordered]
+
 
 LOCK_PRINCIPALS = f"""
 SELECT count(pg_advisory_xact_lock(s.lock)) FROM (
@@ -29,7 +35,7 @@ SELECT count(pg_advisory_xact_lock(s.lock)) FROM (
 chunks naming the same principals never wait for each other in a cycle). Held to the commit:
 a projector that has lost its partitions but not yet noticed, and the one that has them now,
 apply a principal's batches one transaction after the other, the second finding the first's
-runs there. Within one projector lanes never share a principal (:mod:`projections.lanes`),
+runs there. Within one projector lanes never share a principal (:mod:`projections.beliefs.lanes`),
 so there it is waited for only when a principal's batches sit in two partitions."""
 
 

@@ -20,9 +20,9 @@ from engram.cli.beliefs import (
 )
 from engram.cli.identifiers import identifier
 from engram.cli.output import Columns, console, err, field, print_page, print_rows, query_one
-from engram.projections.diagnosis import diagnose_session
-from engram.projections.runs import RunFilter, page_runs, run_detail
-from engram.projections.user_model import user_model as read_user_model
+from engram.projections.reads.diagnosis import diagnose_session
+from engram.projections.reads.runs import RunFilter, page_runs, run_detail
+from engram.projections.reads.user_model import user_model as read_user_model
 
 runs_app = typer.Typer(no_args_is_help=True, help="Formation runs: what each consolidation did.")
 sessions_app = typer.Typer(no_args_is_help=True, help="Why a session formed what it formed.")

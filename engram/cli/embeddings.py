@@ -19,10 +19,10 @@ import typer
 
 from engram.cli.failures import refuse
 from engram.cli.output import err, print_rows
-from engram.embeddings import store
-from engram.embeddings.store import EmbeddingGenerationError
 from engram.infra.db import create_pool
 from engram.infra.settings import load_settings
+from engram.projections.messages.embeddings import store
+from engram.projections.messages.embeddings.store import EmbeddingGenerationError
 
 embeddings_app = typer.Typer(
     no_args_is_help=True, help="Embedding generations: list, activate, drop."

@@ -20,9 +20,9 @@ from engram.generations.reading import reading
 from engram.generations.registry import GenerationError, live_generation
 from engram.infra.db import connect, create_pool
 from engram.infra.settings import load_settings
-from engram.projections.digest import projection_digest
-from engram.projections.freshness import freshness as read
-from engram.projections.integrity import BrokenLinksError
+from engram.projections.beliefs.digest import projection_digest
+from engram.projections.beliefs.integrity import BrokenLinksError
+from engram.projections.reads.freshness import freshness as read
 from engram.streams.dead_letter_reader import read_dead_letters
 from engram.watermarks.backlog import AmbiguousUnpark, list_parked
 from engram.watermarks.backlog import unpark as do_unpark

@@ -10,7 +10,7 @@ import typer
 from engram.cli.failures import refuse
 from engram.cli.identifiers import identifier
 from engram.cli.output import err, print_rows, query, quotes
-from engram.projections.search import (
+from engram.projections.reads.search import (
     MAX_LIMIT,
     InvalidCursor,
     UnsearchableQuery,

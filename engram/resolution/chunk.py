@@ -36,7 +36,6 @@ from engram.resolution.beliefs import (
     RejectionRow,
     RunRow,
     TombstoneRow,
-    principal_hash,
 )
 from engram.resolution.naming import Names
 from engram.resolution.resolve import (
@@ -57,6 +56,7 @@ from engram.schemas.claims import (
     Refusal,
     RefusalReason,
 )
+from engram.schemas.common import principal_hash
 from engram.schemas.corrections import (
     BeliefCorrected,
     BeliefDeleted,
@@ -204,7 +204,7 @@ class _BatchWriter:
         and for ``changed`` resolve the replacement like any statement of the principal."""
         batch = self._batch
         # Deleted content keeps no words, here as in the store's scrub of a deletion
-        # (projections/forgetting.py), which also takes the words of a correction whose
+        # (projections/beliefs/forgetting.py), which also takes the words of a correction whose
         # replacement it deletes: a rewind that resolves the correction again after the
         # deletion must write what the deletion left — not the redacted batch's placeholders,
         # nor the deleted replacement's words (the redacted batch has only its refusal left).
@@ -624,6 +624,7 @@ def memory_events(batch: ClaimsBatchFormed, outcome: BatchOutcome) -> list[Memor
                 "occurred_at": batch.occurred_at,
                 "policy_version": batch.policy_version,
                 "related_belief_id": None,
+                "project": batch.project,
             },
         )
         for kind, belief_ids in kinds

@@ -29,7 +29,7 @@ from engram.ingest.topics import ensure_topics
 from engram.policies.behaviour import committed_behaviour_digest
 from engram.policies.document import load_policy_file
 from engram.policies.in_force import pinned_policy
-from engram.projections.queries import BeliefContent, belief_content
+from engram.projections.reads.queries import BeliefContent, belief_content
 from engram.schemas.api import LogPosition
 from engram.schemas.claims import SourcePosition
 from engram.schemas.corrections import (

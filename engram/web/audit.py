@@ -12,10 +12,10 @@ from typing import Annotated
 
 from fastapi import APIRouter, HTTPException, Path, Query
 
-from engram.projections.diagnosis import diagnose_session
-from engram.projections.refusals import RefusalFilter, page_refusals, refusal_summary
-from engram.projections.runs import RunFilter, page_runs, run_detail
-from engram.projections.user_model import user_model
+from engram.projections.reads.diagnosis import diagnose_session
+from engram.projections.reads.refusals import RefusalFilter, page_refusals, refusal_summary
+from engram.projections.reads.runs import RunFilter, page_runs, run_detail
+from engram.projections.reads.user_model import user_model
 from engram.schemas.api import (
     RefusalPage,
     RefusalSummary,

@@ -17,7 +17,7 @@ from engram.api import create_api
 from engram.infra.settings import DatabaseSettings, KafkaSettings, Settings
 from engram.ingest.producer import EpisodeProducer
 from engram.ingest.topics import ensure_topics
-from engram.projections.message_indexer import MessageIndexer
+from engram.projections.messages.indexer import MessageIndexer
 from engram.service.tokens import create_token
 from tests.support.episodes import turn
 from tests.support.indexing import indexed_to_the_end
@@ -95,6 +95,14 @@ async def test_beliefs_then_own_words_and_each_token_recalls_only_its_principal(
     assert (kimono["role"], kimono["own_words"], kimono["session"]) == ("user", True, "s2")
     assert {"event_id", "message_ordinal", "occurred_at", "partition", "offset"} <= set(kimono)
     assert [r["project"] for r in body["reflects"]] == ["p"]
+    words_only = {"q": "Do I live in Lisbon? What did I bring from Japan?", "semantic": "false"}
+    status, by_words = await asyncio.to_thread(_recall, client, tokens["ana"], words_only)
+    assert status == 200 and _said(by_words) == _said(body)
+    assert all(h.get("semantic_rank") is None for h in by_words["hits"])
+    status, refused = await asyncio.to_thread(
+        _recall, client, tokens["ana"], {"q": "Lisbon", "semantic": "perhaps"}
+    )
+    assert status == 422 and refused["detail"][0]["loc"] == ["query", "semantic"]
 
     status, body = await asyncio.to_thread(
         _recall,

@@ -11,7 +11,7 @@ import asyncpg
 import pytest
 
 from engram.infra.settings import KafkaSettings
-from engram.projections.digest import projection_digest
+from engram.projections.beliefs.digest import projection_digest
 from tests.support.episodes import turn
 from tests.support.isolation import REPO, Isolated, running_worker
 from tests.support.projecting import batch_of, claim, project_all, seed_two_principals

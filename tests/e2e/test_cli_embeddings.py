@@ -11,8 +11,8 @@ import sys
 import asyncpg
 import pytest
 
-from engram.embeddings import store
-from engram.embeddings.generation import EmbeddingGeneration
+from engram.projections.messages.embeddings import store
+from engram.projections.messages.embeddings.generation import EmbeddingGeneration
 from tests.support.isolation import REPO, Isolated
 
 pytestmark = pytest.mark.e2e

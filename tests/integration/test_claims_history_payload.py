@@ -9,8 +9,8 @@ import asyncpg
 import orjson
 import pytest
 
-from engram.projections.belief_store import ClaimsRecord, project_records
-from engram.projections.claims_history import keep_batches
+from engram.projections.beliefs.claims_history import keep_batches
+from engram.projections.beliefs.store import ClaimsRecord, project_records
 from engram.resolution.undo import BatchUndo
 from engram.schemas.claims import decode_claims_batch
 from tests.support.isolation import Isolated

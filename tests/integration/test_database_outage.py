@@ -13,8 +13,8 @@ import pytest
 
 from engram.ingest.producer import EpisodeProducer
 from engram.ingest.topics import ensure_topics
-from engram.projections.digest import drop_projections, projection_digest
-from engram.projections.projector import BeliefProjector
+from engram.projections.beliefs.digest import drop_projections, projection_digest
+from engram.projections.beliefs.projector import BeliefProjector
 from engram.watermarks.waiting import wait_until_formed
 from tests.support.conditions import wait_until
 from tests.support.episodes import turn

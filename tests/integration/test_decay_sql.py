@@ -9,7 +9,7 @@ import asyncpg
 import pytest
 
 from engram.formation.policy import FormationPolicy
-from engram.projections.belief_pages import effective_confidence
+from engram.projections.reads.pages import effective_confidence
 from engram.resolution.decay import Decay
 
 pytestmark = pytest.mark.integration

@@ -11,11 +11,11 @@ import asyncpg
 import numpy as np
 import pytest
 
-from engram.embeddings import store
-from engram.embeddings.embedder import unit_rows
-from engram.embeddings.generation import EmbeddingGeneration
-from engram.embeddings.local import WordLlamaEmbedder
-from engram.embeddings.store import (
+from engram.projections.messages.embeddings import store
+from engram.projections.messages.embeddings.embedder import unit_rows
+from engram.projections.messages.embeddings.generation import EmbeddingGeneration
+from engram.projections.messages.embeddings.local import WordLlamaEmbedder
+from engram.projections.messages.embeddings.store import (
     EmbeddingGenerationError,
     EmbeddingGenerationNotBuilt,
     Item,

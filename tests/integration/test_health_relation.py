@@ -10,7 +10,7 @@ import pytest
 
 from engram.formation.policy import RELATION_NAMES, FormationPolicy
 from engram.infra.settings import KafkaSettings
-from engram.projections.queries import list_beliefs, list_refusals
+from engram.projections.reads.queries import list_beliefs, list_refusals
 from tests.support.episodes import turn
 from tests.support.isolation import Isolated
 from tests.support.projecting import batch_of, claim, project_all

@@ -44,8 +44,8 @@ from engram.formation.proposals import Proposal
 from engram.infra.settings import KafkaSettings
 from engram.ingest.producer import EpisodeProducer
 from engram.ingest.topics import ensure_topics
-from engram.projections.digest import PROJECTED_TABLES
-from engram.projections.integrity import check_links
+from engram.projections.beliefs.digest import PROJECTED_TABLES
+from engram.projections.beliefs.integrity import check_links
 from engram.schemas.claims import SourcePosition
 from engram.schemas.common import episode_key, principal_key
 from engram.service.tokens import create_token
@@ -81,7 +81,7 @@ class Outcome:
 
 
 async def content_digest(pool: asyncpg.Pool, *, tenant: str | None = None) -> str:
-    """:func:`projections.digest.projection_digest` without the log positions rows cite."""
+    """:func:`projections.beliefs.digest.projection_digest` without the log positions rows cite."""
     await check_links(pool, tenant=tenant)
     digest = hashlib.sha256()
     strip = " - ".join(f"'{column}'" for column in POSITIONS)

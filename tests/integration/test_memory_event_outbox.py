@@ -14,8 +14,8 @@ import pytest
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
 
 from engram.ingest.topics import ensure_topics
-from engram.projections.memory_events import DRAIN_LIMIT, QueuedPayloads, drain_outbox
-from engram.projections.projector import MEMORY_EVENT_BATCH_BYTES
+from engram.projections.beliefs.memory_events import DRAIN_LIMIT, QueuedPayloads, drain_outbox
+from engram.projections.beliefs.projector import MEMORY_EVENT_BATCH_BYTES
 from engram.schemas.common import principal_key
 from tests.support.isolation import Isolated
 

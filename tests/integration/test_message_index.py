@@ -17,11 +17,11 @@ import pytest
 from engram.infra.settings import KafkaSettings
 from engram.ingest.producer import EpisodeProducer
 from engram.ingest.topics import ensure_topics
-from engram.projections.digest import drop_projections
-from engram.projections.freshness import freshness
-from engram.projections.message_indexer import MessageIndexer
-from engram.projections.message_store import MessageKey, hide_messages
-from engram.resolution.beliefs import principal_hash
+from engram.projections.beliefs.digest import drop_projections
+from engram.projections.messages.indexer import MessageIndexer
+from engram.projections.messages.store import MessageKey, hide_messages
+from engram.projections.reads.freshness import freshness
+from engram.schemas.common import principal_hash
 from engram.schemas.corrections import PrincipalForgotten
 from tests.support.episodes import EPOCH, turn
 from tests.support.http import first_ok, free_port

@@ -10,7 +10,7 @@ import asyncpg
 import pytest
 
 from engram.formation.vocabulary import RELATIONS
-from engram.projections.message_store import recount_stats
+from engram.projections.messages.store import recount_stats
 from engram.projections.migrate import MigrationError, discover, migrate
 from tests.support.databases import create_database, drop_database
 from tests.support.migrations import copy_migrations, create_generation_as_of_now

@@ -24,12 +24,11 @@ from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
 from engram.infra.settings import KafkaSettings
 from engram.ingest.producer import EpisodeProducer
 from engram.ingest.topics import ensure_topics
-from engram.projections.digest import drop_projections, projection_digest
-from engram.projections.projector import BeliefProjector
-from engram.projections.queries import list_beliefs
-from engram.resolution.beliefs import principal_hash
+from engram.projections.beliefs.digest import drop_projections, projection_digest
+from engram.projections.beliefs.projector import BeliefProjector
+from engram.projections.reads.queries import list_beliefs
 from engram.schemas.claims import ClaimsBatchFormed
-from engram.schemas.common import episode_key, principal_key
+from engram.schemas.common import episode_key, principal_hash, principal_key
 from engram.watermarks.backlog import BacklogEntry, list_parked, record_pending_many, watermark
 from engram.watermarks.waiting import wait_until_formed
 from tests.support.conditions import wait_until

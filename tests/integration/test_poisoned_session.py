@@ -12,7 +12,7 @@ from aiokafka import AIOKafkaConsumer
 
 from engram.ingest.producer import EpisodeProducer
 from engram.ingest.topics import ensure_topics
-from engram.projections.queries import list_beliefs, list_refusals
+from engram.projections.reads.queries import list_beliefs, list_refusals
 from engram.watermarks.waiting import wait_until_formed
 from tests.support.episodes import turn
 from tests.support.isolation import Isolated, running_worker

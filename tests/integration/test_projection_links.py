@@ -7,9 +7,9 @@ from __future__ import annotations
 import asyncpg
 import pytest
 
-from engram.projections.belief_store import ClaimsRecord, project_records
-from engram.projections.digest import PROJECTED_TABLES, projection_digest
-from engram.projections.integrity import LINKS, BrokenLinksError, broken_links
+from engram.projections.beliefs.digest import PROJECTED_TABLES, projection_digest
+from engram.projections.beliefs.integrity import LINKS, BrokenLinksError, broken_links
+from engram.projections.beliefs.store import ClaimsRecord, project_records
 from tests.support.episodes import turn
 from tests.support.isolation import Isolated
 from tests.support.projecting import batch_of, claim

@@ -9,11 +9,11 @@ import asyncpg
 import pytest
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
 
-import engram.projections.projector as projector_module
+import engram.projections.beliefs.projector as projector_module
 from engram.infra.settings import KafkaSettings
 from engram.ingest.topics import ensure_topics
-from engram.projections.belief_store import stored_offsets
-from engram.projections.digest import drop_projections, projection_digest
+from engram.projections.beliefs.digest import drop_projections, projection_digest
+from engram.projections.beliefs.store import stored_offsets
 from tests.support.isolation import Isolated
 from tests.support.projecting import (
     city_batches,
@@ -104,7 +104,7 @@ def slow_assignment(monkeypatch: pytest.MonkeyPatch) -> None:
     """Make reading the stored offsets slow, as a loaded database would: aiokafka installs an
     assignment and starts fetching it from Kafka's committed offsets before it awaits the
     listener that seeks to the stored ones, so a slow read widens that window."""
-    real = stored_offsets  # what projections.projector imported
+    real = stored_offsets  # what projections.beliefs.projector imported
 
     async def slow_stored_offsets(pool: asyncpg.Pool, topic: str) -> dict[int, int]:
         # Injected latency, not synchronisation: the assertions hold for any delay (with none

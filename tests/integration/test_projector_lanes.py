@@ -14,10 +14,10 @@ import pytest
 
 from engram.infra.settings import KafkaSettings
 from engram.ingest.topics import ensure_topics
-from engram.projections.belief_store import stored_offsets
-from engram.projections.digest import drop_projections, projection_digest
+from engram.projections.beliefs.digest import drop_projections, projection_digest
+from engram.projections.beliefs.projector import BeliefProjector
+from engram.projections.beliefs.store import stored_offsets
 from engram.projections.principal_lock import PRINCIPAL_LOCK
-from engram.projections.projector import BeliefProjector
 from engram.schemas.claims import ClaimsBatchFormed
 from tests.support.conditions import wait_until
 from tests.support.isolation import Isolated

@@ -14,7 +14,7 @@ from aiokafka import AIOKafkaProducer
 
 from engram.infra.settings import KafkaSettings
 from engram.ingest.topics import ensure_topics
-from engram.projections.digest import drop_projections, projection_digest
+from engram.projections.beliefs.digest import drop_projections, projection_digest
 from engram.schemas.claims import ClaimsBatchFormed
 from engram.schemas.common import principal_key
 from tests.support.isolation import Isolated

@@ -19,7 +19,7 @@ from pydantic import SecretStr
 from engram.infra.db import create_pool
 from engram.infra.settings import DatabaseSettings
 from engram.ingest.topics import ensure_topics
-from engram.projections.digest import drop_projections, projection_digest
+from engram.projections.beliefs.digest import drop_projections, projection_digest
 from tests.support.isolation import Isolated
 from tests.support.projecting import (
     city_batches,

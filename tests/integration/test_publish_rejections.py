@@ -14,7 +14,7 @@ from aiokafka import AIOKafkaConsumer, TopicPartition
 from engram.infra.settings import KafkaSettings
 from engram.ingest.producer import EpisodeProducer
 from engram.ingest.topics import ensure_topics
-from engram.projections.queries import list_beliefs
+from engram.projections.reads.queries import list_beliefs
 from engram.watermarks.backlog import list_parked, watermark
 from engram.watermarks.waiting import wait_for_watermarks, wait_until_formed
 from tests.support.conditions import wait_until

@@ -10,12 +10,12 @@ from collections.abc import Sequence
 import asyncpg
 import pytest
 
-from engram.embeddings import store
-from engram.embeddings.generation import EmbeddingGeneration
-from engram.embeddings.local import WordLlamaEmbedder
-from engram.projections.message_store import LogRecord, MessageKey, hide_messages, index_records
-from engram.projections.message_vectors import embed_messages, write_vectors
-from engram.projections.recall import embed_question, recall, semantic_query
+from engram.projections.messages.embeddings import store
+from engram.projections.messages.embeddings.generation import EmbeddingGeneration
+from engram.projections.messages.embeddings.local import WordLlamaEmbedder
+from engram.projections.messages.store import LogRecord, MessageKey, hide_messages, index_records
+from engram.projections.messages.vectors import embed_messages, write_vectors
+from engram.projections.reads.recall import embed_question, recall, semantic_query
 from engram.schemas.api import RecalledMessage
 from tests.support.episodes import turn
 

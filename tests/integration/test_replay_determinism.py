@@ -11,8 +11,8 @@ import pytest
 
 from engram.ingest.producer import EpisodeProducer
 from engram.ingest.topics import ensure_topics
-from engram.projections.digest import drop_projections, projection_digest
-from engram.projections.queries import list_beliefs
+from engram.projections.beliefs.digest import drop_projections, projection_digest
+from engram.projections.reads.queries import list_beliefs
 from engram.watermarks.waiting import wait_until_formed
 from tests.support.episodes import turn
 from tests.support.isolation import Isolated, running_worker

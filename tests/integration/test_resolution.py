@@ -7,7 +7,7 @@ import asyncpg
 import pytest
 
 from engram.infra.settings import KafkaSettings
-from engram.projections.queries import list_beliefs, list_refusals
+from engram.projections.reads.queries import list_beliefs, list_refusals
 from engram.schemas.common import Role, Trust
 from engram.schemas.episodes import Message, TurnAppended
 from tests.support.episodes import turn

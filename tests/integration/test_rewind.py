@@ -9,7 +9,7 @@ from collections.abc import Sequence
 import asyncpg
 import pytest
 
-from engram.projections.belief_store import ClaimsRecord, project_records
+from engram.projections.beliefs.store import ClaimsRecord, project_records
 from engram.schemas.claims import ClaimsBatchFormed
 from tests.support.episodes import turn
 from tests.support.isolation import Isolated

@@ -21,7 +21,7 @@ import pytest
 
 from engram.ingest.producer import EpisodeProducer
 from engram.ingest.topics import ensure_topics
-from engram.projections.digest import drop_projections, projection_digest
+from engram.projections.beliefs.digest import drop_projections, projection_digest
 from engram.schemas.episodes import TurnAppended
 from engram.watermarks.waiting import wait_until_formed
 from tests.support.episodes import turn

@@ -18,8 +18,8 @@ import pytest
 
 from engram.ingest.producer import EpisodeProducer
 from engram.ingest.topics import ensure_topics
-from engram.projections.digest import projection_digest
-from engram.projections.queries import list_beliefs, list_refusals
+from engram.projections.beliefs.digest import projection_digest
+from engram.projections.reads.queries import list_beliefs, list_refusals
 from engram.schemas.episodes import TurnAppended
 from engram.watermarks.waiting import wait_for_watermarks
 from tests.support.episodes import turn

@@ -13,8 +13,8 @@ import pytest
 from engram.generations.reading import reading
 from engram.ingest.producer import EpisodeProducer
 from engram.ingest.topics import ensure_topics
-from engram.projections.queries import list_beliefs
-from engram.projections.search import RECENCY_HALF_LIFE_DAYS, search_beliefs
+from engram.projections.reads.queries import list_beliefs
+from engram.projections.reads.search import RECENCY_HALF_LIFE_DAYS, search_beliefs
 from engram.schemas.api import SearchResults
 from engram.schemas.corrections import CorrectionKind
 from engram.schemas.episodes import TurnAppended

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engram.projections.search import MAX_QUERY_CHARS, UnsearchableQuery, search_beliefs
+from engram.projections.reads.search import MAX_QUERY_CHARS, UnsearchableQuery, search_beliefs
 
 pytestmark = pytest.mark.integration
 

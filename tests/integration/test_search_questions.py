@@ -14,7 +14,7 @@ import pytest
 from engram.generations.reading import reading
 from engram.ingest.producer import EpisodeProducer
 from engram.ingest.topics import ensure_topics
-from engram.projections.search import UnsearchableQuery, search_beliefs
+from engram.projections.reads.search import UnsearchableQuery, search_beliefs
 from engram.schemas.api import SearchMode
 from engram.schemas.episodes import TurnAppended
 from engram.watermarks.waiting import wait_for_watermarks

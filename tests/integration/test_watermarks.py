@@ -14,8 +14,8 @@ import pytest
 
 from engram.ingest.producer import EpisodeProducer
 from engram.ingest.topics import ensure_topics
-from engram.projections.freshness import freshness
-from engram.projections.queries import list_beliefs
+from engram.projections.reads.freshness import freshness
+from engram.projections.reads.queries import list_beliefs
 from engram.schemas.api import LogPosition
 from engram.watermarks.backlog import list_parked, unpark, watermark
 from tests.fakes.model_scripts import echo_model

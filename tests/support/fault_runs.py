@@ -24,7 +24,7 @@ from aiokafka.admin import AIOKafkaAdminClient
 
 from engram.infra.settings import KafkaSettings, subprocess_env
 from engram.ingest.topics import ensure_topics
-from engram.projections.digest import projection_digest
+from engram.projections.beliefs.digest import projection_digest
 from engram.resolution.ordering import order_key, principal_of
 from engram.schemas.claims import decode_claims_batch
 from tests.support.databases import create_database
@@ -69,7 +69,7 @@ class FaultRun:
             **self.extra_env,
             **role_env,
         }
-        return subprocess_env(self.kafka, self.database_url, **extra)
+        return subprocess_env(self.kafka, self.database_url, keys=None, **extra)
 
     def start(self, role: str, **role_env: str) -> subprocess.Popen[bytes]:
         """Start (or restart) ``role``: ``worker`` (formation only) or ``projector``."""

@@ -7,12 +7,12 @@ import asyncio
 
 import asyncpg
 
-from engram.embeddings.generation import EmbeddingGeneration
-from engram.embeddings.local import MODEL_NAME
 from engram.generations.runtime import end_offsets
 from engram.infra.settings import KafkaSettings
-from engram.projections.message_indexer import MessageIndexer, indexed_offsets
-from engram.projections.message_vectors import embedded_offsets
+from engram.projections.messages.embeddings.e5 import DIMENSIONS, MODEL_NAME, RECIPE
+from engram.projections.messages.embeddings.generation import EmbeddingGeneration
+from engram.projections.messages.indexer import MessageIndexer, indexed_offsets
+from engram.projections.messages.vectors import embedded_offsets
 from tests.support.conditions import wait_until
 
 
@@ -38,7 +38,7 @@ async def index_everything(kafka: KafkaSettings, pool: asyncpg.Pool, *, timeout_
         await task
 
 
-DEFAULT_GENERATION = EmbeddingGeneration(MODEL_NAME, 256).name
+DEFAULT_GENERATION = EmbeddingGeneration(MODEL_NAME, DIMENSIONS, RECIPE).name
 """What a worker with the default settings embeds into."""
 
 

@@ -16,10 +16,9 @@ from engram.formation.core import form_episode
 from engram.formation.policy import FormationPolicy
 from engram.formation.proposals import Proposal
 from engram.infra.settings import KafkaSettings
-from engram.projections.projector import DEFAULT_LANES, BeliefProjector
-from engram.resolution.beliefs import principal_hash
+from engram.projections.beliefs.projector import DEFAULT_LANES, BeliefProjector
 from engram.schemas.claims import ClaimsBatchFormed, SourcePosition
-from engram.schemas.common import principal_key
+from engram.schemas.common import principal_hash, principal_key
 from engram.schemas.episodes import TurnAppended
 from engram.watermarks.backlog import BacklogEntry, record_failure, record_pending_many
 from tests.support.conditions import wait_until
@@ -150,7 +149,7 @@ async def run_projector_until_applied(
     applied, however many a restart reads again and skips), then stop it.
 
     After a kill a partition's stored offset may lie below records its lanes did commit
-    (:mod:`projections.lanes`): the next projector reads them again and skips them by their
+    (:mod:`projections.beliefs.lanes`): the next projector reads them again and skips them by their
     run ids, so counting what it handles says nothing about what is applied."""
 
     async def applied() -> bool:

@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from engram.projections.cursor import (
+from engram.projections.reads.cursor import (
     InvalidCursor,
     decode_cursor,
     decode_score_cursor,

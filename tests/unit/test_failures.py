@@ -14,10 +14,10 @@ from engram.generations.registry import GenerationError, PolicyChanged
 from engram.infra.errors import EngramFailure
 from engram.ingest.producer import EpisodeTooLarge, EpisodeUnencodable
 from engram.mcp_server.server import _refusing
-from engram.projections.cursor import InvalidCursor
-from engram.projections.search import UnsearchableQuery
+from engram.projections.reads.cursor import InvalidCursor
+from engram.projections.reads.search import UnsearchableQuery
 from engram.service.corrections import BeliefNotFound, InvalidCorrection
-from engram.streams.model_extractor import ModelExtractionError
+from engram.streams.model.extractor import ModelExtractionError
 from engram.streams.publishing import RecordRejected
 from engram.watermarks.waiting import FormationTimeout
 from engram.web.failures import STATUS_OF, status_of

@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from engram.projections.freshness import PrincipalProgress
+from engram.projections.reads.freshness import PrincipalProgress
 from engram.schemas.claims import RefusalReason
 from engram.schemas.corrections import CorrectionKind
 from engram.web.ui.words import (

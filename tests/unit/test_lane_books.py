@@ -1,4 +1,4 @@
-"""The lanes' books (projections.lanes): a principal's records on one lane in offset order, one
+"""The lanes' books (projections.beliefs.lanes): a principal's records on one lane in offset order, one
 chunk per lane at a time, lanes side by side only when a partition is behind, and a stored
 offset that never passes an unsettled record."""
 
@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engram.projections.lanes import Chunk, PartitionLanes
+from engram.projections.beliefs.lanes import Chunk, PartitionLanes
 
 
 @dataclass(frozen=True)

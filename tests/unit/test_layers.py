@@ -25,9 +25,10 @@ PACKAGES = (
     "engram.watermarks",
     "engram.generations",
     "engram.policies",
-    "engram.embeddings",
     "engram.keys",
     "engram.sealing",
+    "engram.evaluation",
+    "engram.notifications",
 )
 """Everything under the one import name, one part at a time (engram.api is a module)."""
 LINT_IMPORTS = Path(sys.executable).parent / "lint-imports"
@@ -60,7 +61,7 @@ def _lint(tree: Path) -> subprocess.CompletedProcess[str]:
 
 def test_the_contract_importing_a_stage_breaks_the_layers(tmp_path: Path) -> None:
     tree = _tree_with(
-        tmp_path, "engram/schemas/common.py", "import engram.projections.queries  # noqa"
+        tmp_path, "engram/schemas/common.py", "import engram.projections.reads.queries  # noqa"
     )
     linted = _lint(tree)
     assert linted.returncode != 0
@@ -95,15 +96,48 @@ def test_the_platform_importing_the_backlog_breaks_the_layers(tmp_path: Path) ->
 
 def test_the_stages_do_not_import_each_other(tmp_path: Path) -> None:
     tree = _tree_with(
-        tmp_path, "engram/streams/pipeline.py", "import engram.projections.queries  # noqa"
+        tmp_path, "engram/streams/pipeline.py", "import engram.projections.reads.queries  # noqa"
     )
     assert _lint(tree).returncode != 0
+
+
+def test_the_product_importing_the_evaluation_harness_breaks_the_layers(tmp_path: Path) -> None:
+    """The harness is left out of the wheel: nothing that ships may import it (the CLI finds it
+    by name, engram/cli/evaluation.py)."""
+    tree = _tree_with(tmp_path, "engram/cli/output.py", "import engram.evaluation.corpus  # noqa")
+    linted = _lint(tree)
+    assert linted.returncode != 0 and "engram.evaluation" in linted.stdout
+
+
+def test_the_model_arm_reaching_for_the_pipeline_breaks_its_contract(tmp_path: Path) -> None:
+    tree = _tree_with(tmp_path, "engram/streams/model/arm.py", "import engram.streams.app  # noqa")
+    linted = _lint(tree)
+    assert linted.returncode != 0 and "model arm is a package of its own" in linted.stdout
 
 
 def test_the_tree_as_committed_keeps_every_contract(tmp_path: Path) -> None:
     tree = _tree_with(tmp_path, "engram/schemas/common.py", "")
     linted = _lint(tree)
     assert linted.returncode == 0, linted.stdout
+
+
+def test_a_wing_reaching_into_another_wings_module_breaks_its_contract(tmp_path: Path) -> None:
+    tree = _tree_with(
+        tmp_path,
+        "engram/projections/reads/freshness.py",
+        "import engram.projections.messages.store  # noqa",
+    )
+    linted = _lint(tree)
+    assert linted.returncode != 0 and "messages wing's modules are its own" in linted.stdout
+
+
+def test_the_messages_wing_importing_the_beliefs_wing_breaks_the_wings(tmp_path: Path) -> None:
+    tree = _tree_with(
+        tmp_path,
+        "engram/projections/messages/store.py",
+        "import engram.projections.beliefs  # noqa",
+    )
+    assert _lint(tree).returncode != 0
 
 
 def test_the_mcp_server_and_the_http_api_are_siblings_not_layers(tmp_path: Path) -> None:

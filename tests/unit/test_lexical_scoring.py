@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from engram.projections.lexical import Statistics, Term, idf, rarest_first, within_budget
+from engram.projections.messages.lexical import Statistics, Term, idf, rarest_first, within_budget
 
 
 def test_idf_weighs_a_rare_term_above_a_common_one_and_never_zero() -> None:

@@ -8,7 +8,7 @@ import uuid
 import orjson
 
 from engram.formation.corrections import candidate_hash
-from engram.projections.message_store import LogRecord, MessageKey, messages_of, redacted_messages
+from engram.projections.messages.store import LogRecord, MessageKey, messages_of, redacted_messages
 from engram.schemas.corrections import PrincipalForgotten
 from tests.support.episodes import EPOCH, turn
 from tests.support.projecting import batch_of, claim

@@ -8,7 +8,7 @@ import uuid
 
 import pytest
 
-from engram.projections.search import (
+from engram.projections.reads.search import (
     MAX_QUERY_CHARS,
     After,
     InvalidCursor,

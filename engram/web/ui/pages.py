@@ -1,7 +1,7 @@
 """The inspector's reading pages: beliefs (with the question box), one belief, what was refused.
 
-Each reads through the same functions the API's routes call (``projections.belief_pages``,
-``projections.queries``, ``projections.recall``, ``projections.refusals``), in the generation
+Each reads through the same functions the API's routes call (``projections.reads.pages``,
+``projections.reads.queries``, ``projections.reads.recall``, ``projections.reads.refusals``), in the generation
 that serves the principal (:func:`generations.reading.reading`), scoped by the viewer — so a
 page can show nothing the API would not. Every page says how fresh it is.
 """
@@ -20,13 +20,13 @@ from fastapi.responses import Response
 from engram.formation.vocabulary import RELATIONS, BeliefType
 from engram.formation.wording import readable_refusal, readable_statement
 from engram.generations.reading import reading
-from engram.projections.belief_pages import BeliefFilter, page_beliefs
-from engram.projections.conversation import messages_around
-from engram.projections.cursor import InvalidCursor
-from engram.projections.freshness import principal_progress
-from engram.projections.queries import get_belief
-from engram.projections.recall import UnsearchableQuery, recall
-from engram.projections.refusals import RefusalFilter, page_refusals
+from engram.projections.messages.conversation import messages_around
+from engram.projections.reads.cursor import InvalidCursor
+from engram.projections.reads.freshness import principal_progress
+from engram.projections.reads.pages import BeliefFilter, page_beliefs
+from engram.projections.reads.queries import get_belief
+from engram.projections.reads.recall import UnsearchableQuery, recall
+from engram.projections.reads.refusals import RefusalFilter, page_refusals
 from engram.schemas.api import BeliefDetail, BeliefView
 from engram.schemas.common import IDENTIFIER_PATTERN
 from engram.web.ui.access import Looking, Viewer

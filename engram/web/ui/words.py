@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from engram.formation.wording import relation_words
-from engram.projections.freshness import PrincipalProgress
+from engram.projections.reads.freshness import PrincipalProgress
 from engram.schemas.claims import RefusalReason
 from engram.schemas.corrections import CorrectionKind
 

@@ -5,8 +5,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from engram.embeddings.embedder import EmbeddingModel, EmbeddingRefused, unit_rows
-from engram.embeddings.generation import (
+from engram.projections.messages.embeddings.embedder import (
+    EmbeddingModel,
+    EmbeddingRefused,
+    unit_rows,
+)
+from engram.projections.messages.embeddings.generation import (
     DEFAULT_RECIPE,
     EmbeddingGeneration,
     UnknownRecipe,

@@ -8,8 +8,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from engram.embeddings.local import PACKAGE_DIR, SIZES, WordLlamaEmbedder
 from engram.policies.endpoint import ModelConfigurationError
+from engram.projections.messages.embeddings.local import PACKAGE_DIR, SIZES, WordLlamaEmbedder
 
 
 @pytest.fixture(scope="module")

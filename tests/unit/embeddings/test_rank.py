@@ -6,7 +6,7 @@ from itertools import pairwise
 
 import numpy as np
 
-from engram.embeddings.store import rank
+from engram.projections.messages.embeddings.store import rank
 
 
 def test_ties_break_by_id_not_by_row_order() -> None:

@@ -1,0 +1,35 @@
+"""The messages wing: the index of every message on the episodic log, its lexical postings and
+its vectors (the message indexer, the embedding follower and the embedders).
+
+This module is the wing's public face: the other wings use what it names here and nothing else
+(an import-linter contract in pyproject.toml holds them to it); the wing imports none of theirs.
+"""
+
+from engram.projections.messages.embeddings import store as embedding_store
+from engram.projections.messages.embeddings.embedder import Embedder, Vectors
+from engram.projections.messages.embeddings.generation import EmbeddingGeneration
+from engram.projections.messages.embeddings.resident import RESIDENT as resident_vectors
+from engram.projections.messages.lexical import best_messages, question_statistics
+from engram.projections.messages.store import (
+    INDEXER,
+    MessageKey,
+    hide_messages,
+    redacted_messages,
+)
+from engram.projections.messages.vectors import FOLLOWER_PREFIX, message_of_item
+
+__all__ = [
+    "FOLLOWER_PREFIX",
+    "INDEXER",
+    "Embedder",
+    "EmbeddingGeneration",
+    "MessageKey",
+    "Vectors",
+    "best_messages",
+    "embedding_store",
+    "hide_messages",
+    "message_of_item",
+    "question_statistics",
+    "redacted_messages",
+    "resident_vectors",
+]

@@ -1,0 +1,468 @@
+"""The index of messages: each message of each turn on the log, as a row PostgreSQL can search.
+
+:func:`messages_of` is the pure part — the rows one log record adds — and :func:`index_records`
+writes a partition's records and the stored offset (``projector_offset`` under
+:data:`INDEXER`) in one transaction, so a killed indexer neither loses nor doubles a message,
+and a replay into emptied tables rebuilds the same rows. It writes every role; readers choose
+(recall answers with the principal's own words unless asked for others).
+
+What the index must not hold: the messages a deleted belief quoted (``message_hidden``, written
+by the projector's deletion, :func:`hide_messages`) and every message of a forgotten principal
+(their ``principal_tombstone``; a ``principal.forgotten`` record in the log also empties what
+the index holds of them at that point). Both writers take the principal's lock first
+(:mod:`projections.principal_lock`), so a message indexed after its deletion is left out and
+one indexed before it is deleted with it.
+
+Beside each message the same statements keep what Okapi BM25 reads (migration 0027, read by
+:mod:`projections.messages.lexical`): its postings (one row per lexeme) and the principal's counts per
+role and project, added when a message is inserted and taken away when it is deleted;
+:func:`recount_stats` counts them again from ``message``.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import NamedTuple
+
+import asyncpg
+from pydantic import ValidationError
+
+from engram.infra.db import transaction
+from engram.projections.erased import deleted_rows, note_erased
+from engram.projections.messages.embeddings import store as embedding_store
+from engram.projections.principal_lock import lock_principals
+from engram.resolution.ordering import deleted_hashes, principal_of, redact
+from engram.schemas.claims import ClaimsBatchFormed
+from engram.schemas.corrections import PrincipalForgotten
+from engram.schemas.episodes import MemoryRemembered, TurnAppended, episode_messages
+from engram.schemas.log import decode_log_event
+
+INDEXER = "messages"
+"""The indexer's name in ``projector_offset`` (the belief projector's is ``beliefs``)."""
+
+
+class MessageKey(NamedTuple):
+    tenant: str
+    principal: str
+    episode_id: uuid.UUID
+    message_ordinal: int
+
+
+@dataclass(frozen=True, slots=True)
+class MessageRow:
+    tenant: str
+    principal: str
+    project: str
+    session: str
+    episode_id: uuid.UUID
+    message_ordinal: int
+    role: str
+    author: str | None
+    content: str
+    occurred_at: datetime
+    source_partition: int
+    source_offset: int
+
+
+@dataclass(frozen=True, slots=True)
+class LogRecord:
+    """One record of ``engram.episodes`` as the indexer reads it: where it is, and its bytes."""
+
+    partition: int
+    offset: int
+    value: bytes
+
+
+@dataclass
+class IndexChanges:
+    """What a run of records does to the index: messages to add, principals forgotten."""
+
+    rows: list[MessageRow]
+    forgotten: list[tuple[str, str]]
+
+
+def messages_of(records: Iterable[LogRecord]) -> IndexChanges:
+    """The rows ``records`` add (every message of every turn and remembered memory) and the
+    principals they forget, in log order. A record that is not a valid log event adds nothing:
+    formation dead-letters it, and the index has nothing to say about it."""
+    changes = IndexChanges(rows=[], forgotten=[])
+    for record in records:
+        try:
+            event = decode_log_event(record.value)
+        except ValidationError:
+            continue
+        match event:
+            case TurnAppended() | MemoryRemembered():
+                changes.rows.extend(_rows(event, record))
+            case PrincipalForgotten():
+                changes.forgotten.append((event.tenant, event.principal))
+            case _:
+                pass
+    return changes
+
+
+def _rows(episode: TurnAppended | MemoryRemembered, record: LogRecord) -> list[MessageRow]:
+    return [
+        MessageRow(
+            tenant=episode.tenant,
+            principal=episode.principal,
+            project=episode.project,
+            session=episode.session,
+            episode_id=episode.event_id,
+            message_ordinal=message.ordinal,
+            role=message.role.value,
+            author=message.author,
+            content=message.content,
+            occurred_at=episode.occurred_at,
+            source_partition=record.partition,
+            source_offset=record.offset,
+        )
+        for message in episode_messages(episode)
+    ]
+
+
+_INSERT = (
+    """
+WITH incoming AS (
+    SELECT m.* FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::uuid[], $6::int[],
+                           $7::text[], $8::text[], $9::text[], $10::timestamptz[], $11::int[],
+                           $12::bigint[])
+           AS m(tenant, principal, project, session, episode_id, message_ordinal, role, author,
+                content, occurred_at, source_partition, source_offset)
+    WHERE NOT EXISTS (SELECT 1 FROM message_hidden h
+                      WHERE h.tenant = m.tenant AND h.principal = m.principal
+                        AND h.episode_id = m.episode_id AND h.message_ordinal = m.message_ordinal)
+      AND NOT EXISTS (SELECT 1 FROM principal_tombstone t
+                      WHERE t.principal_hash = encode(sha256(convert_to(
+                          m.tenant || '/' || m.principal, 'UTF8')), 'hex'))
+      AND NOT EXISTS (SELECT 1 FROM message x
+                      WHERE x.tenant = m.tenant AND x.principal = m.principal
+                        AND x.episode_id = m.episode_id AND x.message_ordinal = m.message_ordinal)
+), chained AS (
+    SELECT i.*, row_number() OVER w AS place, lag(i.episode_id) OVER w AS prev_episode,
+           lag(i.message_ordinal) OVER w AS prev_ordinal, lag(i.content) OVER w AS prev_content
+    FROM incoming i
+    WINDOW w AS (PARTITION BY i.tenant, i.principal, i.project, i.session
+                 ORDER BY i.source_partition, i.source_offset, i.message_ordinal)
+)
+INSERT INTO message (tenant, principal, project, session, episode_id, message_ordinal, role,
+                     author, content, occurred_at, source_partition, source_offset,
+                     context_episode_id, context_ordinal, context_vector)
+SELECT c.tenant, c.principal, c.project, c.session, c.episode_id, c.message_ordinal, c.role,
+       c.author, c.content, c.occurred_at, c.source_partition, c.source_offset,
+       coalesce(c.prev_episode, b.episode_id), coalesce(c.prev_ordinal, b.message_ordinal),
+       CASE WHEN c.place > 1 THEN to_tsvector('public.engram_english', c.prev_content)
+            ELSE b.search_vector END
+FROM chained c
+LEFT JOIN LATERAL ("""
+    + "{before}"
+    + """) b ON c.place = 1
+ON CONFLICT DO NOTHING
+RETURNING tenant, principal, episode_id, message_ordinal, role, project, source_offset,
+          search_vector || coalesce(context_vector, ''::tsvector) AS search_vector
+"""
+)
+"""Insert what is neither hidden nor a forgotten principal's (the tombstone's hash is
+:func:`resolution.beliefs.principal_hash`, computed here in SQL) nor there already (a record
+read twice), each with its context (migration 0035): the message before it in its session —
+the one before it in the same write, or else the latest the index holds. Returns what it
+inserted, with the lexemes BM25 counts (its own and its context's), for :data:`_COUNTED`."""
+
+_BEFORE = """
+    SELECT x.episode_id, x.message_ordinal, x.search_vector FROM message x
+    WHERE x.tenant = {m}.tenant AND x.principal = {m}.principal AND x.project = {m}.project
+      AND x.session = {m}.session
+      AND (x.source_partition, x.source_offset, x.message_ordinal)
+          < ({m}.source_partition, {m}.source_offset, {m}.message_ordinal)
+    ORDER BY x.source_partition DESC, x.source_offset DESC, x.message_ordinal DESC
+    LIMIT 1
+"""
+"""The latest message the index holds before ``{m}`` in its session: its context."""
+
+_INSERT = _INSERT.replace("{before}", _BEFORE.format(m="c"))
+
+_COUNTED = """
+WITH changed AS ({changed}), measured AS (
+    SELECT c.*,
+           (SELECT coalesce(sum(cardinality(v.positions)), 0) FROM unnest(c.search_vector) v)
+               AS length
+    FROM changed c
+), postings AS ({postings}), scope AS (
+    INSERT INTO message_scope_stats AS s (tenant, principal, role, project, messages, length)
+    SELECT tenant, principal, role, project, {sign} count(*), {sign} sum(length)
+    FROM measured GROUP BY tenant, principal, role, project
+    ORDER BY tenant, principal, role, project
+    ON CONFLICT (tenant, principal, role, project) DO UPDATE
+    SET messages = s.messages + EXCLUDED.messages, length = s.length + EXCLUDED.length
+)
+INSERT INTO message_term_stats AS s (tenant, principal, lexeme, role, project, messages)
+SELECT c.tenant, c.principal, v.lexeme, c.role, c.project, {sign} count(*)
+FROM changed c, unnest(c.search_vector) v
+GROUP BY c.tenant, c.principal, v.lexeme, c.role, c.project
+ORDER BY c.tenant, c.principal, v.lexeme, c.role, c.project
+ON CONFLICT (tenant, principal, lexeme, role, project) DO UPDATE
+SET messages = s.messages + EXCLUDED.messages
+"""
+"""What BM25 reads (migration 0027: the postings and the counts) follows the rows ``{changed}``
+inserts or deletes, in the same statement, so it can never disagree with the index: what the
+statement did not write is not counted. ``{changed}`` returns the rows' key, role, project,
+offset and vector. Counts are added in key order, so two writers lock rows alike."""
+
+_POSTED = """
+INSERT INTO message_term (tenant, principal, lexeme, episode_id, message_ordinal, role, project,
+                          occurrences, length, source_offset)
+SELECT c.tenant, c.principal, v.lexeme, c.episode_id, c.message_ordinal, c.role, c.project,
+       greatest(cardinality(v.positions), 1), c.length, c.source_offset
+FROM measured c, unnest(c.search_vector) v
+ORDER BY c.tenant, c.principal, v.lexeme, c.episode_id, c.message_ordinal
+ON CONFLICT DO NOTHING
+"""
+"""A message's postings: one per lexeme, with its occurrences (at least one: a vector stripped of
+positions still holds the word) and the message's length; in key order, so a large write (a
+recount) fills the key's index page after page rather than at random."""
+
+_UNPOSTED = """
+DELETE FROM message_term p USING measured c, unnest(c.search_vector) v
+WHERE p.tenant = c.tenant AND p.principal = c.principal AND p.lexeme = v.lexeme
+  AND p.episode_id = c.episode_id AND p.message_ordinal = c.message_ordinal
+"""
+
+
+def _counted(changed: str, *, deleting: bool) -> str:
+    """:data:`_COUNTED` for ``changed``, an insert (counts up) or a delete (counts down)."""
+    return _COUNTED.format(
+        changed=changed,
+        postings=_UNPOSTED if deleting else _POSTED,
+        sign="-" if deleting else "",
+    )
+
+
+_EMPTIED = """
+DELETE FROM {table} s USING unnest($1::text[], $2::text[]) AS p(tenant, principal)
+WHERE s.tenant = p.tenant AND s.principal = p.principal AND s.messages = 0
+"""
+"""Statistics nothing counts any more: a lexeme of a hidden message's is a word, and no word of
+a deleted belief's stays in PostgreSQL."""
+
+STATS_TABLES = ("message_term", "message_term_stats", "message_scope_stats")
+"""What migration 0027 keeps beside ``message``, emptied and refilled with it."""
+
+
+async def recount_stats(conn: asyncpg.Connection) -> None:
+    """Count the statistics again from ``message`` (migration 0027's backfill; a bench that
+    writes ``message`` directly calls it, and tests compare it with what was maintained)."""
+    await conn.execute(f"TRUNCATE {', '.join(STATS_TABLES)}")
+    await conn.execute(_counted(_ALL_MESSAGES, deleting=False))
+
+
+_ALL_MESSAGES = """
+SELECT tenant, principal, episode_id, message_ordinal, role, project, source_offset,
+       search_vector || coalesce(context_vector, ''::tsvector) AS search_vector
+FROM message
+"""
+
+
+_COLUMNS = tuple(MessageRow.__dataclass_fields__)
+
+
+async def locked_unread(
+    conn: asyncpg.Connection,
+    records: Sequence[LogRecord],
+    *,
+    offsets: str,
+    projector: str,
+    topic: str,
+    partition: int,
+) -> IndexChanges:
+    """``records``' messages and forgettings that ``projector`` has not stored yet (at or past
+    its offset in the ``offsets`` table), with every principal they name locked. Shared by the
+    readers of the log's messages (the indexer, the embedding follower); called inside the
+    transaction that writes them and the offset, so a rival reading the same records waits on
+    the locks and then skips what was written."""
+    changes = messages_of(records)
+    await lock_principals(
+        conn, {(r.tenant, r.principal) for r in changes.rows} | set(changes.forgotten)
+    )
+    stored = await conn.fetchval(
+        f"SELECT next_offset FROM {offsets} WHERE projector = $1 AND topic = $2 AND partition = $3",
+        projector,
+        topic,
+        partition,
+    )
+    if stored is None:
+        return changes
+    return messages_of(r for r in records if r.offset >= stored)
+
+
+async def index_records(
+    conn: asyncpg.Connection, topic: str, partition: int, records: Sequence[LogRecord]
+) -> int:
+    """Index ``records`` (one partition's, in offset order) and store the offset past the last,
+    in one transaction; records below the stored offset were indexed already and are skipped.
+    How many messages it read (written or left out)."""
+    if not records:
+        return 0
+    async with transaction(conn):
+        changes = await locked_unread(
+            conn,
+            records,
+            offsets="projector_offset",
+            projector=INDEXER,
+            topic=topic,
+            partition=partition,
+        )
+        await _write(conn, changes)
+        await conn.execute(
+            "INSERT INTO projector_offset (projector, topic, partition, next_offset) "
+            "VALUES ($1, $2, $3, $4) ON CONFLICT (projector, topic, partition) DO UPDATE "
+            "SET next_offset = GREATEST(projector_offset.next_offset, EXCLUDED.next_offset)",
+            INDEXER,
+            topic,
+            partition,
+            records[-1].offset + 1,
+        )
+    return len(changes.rows)
+
+
+async def _write(conn: asyncpg.Connection, changes: IndexChanges) -> None:
+    """Rows and forgettings in log order: a message before a forgetting goes with it, and one
+    after it is kept out by the tombstone once the projector has written it."""
+    if changes.rows:
+        columns = [[getattr(row, name) for row in changes.rows] for name in _COLUMNS]
+        await conn.execute(_counted(_INSERT, deleting=False), *columns)
+    for tenant, principal in changes.forgotten:
+        removed = {}
+        for table in ("message", *STATS_TABLES):
+            status = await conn.execute(
+                f"DELETE FROM {table} WHERE tenant = $1 AND principal = $2", tenant, principal
+            )
+            removed[table] = deleted_rows(status)
+        await note_erased(conn, tenant, principal, removed)  # for the forgetting's receipt
+
+
+async def hide_messages(
+    conn: asyncpg.Connection, keys: Sequence[MessageKey], *, quotes: Sequence[str] = ()
+) -> None:
+    """Take ``keys`` out of the index for good (``message_hidden``: ids, no words), with every
+    indexed message of the same principals that holds one of ``quotes``; their vectors go from
+    every embedding generation in the same transaction."""
+    if not keys:
+        return
+    principals = sorted({(k.tenant, k.principal) for k in keys})
+    quoting = await conn.fetch(
+        "SELECT m.tenant, m.principal, m.episode_id, m.message_ordinal FROM message m "
+        "JOIN unnest($1::text[], $2::text[]) AS p(tenant, principal) "
+        "ON m.tenant = p.tenant AND m.principal = p.principal "
+        "WHERE EXISTS (SELECT 1 FROM unnest($3::text[]) q WHERE q <> '' "
+        "AND strpos(m.content, q) > 0)",
+        [t for t, _ in principals],
+        [p for _, p in principals],
+        list(quotes),
+    )
+    hidden = sorted({*keys, *(MessageKey(*row) for row in quoting)})
+    columns = [list(column) for column in zip(*hidden, strict=True)]
+    await conn.execute(
+        "INSERT INTO message_hidden (tenant, principal, episode_id, message_ordinal) "
+        "SELECT * FROM unnest($1::text[], $2::text[], $3::uuid[], $4::int[]) "
+        "ON CONFLICT DO NOTHING",
+        *columns,
+    )
+    await delete_message_vectors(conn, hidden)
+    await conn.execute(_counted(_HIDE, deleting=True), *columns)
+    await conn.execute(_counted(_CONTEXT_OF_HIDDEN, deleting=True), *columns)
+    await conn.execute(_counted(_RECONTEXT, deleting=False), *columns)
+    for table in STATS_TABLES[1:]:
+        await conn.execute(
+            _EMPTIED.format(table=table),
+            [t for t, _ in principals],
+            [p for _, p in principals],
+        )
+
+
+_HIDE = """
+DELETE FROM message m USING unnest($1::text[], $2::text[], $3::uuid[], $4::int[])
+    AS h(tenant, principal, episode_id, message_ordinal)
+WHERE m.tenant = h.tenant AND m.principal = h.principal
+  AND m.episode_id = h.episode_id AND m.message_ordinal = h.message_ordinal
+RETURNING m.tenant, m.principal, m.episode_id, m.message_ordinal, m.role, m.project,
+          m.source_offset, m.search_vector || coalesce(m.context_vector, ''::tsvector) AS search_vector
+"""
+
+
+_CONTEXT_OF_HIDDEN = """
+SELECT m.tenant, m.principal, m.episode_id, m.message_ordinal, m.role, m.project,
+       m.source_offset, m.search_vector || coalesce(m.context_vector, ''::tsvector) AS search_vector
+FROM message m JOIN unnest($1::text[], $2::text[], $3::uuid[], $4::int[])
+    AS h(tenant, principal, episode_id, message_ordinal)
+  ON m.tenant = h.tenant AND m.principal = h.principal
+ AND m.context_episode_id = h.episode_id AND m.context_ordinal = h.message_ordinal
+"""
+"""The messages whose context is a hidden one, as counted now (to be counted down)."""
+
+_RECONTEXT = (
+    """
+UPDATE message m
+SET (context_episode_id, context_ordinal, context_vector) = ("""
+    + _BEFORE.format(m="m")
+    + """)
+FROM unnest($1::text[], $2::text[], $3::uuid[], $4::int[])
+    AS h(tenant, principal, episode_id, message_ordinal)
+WHERE m.tenant = h.tenant AND m.principal = h.principal
+  AND m.context_episode_id = h.episode_id AND m.context_ordinal = h.message_ordinal
+RETURNING m.tenant, m.principal, m.episode_id, m.message_ordinal, m.role, m.project,
+          m.source_offset, m.search_vector || coalesce(m.context_vector, ''::tsvector) AS search_vector
+"""
+)
+"""Those messages' context chosen again among what the index still holds (the hidden rows are
+gone by then), as an index built after the hiding would have chosen it; counted up again."""
+
+
+def message_item_id(episode_id: uuid.UUID, ordinal: int) -> str:
+    """A message's id in ``embedding_vector``: ``event_id:ordinal`` (as PostgreSQL prints it)."""
+    return f"{episode_id}:{ordinal}"
+
+
+async def delete_message_vectors(conn: asyncpg.Connection, keys: Sequence[MessageKey]) -> None:
+    """Remove these messages' vectors from every embedding generation: vectors are derived
+    from the words, so whatever takes a message out of the index takes its vectors too."""
+    by_principal: dict[tuple[str, str], list[str]] = {}
+    for key in keys:
+        by_principal.setdefault((key.tenant, key.principal), []).append(
+            message_item_id(key.episode_id, key.message_ordinal)
+        )
+    for (tenant, principal), item_ids in sorted(by_principal.items()):
+        await embedding_store.delete_items(conn, tenant, principal, "message", item_ids)
+
+
+def redacted_messages(
+    batches: Iterable[ClaimsBatchFormed], tombstones: Iterable[tuple[str, str, str]]
+) -> tuple[list[MessageKey], list[str]]:
+    """The messages whose words redaction takes out of ``batches`` (the chunk's, raw, with the
+    kept ones it resolves again), and the quotes it takes: what a deletion resolved from its
+    principal's kept batches must take out of the index too, where the deleted belief's
+    evidence rows are already gone. ``tombstones``: (tenant, principal, content hash) known."""
+    known: dict[tuple[str, str], set[str]] = {}
+    for tenant, principal, digest in tombstones:
+        known.setdefault((tenant, principal), set()).add(digest)
+    mine: dict[tuple[str, str], list[ClaimsBatchFormed]] = {}
+    for batch in batches:
+        mine.setdefault(principal_of(batch), []).append(batch)
+    keys: set[MessageKey] = set()
+    quotes: set[str] = set()
+    for who, raw in mine.items():
+        deleted = known.get(who, set()) | deleted_hashes(raw)
+        for before, after in zip(raw, redact(raw, deleted), strict=True):
+            if before is after:
+                continue
+            kept = {c.candidate_id for c in after.candidates}
+            ordinals = {c.message_ordinal for c in before.candidates if c.candidate_id not in kept}
+            quotes |= {c.quote for c in before.candidates if c.candidate_id not in kept and c.quote}
+            for old, new in zip(before.refusals, after.refusals, strict=False):
+                if old != new:
+                    ordinals.add(old.message_ordinal)
+                    quotes |= {old.quote} if old.quote else set()
+            keys |= {MessageKey(*who, before.episode_id, o) for o in ordinals}
+    return sorted(keys), sorted(quotes)

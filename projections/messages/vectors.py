@@ -1,0 +1,164 @@
+"""Message vectors followed live: what the embedding follower writes, and its stored offsets.
+
+The follower (:mod:`projections.messages.embedding_follower`) reads the log like the message indexer and
+embeds the same messages (:func:`projections.messages.store.messages_of`); this module writes a
+partition's vectors into one embedding generation (:mod:`embeddings.store`'s tables, migration
+0022) and the stored offset past them in one transaction, so a killed follower neither loses
+nor doubles a vector, and a new generation replays the log from offset 0.
+
+Vectors are shared by every projection generation (``public.embedding_vector``, keyed by
+embedding generation and by the message's ``event_id:ordinal``): the log's messages are the
+same whatever policy formed beliefs from them, so re-derivation does not re-embed. The stored
+offsets are shared the same way (``public.projector_offset``, projector ``embeddings/<name>``).
+A projection generation's recall joins the dense hits with its own index of messages, so it
+answers only with messages that generation holds.
+
+What must not be embedded is left out as the index leaves it out, under the principal's lock
+(:mod:`projections.principal_lock`): a message named in ``message_hidden`` (a deleted belief
+quoted it; the deletion also removes any vector already written, :func:`delete_message_vectors`)
+or a forgotten principal's (``principal_tombstone``; a ``principal.forgotten`` record also
+removes every vector of theirs at that point in the log).
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Mapping, Sequence
+
+import asyncpg
+import numpy as np
+
+from engram.infra.db import transaction
+from engram.projections.erased import note_erased
+from engram.projections.messages.embeddings import store
+from engram.projections.messages.embeddings.embedder import Embedder, Vectors
+from engram.projections.messages.embeddings.generation import EmbeddingGeneration
+from engram.projections.messages.store import LogRecord, MessageKey, locked_unread, messages_of
+
+FOLLOWER_PREFIX = "embeddings/"
+
+
+def follower_name(generation: str) -> str:
+    """The follower's name in ``projector_offset`` for one embedding generation: each
+    generation has offsets of its own, so a new one is built by replaying the log from 0."""
+    return f"{FOLLOWER_PREFIX}{generation}"
+
+
+def message_of_item(item_id: str) -> tuple[uuid.UUID, int]:
+    """The (event id, ordinal) a message's vector id names."""
+    episode, _, ordinal = item_id.rpartition(":")
+    return uuid.UUID(episode), int(ordinal)
+
+
+async def embedded_offsets(
+    db: asyncpg.Pool | asyncpg.Connection, topic: str, generation: str
+) -> dict[int, int]:
+    """The follower's stored offset of each partition of ``topic`` for ``generation``."""
+    rows = await db.fetch(
+        "SELECT partition, next_offset FROM public.projector_offset "
+        "WHERE projector = $1 AND topic = $2",
+        follower_name(generation),
+        topic,
+    )
+    return {row["partition"]: row["next_offset"] for row in rows}
+
+
+_INSERT = """
+INSERT INTO public.embedding_vector (generation, tenant, principal, kind, item_id, vector)
+SELECT $1, v.tenant, v.principal, 'message', v.episode_id::text || ':' || v.ordinal, v.vector
+FROM unnest($2::text[], $3::text[], $4::uuid[], $5::int[], $6::bytea[])
+     AS v(tenant, principal, episode_id, ordinal, vector)
+WHERE NOT EXISTS (SELECT 1 FROM message_hidden h
+                  WHERE h.tenant = v.tenant AND h.principal = v.principal
+                    AND h.episode_id = v.episode_id AND h.message_ordinal = v.ordinal)
+  AND NOT EXISTS (SELECT 1 FROM principal_tombstone t
+                  WHERE t.principal_hash = encode(sha256(convert_to(
+                      v.tenant || '/' || v.principal, 'UTF8')), 'hex'))
+ON CONFLICT (generation, tenant, principal, kind, item_id) DO UPDATE SET vector = EXCLUDED.vector
+"""
+"""Vectors of the messages that are neither hidden nor a forgotten principal's (the same test
+as the index's insert); a vector already there is replaced (a record read twice gets the same
+one)."""
+
+_STORE_OFFSET = """
+INSERT INTO public.projector_offset (projector, topic, partition, next_offset)
+VALUES ($1, $2, $3, $4) ON CONFLICT (projector, topic, partition) DO UPDATE
+SET next_offset = GREATEST(projector_offset.next_offset, EXCLUDED.next_offset)
+"""
+
+
+async def embed_messages(
+    embedder: Embedder, generation: EmbeddingGeneration, records: Sequence[LogRecord]
+) -> dict[MessageKey, Vectors]:
+    """Every message of ``records`` embedded through the generation's text recipe, by key.
+    No connection is involved: the follower calls it before its transaction (a remote embedder
+    is a network call)."""
+    rows = messages_of(records).rows
+    if not rows:
+        return {}
+    if (embedder.model.name, embedder.model.dimensions) != (
+        generation.model,
+        generation.dimensions,
+    ):
+        raise store.VectorSizeMismatch(
+            f"embedder {embedder.model} does not make generation {generation.name!r}'s vectors"
+        )
+    matrix = await embedder.embed([generation.prepare(r.content) for r in rows], "document")
+    if matrix.shape != (len(rows), generation.dimensions):
+        raise store.VectorSizeMismatch(
+            f"the embedder returned {matrix.shape} for {len(rows)} texts of {generation.name!r}"
+        )
+    return {
+        MessageKey(r.tenant, r.principal, r.episode_id, r.message_ordinal): matrix[i]
+        for i, r in enumerate(rows)
+    }
+
+
+async def write_vectors(
+    conn: asyncpg.Connection,
+    generation: str,
+    topic: str,
+    partition: int,
+    records: Sequence[LogRecord],
+    vectors: Mapping[MessageKey, Vectors],
+) -> int:
+    """Write the vectors of ``records``' messages (one partition's records in offset order,
+    ``vectors`` made from :func:`messages_of` of them) and store the offset past the last, in
+    one transaction; records below the stored offset were written already and are skipped. A
+    ``principal.forgotten`` record removes the principal's vectors of every generation. How
+    many messages it read (written or left out)."""
+    if not records:
+        return 0
+    async with transaction(conn):
+        changes = await locked_unread(
+            conn,
+            records,
+            offsets="public.projector_offset",
+            projector=follower_name(generation),
+            topic=topic,
+            partition=partition,
+        )
+        # An event appended twice (a retried publish) is one message: one upsert may not touch
+        # a row twice, and the vectors are the same.
+        keys = list(
+            dict.fromkeys(
+                MessageKey(r.tenant, r.principal, r.episode_id, r.message_ordinal)
+                for r in changes.rows
+            )
+        )
+        if keys:
+            rows = [np.ascontiguousarray(vectors[k], dtype="<f4").tobytes() for k in keys]
+            columns = [list(column) for column in zip(*keys, strict=True)]
+            await conn.execute(_INSERT, generation, *columns, rows)
+        for tenant, principal in changes.forgotten:
+            removed = await store.forget_principal(conn, tenant, principal)
+            await note_erased(conn, tenant, principal, {"embedding_vector": removed})
+        await store_offset(conn, generation, topic, partition, records[-1].offset + 1)
+    return len(changes.rows)
+
+
+async def store_offset(
+    conn: asyncpg.Connection, generation: str, topic: str, partition: int, next_offset: int
+) -> None:
+    """Move the follower's stored offset of a partition forward (never back)."""
+    await conn.execute(_STORE_OFFSET, follower_name(generation), topic, partition, next_offset)

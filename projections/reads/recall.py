@@ -1,0 +1,481 @@
+"""Recall: what answers a question about one principal — beliefs first, then messages.
+
+One read for every surface (``GET /v1/recall``, ``engram recall``, the client, the MCP ``recall``
+tool), scoped by tenant and principal in SQL like every other read, in the reader's generation.
+
+**Beliefs** are the principal's current beliefs as search ranks them in mode ``any``
+(:func:`projections.reads.search.search_beliefs`: any matching term, more distinct terms first, then
+relevance, confidence, corroboration and recency), each with the quotes it came from.
+
+**Messages** come from the index of messages (migration 0021, ``message``): by default only the
+principal's own words (role ``user``); ``roles`` asks for others, and every message hit says its
+role. Two ranked lists are fused (:mod:`projections.reads.fusion`, reciprocal rank fusion):
+
+- the lexical match: the messages holding terms of the question, ranked by Okapi BM25 over the
+  principal's messages in scope (:mod:`projections.messages.lexical`, read from postings and counts the
+  indexer keeps): a rare word outweighs a common one, a repeated word counts with diminishing
+  returns, a long message is discounted;
+- the messages the recalled beliefs quote, in the beliefs' order: what formation kept is
+  evidence that the message answers;
+- with a :class:`SemanticQuery` (the question embedded by the active embedding generation's
+  model, :func:`embed_question`), the semantic match: the principal's messages in scope nearest
+  the question by cosine similarity (:func:`embeddings.store.search`, one generation, never
+  two), fused with weight :data:`SEMANTIC_WEIGHT` — below the lexical list's 1, because on
+  these questions meaning alone finds much less than words do (docs/retrieval.md measures it).
+
+**Pages.** The answer is ranked whole — at most :data:`CANDIDATES` of each list — and served in
+pages by keyset: every hit has the sort key ``tier + fused`` (tier 1 for a belief, 0 for a
+message; a fused score is below 1, so every belief precedes every message) and an id (the
+belief's, or a name-based UUID of the message's event id and ordinal); the cursor holds the last
+hit's key and id. While memory stands still the pages walk every hit once.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+import uuid
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+import asyncpg
+
+from engram.infra.errors import EngramFailure
+from engram.projections.messages import (
+    Embedder,
+    EmbeddingGeneration,
+    Vectors,
+    best_messages,
+    embedding_store,
+    message_of_item,
+    question_statistics,
+    resident_vectors,
+)
+from engram.projections.reads.cursor import InvalidCursor, decode_score_cursor, encode_cursor
+from engram.projections.reads.freshness import freshness
+from engram.projections.reads.fusion import combine, fuse, ranks
+from engram.projections.reads.search import (
+    MAX_QUERY_CHARS,
+    UnsearchableQuery,
+    check_query,
+    question_words,
+    search_beliefs,
+)
+from engram.projections.reads.when import Period, periods
+from engram.schemas.api import (
+    BeliefView,
+    RecalledBelief,
+    RecalledMessage,
+    RecallResults,
+    SearchMode,
+)
+from engram.schemas.common import Role
+from engram.watermarks.waiting import poll_until
+
+__all__ = ["MAX_QUERY_CHARS", "IndexBehind", "InvalidCursor", "UnsearchableQuery", "recall"]
+
+CANDIDATES = 100
+"""Hits taken from each ranked list before fusion: more than a page needs, few enough that a
+question costs the same at any memory size (the lists are read through their indexes)."""
+MAX_LIMIT = 100
+CURSOR_KIND = "recall"
+OWN_WORDS: tuple[Role, ...] = (Role.USER,)
+"""Whose words recall answers with unless asked: only ``user`` speaks for the principal."""
+_ALLOWED_CONTROLS = frozenset("\t\n\r")
+
+SEMANTIC_WEIGHT = 0.75
+"""The semantic list's weight where it is combined with the lexical list by score
+(:func:`fusion.combine`: BM25 scaled by the best, the cosine between the list's last and first).
+Chosen on the dev split with ``bench/recall_fusion.py`` (docs/retrieval.md)."""
+SEMANTIC_CANDIDATES = 3 * CANDIDATES
+"""Nearest vectors taken before the role and project filter cuts them to :data:`CANDIDATES`
+(vectors are kept for every role; recall answers with the principal's own unless asked)."""
+
+_BELIEF_TERMS = """
+SELECT b.belief_id, array_agg(v.lexeme ORDER BY v.lexeme) AS lexemes
+FROM belief b, unnest(b.search_vector) v
+WHERE b.belief_id = ANY($1::uuid[]) AND v.lexeme = ANY($2::text[])
+GROUP BY b.belief_id
+"""
+"""Which of the question's terms each candidate belief holds."""
+
+
+def answering(
+    matched: Mapping[uuid.UUID, Sequence[str]], idf: Mapping[str, float]
+) -> set[uuid.UUID]:
+    """The beliefs that answer: those matching two or more of the question's terms (its one
+    term, for a one-term question), or holding its rarest term (the highest idf; ties count).
+    Beliefs come first, so each one shown pushes every message down: one sharing a single
+    common word with a longer question ("live" in "where do I live and what did I bring back
+    from Japan") is rarely about it, while one holding the question's rarest word — "Lisbon" of
+    "Lisbon or tea", and "tea" too — is. Measured in docs/retrieval.md."""
+    if not idf:
+        return set()
+    rarest = max(idf.values())
+    enough = min(MIN_MATCHED_TERMS, len(idf))
+    return {
+        belief
+        for belief, terms in matched.items()
+        if len(set(terms)) >= enough or any(idf.get(t, 0.0) >= rarest * (1 - 1e-9) for t in terms)
+    }
+
+
+MIN_MATCHED_TERMS = 2
+"""How many of a question's terms a belief matches to answer it, whatever their weight."""
+
+
+_QUOTED = """
+SELECT m.project, m.session, m.episode_id, m.message_ordinal, m.role, m.author, m.content,
+       m.occurred_at, m.source_partition, m.source_offset
+FROM unnest($3::uuid[], $4::int[]) AS k(episode_id, message_ordinal)
+JOIN message m ON m.tenant = $1 AND m.principal = $2
+ AND m.episode_id = k.episode_id AND m.message_ordinal = k.message_ordinal
+WHERE m.role = ANY($5::text[]) AND ($6::text IS NULL OR m.project = $6)
+"""
+"""The indexed messages among the quoted ones, in scope (a quoted message the index has not
+reached, or has left out, is not answered with)."""
+
+MessageId = tuple[uuid.UUID, int]
+"""A message: its turn's event id and its ordinal in the turn."""
+
+
+def message_uuid(episode_id: uuid.UUID, ordinal: int) -> uuid.UUID:
+    """A message's id in a recall cursor: name-based, so the same message always has it."""
+    return uuid.uuid5(episode_id, f"message/{ordinal}")
+
+
+def check_recall_query(query: str) -> str:
+    """The query as recalled: :func:`projections.reads.search.check_query`'s checks, and no control
+    characters but tab and line breaks (what a question can hold; anything else is a caller's
+    bug or an attack on a terminal, refused by name)."""
+    stripped = check_query(query)
+    for char in stripped:
+        if unicodedata.category(char) == "Cc" and char not in _ALLOWED_CONTROLS:
+            raise UnsearchableQuery(f"q contains the control character U+{ord(char):04X}")
+    return stripped
+
+
+class IndexBehind(EngramFailure):
+    """Formation or the message index had not read the whole project by the deadline."""
+
+    code = "index_behind"
+    retriable = True
+    exit_code = 1
+
+
+async def wait_indexed(
+    conn: asyncpg.Connection, *, tenant: str, project: str, timeout_s: float
+) -> None:
+    """Return once formation has formed, and the message index (and the active embedding
+    generation, if there is one) has read, every episode of ``project`` on the log (its
+    freshness shows no lag), so a recall reflects all of it; :class:`IndexBehind` at the
+    deadline."""
+
+    async def caught_up() -> bool:
+        fresh = await freshness(conn, tenant=tenant, project=project)
+        return (
+            fresh.log_offset is not None
+            and fresh.lag_episodes == fresh.index_lag_episodes == fresh.embedding_lag_episodes == 0
+        )
+
+    if not await poll_until(caught_up, timeout_s=timeout_s):
+        raise IndexBehind(
+            f"{tenant}/{project} was not formed and indexed to the end of the log within "
+            f"{timeout_s:g}s; `engram freshness --project {project}` shows how far each got"
+        )
+
+
+@dataclass(frozen=True)
+class _Ranked:
+    sort_key: float
+    key: uuid.UUID
+    hit: RecalledBelief | RecalledMessage
+
+
+def rank_messages(
+    lexical: Sequence[tuple[MessageId, float]],
+    quoted: Sequence[MessageId],
+    semantic: Sequence[tuple[MessageId, float]] = (),
+    *,
+    semantic_weight: float = SEMANTIC_WEIGHT,
+    in_period: Sequence[MessageId] | None = None,
+) -> list[tuple[MessageId, float]]:
+    """The messages' one ranking. The lexical and semantic lists (each with its scores: BM25,
+    cosine) are first combined by score (:func:`fusion.combine`, the semantic part weighted
+    ``semantic_weight``); that ranking and the quoted list are then fused by rank, so a
+    message the shown beliefs quote and the words or meaning find comes first. ``in_period``
+    (a question naming a time): which candidates were said in one of its periods; they are
+    fused once more, as a list of their own in the order the others gave them, so they come
+    before the rest without leaving anyone out."""
+    matched = [m for m, _ in combine(lexical, semantic, semantic_weight=semantic_weight)]
+    fused = fuse([matched, quoted])
+    if not in_period:
+        return fused
+    held = set(in_period)
+    timely = [message for message, _ in fused if message in held]
+    return fuse([matched, quoted, timely], weights=[1.0, 1.0, PERIOD_WEIGHT])
+
+
+PERIOD_WEIGHT = 1.0
+"""The weight of the list of candidates said in a period the question names: as much as the
+others', so a message of that period outranks one of another that words and meaning rank
+alike."""
+
+
+@dataclass(frozen=True, slots=True)
+class SemanticQuery:
+    """A question as one embedding generation's model embedded it: searched only in that
+    generation (:class:`embeddings.store.EmbeddingGenerationNotBuilt` while it is building,
+    :class:`embeddings.store.UnknownEmbeddingGeneration` if there is none by that name)."""
+
+    generation: str
+    vector: Vectors
+    weight: float = SEMANTIC_WEIGHT
+
+
+async def embed_question(embedder: Embedder, query: str) -> SemanticQuery:
+    """``query`` embedded as a question through the text recipe of ``embedder``'s generation
+    (an asymmetric model embeds it as a query, the messages as documents). Call it before
+    taking a connection: a remote embedder is a network call."""
+    generation = EmbeddingGeneration.of(embedder.model)
+    [vector] = await embedder.embed([generation.prepare(check_recall_query(query))], "query")
+    return SemanticQuery(generation.name, vector)
+
+
+async def semantic_query(
+    conn: asyncpg.Connection, embedder: Embedder | None, query: str
+) -> SemanticQuery | None:
+    """The question embedded when ``embedder``'s generation is the active one; None (recall
+    lexical only) when there is no embedder or its generation is not active yet (being built
+    by the embedding follower, or another is active). Only the active generation is answered
+    with, so every process reads the same vectors. For one short question the local model
+    takes well under a millisecond; a remote embedder should embed before the connection is
+    taken (:func:`embed_question`)."""
+    if embedder is None:
+        return None
+    active = await embedding_store.active(conn)
+    if active is None or active.name != EmbeddingGeneration.of(embedder.model).name:
+        return None
+    return await embed_question(embedder, query)
+
+
+async def _messages_in_scope(
+    conn: asyncpg.Connection,
+    ids: Sequence[MessageId],
+    tenant: str,
+    principal: str,
+    role_names: list[str],
+    project: str | None,
+) -> list[asyncpg.Record]:
+    """The indexed rows of ``ids`` the question's scope allows (:data:`_QUOTED`)."""
+    rows: list[asyncpg.Record] = await conn.fetch(
+        _QUOTED, tenant, principal, [e for e, _ in ids], [o for _, o in ids], role_names, project
+    )
+    return rows
+
+
+async def semantic_messages(
+    conn: asyncpg.Connection,
+    semantic: SemanticQuery,
+    *,
+    tenant: str,
+    principal: str,
+    role_names: list[str],
+    project: str | None,
+) -> tuple[list[tuple[MessageId, float]], list[asyncpg.Record]]:
+    """The semantic list of messages in scope, best first, each with its cosine, and their
+    rows (only messages this generation's index holds: hidden ones never answer)."""
+    similar = await resident_vectors.search(
+        conn,
+        tenant,
+        principal,
+        "message",
+        semantic.vector,
+        limit=SEMANTIC_CANDIDATES,
+        generation=semantic.generation,
+    )
+    nearest = [(message_of_item(hit.item_id), hit.score) for hit in similar.hits]
+    rows = await _messages_in_scope(
+        conn, [m for m, _ in nearest], tenant, principal, role_names, project
+    )
+    held = {(r["episode_id"], r["message_ordinal"]) for r in rows}
+    return [(m, score) for m, score in nearest if m in held][:CANDIDATES], list(rows)
+
+
+async def recall(
+    conn: asyncpg.Connection,
+    *,
+    tenant: str,
+    principal: str,
+    query: str,
+    project: str | None = None,
+    roles: Sequence[Role] = OWN_WORDS,
+    limit: int = 20,
+    cursor: str | None = None,
+    semantic: SemanticQuery | None = None,
+    as_of: datetime | None = None,
+) -> RecallResults:
+    """One page of what answers ``query`` for the principal: beliefs, then messages of
+    ``roles``, each best first (see the module's docstring). :class:`UnsearchableQuery` for a
+    query with nothing to search for or text refused by :func:`check_recall_query`,
+    :class:`InvalidCursor` for a cursor recall did not issue, ``ValueError`` for a limit out of
+    range or no roles. ``semantic``: the question embedded (:func:`semantic_query`), whose
+    nearest messages join the fusion; None: lexical only. ``as_of``: when the question is
+    asked (default: now), which relative times in it ("last May") are read against
+    (:mod:`projections.reads.when`); the messages said in a period it names come first, and the
+    words that named it are not matched (no message holds "2023"). A question with no word to
+    match (only stop words) is answered by the semantic list alone; without one it is
+    :class:`UnsearchableQuery`."""
+    if not 1 <= limit <= MAX_LIMIT:
+        raise ValueError(f"limit must be 1..{MAX_LIMIT}, not {limit}")
+    if not roles:
+        raise ValueError("roles must name at least one role")
+    query = check_recall_query(query)
+    after = decode_score_cursor(CURSOR_KIND, cursor) if cursor is not None else None
+    role_names = sorted({Role(r).value for r in roles})
+    timed = periods(query, as_of or datetime.now(UTC))
+
+    stats = await question_statistics(
+        conn,
+        tenant=tenant,
+        principal=principal,
+        words=question_words(timed.words, principal),
+        roles=role_names,
+        project=project,
+    )
+    idf = stats.idf
+    belief_hits = await _answering_beliefs(
+        conn, tenant, principal, timed.words, project, idf, semantic is not None
+    )
+    belief_lexical = ranks([b.belief_id for b in belief_hits])
+    ranked: list[_Ranked] = []
+    by_id = {b.belief_id: b for b in belief_hits}
+    for belief_id, fused in fuse([[b.belief_id for b in belief_hits]]):
+        belief_hit = RecalledBelief(
+            fused=fused, lexical_rank=belief_lexical.get(belief_id), belief=by_id[belief_id]
+        )
+        ranked.append(_Ranked(1.0 + fused, belief_id, belief_hit))
+
+    lexical_rows = (
+        await best_messages(
+            conn,
+            stats,
+            tenant=tenant,
+            principal=principal,
+            roles=role_names,
+            project=project,
+            limit=CANDIDATES,
+        )
+    ).rows
+    quoted_ids: list[MessageId] = []
+    for belief in belief_hits:
+        for evidence in belief.evidence:
+            if (evidence.episode_id, evidence.message_ordinal) not in quoted_ids:
+                quoted_ids.append((evidence.episode_id, evidence.message_ordinal))
+    quoted_ids = quoted_ids[:CANDIDATES]
+    quoted_rows = await _messages_in_scope(conn, quoted_ids, tenant, principal, role_names, project)
+    near: list[tuple[MessageId, float]] = []
+    near_rows: list[asyncpg.Record] = []
+    if semantic is not None:
+        near, near_rows = await semantic_messages(
+            conn,
+            semantic,
+            tenant=tenant,
+            principal=principal,
+            role_names=role_names,
+            project=project,
+        )
+    rows = {
+        (r["episode_id"], r["message_ordinal"]): r
+        for r in (*near_rows, *quoted_rows, *lexical_rows)
+    }
+    lexical = [((r["episode_id"], r["message_ordinal"]), r["score"]) for r in lexical_rows]
+    quoted = [m for m in quoted_ids if m in rows]
+    lexical_rank, quoted_rank = ranks([m for m, _ in lexical]), ranks(quoted)
+    semantic_rank = ranks([m for m, _ in near])
+    weight = semantic.weight if semantic is not None else 0.0
+    timely = _said_in(rows, timed.periods)
+    for message, fused in rank_messages(
+        lexical, quoted, near, semantic_weight=weight, in_period=timely
+    ):
+        row = rows[message]
+        role = Role(row["role"])
+        hit = RecalledMessage(
+            fused=fused,
+            lexical_rank=lexical_rank.get(message),
+            quoted_rank=quoted_rank.get(message),
+            semantic_rank=semantic_rank.get(message),
+            event_id=row["episode_id"],
+            message_ordinal=row["message_ordinal"],
+            role=role,
+            own_words=role in OWN_WORDS,
+            author=row["author"],
+            project=row["project"],
+            session=row["session"],
+            occurred_at=row["occurred_at"],
+            partition=row["source_partition"],
+            offset=row["source_offset"],
+            content=row["content"],
+        )
+        ranked.append(_Ranked(fused, message_uuid(*message), hit))
+
+    ranked.sort(key=lambda r: (-r.sort_key, r.key))
+    if after is not None:
+        key, last = after
+        ranked = [r for r in ranked if r.sort_key < key or (r.sort_key == key and r.key > last)]
+    page = ranked[:limit]
+    more = len(ranked) > limit
+    next_cursor = encode_cursor(CURSOR_KIND, page[-1].sort_key, page[-1].key) if more else None
+    projects = sorted({p for p in map(_project, page) if p is not None})
+    reflects = [await freshness(conn, tenant=tenant, project=p) for p in projects]
+    return RecallResults(hits=[r.hit for r in page], next_cursor=next_cursor, reflects=reflects)
+
+
+async def _answering_beliefs(
+    conn: asyncpg.Connection,
+    tenant: str,
+    principal: str,
+    words: str,
+    project: str | None,
+    idf: Mapping[str, float],
+    semantic: bool,
+) -> list[BeliefView]:
+    """The beliefs shown (:func:`answering`), best first. A question with no word to match is
+    :class:`UnsearchableQuery` — unless it is asked semantically too (``semantic``), when the
+    semantic list answers it and no belief is shown."""
+    try:
+        beliefs = await search_beliefs(
+            conn,
+            tenant=tenant,
+            principal=principal,
+            query=words or "?",
+            mode=SearchMode.ANY,
+            project=project,
+            limit=CANDIDATES,
+        )
+    except UnsearchableQuery:
+        if semantic:
+            return []
+        raise
+    candidates = [h.belief.belief_id for h in beliefs.hits]
+    matched = {
+        row["belief_id"]: row["lexemes"]
+        for row in await conn.fetch(_BELIEF_TERMS, candidates, list(idf))
+    }
+    shown = answering(matched, idf)
+    return [h.belief for h in beliefs.hits if h.belief.belief_id in shown]
+
+
+def _said_in(rows: Mapping[MessageId, asyncpg.Record], named: Sequence[Period]) -> list[MessageId]:
+    """The candidates said in one of the periods a question names."""
+    return [m for m, row in rows.items() if any(p.holds(row["occurred_at"]) for p in named)]
+
+
+def _project(ranked: _Ranked) -> str | None:
+    """The project a hit comes from: a message's own; a belief's if it is scoped to one project
+    (``project:<name>``), else None (a belief scoped wider than one project)."""
+    hit = ranked.hit
+    if isinstance(hit, RecalledMessage):
+        return hit.project
+    scope = hit.belief.scope
+    return scope.removeprefix("project:") if scope.startswith("project:") else None
