@@ -52,11 +52,9 @@ from engram.policies.in_force import effective_policy
 from engram.projections.migrate import MigrationError
 from engram.projections.migrate import migrate as run_migrations
 from engram.projections.runner import (
-    embed_in_worker,
-    index_in_worker,
+    follow_messages_in_worker,
     project_in_worker,
-    run_embedder,
-    run_indexer,
+    run_messages,
     run_projector,
 )
 from engram.schemas.api import LogPosition
@@ -189,12 +187,13 @@ def _keys_checked(settings: Settings) -> None:
 def worker(
     projector: Annotated[bool, typer.Option(help="Also run the belief projector.")] = True,
     indexer: Annotated[
-        bool, typer.Option(help="Also run the message indexer (what recall searches).")
+        bool, typer.Option(help="Also keep the message index (what recall searches).")
     ] = True,
     embedder: Annotated[
         bool,
         typer.Option(
-            help="Also run the embedding follower (message vectors for recall's semantic list)."
+            help="Also keep the message vectors (recall's semantic list); with the index, "
+            "behind one follower of the log."
         ),
     ] = True,
     inbox: Annotated[
@@ -206,8 +205,8 @@ def worker(
     ] = False,
     loglevel: Annotated[str, typer.Option(help="Worker log level.")] = "warning",
 ) -> None:
-    """Run the formation agent (faust), the belief projector, the message indexer and the
-    embedding follower until interrupted."""
+    """Run the formation agent (faust), the belief projector, and the message index and
+    vectors (one follower of the log for both) until interrupted."""
     configure_logging(loglevel)
     policy = effective_policy(_settings())
     activation = activation_or_exit(_settings(), policy)
@@ -223,18 +222,13 @@ def worker(
             await project_in_worker(settings, schema=schema)
 
         streams.app.task(project)
-    if indexer:
+    if indexer or embedder:
+        # One follower of the log for both: one fetch and one opening of each record.
 
-        async def index() -> None:
-            await index_in_worker(settings, schema=schema)
+        async def follow_messages() -> None:
+            await follow_messages_in_worker(settings, index=indexer, embed=embedder, schema=schema)
 
-        streams.app.task(index)
-    if embedder:
-
-        async def embed() -> None:
-            await embed_in_worker(settings, schema=schema)
-
-        streams.app.task(embed)
+        streams.app.task(follow_messages)
     if inbox:
 
         async def move_inbox() -> None:
@@ -286,7 +280,7 @@ def indexer() -> None:
     generation = _live_generation(_settings(), effective_policy(_settings()))
     settings = generation_settings(_settings(), generation)
     asyncio.run(ensure_topics(settings.kafka))
-    asyncio.run(run_indexer(settings, schema=generation.schema_name))
+    asyncio.run(run_messages(settings, index=True, embed=False, schema=generation.schema_name))
 
 
 @app.command("embedder")
@@ -300,7 +294,7 @@ def embedder_command() -> None:
     generation = _live_generation(_settings(), effective_policy(_settings()))
     settings = generation_settings(_settings(), generation)
     asyncio.run(ensure_topics(settings.kafka))
-    asyncio.run(run_embedder(settings, schema=generation.schema_name))
+    asyncio.run(run_messages(settings, index=False, embed=True, schema=generation.schema_name))
 
 
 @app.command("inbox")
