@@ -87,7 +87,8 @@ class LogFollower(Generic[T]):
         self._reseek = False
         self._positioned_at = -1
         """The listener's generation when the sinks were last settled and sought: a rebalance
-        since (even one between two fetches) means settling and seeking again."""
+        since (even one between two fetches: the sinks were held) means settling and seeking
+        again before the next fetch."""
         self.fetched = 0
         """Records fetched and decoded by this run."""
 
@@ -154,9 +155,9 @@ class LogFollower(Generic[T]):
             return False
         for follows in self._active():
             await self._guarded(follows, follows.sink.room)
-        if self._stopping.is_set() or not self._active():
-            return False
         generation = listener.generation
+        if self._stopping.is_set() or not self._active() or generation != self._positioned_at:
+            return False  # a rebalance since the seek: settle and seek again first
         fetched = await consumer.getmany(timeout_ms=200, max_records=self._max_records)
         if listener.moved_since(generation):
             # Fetched across a rebalance, possibly from before its seek: drop it and read
