@@ -27,7 +27,7 @@ from typing import Generic
 
 import structlog
 from aiokafka import AIOKafkaConsumer, ConsumerRecord, TopicPartition
-from aiokafka.errors import KafkaError
+from aiokafka.errors import IllegalStateError, KafkaError
 
 from engram.infra.db import DATABASE_BACKOFF, UNAVAILABLE, retry_while_unavailable
 from engram.infra.metrics import FOLLOWER_LAG, FOLLOWER_RECORDS
@@ -95,6 +95,16 @@ class LogFollower(Generic[T]):
     @property
     def group(self) -> str:
         return f"{self._settings.group_id}-{self.name}"
+
+    @property
+    def sinks(self) -> list[Sink[T]]:
+        return [follows.sink for follows in self._follows]
+
+    def held(self) -> list[int]:
+        """The partitions this follower holds now."""
+        if self._consumer is None:
+            return []
+        return sorted(tp.partition for tp in self._consumer.assignment())
 
     def stop(self) -> None:
         self._stopping.set()
@@ -171,7 +181,8 @@ class LogFollower(Generic[T]):
         if not fetched:
             for follows in self._active():
                 await self._guarded(
-                    follows, partial(follows.sink.idle, _View(consumer, self.topic))
+                    follows,
+                    partial(follows.sink.idle, _View(consumer, self.topic, listener, generation)),
                 )
         self._gauge_lag(consumer)
         return bool(fetched)
@@ -311,9 +322,17 @@ class _View:
 
     consumer: AIOKafkaConsumer
     topic: str
+    listener: SeekToStoredOffsets
+    generation: int
+    """The listener's generation at the empty fetch: a position read after a rebalance may
+    be Kafka's committed offset rather than the stored one, so none is given then."""
 
     async def positions(self) -> dict[int, int]:
-        return {tp.partition: await self.consumer.position(tp) for tp in self.consumer.assignment()}
+        held = {}
+        for tp in self.consumer.assignment():
+            with contextlib.suppress(IllegalStateError):  # revoked while this awaited
+                held[tp.partition] = await self.consumer.position(tp)
+        return {} if self.listener.moved_since(self.generation) else held
 
     async def end_offsets(self) -> dict[int, int]:
         partitions = self.consumer.partitions_for_topic(self.topic) or set()

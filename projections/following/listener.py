@@ -7,10 +7,12 @@ after what was written. Kafka's committed offsets, where written at all, are onl
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Awaitable, Callable
 
 import structlog
 from aiokafka import AIOKafkaConsumer, ConsumerRebalanceListener, TopicPartition
+from aiokafka.errors import IllegalStateError
 
 from engram.infra.db import FIRST_DELAY_S, UNAVAILABLE, report_unavailable
 
@@ -26,13 +28,15 @@ async def seek_to_stored_offsets(
     """Position each assigned partition of ``partitions`` at the offset stored beside the rows
     (or the beginning): ``offsets_of`` reads them."""
     offsets = await offsets_of()
-    assigned = consumer.assignment()
     for tp in partitions:
-        if tp not in assigned:
+        # Asked again for each partition: a rebalance may revoke them while this awaits, and
+        # the assignment after it is sought by the listener and the consume loop again.
+        if tp not in consumer.assignment():
             continue
         if tp.partition in offsets:
             consumer.seek(tp, offsets[tp.partition])
-        else:
+            continue
+        with contextlib.suppress(IllegalStateError):  # revoked during the await
             await consumer.seek_to_beginning(tp)
 
 
