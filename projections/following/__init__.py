@@ -21,8 +21,8 @@ How to write a sink (a webhook notifier over ``engram.memory-events``, say):
    ``write(conn, batch, prepared)``, the statements — inside the follower's transaction,
    given only the records its stored offset does not cover yet (a rival that wrote them first
    is waited for on the tracking row). Don't commit, don't store the offset: the follower does
-   both, after ``write``. Keep ``write`` idempotent by identity all the same (``ON CONFLICT``),
-   as redelivery after a lost commit is still possible at the Kafka layer.
+   both, after ``write``. Give the rows a key by identity all the same (``ON CONFLICT``): the
+   database's constraints are the backstop, whatever path writes.
 3. ``waits_out``: the errors besides PostgreSQL being unreachable after which the sink should
    rest and get the same records again (an HTTP endpoint that is down); anything else ends
    the follower, which is what a bug should do.

@@ -199,6 +199,9 @@ class LogFollower(Generic[T]):
         self.fetched += len(wanted)
         FOLLOWER_RECORDS.labels(self.name).inc(len(wanted))
         whole = Batch(tp.topic, tp.partition, decoded, records[-1].offset + 1)
+        if len(taking) == 1:
+            await self._take(taking[0], whole.since(taking[0].next.get(tp.partition, 0)))
+            return
         results = await asyncio.gather(
             *(self._take(f, whole.since(f.next.get(tp.partition, 0))) for f in taking),
             return_exceptions=True,

@@ -49,7 +49,7 @@ class Batch(Generic[T]):
 
     def since(self, stored: int | None) -> Batch[T]:
         """The batch without the records below ``stored`` (written already)."""
-        if not stored:
+        if not stored or not self.records or self.records[0].offset >= stored:
             return self
         return replace(self, records=[r for r in self.records if r.offset >= stored])
 

@@ -1,4 +1,4 @@
-"""Message vectors followed live: what the embedding follower writes, and its stored offsets.
+"""Message vectors followed live: what the vectors' sink writes, and where it stores its offsets.
 
 The vectors' sink (:mod:`projections.messages.embedding_follower`) takes the same log entries as
 the index (:class:`projections.messages.store.LogEntry`, decoded and opened once by their

@@ -196,10 +196,12 @@ class FollowerContract(ABC):
         await self.prepare(pool)
         await self.prepare(reference)
         rival = kafka.model_copy(update={"group_id": kafka.group_id + "-rival"})
-        async with running(self.follower(kafka, pool, batch=2)):
-            async with running(self.follower(rival, pool, batch=2)):
-                await self.publish(kafka, isolated.tenant, 16, start=0)
-                await self._caught_up(kafka, pool)
+        async with (
+            running(self.follower(kafka, pool, batch=2)),
+            running(self.follower(rival, pool, batch=2)),
+        ):
+            await self.publish(kafka, isolated.tenant, 16, start=0)
+            await self._caught_up(kafka, pool)
         assert await self.snapshot(pool) == await self._straight(kafka, reference)
 
     async def test_a_database_outage_is_waited_out_and_loses_and_doubles_nothing(

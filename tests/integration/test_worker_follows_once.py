@@ -62,8 +62,8 @@ async def test_one_worker_opens_each_sealed_turn_once_for_the_index_and_the_vect
 
     follower = 'engram_follower_records_total{follower="messages+embeddings"}'
     assert _sample(metrics, follower) == TURNS, "one fetch and one decoding a turn, for both"
-    assert "engram_follower_records_total{follower=\"messages\"}" not in metrics
-    assert "engram_follower_records_total{follower=\"embeddings\"}" not in metrics
+    assert 'engram_follower_records_total{follower="messages"}' not in metrics
+    assert 'engram_follower_records_total{follower="embeddings"}' not in metrics
     opened = _sample(metrics, 'engram_sealed_opened_total{kind="event"}')
     assert opened == 2 * TURNS, "opened once by formation and once by the follower"
     assert _sample(metrics, "engram_messages_indexed_total") == TURNS
