@@ -28,6 +28,7 @@ from typing import Generic
 import structlog
 from aiokafka import AIOKafkaConsumer, ConsumerRecord, TopicPartition
 from aiokafka.errors import IllegalStateError, KafkaError
+from prometheus_client import Gauge
 
 from engram.infra.db import DATABASE_BACKOFF, UNAVAILABLE, retry_while_unavailable
 from engram.infra.metrics import FOLLOWER_LAG, FOLLOWER_RECORDS
@@ -91,6 +92,8 @@ class LogFollower(Generic[T]):
         again before the next fetch."""
         self.fetched = 0
         """Records fetched and decoded by this run."""
+        self._counted = FOLLOWER_RECORDS.labels(self.name)
+        self._lag_gauges: dict[tuple[str, int], Gauge] = {}
 
     @property
     def group(self) -> str:
@@ -178,14 +181,15 @@ class LogFollower(Generic[T]):
             return bool(fetched)
         for tp, records in fetched.items():
             await self._hand_on(tp, records)
-        if not fetched:
-            for follows in self._active():
-                await self._guarded(
-                    follows,
-                    partial(follows.sink.idle, _View(consumer, self.topic, listener, generation)),
-                )
-        self._gauge_lag(consumer)
-        return bool(fetched)
+        if fetched:
+            self._gauge_lag(consumer)
+            return True
+        for follows in self._active():
+            await self._guarded(
+                follows,
+                partial(follows.sink.idle, _View(consumer, self.topic, listener, generation)),
+            )
+        return False
 
     async def _hand_on(self, tp: TopicPartition, records: list[ConsumerRecord]) -> None:
         """Decode what some sink still wants of one partition's fetch, once, and hand each sink
@@ -197,7 +201,7 @@ class LogFollower(Generic[T]):
         wanted = [r for r in records if r.offset >= first]
         decoded = await self._decode(tp, wanted)
         self.fetched += len(wanted)
-        FOLLOWER_RECORDS.labels(self.name).inc(len(wanted))
+        self._counted.inc(len(wanted))
         whole = Batch(tp.topic, tp.partition, decoded, records[-1].offset + 1)
         if len(taking) == 1:
             await self._take(taking[0], whole.since(taking[0].next.get(tp.partition, 0)))
@@ -300,13 +304,18 @@ class LogFollower(Generic[T]):
             await asyncio.wait_for(self._stopping.wait(), timeout=seconds)
 
     def _gauge_lag(self, consumer: AIOKafkaConsumer) -> None:
+        """Each sink's lag in each partition held, after a fetch that brought records (one
+        that brought none leaves it as it was: nothing was handed on)."""
         for tp in consumer.assignment():
             highwater = consumer.highwater(tp)
             if highwater is None:
                 continue
             for follows in self._follows:
-                behind = max(highwater - follows.next.get(tp.partition, 0), 0)
-                FOLLOWER_LAG.labels(follows.sink.name, str(tp.partition)).set(behind)
+                key = (follows.sink.name, tp.partition)
+                gauge = self._lag_gauges.get(key)
+                if gauge is None:
+                    gauge = self._lag_gauges[key] = FOLLOWER_LAG.labels(key[0], str(key[1]))
+                gauge.set(max(highwater - follows.next.get(tp.partition, 0), 0))
 
     async def _commit_lag_gauge(self, consumer: AIOKafkaConsumer) -> None:
         """Commit positions to Kafka so lag tools see progress; a failure (a rebalance in
