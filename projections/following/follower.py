@@ -86,6 +86,8 @@ class LogFollower(Generic[T]):
         self._listener: SeekToStoredOffsets | None = None
         self._consumer: AIOKafkaConsumer | None = None
         self._reseek = False
+        self._resting = 0
+        """How many sinks rest now."""
         self._positioned_at = -1
         """The listener's generation when the sinks were last settled and sought: a rebalance
         since (even one between two fetches: the sinks were held) means settling and seeking
@@ -157,8 +159,8 @@ class LogFollower(Generic[T]):
 
     async def _step(self, consumer: AIOKafkaConsumer, listener: SeekToStoredOffsets) -> bool:
         """Fetch once and hand every partition's records on; whether anything was fetched."""
-        self._wake_rested()
-        if not self._active():
+        active = self._wake_rested()
+        if not active:
             await self._pause(self._until_a_sink_wakes())
             return False
         moved = listener.generation != self._positioned_at
@@ -166,7 +168,7 @@ class LogFollower(Generic[T]):
             listener
         ):
             return False
-        for follows in self._active():
+        for follows in active:
             await self._guarded(follows, follows.sink.room)
         generation = listener.generation
         if self._stopping.is_set() or not self._active() or generation != self._positioned_at:
@@ -241,6 +243,8 @@ class LogFollower(Generic[T]):
         follows.failures += 1
         delay = DATABASE_BACKOFF.after(follows.failures)
         sink.report(error, delay)
+        if follows.resting_until is None:
+            self._resting += 1
         follows.resting_until = time.monotonic() + delay
         follows.why = (
             "PostgreSQL is unreachable; retrying"
@@ -250,14 +254,20 @@ class LogFollower(Generic[T]):
         with contextlib.suppress(*UNAVAILABLE, *sink.waits_out):
             await sink.settle()
 
-    def _wake_rested(self) -> None:
-        now = time.monotonic()
-        for follows in self._follows:
-            if follows.resting_until is not None and follows.resting_until <= now:
-                follows.resting_until, follows.why = None, ""
-                self._reseek = True  # it is handed records again from its stored offsets
+    def _wake_rested(self) -> list[_Follows[T]]:
+        """Wake the sinks whose rest is over; the sinks not resting."""
+        if self._resting:
+            now = time.monotonic()
+            for follows in self._follows:
+                if follows.resting_until is not None and follows.resting_until <= now:
+                    follows.resting_until, follows.why = None, ""
+                    self._resting -= 1
+                    self._reseek = True  # handed records again from its stored offsets
+        return self._active()
 
     def _active(self) -> list[_Follows[T]]:
+        if not self._resting:
+            return self._follows
         return [f for f in self._follows if f.resting_until is None]
 
     def _until_a_sink_wakes(self) -> float:

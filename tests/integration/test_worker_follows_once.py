@@ -68,3 +68,36 @@ async def test_one_worker_opens_each_sealed_turn_once_for_the_index_and_the_vect
     assert opened == 2 * TURNS, "opened once by formation and once by the follower"
     assert _sample(metrics, "engram_messages_indexed_total") == TURNS
     assert _sample(metrics, "engram_messages_embedded_total") == TURNS
+
+
+@pytest.mark.parametrize(
+    ("flag", "follower", "indexes", "embeds"),
+    [("--no-embedder", "messages", True, False), ("--no-indexer", "embeddings", False, True)],
+)
+async def test_a_worker_without_one_sink_follows_the_log_for_the_other_alone(
+    isolated: Isolated,
+    pool: asyncpg.Pool,
+    tmp_path: Path,
+    flag: str,
+    follower: str,
+    indexes: bool,
+    embeds: bool,
+) -> None:
+    kafka = isolated.kafka(partitions=1)
+    await ensure_topics(kafka)
+    port = free_port()
+    env = isolated.env(partitions=1) | {"ENGRAM_WORKER_HTTP_PORT": str(port)}
+    turns = [turn(isolated.tenant, "ana", "p", f"I keep {n} hives.", seq=n) for n in range(3)]
+    with running_worker(isolated, flag, log_path=tmp_path / "worker.log", env=env):
+        async with EpisodeProducer(kafka) as producer:
+            positions = await producer.publish_many(turns)
+        await wait_for_watermarks(pool, positions, timeout_s=WAIT_S)
+        if indexes:
+            await indexed_to_the_end(kafka, pool, timeout_s=WAIT_S)
+        if embeds:
+            await embedded_to_the_end(kafka, pool, timeout_s=WAIT_S)
+        metrics = (await first_ok(f"http://127.0.0.1:{port}/metrics")).text
+
+    assert _sample(metrics, f'engram_follower_records_total{{follower="{follower}"}}') == 3
+    assert await pool.fetchval("SELECT count(*) FROM message") == (3 if indexes else 0)
+    assert await pool.fetchval("SELECT count(*) FROM embedding_vector") == (3 if embeds else 0)
