@@ -257,9 +257,9 @@ async def lock_changes(conn: asyncpg.Connection, changes: IndexChanges) -> None:
     """Take the lock of every principal ``changes`` name (inside the transaction that writes
     them): shared by the writers of the log's messages (the index, the vectors), so a
     deletion the projector applies and a message they write never pass each other."""
-    await lock_principals(
-        conn, {(r.tenant, r.principal) for r in changes.rows} | set(changes.forgotten)
-    )
+    principals = {(r.tenant, r.principal) for r in changes.rows} | set(changes.forgotten)
+    if principals:
+        await lock_principals(conn, principals)
 
 
 async def write_index(conn: asyncpg.Connection, entries: Sequence[LogEntry]) -> int:
