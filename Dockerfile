@@ -14,4 +14,7 @@ COPY migrations migrations
 COPY examples examples
 RUN pip install --no-cache-dir --no-deps .
 ENV ENGRAM_STATE_DIR=/tmp/engram-state
+# The log is encrypted by default: the worker, the API and every door refuse to start without a
+# key-encryption key. Mount it as this secret (compose.yaml does), or set ENGRAM_KEYS_KEK.
+ENV ENGRAM_KEYS_KEK_FILE=/run/secrets/engram_kek
 USER nobody

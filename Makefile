@@ -24,7 +24,7 @@ $(VENV)/.installed: pyproject.toml $(LOCKS)
 
 install: $(VENV)/.installed
 
-# The locks, made by uv from pyproject.toml's ranges (README, "Locked installs"): `make lock`
+# The locks, made by uv from pyproject.toml's ranges (docs/development.md, "Locked installs"): `make lock`
 # after editing the dependencies keeps every pin it can; `make upgrade` takes the newest versions
 # the ranges allow, then lints and runs the unit tests (run `make test` before committing it).
 # runtime.lock (the Dockerfile's) is resolved within dev.lock, so the two never disagree.
@@ -65,7 +65,7 @@ test: migrate lint browser
 browser:
 	bash dev/browser.sh ensure
 
-# Every inspector page at desktop and phone width into docs/inspector/ (README, "Memory inspector").
+# Every inspector page at desktop and phone width into docs/inspector/ (docs/usage.md, "Memory inspector").
 screenshots: migrate browser
 	ENGRAM_INSPECTOR_SCREENSHOTS=$(CURDIR)/docs/inspector $(BIN)/pytest -q tests/browser
 

@@ -38,8 +38,8 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))  # this checkout's code, not an installed copy's
 
 from bench.throughput import synthetic_turns  # noqa: E402
-from engram.cli.evaluation.corpus import corpus_files, load_file  # noqa: E402
-from engram.cli.evaluation.scoring import episode_for  # noqa: E402
+from engram.evaluation.corpus import corpus_files, load_file  # noqa: E402
+from engram.evaluation.scoring import episode_for  # noqa: E402
 from engram.formation.deterministic import Abstention, trace  # noqa: E402
 from engram.formation.policy import FormationPolicy  # noqa: E402
 from engram.ingest.jsonl import read_episodes  # noqa: E402

@@ -36,7 +36,7 @@ import asyncpg
 import numpy as np
 import orjson
 
-from engram.cli.evaluation.recall import scratch_database
+from engram.evaluation.recall import scratch_database
 from engram.infra.settings import load_settings
 from engram.projections.messages.embeddings import store
 from engram.projections.messages.embeddings.generation import FUNCTION_WORDS, EmbeddingGeneration

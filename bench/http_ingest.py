@@ -30,13 +30,15 @@ import asyncpg
 import httpx
 
 from engram.client import AsyncEngram, EngramError
-from engram.infra.settings import KafkaSettings, load_settings, subprocess_env
+from engram.infra.settings import KafkaSettings, KeysSettings, load_settings, subprocess_env
 from engram.projections.migrate import migrate
 from engram.schemas.common import Role
 from engram.schemas.episodes import Message, TurnAppended
 from engram.service.tokens import create_token
 
 REPO = Path(__file__).resolve().parents[1]
+CLEAR = KeysSettings(kek=None, kek_file=None, encrypt_log=False)
+"""The log in clear, as this benchmark's recorded numbers were measured."""
 TEXT = "I moved to Lisbon last spring and I prefer tea over coffee in the morning."
 
 
@@ -95,7 +97,7 @@ async def _serve_and_measure(
     kafka: KafkaSettings, database_url: str, token: str, args: argparse.Namespace
 ) -> dict[str, object]:
     port = _free_port()
-    env = subprocess_env(kafka, database_url, ENGRAM_API_PORT=str(port))
+    env = subprocess_env(kafka, database_url, keys=CLEAR, ENGRAM_API_PORT=str(port))
     api = subprocess.Popen(
         [sys.executable, "-m", "engram", "api"], cwd=REPO, env=env, stderr=subprocess.DEVNULL
     )

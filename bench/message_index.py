@@ -34,7 +34,7 @@ from pathlib import Path
 import asyncpg
 import orjson
 
-from engram.cli.evaluation.recall import scratch_database
+from engram.evaluation.recall import scratch_database
 from engram.infra.db import transaction
 from engram.infra.logs import configure_logging
 from engram.infra.settings import load_settings

@@ -41,12 +41,14 @@ import httpx
 import orjson
 
 from bench.read_corpus import TENANT, Corpus, arguments, generate
-from engram.infra.settings import KafkaSettings, load_settings, subprocess_env
+from engram.infra.settings import KafkaSettings, KeysSettings, load_settings, subprocess_env
 from engram.projections.reads.pages import BeliefFilter, page_beliefs
 from engram.projections.reads.queries import get_belief
 from engram.service.tokens import create_token
 
 REPO = Path(__file__).resolve().parents[1]
+CLEAR = KeysSettings(kek=None, kek_file=None, encrypt_log=False)
+"""The log in clear, as this benchmark's recorded numbers were measured."""
 CURRENT = BeliefFilter()
 Request = tuple[str, dict[str, str]]
 
@@ -122,7 +124,7 @@ async def _at_rate(
 
 
 def _api(url: str, port: int, log: Path) -> subprocess.Popen[bytes]:
-    env = subprocess_env(KafkaSettings(), url, ENGRAM_API_PORT=str(port))
+    env = subprocess_env(KafkaSettings(), url, keys=CLEAR, ENGRAM_API_PORT=str(port))
     with log.open("wb") as out:
         return subprocess.Popen(
             [sys.executable, "-m", "engram", "api"], cwd=REPO, env=env, stdout=out, stderr=out

@@ -1,8 +1,9 @@
 """How much weight recall's semantic list should have: ``engram eval recall`` over the same
 scratch database at several weights of the semantic list, in one run.
 
-The conversations of ``--turns`` are formed, projected, indexed and embedded once (the local
-default embedder, the embedding follower's own store) into a scratch database, exactly as
+The conversations of ``--turns`` are formed, projected, indexed and embedded once (the
+configured embedder, ``ENGRAM_EMBEDDING_*``: the local default unless set; the embedding
+follower's own store) into a scratch database, exactly as
 ``engram eval recall --turns`` does; then every question of ``--qa`` is asked through
 :func:`projections.reads.recall.recall` with the semantic list fused at each weight of ``--weights``
 (weight 0: the lexical lists only, the same ranking as without embeddings). Each pass also
@@ -26,18 +27,20 @@ from pathlib import Path
 import asyncpg
 import orjson
 
-from engram.cli.evaluation.recall import form_into, load_questions, measure, scratch_database
+from engram.evaluation.recall import form_into, load_questions, measure, scratch_database
 from engram.infra.settings import load_settings
-from engram.projections.messages.embeddings.local import WordLlamaEmbedder
+from engram.projections.messages.embeddings.wiring import embedder_from_settings
 
 GROUPS = ("own_words_1_2_4", "all")
 
 
-async def run(turns: Path, qa: Path, weights: list[float], dimensions: int) -> dict[str, object]:
+async def run(turns: Path, qa: Path, weights: list[float]) -> dict[str, object]:
     questions = load_questions(qa)
-    embedder = WordLlamaEmbedder(dimensions)
-    admin = load_settings().database.url.get_secret_value()
-    result: dict[str, object] = {"embedder": embedder.model.name, "dimensions": dimensions}
+    settings = load_settings()
+    embedder = embedder_from_settings(settings.embedding)
+    admin = settings.database.url.get_secret_value()
+    model = embedder.model
+    result: dict[str, object] = {"embedder": f"{model.name}/{model.dimensions}/{model.recipe}"}
     async with scratch_database(admin, prefix="recall_fusion_") as url:
         conn = await asyncpg.connect(url)
         try:
@@ -75,10 +78,9 @@ def main() -> None:
     parser.add_argument("--turns", type=Path, required=True)
     parser.add_argument("--qa", type=Path, required=True)
     parser.add_argument("--weights", default="0,0.25,0.5,1")
-    parser.add_argument("--dimensions", type=int, default=256)
     args = parser.parse_args()
     weights = [float(w) for w in args.weights.split(",")]
-    report = asyncio.run(run(args.turns, args.qa, weights, args.dimensions))
+    report = asyncio.run(run(args.turns, args.qa, weights))
     sys.stdout.write(orjson.dumps(report, option=orjson.OPT_INDENT_2).decode() + "\n")
 
 

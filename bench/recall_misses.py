@@ -37,7 +37,7 @@ import asyncpg
 import numpy as np
 import orjson
 
-from engram.cli.evaluation.recall import (
+from engram.evaluation.recall import (
     OWN_WORDS_CATEGORIES,
     TOP,
     Question,

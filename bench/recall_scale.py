@@ -44,7 +44,7 @@ from typing import TypeVar
 import asyncpg
 import orjson
 
-from engram.cli.evaluation.recall import load_questions, percentile, scratch_database
+from engram.evaluation.recall import load_questions, percentile, scratch_database
 from engram.generations.reading import reading
 from engram.infra.logs import configure_logging
 from engram.infra.settings import load_settings

@@ -29,7 +29,7 @@ from pathlib import Path
 import asyncpg
 import orjson
 
-from engram.cli.evaluation.recall import scratch_database
+from engram.evaluation.recall import scratch_database
 from engram.generations.reading import reading
 from engram.infra.settings import load_settings
 from engram.ingest.jsonl import read_episodes

@@ -28,7 +28,7 @@ import spacy  # noqa: E402
 
 import engram.formation.deterministic as deterministic  # noqa: E402
 from bench import spacy_candidates  # noqa: E402
-from engram.cli.evaluation.sample import draw, form_file  # noqa: E402
+from engram.evaluation.sample import draw, form_file  # noqa: E402
 from engram.formation.deterministic.ends import Abstain, about_the_project, judge  # noqa: E402
 from engram.formation.deterministic.mood import clause_mood  # noqa: E402
 from engram.formation.deterministic.speech import speech_regions, touches_speech  # noqa: E402

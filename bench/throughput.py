@@ -462,9 +462,14 @@ async def count_claims(
     return ClaimsSeen((max(stamps) - min(stamps)) / 1000, last_cpu - first_cpu, want - first_seen)
 
 
+PLAINTEXT = KeysSettings(kek=None, kek_file=None, encrypt_log=False)
+"""The benchmarks' baseline: the log in clear, as every number in docs/benchmarks.md before log
+encryption became the default was measured; a sealed arm adds its KEK and turns it on."""
+
+
 def env_for(kafka: KafkaSettings, db_url: str) -> dict[str, str]:
     # No health endpoints: two processes of one measurement would share a port.
-    return subprocess_env(kafka, db_url, ENGRAM_WORKER_HTTP_PORT="0")
+    return subprocess_env(kafka, db_url, keys=PLAINTEXT, ENGRAM_WORKER_HTTP_PORT="0")
 
 
 async def fresh(

@@ -166,6 +166,10 @@ num.io.threads=4
 num.recovery.threads.per.data.dir=1
 log.retention.hours=168
 log.segment.bytes=67108864
+# How often the broker deletes segments below a partition's log start offset: the inbox's
+# plaintext leaves the disk at the first check after the intake moved it and closed its segment
+# (docs/privacy.md, "The inbox"). Kafka's default, 5 minutes, would hold it that long.
+log.retention.check.interval.ms=10000
 EOF
   mv "$PROPS.tmp" "$PROPS"
 }

@@ -8,6 +8,11 @@
 # <repo>/.dev/services.env is a dotenv file read by the Python settings and tests:
 #   ENGRAM_KAFKA_BOOTSTRAP=127.0.0.1:19092
 #   ENGRAM_DATABASE_URL=postgresql://engram:engram@127.0.0.1:15432/engram
+#   ENGRAM_KEYS_KEK_FILE=<repo>/.dev/kek
+#
+# The log is encrypted by default (docs/privacy.md): `up` makes a local key-encryption key once
+# with dev/kek.sh, <repo>/.dev/kek (mode 0600; ENGRAM_DEV_KEK_FILE to put it elsewhere), and never
+# replaces it: it wraps every principal's data key in the local database.
 set -euo pipefail
 
 SCRIPT_DIR="$(cd -- "$(dirname -- "${BASH_SOURCE[0]}")" && pwd -P)"
@@ -22,6 +27,7 @@ write_env() {
   printf '%s\n' \
     "ENGRAM_KAFKA_BOOTSTRAP=127.0.0.1:$KAFKA_PORT" \
     "ENGRAM_DATABASE_URL=postgresql://engram:engram@127.0.0.1:$PG_PORT/engram" \
+    "ENGRAM_KEYS_KEK_FILE=$KEK_FILE" \
     > "$ENV_FILE.tmp"
   mv "$ENV_FILE.tmp" "$ENV_FILE"
   echo "services: wrote $ENV_FILE" >&2
@@ -31,6 +37,7 @@ case "${1:-}" in
   up)
     bash "$SCRIPT_DIR/postgres.sh" up
     bash "$SCRIPT_DIR/kafka.sh" up
+    KEK_FILE="$(bash "$SCRIPT_DIR/kek.sh")"
     write_env
     ;;
   down)

@@ -24,6 +24,7 @@ from engram.infra.errors import EngramFailure
 from engram.infra.heap import freeze_startup_heap
 from engram.infra.settings import Settings
 from engram.ingest.intake import Intake
+from engram.notifications.vault import SecretVault
 from engram.projections.messages.embeddings.wiring import embedder_from_settings
 from engram.projections.reads.freshness import freshness, wait_formed_through
 from engram.projections.reads.pages import BeliefFilter, page_beliefs
@@ -39,12 +40,15 @@ from engram.schemas.api import (
     Problem,
 )
 from engram.schemas.common import IDENTIFIER_PATTERN
+from engram.schemas.receipts import ErasureReceipt
 from engram.sealing.opening import open_sealer
 from engram.service.corrections import Corrections
+from engram.service.erasures import Erasures
 from engram.watermarks.backlog import watermark
-from engram.web import audit, failures, openapi, recall, search, turns, ui
+from engram.web import audit, failures, openapi, recall, search, turns, ui, webhooks
 from engram.web.auth import Calling, NameQuery, Tenant, Who
 from engram.web.invalid import invalid_request
+from engram.web.json_body import JsonRoute
 from engram.web.limits import BodyLimit
 from engram.web.methods import ServedMethods
 from engram.web.readers import (
@@ -56,9 +60,13 @@ from engram.web.readers import (
     Reader,
     as_json,
 )
-from engram.web.service import corrections_of
+from engram.web.service import corrections_of, erasures_of
 
 RETRY_AFTER_S = 5
+
+
+MAX_WAIT_S = 120.0
+"""The longest a request waits for an erasure's receipt."""
 
 
 async def _write(call: Awaitable[LogPosition]) -> LogPosition:
@@ -80,9 +88,10 @@ def _pool(request: Request) -> asyncpg.Pool:
 
 Pool = Annotated[asyncpg.Pool, Depends(_pool)]
 Service = Annotated[Corrections, Depends(corrections_of)]
+ErasuresService = Annotated[Erasures, Depends(erasures_of)]
 
 
-router = APIRouter()
+router = APIRouter(route_class=JsonRoute)
 probes = APIRouter()
 READ_ERRORS: dict[int | str, dict[str, Any]] = {
     code: {"model": Problem} for code in (401, 404, 422, 503)
@@ -132,6 +141,9 @@ def create_api(settings: Settings) -> FastAPI:
         app.state.intake = Intake(settings.kafka, app.state.sealer)
         # Recall's semantic list: the configured model, used when its generation is active.
         app.state.embedder = embedder_from_settings(settings.embedding)
+        app.state.webhook_vault = (
+            SecretVault.from_settings(settings.keys) if settings.keys.kek is not None else None
+        )
         freeze_startup_heap()  # per-request garbage is collected as before, start-up's is not rescanned
         try:
             yield
@@ -151,12 +163,17 @@ def create_api(settings: Settings) -> FastAPI:
     api.include_router(search.router, responses=READ_ERRORS)
     api.include_router(recall.router, responses=READ_ERRORS)
     api.include_router(audit.router, responses=READ_ERRORS)
+    api.include_router(webhooks.router, responses=webhooks.ERRORS)
     api.include_router(probes)
     ui.install(api, settings)
     served = ServedMethods(
         [
             *api.router.routes,
-            *(route for part in (turns, search, recall, audit) for route in part.router.routes),
+            *(
+                route
+                for part in (turns, search, recall, audit, webhooks)
+                for route in part.router.routes
+            ),
             *(route for part in ui.ROUTERS for route in part.routes),
             *router.routes,
             *probes.routes,
@@ -259,23 +276,106 @@ async def correct(
     )
 
 
-@router.delete("/v1/beliefs/{belief_id}", status_code=202, response_model=LogPosition)
-async def delete(belief_id: uuid.UUID, who: Who, service: Service) -> LogPosition:
-    """Delete a belief: its words leave every projection, a hash stays as its tombstone."""
+WaitS = Annotated[
+    float,
+    Query(
+        ge=0,
+        le=MAX_WAIT_S,
+        description="Wait up to this many seconds for the erasure to apply and answer 200 with "
+        "its receipt; 202 with the log position if it has not applied by then (0: at once).",
+    ),
+]
+
+_ERASURE_RESPONSES: dict[int | str, dict[str, Any]] = {
+    200: {"model": ErasureReceipt, "description": "Applied within `wait_s`: the receipt."},
+    202: {"model": LogPosition, "description": "Appended; `Location` names its receipt."},
+}
+
+
+async def _erasure_answer(
+    position: LogPosition, erasures: Erasures, *, principal: str, wait_s: float
+) -> Response:
+    """202 with the position (and where its receipt will be), or 200 with the receipt when it
+    applied within ``wait_s``: a principal forgetting themselves must wait here, since the
+    forgetting deletes the token they would ask for the receipt with."""
+    receipt = None
+    if wait_s > 0:
+        receipt = await erasures.receipt(
+            event_id=position.event_id,
+            tenant=position.tenant,
+            principal=principal,
+            timeout_s=wait_s,
+        )
+    if receipt is not None:
+        return JSONResponse(receipt.model_dump(mode="json"), status_code=200)
+    return JSONResponse(
+        position.model_dump(mode="json"),
+        status_code=202,
+        headers={"Location": f"/v1/erasures/{position.event_id}"},
+    )
+
+
+@router.delete(
+    "/v1/beliefs/{belief_id}",
+    status_code=202,
+    response_model=LogPosition,
+    responses=_ERASURE_RESPONSES,
+)
+async def delete(
+    belief_id: uuid.UUID, who: Who, service: Service, erasures: ErasuresService, wait_s: WaitS = 0
+) -> Response:
+    """Delete a belief: its words leave every projection, a hash stays as its tombstone. The
+    receipt (`GET /v1/erasures/{event_id}`) says what went and where the words still are."""
     tenant, principal = who
-    return await _write(service.delete(tenant=tenant, principal=principal, belief_id=belief_id))
+    position = await _write(service.delete(tenant=tenant, principal=principal, belief_id=belief_id))
+    return await _erasure_answer(position, erasures, principal=principal, wait_s=wait_s)
 
 
-@router.delete("/v1/principals/{principal}", status_code=202, response_model=LogPosition)
+@router.delete(
+    "/v1/principals/{principal}",
+    status_code=202,
+    response_model=LogPosition,
+    responses=_ERASURE_RESPONSES,
+)
 async def forget(
     principal: Annotated[str, Path(min_length=1, max_length=200, pattern=IDENTIFIER_PATTERN)],
     service: Service,
+    erasures: ErasuresService,
     calling: Calling,
     tenant: NameQuery = None,
-) -> LogPosition:
-    """Forget a person: every projected row of theirs goes; nothing of theirs forms again."""
+    wait_s: WaitS = 0,
+) -> Response:
+    """Forget a person: every projected row of theirs goes, their data key is destroyed, and
+    nothing of theirs forms again. The receipt says what went and where the words still are."""
     tenant, principal = calling.principal(tenant, principal)
-    return await _write(service.forget(tenant=tenant, principal=principal))
+    position = await _write(service.forget(tenant=tenant, principal=principal))
+    return await _erasure_answer(position, erasures, principal=principal, wait_s=wait_s)
+
+
+@router.get(
+    "/v1/erasures/{event_id}",
+    response_model=ErasureReceipt,
+    responses={408: {"model": Problem}},
+)
+async def erasure(
+    event_id: uuid.UUID,
+    who: Who,
+    erasures: ErasuresService,
+    timeout_s: Annotated[float, Query(ge=0, le=MAX_WAIT_S)] = 0,
+) -> ErasureReceipt:
+    """The receipt of a deletion or forgetting (the `event_id` its `DELETE` answered): what was
+    erased, where, the data key destroyed, and whether the words stay in the episodic log
+    (sealed, or in clear until its retention). 404 until it has applied (or if it was never
+    this principal's); with `timeout_s`, waits for it and answers 408 if it has not applied."""
+    tenant, principal = who
+    receipt = await erasures.receipt(
+        event_id=event_id, tenant=tenant, principal=principal, timeout_s=timeout_s
+    )
+    if receipt is None and timeout_s > 0:
+        raise HTTPException(408, f"erasure {event_id} has not applied in {timeout_s}s")
+    if receipt is None:
+        raise HTTPException(404, f"no erasure {event_id} applied for this principal")
+    return receipt
 
 
 @probes.get("/healthz", responses={503: {"model": Problem}})

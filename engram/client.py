@@ -440,14 +440,16 @@ class AsyncEngram:
         limit: int = 20,
         cursor: str | None = None,
         principal: str | None = None,
+        semantic: bool = True,
     ) -> RecallResults:
         """What answers ``q``: current beliefs (each with its quotes), then the messages that
         answer — the principal's own words unless ``roles`` names others (each message says its
         role); ``reflects`` says how far formation and the message index had got. Pass
-        ``next_cursor`` back as ``cursor`` for the next page."""
+        ``next_cursor`` back as ``cursor`` for the next page. ``semantic=False``: by words only."""
         params = {
             **self._r.who(principal),
             **_query(q=q, project=project, limit=limit, cursor=cursor),
+            **({} if semantic else {"semantic": "false"}),
         }
         pairs = [*params.items(), *(("role", Role(r).value) for r in roles)]
         return _decode(RecallResults, await self._send("GET", "/v1/recall", params=pairs))

@@ -15,8 +15,12 @@ after it re-reads nothing. Formation's identities derive from the event id besid
 ``read_uncommitted`` reader forms an aborted-then-retried turn once.
 
 After each committed transaction the records it consumed are deleted from the inbox
-(``DeleteRecords``, best effort): plaintext then lives in the inbox for seconds, not for its
-whole retention; retention is the bound for what the stage never reached (it was down).
+(``DeleteRecords``, best effort), and once they are older than the topic's ``segment.ms`` the
+segment that holds them is closed with a roll marker (:mod:`ingest.inbox_rolling`), so the broker
+deletes its file at its next retention check: the plaintext leaves the broker's disk within
+``segment.ms`` + the broker's ``log.retention.check.interval.ms`` + ``file.delete.delay.ms`` of
+being moved (docs/privacy.md states the bound). Retention is the bound for what the stage never
+reached (it was down).
 
 One stage writes at a time: the producer's transactional id is fixed per consumer group
 (``<group>-inbox``), so a second stage started beside the first *fences* it — the older one
@@ -28,6 +32,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hashlib
+import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
@@ -40,8 +45,11 @@ from pydantic import ValidationError
 
 from engram.infra.backoff import Backoff
 from engram.infra.errors import EngramFailure
+from engram.infra.retry import Retrying, retry
 from engram.infra.settings import KafkaSettings
+from engram.ingest.inbox_rolling import ROLL_HEADER, SegmentRoller, is_roll_marker
 from engram.ingest.producer import EpisodeTooLarge, EpisodeUnencodable, encoded
+from engram.ingest.topics import inbox_config, topic_configs
 from engram.schemas.common import episode_key
 from engram.schemas.episodes import MemoryRemembered, TurnAppended, decode_episode
 from engram.schemas.log import LogEvent
@@ -172,22 +180,26 @@ class InboxIntake:
         return True, "ready"
 
     async def run(self) -> None:
-        """Move records until :meth:`stop`; Kafka outages are waited out with backoff, a fence
-        by a newer intake ends the run with :class:`InboxIntakeFenced`."""
-        backoff = Backoff(first_s=0.2, max_s=5.0)
-        failures = 0
-        while not self._stopping.is_set():
-            try:
-                await self._run_once()
-                return
-            except ProducerFenced:
-                raise InboxIntakeFenced(self._transactional_id) from None
-            except KafkaError as error:
-                failures += 1
-                delay = backoff.after(failures)
-                log.warning("inbox.kafka_unavailable", error=str(error), retry_in_s=delay)
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(self._stopping.wait(), timeout=delay)
+        """Move records until :meth:`stop`; Kafka outages are waited out with backoff
+        (:func:`infra.retry.retry`, the wait ending early on stop), a fence by a newer intake
+        ends the run with :class:`InboxIntakeFenced`."""
+        try:
+            await retry(
+                self._run_unless_stopping,
+                backoff=Backoff(first_s=0.2, max_s=5.0),
+                on_retry=_report_unavailable,
+                sleep=self._wait_unless_stopping,
+            )
+        except ProducerFenced:
+            raise InboxIntakeFenced(self._transactional_id) from None
+
+    async def _run_unless_stopping(self) -> None:
+        if not self._stopping.is_set():
+            await self._run_once()
+
+    async def _wait_unless_stopping(self, seconds: float) -> None:
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self._stopping.wait(), timeout=seconds)
 
     async def _run_once(self) -> None:
         settings = self._settings
@@ -212,22 +224,55 @@ class InboxIntake:
             request_timeout_ms=settings.producer_request_timeout_ms,
         )
         admin = AIOKafkaAdminClient(bootstrap_servers=settings.bootstrap)
+        markers = AIOKafkaProducer(
+            bootstrap_servers=settings.bootstrap, enable_idempotence=True, acks="all"
+        )
         await producer.start()
         try:
+            await markers.start()
             await consumer.start()
             await admin.start()
             try:
-                await self._move(consumer, producer, admin)
+                roller = SegmentRoller(await self._segment_ms())
+                await self._move(consumer, producer, admin, _Rolling(markers, roller))
             finally:
                 await admin.close()
                 await consumer.stop()
+                await markers.stop()
         finally:
             await producer.stop()
 
+    async def _segment_ms(self) -> int:
+        """The inbox's ``segment.ms``; a topic made before Engram bounded its disk (or by
+        hand) is named with the settings it lacks, which the operator applies once."""
+        topic = self._settings.inbox_topic
+        found = await topic_configs(self._settings, topic)
+        wanted = inbox_config(self._settings)
+        lacking = {
+            name: value
+            for name, value in wanted.items()
+            if name != "retention.ms" and found.get(name) != value
+        }
+        if lacking:
+            log.warning(
+                "inbox.disk_unbounded",
+                topic=topic,
+                lacking=lacking,
+                fix=f"kafka-configs --bootstrap-server {self._settings.bootstrap} --alter "
+                f"--entity-type topics --entity-name {topic} --add-config "
+                + ",".join(f"{k}={v}" for k, v in sorted(lacking.items())),
+            )
+        return int(found.get("segment.ms") or wanted["segment.ms"])
+
     async def _move(
-        self, consumer: AIOKafkaConsumer, producer: AIOKafkaProducer, admin: AIOKafkaAdminClient
+        self,
+        consumer: AIOKafkaConsumer,
+        producer: AIOKafkaProducer,
+        admin: AIOKafkaAdminClient,
+        rolling: _Rolling,
     ) -> None:
         while not self._stopping.is_set():
+            await rolling.roll_due(self._settings.inbox_topic)
             fetched = await consumer.getmany(timeout_ms=500, max_records=MAX_FETCH)
             self._assigned = bool(consumer.assignment())
             records = [record for batch in fetched.values() for record in batch]
@@ -243,6 +288,9 @@ class InboxIntake:
                 await self._rewind(consumer, list(fetched))
                 raise
             await self._forget_moved(admin, positions)
+            for record in records:
+                if not is_roll_marker(record.value, record.headers):
+                    rolling.roller.moved(record.partition, record.timestamp)
 
     async def _commit_moved(
         self,
@@ -257,6 +305,10 @@ class InboxIntake:
         appended = refused = 0
         async with producer.transaction():
             for record in records:
+                tp = TopicPartition(record.topic, record.partition)
+                positions[tp] = record.offset + 1
+                if is_roll_marker(record.value, record.headers):
+                    continue  # the intake's own: it closed a segment, and carries nothing
                 admitted = await self._admitted(record)
                 if isinstance(admitted, InboxRefusal):
                     headers = admitted.headers(
@@ -275,8 +327,6 @@ class InboxIntake:
                     key, payload = admitted
                     await producer.send(settings.episodes_topic, payload, key=key)
                     appended += 1
-                tp = TopicPartition(record.topic, record.partition)
-                positions[tp] = record.offset + 1
             await producer.send_offsets_to_transaction(positions, self._group)
         self.appended += appended
         self.refused += refused
@@ -318,3 +368,31 @@ class InboxIntake:
             )
         except KafkaError as error:
             log.warning("inbox.delete_records_failed", error=str(error))
+
+
+def _report_unavailable(failure: Retrying) -> None:
+    log.warning("inbox.kafka_unavailable", error=str(failure.error), retry_in_s=failure.wait_s)
+
+
+class _Rolling:
+    """Appends the roll markers :class:`SegmentRoller` says are due, with a producer of its own
+    (the intake's is transactional; a marker belongs to no transaction)."""
+
+    def __init__(self, producer: AIOKafkaProducer, roller: SegmentRoller) -> None:
+        self.producer = producer
+        self.roller = roller
+
+    async def roll_due(self, topic: str) -> None:
+        for partition in self.roller.due(int(time.time() * 1000)):
+            now_ms = int(time.time() * 1000)
+            sent = await self.producer.send_and_wait(
+                topic,
+                b"",
+                partition=partition,
+                timestamp_ms=now_ms,
+                headers=[(ROLL_HEADER, b"1")],
+            )
+            # The broker's append time on a LogAppendTime topic; the marker's own otherwise.
+            at = sent.timestamp if sent.timestamp is not None and sent.timestamp >= 0 else now_ms
+            closed = self.roller.appended(partition, at)
+            log.info("inbox.segment_rolled", partition=partition, closed=closed)

@@ -41,13 +41,13 @@ from dataclasses import dataclass
 import asyncpg
 import structlog
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, ConsumerRecord, TopicPartition
-from aiokafka.admin import AIOKafkaAdminClient
 from pydantic import ValidationError
 
 from engram.infra.errors import EngramFailure
 from engram.infra.settings import KafkaSettings
 from engram.ingest.producer import encode_episode
-from engram.resolution.beliefs import principal_hash
+from engram.ingest.topics import source_partitions
+from engram.schemas.common import principal_hash
 from engram.schemas.log import decode_log_event
 from engram.schemas.sealed import SealedEvent
 from engram.sealing.events import LogSealer, Sealable, sealed_as
@@ -84,10 +84,11 @@ class Forgotten:
 
     def key_id(self, tenant: str, principal: str) -> str | None:
         """The destroyed key of a forgotten principal (None: not forgotten)."""
-        found = self._destroyed.get((tenant, principal))
+        digest = principal_hash(tenant, principal)
+        found = self._destroyed.get((tenant, digest))
         if found is not None:
             return found
-        if principal_hash(tenant, principal) in self._tombstoned:
+        if digest in self._tombstoned:
             return PRE_ENCRYPTION_KEY_ID
         return None
 
@@ -96,9 +97,10 @@ async def forgotten_principals(pool: asyncpg.Pool) -> Forgotten:
     """Principals whose key was destroyed, and those whose hash is a principal tombstone of the
     generation ``pool`` reads (forgotten before encryption)."""
     destroyed = {
-        (row["tenant"], row["principal"]): row["key_id"]
+        (row["tenant"], row["principal_hash"]): row["key_id"]
         for row in await pool.fetch(
-            "SELECT tenant, principal, key_id FROM public.destroyed_data_key ORDER BY destroyed_at"
+            "SELECT tenant, principal_hash, key_id FROM public.destroyed_data_key "
+            "ORDER BY destroyed_at"
         )
     }
     rows = await pool.fetch("SELECT principal_hash FROM principal_tombstone")
@@ -108,10 +110,10 @@ async def forgotten_principals(pool: asyncpg.Pool) -> Forgotten:
 async def record_pre_encryption_forgetting(pool: asyncpg.Pool, tenant: str, principal: str) -> None:
     """Name the stand-ins' key as destroyed, so formation reads them as a forgotten person's."""
     await pool.execute(
-        "INSERT INTO public.destroyed_data_key (tenant, principal, key_id) "
+        "INSERT INTO public.destroyed_data_key (tenant, principal_hash, key_id) "
         "VALUES ($1, $2, $3) ON CONFLICT DO NOTHING",
         tenant,
-        principal,
+        principal_hash(tenant, principal),
         PRE_ENCRYPTION_KEY_ID,
     )
 
@@ -263,17 +265,3 @@ class PositionsDiverged(EngramFailure, RuntimeError):
             "another writer appended to the target, or the source has gaps (transaction "
             "markers); copy into a new, empty topic that nothing else writes to"
         )
-
-
-async def source_partitions(bootstrap: str, topic: str) -> int:
-    """How many partitions ``topic`` has; :class:`LookupError` when it does not exist."""
-    admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap)
-    await admin.start()
-    try:
-        [described] = await admin.describe_topics([topic])
-    finally:
-        await admin.close()
-    count = len(described["partitions"])
-    if described["error_code"] or not count:
-        raise LookupError(f"topic {topic!r} does not exist; nothing to encrypt")
-    return count

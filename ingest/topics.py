@@ -11,7 +11,8 @@ from dataclasses import dataclass, field
 
 import structlog
 from aiokafka.admin import AIOKafkaAdminClient, NewTopic
-from aiokafka.errors import TopicAlreadyExistsError
+from aiokafka.admin.config_resource import ConfigResource, ConfigResourceType
+from aiokafka.errors import KafkaError, TopicAlreadyExistsError
 
 from engram.infra.settings import KafkaSettings
 
@@ -37,14 +38,26 @@ def engram_topics(settings: KafkaSettings) -> list[TopicSpec]:
     ]
 
 
+INBOX_FILE_DELETE_DELAY_MS = 1000
+"""How long a deleted inbox segment's file waits before the broker removes it (Kafka's
+default is a minute, during which the file still holds the plaintext)."""
+
+
 def inbox_config(settings: KafkaSettings) -> dict[str, str]:
-    """Bounded retention, and segments that roll at least hourly: Kafka deletes whole closed
-    segments only, so with the default week-long segments a record could outlive its
-    retention by another week."""
+    """Keep the inbox's plaintext off the broker's disk soon after the intake moved it.
+
+    Kafka deletes whole closed segments only, once the log start offset (moved by the intake's
+    ``DeleteRecords``) has passed them: so segments are short (``segment.ms``: the intake rolls
+    one with a marker record once it is older than that, :mod:`ingest.inbox`), their files are
+    removed a second after deletion, and timestamps are the broker's (``LogAppendTime``), so a
+    producer's clock can neither hold a segment open nor expire a record early. Retention is
+    the bound for what no intake reached."""
     retention = settings.inbox_retention_ms
     return {
         "retention.ms": str(retention),
-        "segment.ms": str(min(retention, 3_600_000)),
+        "segment.ms": str(min(retention, settings.inbox_segment_ms)),
+        "file.delete.delay.ms": str(INBOX_FILE_DELETE_DELAY_MS),
+        "message.timestamp.type": "LogAppendTime",
         "cleanup.policy": "delete",
     }
 
@@ -67,3 +80,39 @@ async def ensure_topics(settings: KafkaSettings) -> None:
         log.info("topics.created", topics=[spec.name for spec in missing])
     finally:
         await admin.close()
+
+
+async def topic_configs(settings: KafkaSettings, topic: str) -> dict[str, str | None]:
+    """A topic's configuration as the broker reports it (its own settings and the defaults)."""
+    admin = AIOKafkaAdminClient(bootstrap_servers=settings.bootstrap)
+    await admin.start()
+    try:
+        [response] = await admin.describe_configs([ConfigResource(ConfigResourceType.TOPIC, topic)])
+    finally:
+        await admin.close()
+    [resource] = response.resources
+    return {entry[0]: entry[1] for entry in resource[4]}
+
+
+async def topic_retention_ms(settings: KafkaSettings, topic: str) -> int | None:
+    """How long ``topic`` keeps records (-1: forever), or None when the broker cannot say."""
+    try:
+        value = (await topic_configs(settings, topic)).get("retention.ms")
+    except (KafkaError, ValueError) as error:
+        log.warning("topics.retention_unknown", topic=topic, error=str(error))
+        return None
+    return None if value is None else int(value)
+
+
+async def source_partitions(bootstrap: str, topic: str) -> int:
+    """How many partitions ``topic`` has; :class:`LookupError` when it does not exist."""
+    admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap)
+    await admin.start()
+    try:
+        [described] = await admin.describe_topics([topic])
+    finally:
+        await admin.close()
+    count = len(described["partitions"])
+    if described["error_code"] or not count:
+        raise LookupError(f"topic {topic!r} does not exist")
+    return count

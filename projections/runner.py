@@ -17,6 +17,7 @@ from engram.infra.db import create_pool, retry_while_unavailable
 from engram.infra.health import Stage, run_stage_alone
 from engram.infra.heap import collect_young_less_often, freeze_startup_heap
 from engram.infra.settings import Settings
+from engram.notifications.vault import SecretVault
 from engram.projections.beliefs.projector import BeliefProjector
 from engram.projections.following import LogFollower
 from engram.projections.messages.embedding_follower import MessageVectors
@@ -24,6 +25,7 @@ from engram.projections.messages.embeddings.wiring import embedder_from_settings
 from engram.projections.messages.indexer import MessageIndex
 from engram.projections.messages.reading import follow_messages
 from engram.projections.messages.store import LogEntry
+from engram.projections.notifying import NotifierStage
 from engram.sealing.opening import open_sealer
 
 
@@ -126,5 +128,35 @@ async def follow_messages_in_worker(
     pool = await messages_pool(settings, role="engram-messages", schema=schema)
     try:
         await (await messages_follower(settings, pool, index=index, embed=embed)).run()
+    finally:
+        await pool.close()
+
+
+async def notifier_pool(settings: Settings, *, schema: str | None = None) -> asyncpg.Pool:
+    """The notifier's own pool, once the database answers: a connection per attempt in flight
+    settles its outcome, and the follower's transaction takes one more."""
+    return await retry_while_unavailable(
+        lambda: create_pool(settings.database, role="engram-notifier", schema=schema),
+        what="notifier.connect",
+    )
+
+
+async def run_notifier(settings: Settings, *, schema: str | None = None) -> None:
+    """``engram notifier``: the notifier as a process of its own, stopped by SIGINT or SIGTERM
+    (attempts under way finish first), serving health like the indexer. ``schema`` is the live
+    projection generation (whose forgotten principals it leaves out)."""
+    vault = SecretVault.from_settings(settings.keys)
+    pool = await notifier_pool(settings, schema=schema)
+    stage = NotifierStage.build(settings.kafka, settings.webhooks, pool, vault)
+    await _run_alone(stage, pool, settings)
+
+
+async def notify_in_worker(settings: Settings, *, schema: str | None = None) -> None:
+    """The notifier as a task of ``engram worker``'s loop: its own pool and consumer group;
+    formation never waits for it, and it never sends inside a transaction that forms."""
+    vault = SecretVault.from_settings(settings.keys)
+    pool = await notifier_pool(settings, schema=schema)
+    try:
+        await NotifierStage.build(settings.kafka, settings.webhooks, pool, vault).run()
     finally:
         await pool.close()

@@ -15,9 +15,10 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, field_validator
 
-from engram.schemas.common import EventTime, Identifier, Role, StoredText
+from engram.schemas.common import EventId, EventTime, Identifier, Role, StoredText
 from engram.schemas.corrections import CorrectionKind
 from engram.schemas.episodes import MemoryRemembered, Message, TurnAppended
+from engram.schemas.webhooks import NotificationType
 
 MAX_TURNS_PER_REQUEST = 500
 
@@ -78,7 +79,7 @@ class RememberRequest(BaseModel):
     ``schema_version``, and the tenant and principal from a principal's token when left out;
     the caller still chooses ``event_id``, the episode's identity."""
 
-    event_id: uuid.UUID
+    event_id: EventId
     tenant: Identifier | None = None
     principal: Identifier | None = None
     project: Identifier
@@ -391,6 +392,18 @@ no episode begins its ``detail``: the client's ``wait_formed``, whose position c
 append, reads it as "not read yet" and asks again until its own deadline."""
 
 
+class NotificationFreshness(BaseModel):
+    """How far the project's webhook endpoints have been told (docs/notifications.md)."""
+
+    endpoints: int = Field(description="The project's endpoints that are enabled.")
+    disabled: int = Field(description="The project's endpoints disabled after failing.")
+    pending: int = Field(description="Deliveries owed to the project's endpoints, not yet made.")
+    parked: int = Field(description="Deliveries that failed for good (`engram webhooks retry`).")
+    lag_seconds: float = Field(
+        description="How long the oldest owed delivery has waited (0 when none waits)."
+    )
+
+
 class Freshness(BaseModel):
     tenant: str
     project: str
@@ -422,6 +435,10 @@ class Freshness(BaseModel):
         default=0,
         description="The project's episodes on the log the active embedding generation has "
         "not embedded yet (0 when none is active).",
+    )
+    notifications: NotificationFreshness | None = Field(
+        default=None,
+        description="Webhook deliveries to the project's endpoints; null when it has none.",
     )
 
 
@@ -515,3 +532,76 @@ class RecallResults(BaseModel):
     hits: list[RecallHit]
     next_cursor: str | None
     reflects: list[Freshness]
+
+
+class WebhookRegistration(BaseModel):
+    """``POST /v1/webhooks``: an endpoint for one project of the token's tenant."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    project: Identifier
+    url: str = Field(
+        min_length=1,
+        max_length=2048,
+        description="https, to a public address, unless the origin is allow-listed "
+        "(ENGRAM_WEBHOOKS_ALLOWLIST); no credentials in it.",
+    )
+    events: list[NotificationType] | None = Field(
+        default=None,
+        min_length=1,
+        description="What to send; every kind when left out.",
+    )
+
+
+class WebhookEndpoint(BaseModel):
+    """An endpoint as listed: never its secret."""
+
+    id: uuid.UUID
+    tenant: str
+    project: str
+    url: str
+    events: list[str]
+    created_at: datetime
+    disabled_at: datetime | None = None
+    disabled_reason: str | None = None
+    secrets: int = Field(description="Secrets deliveries are signed with now (2 while rotating).")
+
+
+class WebhookCreated(WebhookEndpoint):
+    """The endpoint just registered, with its signing secret: shown this once."""
+
+    secret: str = Field(description="whsec_…: verify the webhook-signature header with it.")
+
+
+class WebhookSecretRotated(BaseModel):
+    id: uuid.UUID
+    secret: str = Field(description="The new whsec_… secret: shown this once.")
+    previous_valid_until: datetime | None = Field(
+        description="Until when deliveries are also signed with the previous secret."
+    )
+
+
+class WebhookEndpoints(BaseModel):
+    items: list[WebhookEndpoint]
+
+
+class WebhookDelivery(BaseModel):
+    """One notification owed to one endpoint: metadata only (the body holds ids, no words)."""
+
+    id: uuid.UUID = Field(description="The webhook-id header of every attempt.")
+    endpoint_id: uuid.UUID
+    project: str
+    type: str
+    event_id: uuid.UUID
+    state: Literal["pending", "delivered", "parked"]
+    attempts: int
+    next_attempt_at: datetime | None
+    last_status: int | None
+    last_error: str | None
+    created_at: datetime
+    delivered_at: datetime | None
+    parked_at: datetime | None
+
+
+class WebhookDeliveries(BaseModel):
+    items: list[WebhookDelivery]

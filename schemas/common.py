@@ -2,23 +2,32 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 import re
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from enum import StrEnum
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal, TypeVar
+from uuid import UUID
 
 from pydantic import (
     AfterValidator,
     AwareDatetime,
     BaseModel,
+    BeforeValidator,
     ConfigDict,
     Field,
     GetCoreSchemaHandler,
     GetJsonSchemaHandler,
     StringConstraints,
+    TypeAdapter,
+    ValidationError,
 )
 from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import PydanticCustomError, core_schema
+
+T = TypeVar("T")
 
 IDENTIFIER_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._:@-]*$"
 Identifier = Annotated[
@@ -93,6 +102,27 @@ door — HTTP, ``engram ingest``, the client, MCP, corrections — and the worke
 the log refuse the same text, with an error that names the field."""
 
 
+def validate_json_naming_text(adapter: TypeAdapter[T], raw: bytes | str) -> T:
+    """``adapter.validate_json(raw)``, except that JSON refused only for a lone surrogate
+    escape in a string (``"\\ud800"`` is valid JSON text, yet pydantic's parser stops at it with
+    "unexpected end of hex escape", naming no field) is refused naming the field that holds it.
+
+    Python's ``json`` reads such an escape; validating what it read runs the text contract
+    (:func:`check_storable`), whose error names the field and the character. Whatever that
+    validation makes of the value, the JSON is still refused: this only chooses the message."""
+    try:
+        return adapter.validate_json(raw)
+    except ValidationError as error:
+        if error.errors()[0]["type"] != "json_invalid":
+            raise
+        try:
+            read = json.loads(raw)
+        except (ValueError, RecursionError):
+            raise error from None
+        adapter.validate_python(read)  # raises, naming the field, for a lone surrogate
+        raise
+
+
 EARLIEST_EVENT_TIME = datetime(1900, 1, 1, tzinfo=UTC)
 LATEST_EVENT_TIME = datetime(2200, 1, 1, tzinfo=UTC)
 
@@ -112,8 +142,82 @@ def _within_event_times(value: datetime) -> datetime:
     return value
 
 
+_RFC3339 = re.compile(
+    r"[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt][0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]+)?(?:[Zz]|[+-][0-9]{2}:[0-9]{2})"
+)
+_UUID = re.compile(r"[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}")
+
+
+def _what(value: object) -> str:
+    """What a value is, in the contract's words (never the value itself: it may be words)."""
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    if value is None:
+        return "null"
+    if isinstance(value, str):
+        return "a string in another format"
+    return "an object or an array"
+
+
+@dataclass(frozen=True)
+class _StringFormat:
+    """A JSON Schema string ``format`` held at the door, before pydantic's own parsing: the
+    Python type a Python caller passes, or a string matching ``pattern``; anything else is the
+    error ``kind`` saying what was expected and what came."""
+
+    python_type: type
+    pattern: re.Pattern[str]
+    kind: str
+    expected: str
+
+    def __call__(self, value: object) -> object:
+        if isinstance(value, self.python_type) or (
+            isinstance(value, str) and self.pattern.fullmatch(value)
+        ):
+            return value
+        raise PydanticCustomError(self.kind, f"must be {self.expected}; got {_what(value)}")
+
+
+check_date_time = _StringFormat(
+    datetime,
+    _RFC3339,
+    "date_time_format",
+    "an RFC 3339 date-time string with an offset, such as 2026-05-01T09:30:00Z",
+)
+"""``format: date-time``. Pydantic alone would read a number (or a string of digits) as a Unix
+time and take a space or ``+0000`` for the ``T`` and the offset: a producer whose clock field is
+the wrong type learns it, instead of its events landing in another decade."""
+
+check_uuid = _StringFormat(
+    UUID,
+    _UUID,
+    "uuid_format",
+    "a UUID string in its hyphenated form, such as 5b7f2f1e-8d4a-4c53-9a51-3c4a1f0b8e21",
+)
+"""``format: uuid``. Pydantic alone would take 32 bare hex digits, braces, a URN or 16 bytes."""
+
+
+def check_integer(value: object) -> object:
+    """``value`` unchanged when it is an integer (never a boolean, a float or a string of
+    digits, which pydantic's lax mode would take for one); for fields whose type cannot be
+    marked ``strict`` (a ``Literal``)."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    raise PydanticCustomError("int_type", f"must be an integer; got {_what(value)}")
+
+
+SchemaVersion1 = Annotated[Literal[1], BeforeValidator(check_integer)]
+"""``schema_version`` of a version-1 event: the integer 1 (``"1"``, ``1.0`` and ``true`` are
+not)."""
+
+EventId = Annotated[UUID, BeforeValidator(check_uuid)]
+"""An event's id at the door: exactly a UUID string, as the published schema says."""
+
 EventTime = Annotated[
     AwareDatetime,
+    BeforeValidator(check_date_time),
     AfterValidator(_within_event_times),
     Field(
         description="When it happened (RFC 3339 with an offset), from 1900-01-01T00:00:00Z up "
@@ -162,6 +266,13 @@ def episode_key(tenant: str, project: str) -> bytes:
 def principal_key(tenant: str, principal: str) -> bytes:
     """Kafka key of ``engram.claims``: one principal is resolved by one projector at a time."""
     return f"{tenant}/{principal}".encode()
+
+
+def principal_hash(tenant: str, principal: str) -> str:
+    """A principal named without their name: the key of a forgotten principal's tombstone and of
+    the backlog's rows (SHA-256 of ``tenant/principal``). Here, beside the topics' keys, because
+    every layer keys by it — the doors, formation, the resolution core, the projections."""
+    return hashlib.sha256(f"{tenant}/{principal}".encode()).hexdigest()
 
 
 NonNegative = Annotated[int, Field(ge=0)]

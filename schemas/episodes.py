@@ -7,11 +7,20 @@ through :data:`EpisodeEvent`, a discriminated union, never on loose strings.
 from __future__ import annotations
 
 from typing import Annotated, Literal
-from uuid import UUID
 
-from pydantic import Field, TypeAdapter, model_validator
+from pydantic import Field, StrictInt, TypeAdapter, model_validator
 
-from engram.schemas.common import ContractModel, EventTime, Identifier, Role, StoredText, Trust
+from engram.schemas.common import (
+    ContractModel,
+    EventId,
+    EventTime,
+    Identifier,
+    Role,
+    SchemaVersion1,
+    StoredText,
+    Trust,
+    validate_json_naming_text,
+)
 
 MAX_MESSAGE_CHARS = 32_000
 MAX_MESSAGES_PER_TURN = 64
@@ -30,7 +39,7 @@ def default_trust(role: Role) -> Trust:
 
 
 class Message(ContractModel):
-    ordinal: int = Field(
+    ordinal: StrictInt = Field(
         ge=0,
         le=MAX_ORDINAL,
         description="Position of the message within its turn, from 0 (a PostgreSQL integer).",
@@ -57,8 +66,8 @@ class Message(ContractModel):
 
 
 class EpisodeBase(ContractModel):
-    schema_version: Literal[1] = 1
-    event_id: UUID = Field(description="Producer-chosen id; the same id twice is one episode.")
+    schema_version: SchemaVersion1 = 1
+    event_id: EventId = Field(description="Producer-chosen id; the same id twice is one episode.")
     tenant: Identifier
     principal: Identifier = Field(description="The person the memory is about and for.")
     project: Identifier
@@ -95,8 +104,11 @@ episode_adapter: TypeAdapter[TurnAppended | MemoryRemembered] = TypeAdapter(Epis
 
 
 def decode_episode(raw: bytes | str) -> TurnAppended | MemoryRemembered:
-    """Decode and validate one episode from raw JSON; raises ``pydantic.ValidationError``."""
-    return episode_adapter.validate_json(raw)
+    """Decode and validate one episode from raw JSON; raises ``pydantic.ValidationError``.
+    Nothing is coerced: the fields pydantic would otherwise convert (an ordinal, the schema
+    version, the event id and time) are strict in the models themselves, the same at every
+    door whatever mode validates them."""
+    return validate_json_naming_text(episode_adapter, raw)
 
 
 def episode_messages(episode: TurnAppended | MemoryRemembered) -> list[Message]:

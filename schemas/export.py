@@ -1,4 +1,5 @@
-"""JSON Schema exports of the episode events, for producers that are not written in Python."""
+"""JSON Schema exports of the episode events, for producers that are not written in Python, and of
+what Engram sends: memory events and webhook notifications, for consumers that are not."""
 
 from __future__ import annotations
 
@@ -11,7 +12,9 @@ from engram.schemas.claims import ClaimsBatchFormed
 from engram.schemas.corrections import BeliefCorrected, BeliefDeleted, PrincipalForgotten
 from engram.schemas.episodes import MemoryRemembered, TurnAppended, episode_adapter
 from engram.schemas.log import log_event_adapter
+from engram.schemas.memory_events import memory_event_adapter
 from engram.schemas.sealed import SealedClaimsBatch, SealedEvent, claims_record_adapter
+from engram.schemas.webhooks import notification_adapter
 
 JSON_DIR = Path(__file__).resolve().parent / "json"
 
@@ -32,6 +35,9 @@ def rendered_schemas() -> dict[str, str]:
     files["episode.v1.json"] = episode_adapter.json_schema()
     files["log.v1.json"] = log_event_adapter.json_schema()
     files["claims.v1.json"] = claims_record_adapter.json_schema()
+    # what other consumers read from engram.memory-events, and what a webhook endpoint receives
+    files["memory-event.v1.json"] = memory_event_adapter.json_schema()
+    files["webhook.v1.json"] = notification_adapter.json_schema()
     return {
         name: json.dumps(schema, indent=2, sort_keys=True) + "\n" for name, schema in files.items()
     }

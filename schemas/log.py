@@ -9,6 +9,7 @@ from typing import Annotated
 
 from pydantic import Field, TypeAdapter
 
+from engram.schemas.common import validate_json_naming_text
 from engram.schemas.corrections import BeliefCorrected, BeliefDeleted, PrincipalForgotten
 from engram.schemas.episodes import MemoryRemembered, TurnAppended
 from engram.schemas.sealed import SealedEvent
@@ -38,9 +39,11 @@ open_event_adapter: TypeAdapter[OpenEvent] = TypeAdapter(OpenEventField)  # type
 
 def decode_open_event(raw: bytes | str) -> OpenEvent:
     """Decode and validate what a sealed event held; a sealed event inside one is refused."""
-    return open_event_adapter.validate_json(raw)
+    return validate_json_naming_text(open_event_adapter, raw)
 
 
 def decode_log_event(raw: bytes | str) -> LogEvent:
-    """Decode and validate one record of the episodic log; raises ``pydantic.ValidationError``."""
-    return log_event_adapter.validate_json(raw)
+    """Decode and validate one record of the episodic log; raises ``pydantic.ValidationError``.
+    Nothing is coerced (:func:`engram.schemas.episodes.decode_episode`): a raw write whose
+    ordinal is ``"0"`` or whose time is a number is dead-lettered with the field named."""
+    return validate_json_naming_text(log_event_adapter, raw)

@@ -11,7 +11,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
-import orjson
 from pydantic import ValidationError
 
 from engram.schemas.log import LogEvent, decode_log_event
@@ -53,12 +52,10 @@ def admit_record(raw: bytes | None, *, max_bytes: int) -> LogEvent | DeadLetter:
     except UnicodeDecodeError as error:
         return DeadLetter(DeadLetterReason.NOT_UTF8, f"invalid UTF-8 at byte {error.start}")
     try:
-        orjson.loads(text)
-    except orjson.JSONDecodeError as error:
-        return DeadLetter(DeadLetterReason.NOT_JSON, str(error)[:300])
-    try:
         return decode_log_event(text)
     except ValidationError as error:
         first = error.errors()[0]
+        if first["type"] == "json_invalid":  # its message says where: line and column
+            return DeadLetter(DeadLetterReason.NOT_JSON, first["msg"][:300])
         where = ".".join(str(part) for part in first["loc"]) or "value"
         return DeadLetter(DeadLetterReason.CONTRACT, f"{where}: {first['msg']}")

@@ -11,7 +11,7 @@ statement (:mod:`streams.pending`), and a batch's acknowledgement finishes its e
 callback while the lane goes on to the next episode.
 
 No publish error strands an episode (:mod:`streams.publishing` classifies them): a retriable
-one is retried with backoff until Kafka takes the batch; a batch Kafka will never take (larger
+one is retried (:func:`infra.retry.retry`) until Kafka takes the batch; a batch Kafka will never take (larger
 than ``ENGRAM_KAFKA_PRODUCER_MAX_REQUEST_BYTES``, say) is not split — one episode's batch is the
 projector's unit of idempotence and order — but dead-lettered with its reason, its episode
 parked (so the watermark moves past it, counted and visible), and the episode finished so that
@@ -32,18 +32,18 @@ from typing import Any
 import asyncpg
 import prometheus_client
 import structlog
-from aiokafka.errors import KafkaError
 
 from engram.infra import metrics
 from engram.infra.backoff import Backoff
 from engram.infra.db import retry_while_unavailable
 from engram.infra.errors import EngramFailure
+from engram.infra.retry import retry
 from engram.keys.errors import KeyDestroyed
-from engram.resolution.beliefs import principal_hash
 from engram.schemas.claims import ClaimsBatchFormed, RefusalReason, SourcePosition
-from engram.schemas.common import principal_key
+from engram.schemas.common import principal_hash, principal_key
 from engram.schemas.log import LogEvent, OpenEvent
-from engram.sealing.events import NoKeys, Sealer, is_sealed_event
+from engram.schemas.sealed import SealedEvent
+from engram.sealing.events import NoKeys, Sealer, is_sealed_event, words_on_log
 from engram.streams.acks import ContiguousAcks, InOrderRelease
 from engram.streams.dead_letters import DeadLetter, DeadLetterReason, admit_record
 from engram.streams.formation_stage import FormationStage
@@ -51,8 +51,8 @@ from engram.streams.lanes import KeyLanes
 from engram.streams.pending import PendingRecorder
 from engram.streams.publishing import (
     RecordRejected,
+    acknowledged,
     count_retry,
-    rejects_record,
     send_until_queued,
 )
 from engram.streams.retrying import Parked, RetryPolicy, attempt_until_parked
@@ -186,6 +186,7 @@ class FormationPipeline:
             appended,
             principal_hash(episode.tenant, episode.principal),
             episode.session,
+            words_on_log(episode),
         )
         return Work(record, episode, entry, acknowledged, self.pending.record(entry))
 
@@ -271,34 +272,51 @@ class FormationPipeline:
         if batch is None:
             self._finished(formed.work)
             return
+        sealed_source = isinstance(formed.work.episode, SealedEvent)
         payload = await retry_while_unavailable(
-            lambda: self._sealer.seal_claims(batch), what="formation.seal_claims"
+            lambda: self._sealer.seal_claims(batch, source_sealed=sealed_source),
+            what="formation.seal_claims",
         )
         formed = Formed(formed.work, batch, payload)
         self._publishing.setdefault(_position(formed.work.record), time.monotonic())
-        await self._queue(formed, 0)
+        await self._queue(formed)
 
-    async def _queue(self, formed: Formed, failures: int) -> None:
+    async def _queue(self, formed: Formed) -> None:
         """Hand the batch to the producer, retrying what Kafka may take later; Kafka's answer
         finishes the episode (:meth:`_published`). A batch Kafka will never take is rejected."""
-        batch = formed.batch
-        assert batch is not None and formed.payload is not None
         try:
-            sent = await send_until_queued(
-                self._send_claims,
-                stream="claims",
-                backoff=self._backoff,
-                key=principal_key(batch.tenant, batch.principal),
-                value=formed.payload,
-            )
+            sent = await self._send_batch(formed)
         except RecordRejected as rejected:
             await self._reject(formed.work, rejected)
             return
-        sent.add_done_callback(partial(self._published, formed, failures))
+        sent.add_done_callback(partial(self._published, formed))
 
-    def _published(self, formed: Formed, failures: int, sent: asyncio.Future[Any]) -> None:
-        """Kafka answered for one claims batch: count it and finish its episode. A rejected
-        batch is dead-lettered; any other error sends it again after a backoff.
+    async def _send_batch(self, formed: Formed) -> asyncio.Future[Any]:
+        batch = formed.batch
+        assert batch is not None and formed.payload is not None
+        return await send_until_queued(
+            self._send_claims,
+            stream="claims",
+            backoff=self._backoff,
+            key=principal_key(batch.tenant, batch.principal),
+            value=formed.payload,
+        )
+
+    def _published(self, formed: Formed, sent: asyncio.Future[Any]) -> None:
+        """Kafka answered for one claims batch: count it and finish its episode, or, when the
+        delivery failed, send the batch again (:meth:`_redeliver`)."""
+        if sent.cancelled():
+            return  # shutdown: the episode was not acknowledged, a restart reads it again
+        if sent.exception() is None:
+            _count_published(formed.batch)
+            self._finished(formed.work)
+            return
+        self._spawn(self._redeliver(formed, sent))
+
+    async def _redeliver(self, formed: Formed, failed: asyncio.Future[Any]) -> None:
+        """Send a batch whose delivery failed until Kafka has it (:func:`infra.retry.retry`;
+        its first attempt is the delivery that failed), then finish its episode. A batch Kafka
+        refuses for good is dead-lettered.
 
         The producer keeps a partition's batches in order while it retries them itself (one
         request in flight per broker), for up to ``ENGRAM_KAFKA_PRODUCER_REQUEST_TIMEOUT_MS``.
@@ -306,23 +324,19 @@ class FormationPipeline:
         written: its resend can then land after them (a duplicate is skipped by the projector;
         an inversion is the limit docs/reliability.md states). Readiness reports the wait long
         before, after ``ENGRAM_WORKER_PUBLISH_STALL_AFTER_S``."""
-        if sent.cancelled():
-            return  # shutdown: the episode was not acknowledged, a restart reads it again
-        error = sent.exception()
-        if error is None:
-            _count_published(formed.batch)
-            self._finished(formed.work)
-            return
-        if rejects_record(error):
-            self._spawn(self._reject(formed.work, RecordRejected(error)))
-            return
-        wait = self._backoff.after(failures + 1)
-        count_retry("claims", error, failures + 1, wait)
-        self._spawn(self._resend(formed, failures + 1, wait))
+        earlier = [failed]
 
-    async def _resend(self, formed: Formed, failures: int, wait_s: float) -> None:
-        await asyncio.sleep(wait_s)
-        await self._queue(formed, failures)
+        async def deliver() -> None:
+            sent = earlier.pop() if earlier else await self._send_batch(formed)
+            await acknowledged(sent)
+
+        try:
+            await retry(deliver, backoff=self._backoff, on_retry=partial(count_retry, "claims"))
+        except RecordRejected as rejected:
+            await self._reject(formed.work, rejected)
+            return
+        _count_published(formed.batch)
+        self._finished(formed.work)
 
     def _spawn(self, work: Awaitable[None]) -> None:
         task = asyncio.ensure_future(work)
@@ -399,31 +413,29 @@ class FormationPipeline:
     ) -> None:
         """Publish until Kafka acknowledges (dead letters have no order to keep). A value Kafka
         will not take goes without it: the headers name its source position in the log."""
-        failures = 0
-        while True:
-            try:
-                sent = await send_until_queued(
-                    self._send_dead_letter,
-                    stream="dead_letters",
-                    backoff=self._backoff,
-                    key=key,
-                    value=value,
-                    headers=headers,
-                )
-                await sent
-                return
-            except RecordRejected:
-                if not value:
-                    raise
-                value, headers = b"", [*headers, ("engram.value_dropped", b"too large")]
-            except KafkaError as error:  # the acknowledgement failed (the send did not)
-                if rejects_record(error) and value:
-                    value, headers = b"", [*headers, ("engram.value_dropped", b"too large")]
-                    continue
-                failures += 1
-                wait = self._backoff.after(failures)
-                count_retry("dead_letters", error, failures, wait)
-                await asyncio.sleep(wait)
+        try:
+            await self._deliver_dead_letter(key, value, headers)
+        except RecordRejected:
+            if not value:
+                raise
+            dropped = [*headers, ("engram.value_dropped", b"too large")]
+            await self._deliver_dead_letter(key, b"", dropped)
+
+    async def _deliver_dead_letter(
+        self, key: bytes, value: bytes, headers: list[tuple[str, bytes]]
+    ) -> None:
+        async def deliver() -> None:
+            sent = await send_until_queued(
+                self._send_dead_letter,
+                stream="dead_letters",
+                backoff=self._backoff,
+                key=key,
+                value=value,
+                headers=headers,
+            )
+            await acknowledged(sent)
+
+        await retry(deliver, backoff=self._backoff, on_retry=partial(count_retry, "dead_letters"))
 
     def _finish(self, record: Record) -> None:
         self._read_at.pop((record.partition, record.offset), None)

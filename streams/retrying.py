@@ -1,9 +1,9 @@
 """Retrying a formation attempt with exponential backoff, then parking it.
 
-A model error or a blown turn budget is retried after ``retry_after``, doubling each time;
-after ``max_attempts`` failed attempts the episode is parked so the watermark can move past it.
-An error that says it is not ``retriable`` (a failure of the pure core: the same content fails
-the same way every time) parks the episode at its first failure.
+A model error or a blown turn budget is retried after ``retry_after``, doubling each time
+(:func:`infra.retry.retry`); after ``max_attempts`` failed attempts the episode is parked so the
+watermark can move past it. A failure that is not retriable (:mod:`infra.retriable`: a failure of
+the pure core or a bug fails the same way every time) parks the episode at its first failure.
 Attempts are counted in the backlog, so a restart does not reset them, and a cancelled attempt
 (shutdown) is never counted.
 """
@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Generic, TypeVar
 
 from engram.infra.backoff import Backoff
+from engram.infra.retry import Retrying, retry
 
 T = TypeVar("T")
 
@@ -26,9 +27,10 @@ class RetryPolicy:
     retry_after_s: float
     turn_budget_s: float
 
-    def backoff(self, failed_attempts: int) -> float:
-        """The wait after the n-th failed attempt: retry_after, doubling each time."""
-        return Backoff(self.retry_after_s).after(failed_attempts)
+    @property
+    def backoff(self) -> Backoff:
+        """The waits between attempts: retry_after, doubling each time."""
+        return Backoff(self.retry_after_s)
 
 
 @dataclass(frozen=True)
@@ -71,20 +73,27 @@ async def attempt_until_parked(
     agent's own cost, each episode).
     """
     failed = failed_before
-    while True:
-        try:
-            if waits:
-                async with asyncio.timeout(policy.turn_budget_s):
-                    value = await attempt()
-            else:
-                value = await attempt()
-            return Succeeded(value, failed + 1)
-        except asyncio.CancelledError:
-            raise
-        except Exception as error:  # every failure is retried, then parked: never dropped
-            kind = failure_kind(error)
-            park = failed + 1 >= policy.max_attempts or not getattr(error, "retriable", True)
-            failed = await record_failure(kind, park)
-            if park:
-                return Parked(failed, kind)
-            await sleep(policy.backoff(failed))
+
+    async def budgeted() -> T:
+        if not waits:
+            return await attempt()
+        async with asyncio.timeout(policy.turn_budget_s):
+            return await attempt()
+
+    async def retrying(failure: Retrying) -> None:
+        nonlocal failed
+        failed = await record_failure(failure_kind(failure.error), False)
+
+    try:
+        value = await retry(
+            budgeted,
+            backoff=policy.backoff,
+            attempts=policy.max_attempts,
+            failed_before=failed_before,
+            on_retry=retrying,
+            sleep=sleep,
+        )
+    except Exception as error:  # not retriable, or the attempts are spent: parked, never dropped
+        kind = failure_kind(error)
+        return Parked(await record_failure(kind, True), kind)
+    return Succeeded(value, failed + 1)

@@ -2,7 +2,7 @@
 
 The policy in force comes from :mod:`policies.in_force` (the one place that decides it). Here
 it gets its arms: a policy that uses a model is built only with passing evidence for it
-(:mod:`streams.model_evidence`), or under the explicit, loudly logged override.
+(:mod:`streams.model.evidence`), or under the explicit, loudly logged override.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from engram.infra.settings import Settings
 from engram.policies.endpoint import endpoint_origin
 from engram.policies.in_force import effective_policy
 from engram.streams.formation_stage import FormationStage
-from engram.streams.model_evidence import (
+from engram.streams.model.evidence import (
     ActivationRefused,
     activation_fingerprint,
     check_activation,
@@ -28,7 +28,7 @@ from engram.streams.model_evidence import (
 )
 
 if TYPE_CHECKING:  # the openai client: ~1 s and ~15 MiB at start, see model_extractor_for
-    from engram.streams.model_extractor import ModelExtractor
+    from engram.streams.model.extractor import ModelExtractor
 
 log = structlog.get_logger(__name__)
 
@@ -97,9 +97,9 @@ def build_stage(
             f"the model arm was activated for another policy than {policy.version}"
         )
     # Lazy, as in model_extractor_for: a deterministic worker never loads the openai client.
-    from engram.streams.model_arm import model_arm
-    from engram.streams.model_attempts import RetrySchedule
-    from engram.streams.receipts import ReceiptStore
+    from engram.streams.model.arm import model_arm
+    from engram.streams.model.attempts import RetrySchedule
+    from engram.streams.model.receipts import ReceiptStore
 
     extractor = model_extractor_for(settings, policy)
     schedule = RetrySchedule(settings.model.max_attempts, settings.model.retry_after_s)
@@ -114,7 +114,7 @@ def model_extractor_for(settings: Settings, policy: FormationPolicy) -> ModelExt
     client costs ~1 s and ~15 MiB of RSS at start, which every ``engram`` command (the deterministic
     worker and the projector included) paid through the CLI's imports. A test holds the CLI's
     import free of it (tests/unit/test_start_up_imports.py)."""
-    from engram.streams.model_extractor import build_model_extractor
+    from engram.streams.model.extractor import build_model_extractor
 
     enabled = set(policy.enabled_relations)
     return build_model_extractor(

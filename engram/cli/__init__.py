@@ -20,12 +20,13 @@ from engram.cli.agents import mcp
 from engram.cli.audit import runs_app, sessions_app, user_model
 from engram.cli.beliefs import beliefs_app, refusals_app
 from engram.cli.embeddings import embeddings_app
-from engram.cli.evaluation.command import eval_app
+from engram.cli.erasures import erasures_app
+from engram.cli.evaluation import add_eval
 from engram.cli.extract import extract_lines
 from engram.cli.failures import refuse
 from engram.cli.generations import generations_app
 from engram.cli.keys import keys_app
-from engram.cli.log import log_app
+from engram.cli.log import log_app, log_checked
 from engram.cli.operations import digest, dlq_app, formation_app, freshness
 from engram.cli.output import appending, console, err
 from engram.cli.policy import policy_app
@@ -35,6 +36,7 @@ from engram.cli.rederive import rederive
 from engram.cli.search import beliefs_search
 from engram.cli.tokens import tokens_app
 from engram.cli.unreachable import UNREACHABLE, explain
+from engram.cli.webhooks import webhooks_app
 from engram.formation.policy import FormationPolicy
 from engram.generations.registry import Generation, PolicyChanged, pin_policy
 from engram.generations.runtime import generation_settings
@@ -47,14 +49,17 @@ from engram.ingest.inbox import InboxIntake, InboxIntakeFenced
 from engram.ingest.jsonl import InvalidEpisodeLine, load_episodes
 from engram.ingest.producer import EpisodeProducer
 from engram.ingest.topics import ensure_topics
+from engram.keys.kek import kek_configured
 from engram.policies.document import render_policy_yaml
 from engram.policies.in_force import effective_policy
 from engram.projections.migrate import MigrationError
 from engram.projections.migrate import migrate as run_migrations
 from engram.projections.runner import (
     follow_messages_in_worker,
+    notify_in_worker,
     project_in_worker,
     run_messages,
+    run_notifier,
     run_projector,
 )
 from engram.schemas.api import LogPosition
@@ -80,6 +85,8 @@ app.add_typer(principals_app, name="principals")
 app.add_typer(tokens_app, name="tokens")
 app.add_typer(keys_app, name="keys")
 app.add_typer(log_app, name="log")
+app.add_typer(webhooks_app, name="webhooks")
+app.add_typer(erasures_app, name="erasures")
 
 
 def _settings() -> Settings:
@@ -160,7 +167,7 @@ def ingest(
 @asynccontextmanager
 async def _sealer_of(settings: Settings) -> AsyncIterator[Sealer]:
     """The command's sealer (the keys' start-up check first); a pool only when keys are set."""
-    if settings.keys.kek is None and not settings.keys.encrypt_log:
+    if not kek_configured(settings.keys) and not settings.keys.encrypt_log:
         yield NoKeys()
         return
     pool = await create_pool(settings.database, role="engram-cli")
@@ -203,10 +210,17 @@ def worker(
             "consumer group: a second one takes over and the first stops)."
         ),
     ] = False,
+    notifier: Annotated[
+        bool,
+        typer.Option(
+            help="Also run the notifier (signed webhooks to the endpoints projects register; "
+            "needs ENGRAM_KEYS_KEK)."
+        ),
+    ] = True,
     loglevel: Annotated[str, typer.Option(help="Worker log level.")] = "warning",
 ) -> None:
-    """Run the formation agent (faust), the belief projector, and the message index and
-    vectors (one follower of the log for both) until interrupted."""
+    """Run the formation agent (faust), the belief projector, the message index and vectors
+    (one follower of the log for both) and the notifier until interrupted."""
     configure_logging(loglevel)
     policy = effective_policy(_settings())
     activation = activation_or_exit(_settings(), policy)
@@ -215,6 +229,7 @@ def worker(
     schema = generation.schema_name
     _keys_checked(settings)
     asyncio.run(ensure_topics(settings.kafka))
+    log_checked(settings)
     streams = build_app(settings, build_stage(settings, policy, activation), schema=schema)
     if projector:
 
@@ -229,6 +244,16 @@ def worker(
             await follow_messages_in_worker(settings, index=indexer, embed=embedder, schema=schema)
 
         streams.app.task(follow_messages)
+    if notifier and settings.keys.kek is None:
+        structlog.get_logger("engram.worker").info(
+            "notifier.off", why="no ENGRAM_KEYS_KEK: no webhook secret can be read to sign with"
+        )
+    elif notifier:
+
+        async def notify() -> None:
+            await notify_in_worker(settings, schema=schema)
+
+        streams.app.task(notify)
     if inbox:
 
         async def move_inbox() -> None:
@@ -297,6 +322,25 @@ def embedder_command() -> None:
     asyncio.run(run_messages(settings, index=False, embed=True, schema=generation.schema_name))
 
 
+@app.command("notifier")
+def notifier_command() -> None:
+    """Run only the notifier until interrupted: it follows the memory events into the
+    deliveries each registered webhook endpoint is owed, and sends them, signed (any number of
+    notifiers may run: each delivery is claimed by one).
+
+    Pair it with `engram worker --no-notifier`. It serves /health, /ready and /metrics like the
+    worker (ENGRAM_WORKER_HTTP_*).
+    """
+    generation = _live_generation(_settings(), effective_policy(_settings()))
+    settings = generation_settings(_settings(), generation)
+    _keys_checked(settings)
+    asyncio.run(ensure_topics(settings.kafka))
+    try:
+        asyncio.run(run_notifier(settings, schema=generation.schema_name))
+    except EngramFailure as failure:
+        refuse(failure, "not started")
+
+
 @app.command("inbox")
 def inbox_command() -> None:
     """Move plaintext turns from the inbox topic (ENGRAM_KAFKA_INBOX_TOPIC) into the episodic
@@ -347,6 +391,7 @@ def api(
         served = create_api(settings)
     except DevModeRefused as error:
         refuse(error, "refused")
+    _keys_checked(settings)  # a missing or wrong key-encryption key stops it here, not mid-start
     listening = _listen(bind, settings.api.port if port is None else port)
     url = _url(bind, listening.getsockname()[1])
     structlog.get_logger("engram.api").info("api.serving", url=url, dev_mode=settings.api.dev_mode)
@@ -435,7 +480,7 @@ app.add_typer(embeddings_app, name="embeddings")
 app.add_typer(formation_app, name="formation")
 app.add_typer(dlq_app, name="dlq")
 app.add_typer(policy_app, name="policy")
-app.add_typer(eval_app, name="eval", help="Evaluate formation against a labeled corpus.")
+add_eval(app)
 
 
 def main() -> None:

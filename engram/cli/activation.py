@@ -5,7 +5,7 @@ from __future__ import annotations
 from engram.cli.failures import refuse
 from engram.formation.policy import FormationPolicy
 from engram.infra.settings import Settings
-from engram.streams.model_evidence import ActivationRefused
+from engram.streams.model.evidence import ActivationRefused
 from engram.streams.wiring import Activation, PolicyMismatch, activate_model, check_model_identity
 
 

@@ -10,6 +10,7 @@ import typer
 
 from engram.cli.failures import refuse
 from engram.cli.output import err
+from engram.infra.errors import EngramFailure
 from engram.infra.settings import load_settings
 
 
@@ -31,7 +32,7 @@ def mcp(
     host: Annotated[str | None, typer.Option(help="http: bind address.")] = None,
     port: Annotated[int | None, typer.Option(help="http: port.")] = None,
 ) -> None:
-    """Serve the recall, remember and correct tools to an MCP client. Over stdio it acts for the
+    """Serve the recall, remember, correct and delete tools to an MCP client. Over stdio it acts for the
     principal of ENGRAM_MCP_TOKEN (or --token); over HTTP, for the principal of each request's
     bearer token. Tokens come from `engram tokens create --principal NAME`."""
     # Lazy, as in `engram api`: only this command pays for importing the MCP SDK.
@@ -49,3 +50,5 @@ def mcp(
         asyncio.run(serve_http(settings, host=bind, port=bound))
     except Refused as refused:
         refuse(refused, "refused")
+    except EngramFailure as failure:  # a missing or wrong key-encryption key, at start
+        refuse(failure, "not started")

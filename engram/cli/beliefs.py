@@ -10,13 +10,16 @@ from collections.abc import Awaitable, Callable
 from datetime import datetime
 from typing import Annotated, Any
 
+import asyncpg
 import typer
 from rich.markup import escape
 
+from engram.cli.erasures import print_receipt
 from engram.cli.failures import refuse
 from engram.cli.identifiers import identifier
 from engram.cli.output import (
     BELIEF_COLUMNS,
+    cell,
     console,
     err,
     field,
@@ -29,6 +32,7 @@ from engram.cli.output import (
 from engram.formation.wording import relation_words
 from engram.infra.db import create_pool
 from engram.infra.settings import load_settings
+from engram.infra.visible import shown
 from engram.projections.reads.pages import BeliefFilter, page_beliefs
 from engram.projections.reads.queries import get_belief
 from engram.projections.reads.refusals import RefusalFilter, page_refusals, refusal_summary
@@ -37,6 +41,7 @@ from engram.schemas.claims import RefusalReason
 from engram.schemas.corrections import CorrectionKind
 from engram.sealing.opening import open_sealer
 from engram.service.corrections import BeliefNotFound, Corrections, InvalidCorrection
+from engram.service.erasures import Erasures
 from engram.watermarks.waiting import FormationTimeout
 
 beliefs_app = typer.Typer(no_args_is_help=True, help="Read, correct and delete what has formed.")
@@ -129,9 +134,10 @@ def beliefs_show(
         return
     belief = detail["belief"]
     console.print(
-        f"[bold]{escape(belief['readable'])}[/bold]  ({belief['status']}, {belief['confidence']})"
+        f"[bold]{escape(shown(belief['readable']))}[/bold]  "
+        f"({belief['status']}, {belief['confidence']})"
     )
-    console.print(quotes(belief))
+    console.print(cell(quotes(belief)))
     run = detail["formed_by"]
     if run is not None:
         console.print(
@@ -189,19 +195,26 @@ def beliefs_delete(
     wait: Wait = False,
     timeout: Timeout = 60.0,
 ) -> None:
-    """Delete a belief: its words leave every projection; a hash keeps it from forming again."""
+    """Delete a belief: its words leave every projection; a hash keeps it from forming again.
+    With --wait, prints the receipt: what went, and where the words still are."""
     _write(
         lambda service: service.delete(tenant=tenant, principal=principal, belief_id=belief_id),
         wait=wait,
         timeout=timeout,
+        receipt_of=principal,
     )
 
 
 def _write(
-    call: Callable[[Corrections], Awaitable[LogPosition]], *, wait: bool, timeout: float
+    call: Callable[[Corrections], Awaitable[LogPosition]],
+    *,
+    wait: bool,
+    timeout: float,
+    receipt_of: str | None = None,
 ) -> None:
     """Append through the service, print where it landed, and with ``wait`` block until the
-    project's formed watermark has passed it. Errors name the problem and exit non-zero."""
+    project's formed watermark has passed it — and, for an erasure (``receipt_of`` names whom
+    it is about), print its receipt. Errors name the problem and exit non-zero."""
     settings = load_settings()
 
     async def run() -> LogPosition:
@@ -221,6 +234,13 @@ def _write(
             if wait:
                 await service.wait(position, timeout_s=timeout)
                 console.print("applied")
+                if receipt_of is not None:
+                    await _print_receipt(pool, position, receipt_of)
+            elif receipt_of is not None:
+                console.print(
+                    f"its receipt, once applied: engram erasures show {position.event_id} "
+                    f"--tenant {position.tenant} --principal {receipt_of}"
+                )
             return position
         finally:
             await pool.close()
@@ -235,6 +255,23 @@ def _write(
         raise typer.Exit(2) from None
     except FormationTimeout as error:
         refuse(error)
+
+
+RECEIPT_WAIT_S = 10.0
+"""The receipt is written in the transaction that passes the watermark: there already."""
+
+
+async def _print_receipt(pool: asyncpg.Pool, position: LogPosition, principal: str) -> None:
+    receipt = await Erasures(pool, load_settings().kafka).receipt(
+        event_id=position.event_id,
+        tenant=position.tenant,
+        principal=principal,
+        timeout_s=RECEIPT_WAIT_S,
+    )
+    if receipt is None:
+        err.print(f"[red]no receipt of {position.event_id} was written[/red]")
+        raise typer.Exit(1)
+    print_receipt(receipt)
 
 
 REFUSAL_COLUMNS = {

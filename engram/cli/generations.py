@@ -20,7 +20,7 @@ from rich.table import Table
 
 from engram.cli.failures import refuse
 from engram.cli.identifiers import identifier
-from engram.cli.output import console, err
+from engram.cli.output import cell, console, err
 from engram.generations import registry
 from engram.generations.diff import GenerationDiff, diff_generations, load_side
 from engram.generations.registry import Generation, GenerationError
@@ -128,13 +128,15 @@ def _print_diff(a: str, b: str, found: GenerationDiff) -> None:
         beliefs.add_column(column)
     for sign, rows in (("+", found.added), ("-", found.removed)):
         for r in rows:
-            beliefs.add_row(sign, r.principal, r.relation, r.statement, r.status, str(r.confidence))
+            beliefs.add_row(
+                sign, r.principal, r.relation, cell(r.statement), r.status, str(r.confidence)
+            )
     for c in found.changed:
         beliefs.add_row(
             "~",
             c.after.principal,
             c.after.relation,
-            c.after.statement,
+            cell(c.after.statement),
             f"{c.before.status} → {c.after.status}",
             f"{c.before.confidence} → {c.after.confidence}",
         )

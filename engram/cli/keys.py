@@ -5,6 +5,8 @@ land in shell history and in every process listing."""
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
+from typing import Annotated
 
 import typer
 from rich.console import Console
@@ -15,6 +17,7 @@ from engram.infra.errors import EngramFailure
 from engram.infra.settings import load_settings
 from engram.keys.errors import RotationRefused
 from engram.keys.kek import keks_from_settings, new_kek_text
+from engram.keys.kek_file import create_kek_file
 from engram.keys.rotation import RotationProgress, remaining, rotate
 from engram.keys.store import ensure_canary, verify_keks
 
@@ -25,10 +28,26 @@ out = Console(stderr=True)
 
 
 @keys_app.command("new-kek")
-def new_kek() -> None:
-    """Print a fresh key-encryption key (32 random bytes, base64) for ENGRAM_KEYS_KEK. Store it
-    in a secret manager and back it up: losing it loses every encrypted word."""
-    print(new_kek_text())
+def new_kek(
+    file: Annotated[
+        Path | None,
+        typer.Option(
+            "--file",
+            help="Write it to this file (mode 0600) for ENGRAM_KEYS_KEK_FILE instead of "
+            "printing it; an existing file is kept, never replaced.",
+        ),
+    ] = None,
+) -> None:
+    """Make a fresh key-encryption key (32 random bytes, base64): printed for ENGRAM_KEYS_KEK,
+    or written to --file for ENGRAM_KEYS_KEK_FILE. Back it up apart from the database: losing it
+    loses every encrypted word."""
+    if file is None:
+        print(new_kek_text())
+        return
+    if create_kek_file(file, new_kek_text()):
+        out.print(f"wrote a new key-encryption key to {file} (mode 0600): back it up")
+    else:
+        out.print(f"{file} exists and is kept (a KEK is never replaced: rotate it instead)")
 
 
 @keys_app.command("check")

@@ -7,29 +7,74 @@ import contextlib
 from functools import partial
 from typing import Annotated
 
+import structlog
 import typer
 from aiokafka.admin import AIOKafkaAdminClient, NewTopic
-from aiokafka.errors import TopicAlreadyExistsError
+from aiokafka.errors import KafkaError, TopicAlreadyExistsError
 from rich.console import Console
 
 from engram.cli.failures import refuse
 from engram.generations.registry import live_generation
 from engram.infra.db import connect, create_pool
 from engram.infra.errors import EngramFailure
-from engram.infra.settings import load_settings
+from engram.infra.settings import Settings, load_settings
 from engram.ingest.log_encryption import (
     CopyProgress,
     LogEncryption,
     forgotten_principals,
     record_pre_encryption_forgetting,
-    source_partitions,
 )
-from engram.ingest.topics import FOREVER
+from engram.ingest.log_survey import LogSurvey, survey_log
+from engram.ingest.topics import FOREVER, source_partitions
 from engram.sealing.events import LogSealer
 from engram.sealing.opening import open_sealer
 
-log_app = typer.Typer(no_args_is_help=True, help="The episodic log: encrypt an existing one.")
+log = structlog.get_logger(__name__)
+
+log_app = typer.Typer(
+    no_args_is_help=True, help="The episodic log: is it sealed, and encrypting an existing one."
+)
 out = Console(stderr=True)
+
+NOT_ENCRYPTING = (
+    "log encryption is off (ENGRAM_KEYS_ENCRYPT_LOG=false): people's words are appended to the "
+    "episodic log in clear, and forgetting a person cannot reach them there (docs/privacy.md)"
+)
+
+
+def log_checked(settings: Settings) -> LogSurvey | None:
+    """The start-up check of the log itself: say so when people's words are (or will be) in
+    clear there, and name the one path out (``engram log encrypt``). A log that cannot be
+    read now is the stage's own start-up to wait out, not this check's."""
+    if not settings.keys.encrypt_log:
+        out.print(f"[yellow]warning:[/yellow] {NOT_ENCRYPTING}")
+        log.warning("log.not_encrypting")
+    try:
+        survey = asyncio.run(survey_log(settings.kafka))
+    except KafkaError as error:
+        log.warning("log.survey_failed", error=str(error))
+        return None
+    advice = survey.advice()
+    if advice is not None:
+        out.print(f"[yellow]warning:[/yellow] {advice}")
+        log.warning("log.plaintext_found", topic=survey.topic, in_clear=survey.in_clear)
+    return survey
+
+
+@log_app.command("check")
+def check() -> None:
+    """Read the ends of the episodic log's partitions and say whether people's words are in
+    clear there (exit 3) or sealed (exit 0), and what to do about it."""
+    settings = load_settings()
+    survey = log_checked(settings)
+    if survey is None:
+        raise typer.Exit(1)
+    out.print(
+        f"{survey.topic}: read {survey.read} records at the ends of its partitions: "
+        f"{survey.sealed} sealed, {survey.in_clear} in clear"
+    )
+    if survey.in_clear:
+        raise typer.Exit(3)
 
 
 @log_app.command("encrypt")

@@ -1,4 +1,9 @@
-"""Printing for the command line: rich tables for people, JSON lines with ``--json``."""
+"""Printing for the command line: rich tables for people, JSON lines with ``--json``.
+
+A table's cells are plain text, never Rich markup (a stored ``[bold]`` or ``[/]`` is printed as
+it is, not interpreted), and every hidden character in them — a right-to-left override, an
+escape character — is shown as a marker (:func:`engram.infra.visible.shown`). ``--json`` prints
+the stored strings exactly."""
 
 from __future__ import annotations
 
@@ -14,12 +19,14 @@ from pydantic import BaseModel
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
+from rich.text import Text
 
 from engram.cli.failures import refuse
 from engram.generations.reading import reading
 from engram.generations.registry import GenerationError
 from engram.infra.db import connect
 from engram.infra.settings import load_settings
+from engram.infra.visible import shown
 from engram.projections.reads.cursor import InvalidCursor
 
 console = Console()
@@ -65,8 +72,13 @@ def print_rows(
     for column in columns:
         table.add_column(column)
     for row in rows:
-        table.add_row(*(render(row) for render in columns.values()))
+        table.add_row(*(cell(render(row)) for render in columns.values()))
     console.print(table)
+
+
+def cell(text: str) -> Text:
+    """Someone's text as a table cell: shown (hidden characters marked), never markup."""
+    return Text(shown(text))
 
 
 def field(name: str) -> Callable[[dict[str, Any]], str]:

@@ -21,8 +21,10 @@ def forget(
     wait: Wait = False,
     timeout: Timeout = 60.0,
 ) -> None:
-    """Delete every projected row of the principal; nothing of theirs forms again. The episodic
-    log still holds their episodes (docs/privacy.md says how an operator erases those)."""
+    """Delete every projected row of the principal and destroy their data key; nothing of theirs
+    forms again. With --wait, prints the receipt: what went, and where their words still are —
+    sealed in the episodic log (unreadable once the key is gone) or, where the log was not
+    encrypted, in clear until its retention (docs/privacy.md)."""
     if not confirm:
         err.print(f"[red]forgetting {tenant}/{principal} cannot be undone; add --confirm[/red]")
         raise typer.Exit(2)
@@ -30,4 +32,5 @@ def forget(
         lambda service: service.forget(tenant=tenant, principal=principal),
         wait=wait,
         timeout=timeout,
+        receipt_of=principal,
     )

@@ -73,6 +73,14 @@ def recall_command(
     limit: Annotated[int, typer.Option(min=1, max=MAX_LIMIT, help="Hits per page.")] = 20,
     cursor: Annotated[str | None, typer.Option(help="The next page, as printed.")] = None,
     json: Annotated[bool, typer.Option("--json", help="JSON lines, one hit each.")] = False,
+    semantic: Annotated[
+        bool,
+        typer.Option(
+            "--semantic/--no-semantic",
+            help="Also match by meaning with the active embedding generation (default); "
+            "--no-semantic: by words only, without loading the embedding model.",
+        ),
+    ] = True,
     generation: Annotated[
         str | None, typer.Option("--generation", help="Read this generation (default: live).")
     ] = None,
@@ -89,7 +97,7 @@ def recall_command(
     if wait is not None and project is None:
         raise typer.BadParameter("--wait needs --project (whose log to wait for)")
 
-    embedder = embedder_from_settings(load_settings().embedding)
+    embedder = embedder_from_settings(load_settings().embedding) if semantic else None
 
     async def read(conn: Any) -> list[RecallResults]:
         if wait is not None and project is not None:

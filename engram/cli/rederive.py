@@ -125,20 +125,24 @@ def _serves(generation: Generation) -> Serves:
 async def _prepare(
     settings: Settings, policy: FormationPolicy, tenant: str | None, principals: list[str]
 ) -> Generation:
-    """Register (or resume) the generation and create its schema."""
+    """Register (or resume) the generation and create its schema, in one transaction: a
+    generation that readers can see always has its tables (``engram generations`` and the lag
+    read them as soon as the row is there)."""
     pool = await create_pool(settings.database, role="engram-rederive")
     try:
-        generation = await registry.register_generation(
-            pool,
-            policy_version=policy.version,
-            policy_yaml=render_policy_yaml(policy),
-            principals=principals,
-            tenant=tenant,
-        )
-        if generation.status == "live":
-            err.print(f"[red]refused:[/red] generation {generation.generation_id} is live already")
-            raise typer.Exit(2)
-        async with pool.acquire() as conn:
+        async with pool.acquire() as conn, conn.transaction():
+            generation = await registry.register_generation(
+                conn,
+                policy_version=policy.version,
+                policy_yaml=render_policy_yaml(policy),
+                principals=principals,
+                tenant=tenant,
+            )
+            if generation.status == "live":
+                err.print(
+                    f"[red]refused:[/red] generation {generation.generation_id} is live already"
+                )
+                raise typer.Exit(2)
             await create_generation_schema(conn, generation.schema_name)
         await registry.set_status(pool, generation.generation_id, "building")  # until caught up
         return generation

@@ -33,6 +33,8 @@ GENERATION_TABLES: tuple[str, ...] = (
     "message_term",
     "message_term_stats",
     "message_scope_stats",
+    "erasure_receipt",
+    "erasure_part",
 )
 """Everything formation and projection write; ``relation`` (the vocabulary) and the registry
 stay shared."""

@@ -1,11 +1,9 @@
-"""The one back-off schedule every retry loop in the server waits by.
+"""How long every retry in the server waits: capped exponential back-off.
 
-Five loops retry something that may come back — the database (:mod:`infra.db`, the projector),
-publishing to Kafka (:mod:`streams.publishing`), a formation attempt (:mod:`streams.retrying`)
-and a model call (:mod:`streams.model_attempts`). They differ in what they retry and when they
-give up, not in how they wait: the first failure waits ``first_s``, each further one doubles it,
-never past ``max_s``. Keeping the schedule here means a change to how Engram backs off is one
-change, and a test of the schedule covers every loop.
+The loops that retry (all of them calls of :func:`infra.retry.retry`) differ in what they retry
+and when they give up, not in how they wait: the first failure waits ``first_s``, each further
+one doubles it, never past ``max_s``. Keeping the schedule here means a change to how Engram
+backs off is one change, and a test of the schedule covers every loop.
 
 ``engram.client`` keeps its own loop (its import contract allows only ``schemas``, so an agent
 runtime can install it without the server); it waits by the same doubling, from one second.

@@ -9,7 +9,6 @@ backoff and a log line per failure saying what to check; anything else propagate
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import TypeVar
@@ -19,18 +18,16 @@ import structlog
 
 from engram.infra.backoff import Backoff
 from engram.infra.metrics import DATABASE_UNAVAILABLE
+from engram.infra.retriable import UNAVAILABLE as UNAVAILABLE  # what "unavailable" is
+from engram.infra.retriable import database_unavailable
+from engram.infra.retriable import unavailable_cause as unavailable_cause
+from engram.infra.retry import Retrying, retry
 from engram.infra.settings import DatabaseSettings
 
 log = structlog.get_logger(__name__)
 
 T = TypeVar("T")
 
-UNAVAILABLE: tuple[type[Exception], ...] = (
-    OSError,  # refused, reset, unreachable, timed out (TimeoutError is an OSError)
-    asyncpg.PostgresConnectionError,  # the connection was lost or rejected
-    asyncpg.exceptions.OperatorInterventionError,  # shutting down, starting up, crashed
-    asyncpg.exceptions.InsufficientResourcesError,  # too many connections, out of disk
-)
 FIRST_DELAY_S = 0.5
 MAX_DELAY_S = 30.0
 
@@ -102,14 +99,6 @@ async def transaction(conn: asyncpg.Connection) -> AsyncIterator[None]:
         raise lost from error
 
 
-def unavailable_cause(error: BaseException) -> BaseException | None:
-    """The first :data:`UNAVAILABLE` error that ``error`` was raised while handling, if any."""
-    cause = error.__context__
-    while cause is not None and not isinstance(cause, UNAVAILABLE):
-        cause = cause.__context__
-    return cause
-
-
 def report_unavailable(operation: str, error: BaseException, retry_in_s: float) -> None:
     DATABASE_UNAVAILABLE.labels(operation).inc()
     log.warning(
@@ -129,17 +118,18 @@ DATABASE_BACKOFF = Backoff(FIRST_DELAY_S, MAX_DELAY_S)
 async def retry_while_unavailable(
     operation: Callable[[], Awaitable[T]], *, what: str, first_delay_s: float = FIRST_DELAY_S
 ) -> T:
-    """Run ``operation`` until the database answers it; cancellation still ends the wait.
+    """Run ``operation`` until the database answers it (:func:`infra.retry.retry`, waiting out
+    the database only: every other failure propagates); cancellation still ends the wait.
 
     Only for operations that are safe to repeat (idempotent writes, reads, whole transactions:
     an error inside a transaction rolled it back)."""
-    backoff = Backoff(first_delay_s, MAX_DELAY_S)
-    failures = 0
-    while True:
-        try:
-            return await operation()
-        except UNAVAILABLE as error:
-            failures += 1
-            delay = backoff.after(failures)
-            report_unavailable(what, error, delay)
-            await asyncio.sleep(delay)
+
+    def report(failure: Retrying) -> None:
+        report_unavailable(what, failure.error, failure.wait_s)
+
+    return await retry(
+        operation,
+        backoff=Backoff(first_delay_s, MAX_DELAY_S),
+        only=database_unavailable,
+        on_retry=report,
+    )

@@ -106,3 +106,39 @@ PUBLISH_RETRIES = Counter(
     ["stream", "error"],
     registry=REGISTRY,
 )
+WEBHOOK_OWED = Counter(
+    "engram_webhook_deliveries_owed",
+    "Webhook deliveries the notifier recorded as owed (one per event and endpoint).",
+    registry=REGISTRY,
+)
+WEBHOOK_ATTEMPTS = Counter(
+    "engram_webhook_attempts",
+    "Webhook delivery attempts, by outcome: delivered, retried, parked, or lapsed (the lease "
+    "ran out first and another sender has it).",
+    ["outcome"],
+    registry=REGISTRY,
+)
+WEBHOOK_LATENCY = Histogram(
+    "engram_webhook_attempt_seconds",
+    "Time of one webhook delivery attempt, resolution and signing included.",
+    buckets=(0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30),
+    registry=REGISTRY,
+)
+WEBHOOK_PENDING = Gauge(
+    "engram_webhook_pending", "Webhook deliveries owed and not yet made.", registry=REGISTRY
+)
+WEBHOOK_LAG = Gauge(
+    "engram_webhook_lag_seconds",
+    "How long the oldest owed webhook delivery has waited (0 when none waits).",
+    registry=REGISTRY,
+)
+WEBHOOK_PARKED = Gauge(
+    "engram_webhook_parked",
+    "Webhook deliveries parked after failing for good (`engram webhooks deliveries --failed`).",
+    registry=REGISTRY,
+)
+WEBHOOK_DISABLED = Gauge(
+    "engram_webhook_endpoints_disabled",
+    "Webhook endpoints disabled after failing (`engram webhooks list`).",
+    registry=REGISTRY,
+)

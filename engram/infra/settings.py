@@ -2,7 +2,7 @@
 
 Values come from environment variables (``ENGRAM_<SECTION>_<FIELD>``) and, below them, from the
 dotenv file the local-services scripts write (``<state dir>/services.env``, or
-``ENGRAM_ENV_FILE``). The README lists every setting; a test keeps that list complete.
+``ENGRAM_ENV_FILE``). docs/configuration.md lists every setting; a test keeps that list complete.
 
 The state directory (``ENGRAM_STATE_DIR``) holds what a process keeps on local disk: that dotenv
 file and faust's data directory. In a checkout it is the checkout's ``.dev/`` (where
@@ -17,7 +17,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field, SecretStr
+from pydantic import Field, SecretStr, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -69,6 +69,13 @@ class KafkaSettings(BaseSettings):
         description="How long the inbox keeps a record the intake never reached (7 days); the "
         "intake deletes what it moved at once. Applied when Engram creates the topic.",
     )
+    inbox_segment_ms: int = Field(
+        10_000,
+        ge=1000,
+        description="How long a segment of the inbox stays open before the intake rolls it: "
+        "Kafka deletes only closed segments, so this bounds how long a moved turn's plaintext "
+        "stays in the broker's files (docs/privacy.md). Applied when Engram creates the topic.",
+    )
     partitions: int = Field(6, ge=1, description="Partitions of topics Engram creates.")
     max_event_bytes: int = Field(1_048_576, ge=1024, description="Largest accepted episode.")
     group_id: str = Field("engram-formation", description="Consumer group of the faust app.")
@@ -88,14 +95,35 @@ class KafkaSettings(BaseSettings):
     )
 
 
-def subprocess_env(kafka: KafkaSettings, database_url: str, **extra: str) -> dict[str, str]:
+def subprocess_env(
+    kafka: KafkaSettings,
+    database_url: str,
+    *,
+    keys: KeysSettings | None = None,
+    **extra: str,
+) -> dict[str, str]:
     """The environment for an ``engram`` child process that must use exactly these Kafka
     settings and this database (tests, benchmarks): this process's environment, every
-    ``ENGRAM_KAFKA_*`` field spelled out, and no dotenv file underneath to fill gaps."""
+    ``ENGRAM_KAFKA_*`` field spelled out, and no dotenv file underneath to fill gaps. The keys
+    are ``keys`` or this process's own (from its environment and dotenv file), spelled out too:
+    the log is encrypted by default, and a child without its KEK would refuse to start."""
     prefix = str(kafka.model_config.get("env_prefix", ""))
-    env = dict(os.environ)
+    chosen_keys = _keys_env(keys or KeysSettings())
+    env = {name: value for name, value in os.environ.items() if not name.startswith("ENGRAM_KEYS_")}
     env.update({(prefix + name).upper(): str(value) for name, value in kafka.model_dump().items()})
+    env.update(chosen_keys)
     env.update(ENGRAM_ENV_FILE="/nonexistent", ENGRAM_DATABASE_URL=database_url, **extra)
+    return env
+
+
+def _keys_env(keys: KeysSettings) -> dict[str, str]:
+    env = {"ENGRAM_KEYS_ENCRYPT_LOG": str(keys.encrypt_log).lower()}
+    if keys.kek is not None:
+        env["ENGRAM_KEYS_KEK"] = keys.kek.get_secret_value()
+    if keys.kek_file is not None:
+        env["ENGRAM_KEYS_KEK_FILE"] = str(keys.kek_file)
+    if keys.previous_kek is not None:
+        env["ENGRAM_KEYS_PREVIOUS_KEK"] = keys.previous_kek.get_secret_value()
     return env
 
 
@@ -145,15 +173,33 @@ class EmbeddingSettings(BaseSettings):
 
     provider: Literal["local", "openai"] = Field(
         "local",
-        description="Who makes vectors: the packaged local model (no network, GPU or account) "
+        description="Who makes vectors: a packaged local model (no network, GPU or account) "
         "or an OpenAI-compatible embeddings endpoint.",
     )
-    dimensions: int = Field(
-        256,
+    local_model: Literal["multilingual-e5-small", "wordllama"] = Field(
+        "multilingual-e5-small",
+        description="The packaged model for provider=local: multilingual-e5-small (contextual, "
+        "about 100 languages, 384 dimensions; the default) or wordllama (static, English, "
+        "64/128/256 dimensions, about a hundred times less CPU per message).",
+    )
+    dimensions: int | None = Field(
+        None,
         ge=1,
         le=8192,
-        description="Vector size; the local model offers 64, 128 or 256, an endpoint whatever "
-        "its model supports (sent as `dimensions`).",
+        description="Vector size; unset: the model's own (384 for multilingual-e5-small, 256 "
+        "for wordllama, which also offers 64 and 128; 256 for an endpoint, sent as "
+        "`dimensions`).",
+    )
+    recipe: str = Field(
+        "content-words-v1",
+        description="provider=openai: the text recipe the endpoint's model is used with "
+        "(plain-v1, content-words-v1, e5-query-passage-v1: questions and messages prefixed the "
+        "E5 way, input-type-v1: sent as `input_type`); a local model has its own.",
+    )
+    threads: int | None = Field(
+        None,
+        ge=1,
+        description="CPU threads of the local contextual model (unset: every core).",
     )
     endpoint: str | None = Field(
         None, description="OpenAI-compatible base URL for provider=openai, e.g. http://h/v1."
@@ -261,16 +307,18 @@ class ApiSettings(BaseSettings):
     )
     ui_secret: SecretStr | None = Field(
         None,
-        description="The key the inspector (/ui) seals its session cookies and signs its forms "
-        "with: any long random string, the same on every API process behind one address. Unset: "
-        "a random key per process (a restart signs everyone out). A secret, never logged.",
+        description="The secret the inspector (/ui) derives its keys from (HKDF): one signs its "
+        "forms (CSRF), one seals the forgetting cookie. At least 32 random bytes written out "
+        "(43+ characters: `python3 -c 'import secrets; print(secrets.token_urlsafe(32))'`), "
+        "or `engram api` refuses to start; the same on every API process behind one address. "
+        "Unset: a random one per process. A secret, never logged.",
     )
     ui_session_s: int = Field(
         43_200,
         ge=60,
         le=2_592_000,
-        description="How long an inspector sign-in lasts, in seconds (its token is checked on "
-        "every page too: a revoked or expired token ends it at once).",
+        description="How long an inspector session lasts, in seconds; it ends sooner on "
+        "sign-out, when its token is revoked or expires, and when its person is forgotten.",
     )
 
 
@@ -294,7 +342,13 @@ class KeysSettings(BaseSettings):
     kek: SecretStr | None = Field(
         None,
         description="The key-encryption key: 32 random bytes, base64 (`engram keys new-kek`). "
-        "A secret, never logged; losing it loses every encrypted word.",
+        "A secret, never logged; losing it loses every encrypted word. Wins over `kek_file`.",
+    )
+    kek_file: Path | None = Field(
+        None,
+        description="A file holding the key-encryption key (the same base64 text), readable by "
+        "its owner only: what `dev/services.sh` creates under the state directory and compose "
+        "mounts as a secret. Used when `kek` is unset.",
     )
     previous_kek: SecretStr | None = Field(
         None,
@@ -302,10 +356,11 @@ class KeysSettings(BaseSettings):
         "stay readable until `engram keys rotate` re-wraps them under `kek`.",
     )
     encrypt_log: bool = Field(
-        False,
+        True,
         description="Encrypt every person's words appended to the log under their principal's "
-        "data key (needs ENGRAM_KEYS_KEK; docs/privacy.md). Readers open encrypted events "
-        "whenever a KEK is set, whatever this says.",
+        "data key (docs/privacy.md). On by default: a process that appends refuses to start "
+        "without a key-encryption key unless this is set to false explicitly. Readers open "
+        "encrypted events whenever a KEK is set, whatever this says.",
     )
     cache_size: int = Field(
         10_000, ge=1, description="Unwrapped data keys one process keeps (least recently used)."
@@ -316,6 +371,76 @@ class KeysSettings(BaseSettings):
         le=100_000,
         description="Data keys `engram keys rotate` re-wraps per transaction.",
     )
+
+
+class WebhooksSettings(BaseSettings):
+    """Signed notifications to the endpoints projects register (engram/notifications/,
+    docs/notifications.md)."""
+
+    model_config = _section("ENGRAM_WEBHOOKS_")
+
+    allowlist: list[str] = Field(
+        default_factory=list,
+        description="Origins (scheme://host:port) an endpoint may use although they are plain "
+        "http or resolve to a private, loopback or link-local address; any other destination "
+        "must be https to a public address.",
+    )
+    allow_private: bool = Field(
+        False,
+        description="Allow destinations that resolve to private or loopback addresses (and "
+        "plain http to them), never link-local ones: for a receiver on this machine in tests.",
+    )
+    timeout_s: float = Field(
+        10.0, gt=0, le=60, description="Time for one delivery attempt: connect, send, answer."
+    )
+    max_attempts: int = Field(
+        8,
+        ge=6,
+        le=30,
+        description="Attempts before a delivery is parked (at least the six seed 003 sets).",
+    )
+    retry_after_s: float = Field(
+        5.0, ge=5, description="Wait after a delivery's first failure; doubles, plus jitter."
+    )
+    retry_max_s: float = Field(3600.0, ge=5, description="Longest wait between two attempts.")
+    lease_s: float = Field(
+        60.0,
+        gt=0,
+        description="How long a claimed delivery is a sender's; one whose sender died is sent "
+        "again (same webhook-id) once it lapses. Longer than timeout_s.",
+    )
+    concurrency: int = Field(8, ge=1, le=256, description="Attempts one notifier makes at once.")
+    poll_s: float = Field(
+        1.0, gt=0, le=60, description="How often an idle notifier looks for due deliveries."
+    )
+    disable_after_failures: int = Field(
+        30,
+        ge=1,
+        description="Consecutive failed attempts after which an endpoint is disabled (once it "
+        "has also been failing for disable_after_s).",
+    )
+    disable_after_s: float = Field(
+        86_400.0, ge=0, description="How long an endpoint must have been failing to be disabled."
+    )
+    rotation_overlap_s: float = Field(
+        86_400.0,
+        ge=0,
+        description="After a secret rotation, how long deliveries are signed with the old "
+        "secret as well as the new one.",
+    )
+    keep_delivered_days: float = Field(
+        7.0, gt=0, description="Delivered notifications are listed (and deduplicated) this long."
+    )
+
+    @model_validator(mode="after")
+    def _lease_outlasts_an_attempt(self) -> WebhooksSettings:
+        if self.lease_s <= self.timeout_s:
+            raise ValueError(
+                f"ENGRAM_WEBHOOKS_LEASE_S ({self.lease_s}) must be longer than "
+                f"ENGRAM_WEBHOOKS_TIMEOUT_S ({self.timeout_s}): a sender still inside its "
+                "attempt would see its delivery sent again by another"
+            )
+        return self
 
 
 class Settings:
@@ -334,6 +459,7 @@ class Settings:
         mcp: McpSettings | None = None,
         embedding: EmbeddingSettings | None = None,
         keys: KeysSettings | None = None,
+        webhooks: WebhooksSettings | None = None,
     ) -> None:
         self.kafka = kafka or KafkaSettings()
         self.database = database or DatabaseSettings()
@@ -345,6 +471,7 @@ class Settings:
         self.mcp = mcp or McpSettings()
         self.embedding = embedding or EmbeddingSettings()
         self.keys = keys or KeysSettings()
+        self.webhooks = webhooks or WebhooksSettings()
 
 
 @lru_cache(maxsize=1)
@@ -363,4 +490,5 @@ SECTIONS: tuple[type[BaseSettings], ...] = (
     McpSettings,
     EmbeddingSettings,
     KeysSettings,
+    WebhooksSettings,
 )

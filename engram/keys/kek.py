@@ -1,10 +1,14 @@
 """Key-encryption keys: what wraps every data key at rest.
 
-:class:`KeyEncryptionKey` is the interface a real KMS implements later (AWS KMS, Vault transit,
-a PKCS#11 module): an id it is known by, and wrap/unwrap of a data key with associated data.
-:class:`LocalKek` is the one built in: 32 bytes from the settings (``ENGRAM_KEYS_KEK``), used with
-AES-256-GCM. Its id is derived from the key (a SHA-256 fingerprint, which reveals nothing of a
-256-bit random key), so a stored row says which KEK wrapped it and a wrong KEK is named as such.
+:class:`KeyEncryptionKey` is the port: an id it is known by, and async wrap/unwrap of a data key
+bound to associated data. An adapter for a KMS (Vault Transit, AWS KMS, Google Cloud KMS, a
+PKCS#11 module) implements it and passes the contract suite every implementation passes
+(``tests/unit/keys/kek_contract.py``; docs/privacy.md, "Writing a KMS adapter").
+:class:`LocalKek` is the reference implementation: 32 bytes from the settings (``ENGRAM_KEYS_KEK``)
+or from a file only its owner reads (``ENGRAM_KEYS_KEK_FILE``, :mod:`engram.keys.kek_file`),
+used with AES-256-GCM. Its id is derived from the key (a SHA-256 fingerprint, which reveals
+nothing of a 256-bit random key), so a stored row says which KEK wrapped it and a wrong KEK is
+named as such.
 """
 
 from __future__ import annotations
@@ -20,18 +24,32 @@ from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from pydantic import SecretStr
 
 from engram.infra.settings import KeysSettings
-from engram.keys.cipher import NONCE_BYTES
+from engram.keys.cipher import NONCE_BYTES, TAG_BYTES
 from engram.keys.errors import (
     KeyEncryptionKeyInvalid,
     KeyEncryptionKeyMissing,
     WrongKeyEncryptionKey,
 )
+from engram.keys.kek_file import read_kek_file
 
 KEK_BYTES = 32
 
 
+KEK_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._:/-]{0,127}$"
+"""What a KEK id may be: it is stored in every ``data_key`` row and named in every message."""
+
+
 class KeyEncryptionKey(Protocol):
-    """Wraps and unwraps data keys; async because a KMS is a network call."""
+    """The port every key-encryption key implements; async because a KMS is a network call.
+
+    The contract (``tests/unit/keys/kek_contract.py`` holds it as tests): ``key_id`` is stable
+    for the life of the key and matches :data:`KEK_ID_PATTERN`; ``wrap`` of the same key twice
+    gives different bytes (a fresh nonce, or the KMS's own); ``unwrap`` gives back exactly what
+    was wrapped under the same associated data, and raises :class:`WrongKeyEncryptionKey` for
+    anything else — other associated data, altered bytes, another KEK's wrapping — never
+    returns other bytes and never raises anything else for a wrapping that does not
+    authenticate. A KMS that cannot be reached raises its own (retriable) error instead.
+    """
 
     @property
     def key_id(self) -> str:
@@ -71,6 +89,8 @@ class LocalKek:
 
     async def unwrap(self, wrapped: bytes, aad: bytes) -> bytes:
         try:
+            if len(wrapped) < NONCE_BYTES + TAG_BYTES:  # too short to hold a nonce and a tag
+                raise InvalidTag
             return self._aead.decrypt(wrapped[:NONCE_BYTES], wrapped[NONCE_BYTES:], aad)
         except InvalidTag as error:
             raise WrongKeyEncryptionKey(
@@ -81,6 +101,13 @@ class LocalKek:
 def new_kek_text() -> str:
     """A fresh key-encryption key in the settings' form (``engram keys new-kek``)."""
     return base64.b64encode(secrets.token_bytes(KEK_BYTES)).decode("ascii")
+
+
+MISSING = (
+    "no key-encryption key is configured: set ENGRAM_KEYS_KEK_FILE to a file holding one "
+    "(`engram keys new-kek --file PATH` makes it, readable by its owner only) or ENGRAM_KEYS_KEK "
+    "to its text (32 random bytes, base64)"
+)
 
 
 def parse_kek(secret: SecretStr | None, setting: str) -> LocalKek:
@@ -102,9 +129,30 @@ def parse_kek(secret: SecretStr | None, setting: str) -> LocalKek:
     return LocalKek(raw)
 
 
+def kek_configured(settings: KeysSettings) -> bool:
+    """Whether a key-encryption key is configured at all (its value is checked on use): set,
+    or in a file that exists (an image may name a secret's path that a deployment without
+    encryption does not mount)."""
+    return settings.kek is not None or (
+        settings.kek_file is not None and settings.kek_file.exists()
+    )
+
+
+def current_kek(settings: KeysSettings) -> LocalKek:
+    """The KEK in force: ``ENGRAM_KEYS_KEK`` if set, else the file ``ENGRAM_KEYS_KEK_FILE``
+    names; :class:`KeyEncryptionKeyMissing` when neither is set."""
+    if settings.kek is not None:
+        return parse_kek(settings.kek, "ENGRAM_KEYS_KEK")
+    if settings.kek_file is not None:
+        return parse_kek(
+            read_kek_file(settings.kek_file), f"ENGRAM_KEYS_KEK_FILE {settings.kek_file}"
+        )
+    raise KeyEncryptionKeyMissing(MISSING)
+
+
 def keks_from_settings(settings: KeysSettings) -> tuple[LocalKek, LocalKek | None]:
     """The current KEK and, during a rotation, the previous one."""
-    current = parse_kek(settings.kek, "ENGRAM_KEYS_KEK")
+    current = current_kek(settings)
     previous = (
         None
         if settings.previous_kek is None

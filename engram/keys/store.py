@@ -8,7 +8,8 @@ no reader will have, or failing field by field later.
 
 Creation is race-safe without a lock: each process draws a key, ``INSERT … ON CONFLICT DO
 NOTHING`` keeps the first, and everyone then reads the row that won. Destroying deletes the row
-and records its id, so reading that principal's fields afterwards raises :class:`KeyDestroyed`.
+and records its id (and the principal's hash, never their name), so reading that principal's
+fields afterwards raises :class:`KeyDestroyed`.
 """
 
 from __future__ import annotations
@@ -32,6 +33,10 @@ from engram.keys.errors import KeyDestroyed, UnknownDataKey, WrongKeyEncryptionK
 from engram.keys.kek import KeyEncryptionKey
 
 CANARY_BYTES = DATA_KEY_BYTES
+
+PRINCIPAL_HASH_SQL = "encode(sha256(convert_to($1 || '/' || $2, 'UTF8')), 'hex')"
+"""The SHA-256 of tenant/principal ($1, $2), as the principal tombstone names a forgotten person:
+a destroyed key's record (migration 0031) names its principal only so, since it outlives them."""
 
 
 def data_key_aad(tenant: str, principal: str, key_id: str) -> bytes:
@@ -227,7 +232,7 @@ class KeyStore:
             return key
         destroyed = await self._pool.fetchval(
             "SELECT destroyed_at FROM destroyed_data_key "
-            "WHERE tenant = $1 AND principal = $2 AND key_id = $3",
+            f"WHERE tenant = $1 AND principal_hash = {PRINCIPAL_HASH_SQL} AND key_id = $3",
             tenant,
             principal,
             key_id,
@@ -296,8 +301,8 @@ async def destroy_data_key(conn: asyncpg.Connection, tenant: str, principal: str
     )
     if key_id is not None:
         await conn.execute(
-            "INSERT INTO public.destroyed_data_key (tenant, principal, key_id) "
-            "VALUES ($1, $2, $3) ON CONFLICT DO NOTHING",
+            "INSERT INTO public.destroyed_data_key (tenant, principal_hash, key_id) "
+            f"VALUES ($1, {PRINCIPAL_HASH_SQL}, $3) ON CONFLICT DO NOTHING",
             tenant,
             principal,
             key_id,

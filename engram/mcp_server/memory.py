@@ -1,10 +1,10 @@
-"""What the MCP tools do, for one principal, without MCP: recall, remember, correct.
+"""What the MCP tools do, for one principal, without MCP: recall, remember, correct, delete.
 
 Each is a thin use of the door every other surface uses — recall (``GET /v1/recall``'s) in the
 principal's generation, the intake that ``POST /v1/remember`` appends through, the corrections
-service behind ``POST /v1/beliefs/{id}/corrections`` — answering with compact models an agent
-can read and cite: a hit is a statement with the exact words it came from, not the whole
-belief record.
+service behind ``POST /v1/beliefs/{id}/corrections`` and ``DELETE /v1/beliefs/{id}``, and the
+erasure receipts of ``GET /v1/erasures/{id}`` — answering with compact models an agent can read
+and cite: a hit is a statement with the exact words it came from, not the whole belief record.
 """
 
 from __future__ import annotations
@@ -29,8 +29,10 @@ from engram.schemas.api import LogPosition, RecalledBelief, RecalledMessage
 from engram.schemas.common import Role
 from engram.schemas.corrections import CorrectionKind
 from engram.schemas.episodes import MemoryRemembered, Message
+from engram.schemas.receipts import ErasureReceipt
 from engram.sealing.opening import open_sealer
 from engram.service.corrections import Corrections
+from engram.service.erasures import Erasures
 
 Principal = tuple[str, str]
 REMEMBER_SESSION = "mcp"
@@ -81,6 +83,15 @@ class RecalledWords(BaseModel):
     offset: int
 
 
+class Deletion(BaseModel):
+    """A deletion: where it was appended, and its receipt once it applied (``applied``) — what
+    went, and where the words still are. Tell the person what ``receipt.says``."""
+
+    applied: bool
+    position: LogPosition
+    receipt: ErasureReceipt | None
+
+
 class Recall(BaseModel):
     """Beliefs (``hits``) best first, then the messages that answer, best first; pass
     ``next_cursor`` back as ``cursor`` for more of both (null on the last page)."""
@@ -113,6 +124,7 @@ class AgentMemory:
     pool: asyncpg.Pool
     intake: Intake
     corrections: Corrections
+    erasures: Erasures
     embedder: Embedder | None = None
     """Recall's semantic list, used when its generation is the active one."""
 
@@ -125,12 +137,14 @@ class AgentMemory:
         limit: int,
         cursor: str | None = None,
         roles: Sequence[Role] = OWN_WORDS,
+        semantic: bool = True,
     ) -> Recall:
         """What ``GET /v1/recall`` answers, in the principal's generation: beliefs, then the
-        messages of ``roles``."""
+        messages of ``roles``; ``semantic=False``: matched by words only."""
         tenant, principal = who
         async with reading(self.pool, principal=who) as conn:
-            semantic = await semantic_query(conn, self.embedder, query)
+            embedder = self.embedder if semantic else None
+            meaning = await semantic_query(conn, embedder, query)
             found = await recall(
                 conn,
                 tenant=tenant,
@@ -140,7 +154,7 @@ class AgentMemory:
                 roles=roles,
                 limit=limit,
                 cursor=cursor,
-                semantic=semantic,
+                semantic=meaning,
             )
         return Recall(
             hits=[_recalled(h) for h in found.hits if isinstance(h, RecalledBelief)],
@@ -187,6 +201,18 @@ class AgentMemory:
             project=project,
         )
 
+    async def delete(self, who: Principal, belief_id: uuid.UUID, *, wait_s: float) -> Deletion:
+        """Delete a belief through the corrections service, then wait up to ``wait_s`` for its
+        receipt."""
+        tenant, principal = who
+        position = await self.corrections.delete(
+            tenant=tenant, principal=principal, belief_id=belief_id
+        )
+        receipt = await self.erasures.receipt(
+            event_id=position.event_id, tenant=tenant, principal=principal, timeout_s=wait_s
+        )
+        return Deletion(applied=receipt is not None, position=position, receipt=receipt)
+
 
 @asynccontextmanager
 async def agent_memory(settings: Settings) -> AsyncIterator[AgentMemory]:
@@ -198,7 +224,13 @@ async def agent_memory(settings: Settings) -> AsyncIterator[AgentMemory]:
         corrections = Corrections(
             pool, settings.kafka, policy_file=settings.formation.policy_file, sealer=sealer
         )
-        yield AgentMemory(pool, intake, corrections, embedder_from_settings(settings.embedding))
+        yield AgentMemory(
+            pool,
+            intake,
+            corrections,
+            Erasures(pool, settings.kafka),
+            embedder_from_settings(settings.embedding),
+        )
     finally:
         await intake.close()
         await pool.close()

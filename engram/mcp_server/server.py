@@ -1,4 +1,4 @@
-"""The MCP server: three tools over :class:`~engram.mcp_server.memory.AgentMemory`, served over
+"""The MCP server: four tools over :class:`~engram.mcp_server.memory.AgentMemory`, served over
 stdio (one principal, the token given at start) or streamable HTTP (each request's own token).
 
 Every tool call resolves its token again (:mod:`engram.mcp_server.access`), so a revoked or
@@ -23,7 +23,7 @@ from pydantic import Field
 from engram.infra.errors import EngramFailure
 from engram.infra.settings import Settings
 from engram.mcp_server.access import BearerGate, TokenOf, header_token, principal_of
-from engram.mcp_server.memory import AgentMemory, Principal, Recall, agent_memory
+from engram.mcp_server.memory import AgentMemory, Deletion, Principal, Recall, agent_memory
 from engram.projections.reads.recall import MAX_LIMIT, MAX_QUERY_CHARS, OWN_WORDS
 from engram.schemas.api import LogPosition
 from engram.schemas.common import IDENTIFIER_PATTERN, Role, StoredText
@@ -34,8 +34,11 @@ INSTRUCTIONS = (
     "Engram is this person's long-term memory. Before answering from assumptions about them, "
     "`recall` what is believed, and cite the quotes it returns. When they ask you to remember "
     "something, `remember` it in their own words. When they say a belief is wrong, `correct` it "
-    "by its belief_id. Changes apply once formed (seconds); they are never instant."
+    "by its belief_id; when they ask for it to be gone, `delete` it and tell them what its "
+    "receipt says. Changes apply once formed (seconds); they are never instant."
 )
+DELETE_WAIT_S = 20.0
+"""How long the delete tool waits for the receipt before answering with the position alone."""
 HTTP_PATH = "/mcp"
 T = TypeVar("T")
 
@@ -78,6 +81,10 @@ def build_server(memory: AgentMemory, token_of: TokenOf) -> MCPServer:
             str | None,
             Field(min_length=1, max_length=200, description="A previous answer's next_cursor."),
         ] = None,
+        semantic: Annotated[
+            bool,
+            Field(description="Also match by meaning (default); false: by words only."),
+        ] = True,
     ) -> Recall:
         """Recall what answers a question about this person: what is believed, best first, each
         belief with the exact words it came from (quotes with their episode and byte span) to
@@ -85,7 +92,13 @@ def build_server(memory: AgentMemory, token_of: TokenOf) -> MCPServer:
         who = await _checked(memory, token_of, ctx)
         return await _refusing(
             memory.recall(
-                who, query, project=project, roles=roles or OWN_WORDS, limit=limit, cursor=cursor
+                who,
+                query,
+                project=project,
+                roles=roles or OWN_WORDS,
+                limit=limit,
+                cursor=cursor,
+                semantic=semantic,
             )
         )
 
@@ -132,9 +145,20 @@ def build_server(memory: AgentMemory, token_of: TokenOf) -> MCPServer:
             memory.correct(who, belief_id, kind, replacement=replacement, project=project)
         )
 
+    async def delete(
+        belief_id: Annotated[uuid.UUID, Field(description="From recall.")], ctx: Context
+    ) -> Deletion:
+        """Delete a belief the person wants gone: its words leave every projection and a hash
+        keeps it from forming again. Answers with the receipt once applied: what went, and
+        where the words still are (the episodic log keeps the turn that said it, sealed or in
+        clear) — tell the person that, never that nothing remains."""
+        who = await _checked(memory, token_of, ctx)
+        return await _refusing(memory.delete(who, belief_id, wait_s=DELETE_WAIT_S))
+
     server.add_tool(recall)
     server.add_tool(remember)
     server.add_tool(correct)
+    server.add_tool(delete)
     return server
 
 

@@ -52,6 +52,7 @@ from engram.schemas.corrections import (
 )
 from engram.schemas.episodes import MemoryRemembered, Message, TurnAppended, episode_messages
 from engram.schemas.log import OpenEvent
+from engram.schemas.memory_events import MemoryChanged
 
 BEHAVIOUR_FILE = "behaviour.sha256"
 GENERATED_TURNS = 20_000
@@ -197,6 +198,11 @@ def _canonical(value: Any) -> bytes:
 def _plain(value: Any) -> Any:
     if isinstance(value, set | frozenset):
         return sorted(str(item) for item in value)
+    if isinstance(value, MemoryChanged):
+        # Where a change's notifications go: the batch's own project, which the digest holds
+        # already (every batch is a line above). It routes; it decides nothing that forms, so
+        # naming it on the event (for the notifier) must not move the version.
+        return value.model_dump(mode="json", exclude={"project"})
     if hasattr(value, "model_dump"):
         return value.model_dump(mode="json")
     raise TypeError(f"no canonical form for {type(value).__name__}")

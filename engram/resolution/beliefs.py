@@ -13,7 +13,6 @@ costly, and nothing changes a row once it is handed to the store.
 
 from __future__ import annotations
 
-import hashlib
 import uuid
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -226,11 +225,6 @@ class PrincipalTombstoneRow:
     principal_hash: str
     event_id: uuid.UUID
     forgotten_at: datetime
-
-
-def principal_hash(tenant: str, principal: str) -> str:
-    """How a forgotten principal is remembered: a hash, so the tombstone does not name them."""
-    return hashlib.sha256(f"{tenant}/{principal}".encode()).hexdigest()
 
 
 @dataclass(slots=True)

@@ -36,7 +36,6 @@ from engram.resolution.beliefs import (
     RejectionRow,
     RunRow,
     TombstoneRow,
-    principal_hash,
 )
 from engram.resolution.naming import Names
 from engram.resolution.resolve import (
@@ -57,6 +56,7 @@ from engram.schemas.claims import (
     Refusal,
     RefusalReason,
 )
+from engram.schemas.common import principal_hash
 from engram.schemas.corrections import (
     BeliefCorrected,
     BeliefDeleted,
@@ -624,6 +624,7 @@ def memory_events(batch: ClaimsBatchFormed, outcome: BatchOutcome) -> list[Memor
                 "occurred_at": batch.occurred_at,
                 "policy_version": batch.policy_version,
                 "related_belief_id": None,
+                "project": batch.project,
             },
         )
         for kind, belief_ids in kinds

@@ -12,7 +12,7 @@ nothing, which is what forgetting means.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Protocol
+from typing import Literal, Protocol
 
 import orjson
 from pydantic import ValidationError
@@ -133,12 +133,14 @@ class LogSealer:
         )
         return opened_as_sealed(event, plaintext)
 
-    async def seal_claims(self, batch: ClaimsBatchFormed) -> bytes:
-        """The batch's bytes on ``engram.claims``: sealed when sealing is on and it carries
-        words — a deletion's or a forgetting's batch carries only hashes and ids and stays in
-        clear, so it still projects (and destroys the key) after the key is gone."""
+    async def seal_claims(self, batch: ClaimsBatchFormed, *, source_sealed: bool = False) -> bytes:
+        """The batch's bytes on ``engram.claims``: sealed when it carries words and sealing is
+        on or the episode it was formed from was sealed (words sealed on the log never land in
+        clear on the claims topic, whatever this worker's own setting) — a deletion's or a
+        forgetting's batch carries only hashes and ids and stays in clear, so it still projects
+        (and destroys the key) after the key is gone."""
         whole = batch.__pydantic_serializer__.to_json(batch)
-        if not self.seal_new or not carries_words(batch):
+        if not (self.seal_new or source_sealed) or not carries_words(batch):
             return whole
         words = await self._cipher.encrypt(
             batch.tenant,
@@ -193,6 +195,14 @@ def sealed_as(event: Sealable, words: str) -> SealedEvent:
         sealed_type=event.type,
         words=words,
     )
+
+
+def words_on_log(event: LogEvent) -> Literal["clear", "sealed", "none"]:
+    """How ``event`` holds a person's words where it lies on the log: in clear, sealed under
+    their data key, or not at all (a deletion or a forgetting carries ids and hashes)."""
+    if isinstance(event, SealedEvent):
+        return "sealed"
+    return "clear" if isinstance(event, Sealable) else "none"
 
 
 def is_sealed_event(raw: bytes) -> bool:
@@ -252,8 +262,8 @@ class NoKeys:
     async def open_words(self, event: SealedEvent) -> bytes:
         raise SealedEventWithoutKeys(event)
 
-    async def seal_claims(self, batch: ClaimsBatchFormed) -> bytes:
-        return batch.__pydantic_serializer__.to_json(batch)
+    async def seal_claims(self, batch: ClaimsBatchFormed, *, source_sealed: bool = False) -> bytes:
+        return batch.__pydantic_serializer__.to_json(batch)  # it opened no sealed source
 
     async def open_claims(self, sealed: SealedClaimsBatch) -> bytes:
         raise SealedEventWithoutKeys(sealed)

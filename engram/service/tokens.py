@@ -88,10 +88,13 @@ async def list_tokens(
 
 
 async def revoke_token(db: asyncpg.Pool | asyncpg.Connection, token_id: uuid.UUID) -> bool:
-    """Revoke at once; False when there is no such token or it was already revoked."""
+    """Revoke at once, ending every inspector session signed in with it; False when there is
+    no such token or it was already revoked."""
     revoked = await db.fetchval(
-        "UPDATE public.api_token SET revoked_at = now() "
-        "WHERE token_id = $1 AND revoked_at IS NULL RETURNING token_id",
+        "WITH revoked AS (UPDATE public.api_token SET revoked_at = now() "
+        "WHERE token_id = $1 AND revoked_at IS NULL RETURNING token_id), "
+        "ended AS (DELETE FROM public.ui_session WHERE token_id IN (SELECT token_id FROM revoked)) "
+        "SELECT token_id FROM revoked",
         token_id,
     )
     return revoked is not None

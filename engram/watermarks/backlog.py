@@ -90,6 +90,10 @@ class BacklogEntry:
     name, which a forgotten principal's later episodes must not leave here); None on entries
     recorded before migration 0011 and on a forgotten principal's."""
     session: str | None = None
+    log_words: str | None = None
+    """How the event holds a person's words on the log: ``clear`` (a plaintext turn, memory or
+    correction), ``sealed`` or ``none`` (ids and hashes only) — what an erasure's receipt counts
+    as still readable there; None on entries recorded before migration 0031."""
 
 
 _ENTRY_FIELDS = tuple(field.name for field in fields(BacklogEntry))  # the INSERT's column order
@@ -99,9 +103,11 @@ Position = tuple[str, int, int]
 
 _RECORD_PENDING_MANY = """
 INSERT INTO formation_backlog AS b (topic, partition, "offset", tenant, project, episode_id,
-                                    occurred_at, appended_at, principal_hash, session)
+                                    occurred_at, appended_at, principal_hash, session,
+                                    log_words)
 SELECT * FROM unnest($1::text[], $2::integer[], $3::bigint[], $4::text[], $5::text[],
-                     $6::uuid[], $7::timestamptz[], $8::timestamptz[], $9::text[], $10::text[])
+                     $6::uuid[], $7::timestamptz[], $8::timestamptz[], $9::text[], $10::text[],
+                     $11::text[])
 ON CONFLICT (topic, partition, "offset") DO UPDATE SET topic = EXCLUDED.topic
 RETURNING b.topic, b.partition, b."offset", b.attempts
 """
@@ -129,9 +135,9 @@ async def record_skipped(db: asyncpg.Pool | asyncpg.Connection, entry: BacklogEn
     await db.execute(
         """
         INSERT INTO formation_backlog (topic, partition, "offset", tenant, project, episode_id,
-                                       occurred_at, appended_at, principal_hash, session, state,
-                                       formed_at)
-        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, 'formed', now())
+                                       occurred_at, appended_at, principal_hash, session,
+                                       log_words, state, formed_at)
+        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, 'formed', now())
         ON CONFLICT (topic, partition, "offset") DO UPDATE SET state = 'formed', formed_at = now()
         WHERE formation_backlog.state <> 'formed'
         """,
@@ -145,6 +151,7 @@ async def record_skipped(db: asyncpg.Pool | asyncpg.Connection, entry: BacklogEn
         entry.appended_at,
         entry.principal_hash,
         entry.session,
+        entry.log_words,
     )
 
 
@@ -331,6 +338,7 @@ async def claim_requeued(db: asyncpg.Pool, *, limit: int = 16) -> list[BacklogEn
             row["appended_at"],
             row["principal_hash"],
             row["session"],
+            row["log_words"],
         )
         for row in rows
     ]

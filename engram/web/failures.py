@@ -16,6 +16,13 @@ from fastapi.responses import JSONResponse
 from engram.generations.registry import GenerationError
 from engram.infra.errors import EngramFailure
 from engram.ingest.producer import EpisodeTooLarge, EpisodeUnencodable
+from engram.notifications.errors import (
+    DestinationRefused,
+    SecretsUnavailable,
+    UnknownDelivery,
+    UnknownEndpoint,
+    UnknownNotificationType,
+)
 from engram.projections.reads.cursor import InvalidCursor
 from engram.projections.reads.search import UnsearchableQuery
 from engram.service.corrections import BeliefNotFound, InvalidCorrection
@@ -32,6 +39,11 @@ STATUS_OF: dict[type[EngramFailure], int] = {
     InvalidCorrection: 422,
     InvalidCursor: 422,
     UnsearchableQuery: 422,
+    UnknownEndpoint: 404,  # another tenant's: the same answer as none
+    UnknownDelivery: 404,
+    DestinationRefused: 422,  # the URL, or where its host resolves, breaks the rules
+    UnknownNotificationType: 422,
+    SecretsUnavailable: 503,  # this process has no KEK to wrap or read a signing secret
 }
 """Every failure a route may raise, with the status a caller sees."""
 

@@ -41,6 +41,7 @@ async def recall_route(
     role: Annotated[list[Role] | None, Query(max_length=len(Role))] = None,
     limit: Annotated[int, Query(ge=1, le=MAX_LIMIT)] = 20,
     cursor: Annotated[str | None, Query(min_length=1, max_length=200)] = None,
+    semantic: bool = True,
 ) -> RecallResults:
     """What answers ``q`` (a question in plain words): the caller's current beliefs that match,
     each with the quotes it came from, then the messages that answer — by default only the
@@ -49,10 +50,11 @@ async def recall_route(
     log position; ``reflects`` says how far formation and the message index had got in each
     project of the page. ``next_cursor`` fetches the next page. Messages are matched by their
     words and, when the configured embedding generation is the active one, by meaning (a
-    message's ``semantic_rank``)."""
+    message's ``semantic_rank``); ``semantic=false`` matches by words only (no embedding of the
+    question, no vector search)."""
     tenant, principal = who
     try:
-        semantic = await semantic_query(db, request.app.state.embedder, q)
+        embedder = request.app.state.embedder if semantic else None
         return await recall(
             db,
             tenant=tenant,
@@ -62,7 +64,7 @@ async def recall_route(
             roles=role or OWN_WORDS,
             limit=limit,
             cursor=cursor,
-            semantic=semantic,
+            semantic=await semantic_query(db, embedder, q),
         )
     except UnsearchableQuery as error:
         raise invalid_query("q", str(error), q) from None

@@ -7,6 +7,7 @@ from __future__ import annotations
 from fastapi import Request
 
 from engram.service.corrections import Corrections
+from engram.service.erasures import Erasures
 
 
 def corrections_of(request: Request) -> Corrections:
@@ -17,3 +18,8 @@ def corrections_of(request: Request) -> Corrections:
         policy_file=settings.formation.policy_file,
         sealer=request.app.state.sealer,
     )
+
+
+def erasures_of(request: Request) -> Erasures:
+    """The receipts of erasures, for the API's and the inspector's answers alike."""
+    return Erasures(request.app.state.pool, request.app.state.settings.kafka)

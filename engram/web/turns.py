@@ -31,9 +31,10 @@ from engram.schemas.api import (
 )
 from engram.schemas.episodes import MemoryRemembered
 from engram.web.auth import Calling
+from engram.web.json_body import JsonRoute
 
 RETRY_AFTER_S = 5
-router = APIRouter(tags=["ingest"])
+router = APIRouter(tags=["ingest"], route_class=JsonRoute)
 ERRORS: dict[int | str, dict[str, Any]] = {
     code: {"model": Problem} for code in (401, 403, 413, 503)
 }

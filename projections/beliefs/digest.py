@@ -38,9 +38,13 @@ PROJECTION_STATE: tuple[str, ...] = (
     "message_term",
     "message_term_stats",
     "message_scope_stats",
+    "erasure_receipt",
+    "erasure_part",
 )
 """Everything a replay of the log rebuilds: the projected tables, the outbox, the index of
-messages (its BM25 statistics, and what it must leave out) and the stored offsets that say how far each has got."""
+messages (its BM25 statistics, and what it must leave out), the receipts of erasures and the
+stored offsets that say how far each has got. The receipts are not in the digest: what they
+count of messages and vectors depends on how far the indexer and the embedder had got."""
 
 
 async def drop_projections(conn: asyncpg.Connection, *, backlog: bool = False) -> None:

@@ -15,7 +15,8 @@ message out the same way). Forgetting removes every vector of the principal in t
 that destroys their data key. Both run after a
 chunk's other writes, in its transaction: what resolution wrote earlier in the chunk goes too.
 
-What still holds the words — the episodic log and the claims topic in Kafka — is in
+What each removed, and where the words still are (the episodic log and the claims topic in
+Kafka, sealed or in clear), is the erasure's receipt (:mod:`projections.beliefs.receipts`) and
 docs/privacy.md.
 """
 
@@ -24,9 +25,11 @@ from __future__ import annotations
 import asyncpg
 
 from engram.keys.store import destroy_data_key
+from engram.notifications import drop_principal_deliveries
 from engram.projections.beliefs.claims_history import RESOLVED_BY_PRINCIPAL
 from engram.projections.messages import MessageKey, embedding_store, hide_messages
-from engram.resolution.beliefs import TombstoneRow, principal_hash
+from engram.resolution.beliefs import TombstoneRow
+from engram.schemas.common import principal_hash
 
 _PROJECTED_BY_PRINCIPAL = (
     *RESOLVED_BY_PRINCIPAL,
@@ -40,6 +43,21 @@ _PROJECTED_BY_PRINCIPAL = (
     "message_scope_stats",
 )
 """Every table with a tenant and principal column, children before the rows they reference."""
+
+SHARED_BY_PRINCIPAL = (
+    "public.model_receipt",
+    "public.model_attempt",
+    "public.session_message",
+    "public.ui_session",
+    "public.api_token",
+)
+"""Shared by every generation: the model's answers about the principal's messages, the audit of
+its calls, the session messages kept as its context, the inspector's sessions showing the
+principal (an operator's too), and the principal's API tokens (a forgotten person's token names
+them and must stop working)."""
+
+FORGOTTEN_ROWS = (*_PROJECTED_BY_PRINCIPAL, *SHARED_BY_PRINCIPAL, "public.embedding_vector")
+"""Every table a forgetting empties of the principal: what its receipt counts."""
 
 
 async def delete_content(conn: asyncpg.Connection, tombstone: TombstoneRow) -> None:
@@ -149,15 +167,10 @@ async def forget_principal(conn: asyncpg.Connection, tenant: str, principal: str
     await destroy_data_key(conn, tenant, principal)
     # Vectors are derived from the words: every embedding generation's go with the key.
     await embedding_store.forget_principal(conn, tenant, principal)
-    # Shared by every generation: the model's answers about the principal's messages, the audit
-    # of its calls, the session messages kept as its context, and the principal's API tokens
-    # (a forgotten person's token names them and must stop working).
-    for shared in (
-        "public.model_receipt",
-        "public.model_attempt",
-        "public.session_message",
-        "public.api_token",
-    ):
+    # Notifications owed about them are never sent (ids only, but theirs); the store queues the
+    # principal.forgotten event after this, which the notifier owes the tenant's endpoints.
+    await drop_principal_deliveries(conn, tenant, principal)
+    for shared in SHARED_BY_PRINCIPAL:
         await conn.execute(
             f"DELETE FROM {shared} WHERE tenant = $1 AND principal = $2", tenant, principal
         )

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from functools import partial
 
 import asyncpg
@@ -40,6 +40,7 @@ from engram.infra.db import (
     retry_while_unavailable,
 )
 from engram.infra.metrics import DEAD_LETTERS
+from engram.infra.retry import Retrying, retry
 from engram.infra.settings import KafkaSettings, WorkerSettings
 from engram.projections.beliefs.applying import BeliefSink
 from engram.projections.beliefs.memory_events import OutboxPublisher, QueuedPayloads, drain_outbox
@@ -226,22 +227,38 @@ class BeliefProjector:
     async def _dead_letter(self, value: bytes, headers: list[tuple[str, bytes]]) -> None:
         """Publish a dead letter until Kafka has it (a value Kafka will not take goes without
         it: the headers name where it is in the log), pausing between tries."""
-        failures = 0
-        assert self._producer is not None, "dead letters are published while the projector runs"
-        while True:
-            try:
-                await self._producer.send_and_wait(self._settings.dlq_topic, value, headers=headers)
-            except KafkaError as error:
-                if value and isinstance(error, MessageSizeTooLargeError | RecordTooLargeError):
-                    value, headers = b"", [*headers, ("engram.value_dropped", b"too large")]
-                    continue
-                log.warning("projector.dead_letter_retry", error=type(error).__name__)
-                failures += 1
-                await self._pause(DATABASE_BACKOFF.after(failures))
-                if self._stopping.is_set():
-                    # Stopping with Kafka away: leave the record unsettled (its chunk is
-                    # abandoned, not failed), to be read and set aside again after a restart.
-                    raise asyncio.CancelledError from error
-                continue
-            DEAD_LETTERS.labels(headers[0][1].decode()).inc()
-            return
+        producer = self._producer
+        assert producer is not None, "dead letters are published while the projector runs"
+
+        async def publish() -> None:
+            await producer.send_and_wait(self._settings.dlq_topic, value, headers=headers)
+
+        try:
+            await self._until_kafka_has(publish)
+        except (MessageSizeTooLargeError, RecordTooLargeError):
+            if not value:
+                raise
+            value, headers = b"", [*headers, ("engram.value_dropped", b"too large")]
+            await self._until_kafka_has(publish)
+        DEAD_LETTERS.labels(headers[0][1].decode()).inc()
+
+    async def _until_kafka_has(self, publish: Callable[[], Awaitable[None]]) -> None:
+        """``publish`` retried while Kafka fails with what may pass, pausing between tries;
+        stopping with Kafka away leaves the record unsettled (its chunk is abandoned, not
+        failed), to be read and set aside again after a restart."""
+
+        def said(failure: Retrying) -> None:
+            log.warning("projector.dead_letter_retry", error=type(failure.error).__name__)
+
+        async def pause(seconds: float) -> None:
+            await self._pause(seconds)
+            if self._stopping.is_set():
+                raise asyncio.CancelledError
+
+        await retry(
+            publish,
+            backoff=DATABASE_BACKOFF,
+            only=lambda error: isinstance(error, KafkaError),
+            on_retry=said,
+            sleep=pause,
+        )

@@ -32,9 +32,9 @@ from engram.resolution.beliefs import (
     Cited,
     EntityRow,
     RejectionRow,
-    principal_hash,
 )
 from engram.schemas.claims import ClaimEnd, ClaimsBatchFormed, EndKind
+from engram.schemas.common import principal_hash
 from engram.schemas.corrections import BeliefCorrected, BeliefDeleted, ContentKey
 
 _BELIEF_COLUMNS = columns_of(BeliefRow)

@@ -28,6 +28,7 @@ from engram.projections.beliefs.claims_history import (
 )
 from engram.projections.beliefs.forgetting import delete_content, forget_principal
 from engram.projections.beliefs.memory_events import QueuedPayloads
+from engram.projections.beliefs.receipts import measure_erasures, write_receipts
 from engram.projections.beliefs.state import load_state
 from engram.projections.following import Tracking
 from engram.projections.messages import MessageKey, hide_messages, redacted_messages
@@ -55,7 +56,8 @@ from engram.resolution.ordering import (
     rewind_points,
 )
 from engram.schemas.claims import ClaimsBatchFormed, RefusalReason
-from engram.schemas.common import principal_key
+from engram.schemas.common import principal_hash, principal_key
+from engram.schemas.memory_events import MemoryChanged, PrincipalErased
 from engram.watermarks.backlog import mark_formed
 
 PROJECTOR = "beliefs"
@@ -113,8 +115,10 @@ async def project_records(
         stale = [next_offset is not None and r.offset < next_offset for r in records]
         fresh = [r.batch for r, old in zip(records, stale, strict=True) if not old]
         wire = {id(r.batch): r.payload for r in records if r.payload is not None}
+        erasing = await measure_erasures(conn, fresh)  # before anything is undone or deleted
         changes, resolved = await resolve_in_canonical_order(conn, fresh, wire)
         inserted = await write_changes(conn, changes)
+        await write_receipts(conn, erasing)
         advance_to = store_offset() if store_offset is not None else read_through + 1
         if next_offset is None or advance_to > next_offset:
             await advance_offset(conn, topic=topic, partition=partition, next_offset=advance_to)
@@ -281,7 +285,7 @@ async def write_changes(conn: asyncpg.Connection, changes: Changes) -> list[tupl
         ],
     )
     await copy_rows(conn, "belief_rejection", changes.rejections, columns=_REJECTION_COLUMNS)
-    queued = await _record_in_outbox(conn, changes)
+    queued = await _record_in_outbox(conn, changes.memory_events)
     await mark_formed(conn, [(f.topic, f.partition, f.offset) for f in changes.formed])
     for tombstone in changes.tombstones:
         await delete_content(conn, tombstone)
@@ -294,11 +298,43 @@ async def write_changes(conn: asyncpg.Connection, changes: Changes) -> list[tupl
         changes.principal_tombstones,
         columns=_PRINCIPAL_TOMBSTONE_COLUMNS,
     )
-    return queued
+    # After the forgetting, which deleted the principal's queued events with their other rows.
+    return queued + await _record_in_outbox(conn, erasure_notices(changes))
+
+
+def _owner(event: MemoryChanged | PrincipalErased) -> str:
+    """The outbox row's principal (and so the record's key): a forgotten principal's notice
+    has only their hash, which is what its row keeps."""
+    return event.principal if isinstance(event, MemoryChanged) else event.principal_hash
+
+
+_ERASED = uuid.UUID("5d6f0b52-4f1e-5a43-9c7e-2b8f3c1d9a60")
+"""Namespace of the ids of ``principal.forgotten`` events."""
+
+
+def erasure_notices(changes: Changes) -> list[PrincipalErased]:
+    """A ``principal.forgotten`` event for each principal the chunk forgot, naming them only by
+    their tombstone's hash. Its id is a name of the forgetting's own event, so a redelivery or a
+    replay queues it once; the projector publishes it like any memory event, and the notifier
+    tells the tenant's endpoints."""
+    tombstones = {row.principal_hash: row for row in changes.principal_tombstones}
+    notices = []
+    for tenant, principal in changes.forgotten:
+        tombstone = tombstones[principal_hash(tenant, principal)]
+        notices.append(
+            PrincipalErased(
+                event_id=uuid.uuid5(_ERASED, str(tombstone.event_id)),
+                tenant=tenant,
+                principal_hash=tombstone.principal_hash,
+                episode_id=tombstone.event_id,
+                occurred_at=tombstone.forgotten_at,
+            )
+        )
+    return notices
 
 
 async def _record_in_outbox(
-    conn: asyncpg.Connection, changes: Changes
+    conn: asyncpg.Connection, events: Sequence[MemoryChanged | PrincipalErased]
 ) -> list[tuple[uuid.UUID, str]]:
     """Memory events, published after commit by :func:`projections.beliefs.memory_events.drain_outbox`;
     the ones queued now, with their JSON. An event id is stable, so a replay into emptied
@@ -309,10 +345,9 @@ async def _record_in_outbox(
     idempotent rows are (:func:`projections.rows.copy_rows`); only when an id is in the outbox
     already (a rewind queues events again) is that undone and the events inserted with
     ``ON CONFLICT DO NOTHING``, whose returned rows are the ones queued as pending."""
-    events = changes.memory_events
     if not events:
         return []
-    rows = [(e.event_id, e.tenant, e.principal, e.model_dump_json()) for e in events]
+    rows = [(e.event_id, e.tenant, _owner(e), e.model_dump_json()) for e in events]
     try:
         async with conn.transaction():
             await conn.copy_records_to_table(

@@ -9,6 +9,7 @@ This module is the wing's public face: the other wings use what it names here an
 from engram.projections.messages.embeddings import store as embedding_store
 from engram.projections.messages.embeddings.embedder import Embedder, Vectors
 from engram.projections.messages.embeddings.generation import EmbeddingGeneration
+from engram.projections.messages.embeddings.resident import RESIDENT as resident_vectors
 from engram.projections.messages.lexical import best_messages, question_statistics
 from engram.projections.messages.store import (
     INDEXER,
@@ -31,4 +32,5 @@ __all__ = [
     "message_of_item",
     "question_statistics",
     "redacted_messages",
+    "resident_vectors",
 ]

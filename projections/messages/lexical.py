@@ -154,15 +154,101 @@ async def question_statistics(
     roles: Sequence[str],
     project: str | None,
 ) -> Statistics:
-    """The question's terms and the scope's counts, looked up (:data:`_STATISTICS`)."""
+    """The question's terms and the scope's counts, looked up (:data:`_STATISTICS`). A term no
+    message in scope holds (a misspelt word) is replaced by the principal's nearest lexeme
+    (:func:`nearest_lexemes`), when there is one near enough."""
     rows = await conn.fetch(_STATISTICS, tenant, principal, list(words), list(roles), project)
     if not rows:
         return Statistics(terms=(), messages=0.0, length=0.0)
+    terms = {r["lexeme"]: float(r["df"]) for r in rows}
+    missing = [t for t, df in terms.items() if df == 0 and _correctable(t)]
+    if missing:
+        for asked, (near, df) in (
+            await nearest_lexemes(conn, tenant, principal, missing, roles, project)
+        ).items():
+            del terms[asked]
+            terms[near] = df
     return Statistics(
-        terms=tuple(Term(r["lexeme"], r["df"]) for r in rows),
+        terms=tuple(Term(lexeme, df) for lexeme, df in sorted(terms.items())),
         messages=rows[0]["n"],
         length=rows[0]["length"],
     )
+
+
+MIN_CORRECTED = 4
+"""The shortest term corrected: a short word shares too few letters to be told from another."""
+SAME_START = 2
+"""How many first letters a misspelling is taken to keep: typing errors are rarer at the start
+of a word, and the prefix makes the candidates a range of an index."""
+
+
+def _correctable(term: str) -> bool:
+    """A term long enough to correct, and a word, not a number."""
+    return len(term) >= MIN_CORRECTED and not any(c.isdigit() for c in term)
+
+
+def edits_allowed(term: str) -> int:
+    """How many edits a misspelling of ``term`` may be away: one for a short word, two from six
+    letters on (a swap of two letters counts once)."""
+    return 1 if len(term) < 6 else 2
+
+
+def edit_distance(a: str, b: str) -> int:
+    """Optimal string alignment distance: insertions, deletions, substitutions and swaps of two
+    neighbouring letters, each one edit ("restuar" → "restaur" is one)."""
+    previous2: list[int] = []
+    previous = list(range(len(b) + 1))
+    for i, x in enumerate(a, start=1):
+        current = [i] + [0] * len(b)
+        for j, y in enumerate(b, start=1):
+            current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (x != y))
+            if i > 1 and j > 1 and x == b[j - 2] and a[i - 2] == y:
+                current[j] = min(current[j], previous2[j - 2] + 1)
+        previous2, previous = previous, current
+    return previous[-1]
+
+
+_NEAREST = """
+SELECT q.asked, s.lexeme, sum(s.messages)::float8 AS df
+FROM unnest($3::text[], $6::text[], $7::text[]) AS q(asked, low, high)
+JOIN message_term_stats s ON s.tenant = $1 AND s.principal = $2
+ AND s.lexeme >= q.low AND s.lexeme < q.high AND starts_with(s.lexeme, q.low)
+ AND abs(length(s.lexeme) - length(q.asked)) <= 2
+WHERE s.role = ANY($4::text[]) AND ($5::text IS NULL OR s.project = $5)
+GROUP BY q.asked, s.lexeme
+"""
+"""For each asked term, the principal's lexemes in scope that begin with the same
+:data:`SAME_START` letters and are at most two letters longer or shorter: a range of the
+counts' primary key, so it reads a few dozen rows however large the vocabulary."""
+
+
+async def nearest_lexemes(
+    conn: asyncpg.Connection,
+    tenant: str,
+    principal: str,
+    terms: Sequence[str],
+    roles: Sequence[str],
+    project: str | None,
+) -> dict[str, tuple[str, float]]:
+    """Each term's nearest lexeme among the principal's messages in scope, and its document
+    frequency: of the lexemes that begin as it does, the fewest edits away, within
+    :func:`edits_allowed` (ties: the commoner, then by lexeme). A misspelling in the first
+    letters is not corrected."""
+    starts = [term[:SAME_START] for term in terms]
+    after = [start[:-1] + chr(min(ord(start[-1]) + 1, 0x10FFFF)) for start in starts]
+    rows = await conn.fetch(
+        _NEAREST, tenant, principal, list(terms), list(roles), project, starts, after
+    )
+    best: dict[str, tuple[tuple[int, float, str], float]] = {}
+    for row in rows:
+        asked, lexeme = row["asked"], row["lexeme"]
+        edits = edit_distance(asked, lexeme)
+        if edits > edits_allowed(asked):
+            continue
+        key = (edits, -row["df"], lexeme)
+        if asked not in best or key < best[asked][0]:
+            best[asked] = (key, row["df"])
+    return {asked: (key[2], df) for asked, (key, df) in best.items()}
 
 
 async def best_messages(

@@ -31,6 +31,7 @@ from typing import NamedTuple
 import asyncpg
 from pydantic import ValidationError
 
+from engram.projections.erased import deleted_rows, note_erased
 from engram.projections.following import Batch, Tracking, write_tracked
 from engram.projections.messages.embeddings import store as embedding_store
 from engram.projections.principal_lock import lock_principals
@@ -154,27 +155,65 @@ def _rows(episode: TurnAppended | MemoryRemembered, record: LogRecord) -> list[M
     ]
 
 
-_INSERT = """
+_INSERT = (
+    """
+WITH incoming AS (
+    SELECT m.* FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::uuid[], $6::int[],
+                           $7::text[], $8::text[], $9::text[], $10::timestamptz[], $11::int[],
+                           $12::bigint[])
+           AS m(tenant, principal, project, session, episode_id, message_ordinal, role, author,
+                content, occurred_at, source_partition, source_offset)
+    WHERE NOT EXISTS (SELECT 1 FROM message_hidden h
+                      WHERE h.tenant = m.tenant AND h.principal = m.principal
+                        AND h.episode_id = m.episode_id AND h.message_ordinal = m.message_ordinal)
+      AND NOT EXISTS (SELECT 1 FROM principal_tombstone t
+                      WHERE t.principal_hash = encode(sha256(convert_to(
+                          m.tenant || '/' || m.principal, 'UTF8')), 'hex'))
+      AND NOT EXISTS (SELECT 1 FROM message x
+                      WHERE x.tenant = m.tenant AND x.principal = m.principal
+                        AND x.episode_id = m.episode_id AND x.message_ordinal = m.message_ordinal)
+), chained AS (
+    SELECT i.*, row_number() OVER w AS place, lag(i.episode_id) OVER w AS prev_episode,
+           lag(i.message_ordinal) OVER w AS prev_ordinal, lag(i.content) OVER w AS prev_content
+    FROM incoming i
+    WINDOW w AS (PARTITION BY i.tenant, i.principal, i.project, i.session
+                 ORDER BY i.source_partition, i.source_offset, i.message_ordinal)
+)
 INSERT INTO message (tenant, principal, project, session, episode_id, message_ordinal, role,
-                     author, content, occurred_at, source_partition, source_offset)
-SELECT m.* FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::uuid[], $6::int[],
-                       $7::text[], $8::text[], $9::text[], $10::timestamptz[], $11::int[],
-                       $12::bigint[])
-       AS m(tenant, principal, project, session, episode_id, message_ordinal, role, author,
-            content, occurred_at, source_partition, source_offset)
-WHERE NOT EXISTS (SELECT 1 FROM message_hidden h
-                  WHERE h.tenant = m.tenant AND h.principal = m.principal
-                    AND h.episode_id = m.episode_id AND h.message_ordinal = m.message_ordinal)
-  AND NOT EXISTS (SELECT 1 FROM principal_tombstone t
-                  WHERE t.principal_hash = encode(sha256(convert_to(
-                      m.tenant || '/' || m.principal, 'UTF8')), 'hex'))
+                     author, content, occurred_at, source_partition, source_offset,
+                     context_episode_id, context_ordinal, context_vector)
+SELECT c.tenant, c.principal, c.project, c.session, c.episode_id, c.message_ordinal, c.role,
+       c.author, c.content, c.occurred_at, c.source_partition, c.source_offset,
+       coalesce(c.prev_episode, b.episode_id), coalesce(c.prev_ordinal, b.message_ordinal),
+       CASE WHEN c.place > 1 THEN to_tsvector('public.engram_english', c.prev_content)
+            ELSE b.search_vector END
+FROM chained c
+LEFT JOIN LATERAL ("""
+    + "{before}"
+    + """) b ON c.place = 1
 ON CONFLICT DO NOTHING
 RETURNING tenant, principal, episode_id, message_ordinal, role, project, source_offset,
-          search_vector
+          search_vector || coalesce(context_vector, ''::tsvector) AS search_vector
 """
+)
 """Insert what is neither hidden nor a forgotten principal's (the tombstone's hash is
-:func:`resolution.beliefs.principal_hash`, computed here in SQL); a row already there (a
-record read twice) is left alone. Returns what it inserted, for :data:`_COUNTED`."""
+:func:`resolution.beliefs.principal_hash`, computed here in SQL) nor there already (a record
+read twice), each with its context (migration 0035): the message before it in its session —
+the one before it in the same write, or else the latest the index holds. Returns what it
+inserted, with the lexemes BM25 counts (its own and its context's), for :data:`_COUNTED`."""
+
+_BEFORE = """
+    SELECT x.episode_id, x.message_ordinal, x.search_vector FROM message x
+    WHERE x.tenant = {m}.tenant AND x.principal = {m}.principal AND x.project = {m}.project
+      AND x.session = {m}.session
+      AND (x.source_partition, x.source_offset, x.message_ordinal)
+          < ({m}.source_partition, {m}.source_offset, {m}.message_ordinal)
+    ORDER BY x.source_partition DESC, x.source_offset DESC, x.message_ordinal DESC
+    LIMIT 1
+"""
+"""The latest message the index holds before ``{m}`` in its session: its context."""
+
+_INSERT = _INSERT.replace("{before}", _BEFORE.format(m="c"))
 
 _COUNTED = """
 WITH changed AS ({changed}), measured AS (
@@ -247,7 +286,14 @@ async def recount_stats(conn: asyncpg.Connection) -> None:
     """Count the statistics again from ``message`` (migration 0027's backfill; a bench that
     writes ``message`` directly calls it, and tests compare it with what was maintained)."""
     await conn.execute(f"TRUNCATE {', '.join(STATS_TABLES)}")
-    await conn.execute(_counted("SELECT * FROM message", deleting=False))
+    await conn.execute(_counted(_ALL_MESSAGES, deleting=False))
+
+
+_ALL_MESSAGES = """
+SELECT tenant, principal, episode_id, message_ordinal, role, project, source_offset,
+       search_vector || coalesce(context_vector, ''::tsvector) AS search_vector
+FROM message
+"""
 
 
 _COLUMNS = tuple(MessageRow.__dataclass_fields__)
@@ -295,10 +341,13 @@ async def _write(conn: asyncpg.Connection, changes: IndexChanges) -> None:
         columns = [[getattr(row, name) for row in changes.rows] for name in _COLUMNS]
         await conn.execute(_counted(_INSERT, deleting=False), *columns)
     for tenant, principal in changes.forgotten:
+        removed = {}
         for table in ("message", *STATS_TABLES):
-            await conn.execute(
+            status = await conn.execute(
                 f"DELETE FROM {table} WHERE tenant = $1 AND principal = $2", tenant, principal
             )
+            removed[table] = deleted_rows(status)
+        await note_erased(conn, tenant, principal, removed)  # for the forgetting's receipt
 
 
 async def hide_messages(
@@ -330,6 +379,8 @@ async def hide_messages(
     )
     await delete_message_vectors(conn, hidden)
     await conn.execute(_counted(_HIDE, deleting=True), *columns)
+    await conn.execute(_counted(_CONTEXT_OF_HIDDEN, deleting=True), *columns)
+    await conn.execute(_counted(_RECONTEXT, deleting=False), *columns)
     for table in STATS_TABLES[1:]:
         await conn.execute(
             _EMPTIED.format(table=table),
@@ -344,8 +395,36 @@ DELETE FROM message m USING unnest($1::text[], $2::text[], $3::uuid[], $4::int[]
 WHERE m.tenant = h.tenant AND m.principal = h.principal
   AND m.episode_id = h.episode_id AND m.message_ordinal = h.message_ordinal
 RETURNING m.tenant, m.principal, m.episode_id, m.message_ordinal, m.role, m.project,
-          m.source_offset, m.search_vector
+          m.source_offset, m.search_vector || coalesce(m.context_vector, ''::tsvector) AS search_vector
 """
+
+
+_CONTEXT_OF_HIDDEN = """
+SELECT m.tenant, m.principal, m.episode_id, m.message_ordinal, m.role, m.project,
+       m.source_offset, m.search_vector || coalesce(m.context_vector, ''::tsvector) AS search_vector
+FROM message m JOIN unnest($1::text[], $2::text[], $3::uuid[], $4::int[])
+    AS h(tenant, principal, episode_id, message_ordinal)
+  ON m.tenant = h.tenant AND m.principal = h.principal
+ AND m.context_episode_id = h.episode_id AND m.context_ordinal = h.message_ordinal
+"""
+"""The messages whose context is a hidden one, as counted now (to be counted down)."""
+
+_RECONTEXT = (
+    """
+UPDATE message m
+SET (context_episode_id, context_ordinal, context_vector) = ("""
+    + _BEFORE.format(m="m")
+    + """)
+FROM unnest($1::text[], $2::text[], $3::uuid[], $4::int[])
+    AS h(tenant, principal, episode_id, message_ordinal)
+WHERE m.tenant = h.tenant AND m.principal = h.principal
+  AND m.context_episode_id = h.episode_id AND m.context_ordinal = h.message_ordinal
+RETURNING m.tenant, m.principal, m.episode_id, m.message_ordinal, m.role, m.project,
+          m.source_offset, m.search_vector || coalesce(m.context_vector, ''::tsvector) AS search_vector
+"""
+)
+"""Those messages' context chosen again among what the index still holds (the hidden rows are
+gone by then), as an index built after the hiding would have chosen it; counted up again."""
 
 
 def message_item_id(episode_id: uuid.UUID, ordinal: int) -> str:

@@ -29,6 +29,7 @@ from collections.abc import Mapping, Sequence
 import asyncpg
 import numpy as np
 
+from engram.projections.erased import note_erased
 from engram.projections.following import Batch, Tracking, write_tracked
 from engram.projections.messages.embeddings import store
 from engram.projections.messages.embeddings.embedder import Embedder, Vectors
@@ -104,7 +105,7 @@ async def embed_entries(
         raise store.VectorSizeMismatch(
             f"embedder {embedder.model} does not make generation {generation.name!r}'s vectors"
         )
-    matrix = await embedder.embed([generation.prepare(r.content) for r in rows])
+    matrix = await embedder.embed([generation.prepare(r.content) for r in rows], "document")
     if matrix.shape != (len(rows), generation.dimensions):
         raise store.VectorSizeMismatch(
             f"the embedder returned {matrix.shape} for {len(rows)} texts of {generation.name!r}"
@@ -139,7 +140,8 @@ async def write_entry_vectors(
         columns = [list(column) for column in zip(*keys, strict=True)]
         await conn.execute(_INSERT, generation, *columns, rows)
     for tenant, principal in changes.forgotten:
-        await store.forget_principal(conn, tenant, principal)
+        removed = await store.forget_principal(conn, tenant, principal)
+        await note_erased(conn, tenant, principal, {"embedding_vector": removed})
     return len(changes.rows)
 
 

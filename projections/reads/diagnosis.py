@@ -16,7 +16,6 @@ import asyncpg
 import orjson
 
 from engram.projections.reads.runs import PROGRESS_COLUMNS, progress_of, run_counts
-from engram.resolution.beliefs import principal_hash
 from engram.schemas.api import (
     CountOf,
     EpisodeDiagnosis,
@@ -25,6 +24,7 @@ from engram.schemas.api import (
     RefusalBrief,
     SessionDiagnosis,
 )
+from engram.schemas.common import principal_hash
 
 _EPISODES = f"""
 WITH runs AS (

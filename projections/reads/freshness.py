@@ -9,9 +9,10 @@ from datetime import UTC, datetime
 
 import asyncpg
 
+from engram.notifications import delivery_freshness
 from engram.projections.messages import FOLLOWER_PREFIX, INDEXER
-from engram.resolution.beliefs import principal_hash
 from engram.schemas.api import Freshness
+from engram.schemas.common import principal_hash
 from engram.watermarks.backlog import watermark
 from engram.watermarks.waiting import poll_until
 
@@ -83,6 +84,7 @@ async def freshness(
         embedding_generation=vectors["generation"] if vectors else None,
         embedded_offset=vectors["embedded"] if vectors else None,
         embedding_lag_episodes=vectors["behind"] if vectors else 0,
+        notifications=await delivery_freshness(db, tenant=tenant, project=project),
     )
 
 

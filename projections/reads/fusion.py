@@ -56,3 +56,40 @@ def ranks(ranked: Sequence[H]) -> dict[H, int]:
     for rank, item in enumerate(ranked, start=1):
         places.setdefault(item, rank)
     return places
+
+
+def combine(
+    lexical: Sequence[tuple[H, float]],
+    semantic: Sequence[tuple[H, float]],
+    *,
+    semantic_weight: float,
+) -> list[tuple[H, float]]:
+    """One ranking of two scored lists by their scores, each scaled to 0…1 within the list:
+    a lexical score divided by the list's best (BM25 has no upper bound, and 0 means no word
+    shared), a semantic score (a cosine) placed between the list's last and its first
+    (``(s - last) / (first - last)``, so the last candidate counts 0). An item's score is its
+    lexical part plus ``semantic_weight`` times its semantic part; an item missing from a list
+    scores 0 there. Best first; ties in the order the items first appear (lexical list first).
+
+    Why scores and not ranks here: reciprocal rank fusion gives the tenth lexical hit nearly
+    the first one's weight, while a question's BM25 scores often fall off a cliff after one or
+    two messages, and a cosine says how near the nearest really is. On the dev split the
+    scaled sum was worth +0.03 at @10 and +0.03 at @1 over the best weighted RRF of the same
+    two lists (docs/retrieval.md)."""
+    scores: dict[H, float] = {}
+    best = max((s for _, s in lexical), default=0.0)
+    for item, score in lexical:
+        if item not in scores and best > 0:
+            scores[item] = score / best
+    if semantic:
+        first, last = semantic[0][1], semantic[-1][1]
+        spread = first - last
+        seen: set[H] = set()
+        for item, score in semantic:
+            if item in seen:
+                continue
+            seen.add(item)
+            part = (score - last) / spread if spread > 0 else 1.0
+            scores[item] = scores.get(item, 0.0) + semantic_weight * part
+    order = {item: index for index, item in enumerate(scores)}
+    return sorted(scores.items(), key=lambda pair: (-pair[1], order[pair[0]]))

@@ -36,6 +36,7 @@ import unicodedata
 import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime
 
 import asyncpg
 
@@ -48,10 +49,11 @@ from engram.projections.messages import (
     embedding_store,
     message_of_item,
     question_statistics,
+    resident_vectors,
 )
 from engram.projections.reads.cursor import InvalidCursor, decode_score_cursor, encode_cursor
 from engram.projections.reads.freshness import freshness
-from engram.projections.reads.fusion import fuse, ranks
+from engram.projections.reads.fusion import combine, fuse, ranks
 from engram.projections.reads.search import (
     MAX_QUERY_CHARS,
     UnsearchableQuery,
@@ -59,7 +61,9 @@ from engram.projections.reads.search import (
     question_words,
     search_beliefs,
 )
+from engram.projections.reads.when import Period, periods
 from engram.schemas.api import (
+    BeliefView,
     RecalledBelief,
     RecalledMessage,
     RecallResults,
@@ -79,11 +83,10 @@ OWN_WORDS: tuple[Role, ...] = (Role.USER,)
 """Whose words recall answers with unless asked: only ``user`` speaks for the principal."""
 _ALLOWED_CONTROLS = frozenset("\t\n\r")
 
-SEMANTIC_WEIGHT = 0.15
-"""The semantic list's weight in the messages' fusion (the lexical and quoted lists weigh 1).
-Measured on the dev split with ``bench/recall_fusion.py`` (docs/retrieval.md): weights 0.1 to
-0.35 give the same recall@10 (0.727 against 0.705 without the list), 0.15 the best @1 and MRR;
-at 1 (plain RRF) the gain is gone (0.708)."""
+SEMANTIC_WEIGHT = 0.75
+"""The semantic list's weight where it is combined with the lexical list by score
+(:func:`fusion.combine`: BM25 scaled by the best, the cosine between the list's last and first).
+Chosen on the dev split with ``bench/recall_fusion.py`` (docs/retrieval.md)."""
 SEMANTIC_CANDIDATES = 3 * CANDIDATES
 """Nearest vectors taken before the role and project filter cuts them to :data:`CANDIDATES`
 (vectors are kept for every role; recall answers with the principal's own unless asked)."""
@@ -190,15 +193,33 @@ class _Ranked:
 
 
 def rank_messages(
-    lexical: Sequence[MessageId],
+    lexical: Sequence[tuple[MessageId, float]],
     quoted: Sequence[MessageId],
-    semantic: Sequence[MessageId] = (),
+    semantic: Sequence[tuple[MessageId, float]] = (),
     *,
     semantic_weight: float = SEMANTIC_WEIGHT,
+    in_period: Sequence[MessageId] | None = None,
 ) -> list[tuple[MessageId, float]]:
-    """The messages' one ranking: the lists fused, lexical first, the semantic list weighted
-    by ``semantic_weight``."""
-    return fuse([lexical, quoted, semantic], weights=[1.0, 1.0, semantic_weight])
+    """The messages' one ranking. The lexical and semantic lists (each with its scores: BM25,
+    cosine) are first combined by score (:func:`fusion.combine`, the semantic part weighted
+    ``semantic_weight``); that ranking and the quoted list are then fused by rank, so a
+    message the shown beliefs quote and the words or meaning find comes first. ``in_period``
+    (a question naming a time): which candidates were said in one of its periods; they are
+    fused once more, as a list of their own in the order the others gave them, so they come
+    before the rest without leaving anyone out."""
+    matched = [m for m, _ in combine(lexical, semantic, semantic_weight=semantic_weight)]
+    fused = fuse([matched, quoted])
+    if not in_period:
+        return fused
+    held = set(in_period)
+    timely = [message for message, _ in fused if message in held]
+    return fuse([matched, quoted, timely], weights=[1.0, 1.0, PERIOD_WEIGHT])
+
+
+PERIOD_WEIGHT = 1.0
+"""The weight of the list of candidates said in a period the question names: as much as the
+others', so a message of that period outranks one of another that words and meaning rank
+alike."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -213,10 +234,11 @@ class SemanticQuery:
 
 
 async def embed_question(embedder: Embedder, query: str) -> SemanticQuery:
-    """``query`` embedded through the text recipe of ``embedder``'s generation. Call it before
+    """``query`` embedded as a question through the text recipe of ``embedder``'s generation
+    (an asymmetric model embeds it as a query, the messages as documents). Call it before
     taking a connection: a remote embedder is a network call."""
     generation = EmbeddingGeneration.of(embedder.model)
-    [vector] = await embedder.embed([generation.prepare(check_recall_query(query))])
+    [vector] = await embedder.embed([generation.prepare(check_recall_query(query))], "query")
     return SemanticQuery(generation.name, vector)
 
 
@@ -260,10 +282,10 @@ async def semantic_messages(
     principal: str,
     role_names: list[str],
     project: str | None,
-) -> tuple[list[MessageId], list[asyncpg.Record]]:
-    """The semantic list of messages in scope, best first, and their rows (only messages
-    this generation's index holds: hidden ones never answer)."""
-    similar = await embedding_store.search(
+) -> tuple[list[tuple[MessageId, float]], list[asyncpg.Record]]:
+    """The semantic list of messages in scope, best first, each with its cosine, and their
+    rows (only messages this generation's index holds: hidden ones never answer)."""
+    similar = await resident_vectors.search(
         conn,
         tenant,
         principal,
@@ -272,10 +294,12 @@ async def semantic_messages(
         limit=SEMANTIC_CANDIDATES,
         generation=semantic.generation,
     )
-    nearest = [message_of_item(hit.item_id) for hit in similar.hits]
-    rows = await _messages_in_scope(conn, nearest, tenant, principal, role_names, project)
+    nearest = [(message_of_item(hit.item_id), hit.score) for hit in similar.hits]
+    rows = await _messages_in_scope(
+        conn, [m for m, _ in nearest], tenant, principal, role_names, project
+    )
     held = {(r["episode_id"], r["message_ordinal"]) for r in rows}
-    return [m for m in nearest if m in held][:CANDIDATES], list(rows)
+    return [(m, score) for m, score in nearest if m in held][:CANDIDATES], list(rows)
 
 
 async def recall(
@@ -289,13 +313,19 @@ async def recall(
     limit: int = 20,
     cursor: str | None = None,
     semantic: SemanticQuery | None = None,
+    as_of: datetime | None = None,
 ) -> RecallResults:
     """One page of what answers ``query`` for the principal: beliefs, then messages of
     ``roles``, each best first (see the module's docstring). :class:`UnsearchableQuery` for a
     query with nothing to search for or text refused by :func:`check_recall_query`,
     :class:`InvalidCursor` for a cursor recall did not issue, ``ValueError`` for a limit out of
     range or no roles. ``semantic``: the question embedded (:func:`semantic_query`), whose
-    nearest messages join the fusion; None: lexical only."""
+    nearest messages join the fusion; None: lexical only. ``as_of``: when the question is
+    asked (default: now), which relative times in it ("last May") are read against
+    (:mod:`projections.reads.when`); the messages said in a period it names come first, and the
+    words that named it are not matched (no message holds "2023"). A question with no word to
+    match (only stop words) is answered by the semantic list alone; without one it is
+    :class:`UnsearchableQuery`."""
     if not 1 <= limit <= MAX_LIMIT:
         raise ValueError(f"limit must be 1..{MAX_LIMIT}, not {limit}")
     if not roles:
@@ -303,32 +333,20 @@ async def recall(
     query = check_recall_query(query)
     after = decode_score_cursor(CURSOR_KIND, cursor) if cursor is not None else None
     role_names = sorted({Role(r).value for r in roles})
+    timed = periods(query, as_of or datetime.now(UTC))
 
-    beliefs = await search_beliefs(
-        conn,
-        tenant=tenant,
-        principal=principal,
-        query=query,
-        mode=SearchMode.ANY,
-        project=project,
-        limit=CANDIDATES,
-    )
     stats = await question_statistics(
         conn,
         tenant=tenant,
         principal=principal,
-        words=question_words(query, principal),
+        words=question_words(timed.words, principal),
         roles=role_names,
         project=project,
     )
     idf = stats.idf
-    candidates = [h.belief.belief_id for h in beliefs.hits]
-    matched = {
-        row["belief_id"]: row["lexemes"]
-        for row in await conn.fetch(_BELIEF_TERMS, candidates, list(idf))
-    }
-    shown = answering(matched, idf)
-    belief_hits = [h.belief for h in beliefs.hits if h.belief.belief_id in shown]
+    belief_hits = await _answering_beliefs(
+        conn, tenant, principal, timed.words, project, idf, semantic is not None
+    )
     belief_lexical = ranks([b.belief_id for b in belief_hits])
     ranked: list[_Ranked] = []
     by_id = {b.belief_id: b for b in belief_hits}
@@ -356,7 +374,7 @@ async def recall(
                 quoted_ids.append((evidence.episode_id, evidence.message_ordinal))
     quoted_ids = quoted_ids[:CANDIDATES]
     quoted_rows = await _messages_in_scope(conn, quoted_ids, tenant, principal, role_names, project)
-    near: list[MessageId] = []
+    near: list[tuple[MessageId, float]] = []
     near_rows: list[asyncpg.Record] = []
     if semantic is not None:
         near, near_rows = await semantic_messages(
@@ -371,11 +389,15 @@ async def recall(
         (r["episode_id"], r["message_ordinal"]): r
         for r in (*near_rows, *quoted_rows, *lexical_rows)
     }
-    lexical = [(r["episode_id"], r["message_ordinal"]) for r in lexical_rows]
+    lexical = [((r["episode_id"], r["message_ordinal"]), r["score"]) for r in lexical_rows]
     quoted = [m for m in quoted_ids if m in rows]
-    lexical_rank, quoted_rank, semantic_rank = ranks(lexical), ranks(quoted), ranks(near)
+    lexical_rank, quoted_rank = ranks([m for m, _ in lexical]), ranks(quoted)
+    semantic_rank = ranks([m for m, _ in near])
     weight = semantic.weight if semantic is not None else 0.0
-    for message, fused in rank_messages(lexical, quoted, near, semantic_weight=weight):
+    timely = _said_in(rows, timed.periods)
+    for message, fused in rank_messages(
+        lexical, quoted, near, semantic_weight=weight, in_period=timely
+    ):
         row = rows[message]
         role = Role(row["role"])
         hit = RecalledMessage(
@@ -407,6 +429,46 @@ async def recall(
     projects = sorted({p for p in map(_project, page) if p is not None})
     reflects = [await freshness(conn, tenant=tenant, project=p) for p in projects]
     return RecallResults(hits=[r.hit for r in page], next_cursor=next_cursor, reflects=reflects)
+
+
+async def _answering_beliefs(
+    conn: asyncpg.Connection,
+    tenant: str,
+    principal: str,
+    words: str,
+    project: str | None,
+    idf: Mapping[str, float],
+    semantic: bool,
+) -> list[BeliefView]:
+    """The beliefs shown (:func:`answering`), best first. A question with no word to match is
+    :class:`UnsearchableQuery` — unless it is asked semantically too (``semantic``), when the
+    semantic list answers it and no belief is shown."""
+    try:
+        beliefs = await search_beliefs(
+            conn,
+            tenant=tenant,
+            principal=principal,
+            query=words or "?",
+            mode=SearchMode.ANY,
+            project=project,
+            limit=CANDIDATES,
+        )
+    except UnsearchableQuery:
+        if semantic:
+            return []
+        raise
+    candidates = [h.belief.belief_id for h in beliefs.hits]
+    matched = {
+        row["belief_id"]: row["lexemes"]
+        for row in await conn.fetch(_BELIEF_TERMS, candidates, list(idf))
+    }
+    shown = answering(matched, idf)
+    return [h.belief for h in beliefs.hits if h.belief.belief_id in shown]
+
+
+def _said_in(rows: Mapping[MessageId, asyncpg.Record], named: Sequence[Period]) -> list[MessageId]:
+    """The candidates said in one of the periods a question names."""
+    return [m for m, row in rows.items() if any(p.holds(row["occurred_at"]) for p in named)]
 
 
 def _project(ranked: _Ranked) -> str | None:

@@ -130,7 +130,12 @@ def _ana_path(page: Page, token: str, shoot: Callable[[str], None]) -> None:
     page.wait_for("h1", "You speak English")
     _answer(page, "delete")
     page.one("#send").click()
-    page.wait_for(".notice", "Deleted")
+    page.wait_for("#receipt-headline", "Deleted: belief")  # the receipt, once applied
+    # These turns came from a bare producer, in clear: the receipt says they stay in the log.
+    assert "in clear" in page.one("#receipt-log").text
+    shoot("deleted")
+    page.driver.find_element(By.LINK_TEXT, "Back to what Engram believes").click()
+    page.wait_for("h1")
     statements = [a.text for a in page.all(".belief .statement")]
     assert "You speak English" not in statements and "You speak Portuguese" in statements
 
@@ -162,7 +167,11 @@ def _bo_forgets_himself(page: Page, token: str, shoot: Callable[[str], None]) ->
     page.open("/ui/forget")
     page.one("#confirm").send_keys("bo")
     page.one("form.stack button.danger").click()
-    page.wait_for("#done", "nothing Engram projected about you remains")
+    page.wait_for("#done", "keep no row about you")
+    headline = page.one("#receipt-headline").text
+    assert headline.startswith("Forgotten:") and "about bo deleted" in headline
+    # bo's turns were appended in clear: the receipt never says nothing remains.
+    assert "in clear" in page.one("#receipt-log").text
     shoot("forgotten")
 
 

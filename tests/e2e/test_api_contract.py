@@ -24,6 +24,7 @@ from schemathesis.specs.openapi.checks import (
 )
 
 from engram.cli import OPENAPI_PATH
+from engram.keys.kek import new_kek_text
 from engram.service.tokens import create_token
 from tests.support.http import first_ok, free_port
 from tests.support.isolation import Isolated, running_engram
@@ -107,13 +108,19 @@ async def test_the_live_api_keeps_its_contract_and_each_principal_to_their_own(
     tokens = {who: (await create_token(pool, tenant=t, principal=who))[1] for who in ("ana", "bo")}
     _, operator = await create_token(pool, tenant=t, principal=None)
     port = free_port()
-    env = {**isolated.env(), "ENGRAM_API_PORT": str(port)}
+    # with a KEK, so /v1/webhooks registers (a process without one answers those routes 503)
+    env = {**isolated.env(), "ENGRAM_API_PORT": str(port), "ENGRAM_KEYS_KEK": new_kek_text()}
     url = f"http://127.0.0.1:{port}"
     words = {
         who: (city, ids[who]["belief_id"], ids[who]["run_id"])
         for who, city in (("ana", "Lisbon"), ("bo", "Cork"))
     }
-    quick = {"/v1/freshness": {"query": {"timeout_s": 0.2}}}
+    # What waits (a watermark, an erasure's receipt) answers at once: no worker runs here.
+    quick = {
+        "/v1/freshness": {"query": {"timeout_s": 0.2}},
+        "/v1/erasures/{event_id}": {"query": {"timeout_s": 0}},
+        "/v1/principals/{principal}": {"query": {"wait_s": 0}},
+    }
     with running_engram(isolated, "api", log_path=tmp_path / "api.log", env=env):
         await first_ok(f"{url}/healthz")
         for who, other in (("ana", "bo"), ("bo", "ana")):

@@ -88,6 +88,14 @@ async def test_beliefs_then_own_words_and_each_token_recalls_only_its_principal(
     assert (kimono["role"], kimono["own_words"], kimono["session"]) == ("user", True, "s2")
     assert {"event_id", "message_ordinal", "occurred_at", "partition", "offset"} <= set(kimono)
     assert [r["project"] for r in body["reflects"]] == ["p"]
+    words_only = {"q": "Do I live in Lisbon? What did I bring from Japan?", "semantic": "false"}
+    status, by_words = await asyncio.to_thread(_recall, client, tokens["ana"], words_only)
+    assert status == 200 and _said(by_words) == _said(body)
+    assert all(h.get("semantic_rank") is None for h in by_words["hits"])
+    status, refused = await asyncio.to_thread(
+        _recall, client, tokens["ana"], {"q": "Lisbon", "semantic": "perhaps"}
+    )
+    assert status == 422 and refused["detail"][0]["loc"] == ["query", "semantic"]
 
     status, body = await asyncio.to_thread(
         _recall,

@@ -7,6 +7,9 @@ from __future__ import annotations
 
 import asyncio
 import re
+import secrets
+import subprocess
+import sys
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -23,15 +26,17 @@ from engram.ingest.producer import EpisodeProducer
 from engram.ingest.topics import ensure_topics
 from engram.service.tokens import create_token, revoke_token
 from engram.web.ui.security import CONTENT_SECURITY_POLICY
-from engram.web.ui.session import SESSION_COOKIE
+from engram.web.ui.session import MAKE_A_SECRET, SESSION_COOKIE, UiSecretTooWeak
+from tests.e2e.test_api_ingest import _log_records
 from tests.support.episodes import turn
 from tests.support.indexing import index_everything
-from tests.support.isolation import Isolated
+from tests.support.isolation import REPO, Isolated
 from tests.support.projecting import batch_of, claim, project_all, seed_two_principals
 
 pytestmark = pytest.mark.e2e
 
 WAIT_S = 60
+UI_SECRET = secrets.token_urlsafe(32)
 HOSTILE = "<script>alert('x')</script>"
 _CSRF = re.compile(r'name="csrf" value="([^"]+)"')
 
@@ -40,7 +45,7 @@ def _settings(isolated: Isolated, kafka: KafkaSettings) -> Settings:
     return Settings(
         kafka=kafka,
         database=DatabaseSettings(url=isolated.database_url),
-        api=ApiSettings(ui_secret=SecretStr("a test secret of the inspector")),
+        api=ApiSettings(ui_secret=SecretStr(UI_SECRET)),
     )
 
 
@@ -104,7 +109,7 @@ async def test_signing_in_seals_the_token_into_a_strict_cookie_and_never_a_url(
             assert signed.status_code == 303 and signed.headers["location"] == "/ui/beliefs"
             cookie = signed.headers["set-cookie"]
             assert SESSION_COOKIE in cookie and tokens["ana"] not in cookie
-            for attribute in ("HttpOnly", "SameSite=strict", "Path=/ui"):
+            for attribute in ("HttpOnly", "SameSite=lax", "Path=/ui"):
                 assert attribute.lower() in cookie.lower()
             listed = client.get("/ui/beliefs")
             assert listed.status_code == 200
@@ -249,7 +254,7 @@ async def test_a_correction_is_checked_and_shown_before_it_is_appended(
             elsewhere = client.post(
                 f"/ui/beliefs/{lisbon}/preview", data={"csrf": csrf, "choice": "not_here"}
             )
-            assert "Project: <strong>p</strong>" in elsewhere.text  # where it was learned
+            assert "Project: <strong><bdi>p</bdi></strong>" in elsewhere.text  # where learned
             assert "Porto" in shown.text and "/send" in shown.text
             sent = client.post(
                 f"/ui/beliefs/{lisbon}/send",
@@ -327,5 +332,174 @@ async def test_hostile_input_at_every_door_gets_a_page_never_a_crash(
                 assert "\x00" not in answer.text
             listed = client.get("/ui/beliefs")
             assert listed.status_code == 200 and "You live in Lisbon" in listed.text
+
+    await asyncio.to_thread(scenario)
+
+
+async def test_signing_out_ends_the_session_for_every_copy_of_its_cookie(
+    isolated: Isolated, kafka: KafkaSettings, pool: asyncpg.Pool
+) -> None:
+    """The cookie holds a random session id (never the token; PostgreSQL keeps only its
+    hash): one copied before sign-out opens nothing after it, and its forms are refused."""
+    tokens = await _seed(isolated, kafka, pool)
+
+    def scenario() -> tuple[str, str]:
+        settings = _settings(isolated, kafka)
+        with _browser(settings) as client:
+            assert _sign_in(client, tokens["ana"]).status_code == 303
+            saved = client.cookies.get(SESSION_COOKIE)
+            assert saved and tokens["ana"] not in saved
+            csrf = _csrf(client.get("/ui/forget"))
+            assert client.post("/ui/sign-out", data={"csrf": csrf}).status_code == 303
+        with _browser(settings) as copy:
+            copy.cookies.set(SESSION_COOKIE, saved, path="/ui")
+            assert copy.get("/ui/beliefs").headers["location"] == "/ui/sign-in"
+            assert copy.get("/ui/forget").status_code == 303
+            forged = copy.post("/ui/forget", data={"csrf": csrf, "confirm": "ana"})
+            assert forged.status_code in (303, 403) and "/ui/forgetting" not in str(
+                forged.headers.get("location")
+            )
+            copy.cookies.set(SESSION_COOKIE, saved, path="/ui")  # stale, and still sent
+            assert _sign_in(copy, tokens["ana"]).status_code == 303  # the form is the presession's
+            assert _sign_in(copy, tokens["ana"]).status_code == 303  # ends the one it replaces
+            fresh = _csrf(copy.get("/ui/beliefs"))
+            assert copy.post("/ui/sign-out", data={"csrf": fresh}).status_code == 303
+        return saved, csrf
+
+    saved, _ = await asyncio.to_thread(scenario)
+    stored = [row["session_hash"] for row in await pool.fetch("SELECT * FROM ui_session")]
+    assert saved not in stored and stored == [], "every sign-in ended: no session row is left"
+    assert not any(b"principal.forgotten" in record for record in await _log_records(kafka))
+
+
+async def test_a_link_from_elsewhere_opens_its_page_and_never_signs_anyone_out(
+    isolated: Isolated, kafka: KafkaSettings, pool: asyncpg.Pool
+) -> None:
+    """A request that arrives without the cookie (another site's post, a link followed while
+    signed out) is sent to sign in, and clears nothing; signing in then lands on the page the
+    link pointed to."""
+    tokens = await _seed(isolated, kafka, pool)
+
+    def scenario() -> None:
+        with _browser(_settings(isolated, kafka)) as client:
+            assert _sign_in(client, tokens["ana"]).status_code == 303
+            [lisbon, *_] = _belief_ids(client.get("/ui/beliefs?q=Lisbon"))
+            held = client.cookies.get(SESSION_COOKIE)
+            client.cookies.clear()  # what a SameSite cookie leaves off another site's request
+            link = client.get(f"/ui/beliefs/{lisbon}")
+            assert link.status_code == 303
+            assert link.headers["location"] == f"/ui/sign-in?next=%2Fui%2Fbeliefs%2F{lisbon}"
+            assert SESSION_COOKIE not in link.headers.get("set-cookie", "")
+            posted = client.post(
+                f"/ui/beliefs/{lisbon}/send",
+                data={"choice": "delete"},
+                headers={"Origin": "http://127.0.0.1:9"},
+            )
+            assert posted.status_code == 403 and "Nothing was changed" in posted.text
+            assert SESSION_COOKIE not in posted.headers.get("set-cookie", "")
+            client.cookies.set(SESSION_COOKIE, held or "", path="/ui")
+            assert client.get(f"/ui/beliefs/{lisbon}").status_code == 200  # it survived
+            client.cookies.clear()
+            form = client.get(link.headers["location"])
+            assert f'name="next" value="/ui/beliefs/{lisbon}"' in form.text
+            signed = client.post(
+                "/ui/sign-in",
+                data={"csrf": _csrf(form), "token": tokens["ana"], "next": f"/ui/beliefs/{lisbon}"},
+            )
+            assert signed.headers["location"] == f"/ui/beliefs/{lisbon}"
+            client.cookies.clear()
+            form = client.get("/ui/sign-in?next=//evil.example/")
+            assert 'name="next"' not in form.text
+            elsewhere = client.post(
+                "/ui/sign-in",
+                data={"csrf": _csrf(form), "token": tokens["ana"], "next": "//evil.example/"},
+            )
+            assert elsewhere.headers["location"] == "/ui/beliefs"
+
+    await asyncio.to_thread(scenario)
+
+
+async def test_revoking_or_forgetting_ends_the_sessions_in_postgresql(
+    isolated: Isolated, kafka: KafkaSettings, pool: asyncpg.Pool
+) -> None:
+    tokens = await _seed(isolated, kafka, pool)
+
+    def signed_in(token: str, principal: str = "") -> TestClient:
+        client = TestClient(create_api(_settings(isolated, kafka)), follow_redirects=False)
+        client.__enter__()
+        assert _sign_in(client, token, principal).status_code == 303
+        return client
+
+    ana = await asyncio.to_thread(signed_in, tokens["ana"])
+    operator = await asyncio.to_thread(signed_in, tokens["operator"], "ana")
+    try:
+        assert await pool.fetchval("SELECT count(*) FROM ui_session") == 2
+        forgot = await asyncio.to_thread(
+            lambda: ana.post(
+                "/ui/forget", data={"csrf": _csrf(ana.get("/ui/forget")), "confirm": "ana"}
+            )
+        )
+        assert forgot.status_code == 303  # sent: ana's own session ends at once
+        assert (await asyncio.to_thread(ana.get, "/ui/beliefs")).status_code == 303
+        assert await pool.fetchval("SELECT count(*) FROM ui_session WHERE NOT operator") == 0
+        [operator_token] = [
+            r["token_id"] for r in await pool.fetch("SELECT token_id FROM ui_session")
+        ]
+        assert await revoke_token(pool, operator_token)
+        assert await pool.fetchval("SELECT count(*) FROM ui_session") == 0
+        assert (await asyncio.to_thread(operator.get, "/ui/beliefs")).status_code == 303
+    finally:
+        for client in (ana, operator):
+            client.__exit__(None, None, None)
+
+
+def test_a_weak_ui_secret_stops_the_api_saying_how_to_make_one(isolated: Isolated) -> None:
+    with pytest.raises(UiSecretTooWeak, match="at least 32 random bytes"):
+        create_api(Settings(api=ApiSettings(ui_secret=SecretStr("x"))))
+    started = subprocess.run(
+        [sys.executable, "-m", "engram", "api", "--port", "0"],
+        cwd=REPO,
+        env={**isolated.env(), "ENGRAM_API_UI_SECRET": "x", "COLUMNS": "500"},
+        capture_output=True,
+        timeout=60,
+        check=False,
+    )
+    said = started.stderr.decode()
+    assert started.returncode == 2, said
+    assert "ENGRAM_API_UI_SECRET must be at least 32 random bytes" in said
+    assert MAKE_A_SECRET in said and "Traceback" not in said
+
+
+async def test_hidden_characters_are_shown_and_user_text_isolated(
+    isolated: Isolated, kafka: KafkaSettings, pool: asyncpg.Pool
+) -> None:
+    """A right-to-left override stored in an object is shown as a marker naming it, never
+    applied: the page does not read "You live in Alaska"."""
+    t = isolated.tenant
+    await ensure_topics(kafka)
+    said = "I live in \u202eaksalA."
+    episode = turn(t, "ana", "p", said, seq=0)
+    await project_all(
+        kafka, pool, [batch_of(episode, claim("I", "lives_in", "\u202eaksalA", said[:-1]))]
+    )
+    _, token = await create_token(pool, tenant=t, principal="ana")
+
+    def scenario() -> None:
+        with _browser(_settings(isolated, kafka)) as client:
+            assert _sign_in(client, token).status_code == 303
+            listed = client.get("/ui/beliefs")
+            shown = "You live in ⟨U+202E right-to-left override⟩aksalA"
+            assert f"<bdi>{shown}</bdi>" in listed.text and "\u202e" not in listed.text
+            [alaska] = _belief_ids(listed)
+            page = client.get(f"/ui/beliefs/{alaska}")
+            assert f'<h1 class="statement"><bdi>{shown}</bdi></h1>' in page.text
+            assert "\u202e" not in page.text
+            csrf = _csrf(page)
+            preview = client.post(
+                f"/ui/beliefs/{alaska}/preview",
+                data={"csrf": csrf, "choice": "changed", "replacement": "\u202eokkoroM"},
+            )
+            assert 'name="replacement" value="\u202eokkoroM"' in preview.text  # sent back as typed
+            assert "⟨U+202E right-to-left override⟩okkoroM</bdi>" in preview.text
 
     await asyncio.to_thread(scenario)

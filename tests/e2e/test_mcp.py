@@ -73,7 +73,7 @@ async def test_over_stdio_an_agent_recalls_with_quotes_remembers_and_corrects(
 
         async with Client(_stdio(isolated, token)) as agent:
             tools = {tool.name for tool in (await agent.list_tools()).tools}
-            assert tools == {"recall", "remember", "correct"}
+            assert tools == {"recall", "remember", "correct", "delete"}
 
             recalled = _answer(await agent.call_tool("recall", {"query": "where do I live"}))
             [lisbon] = recalled["hits"]
@@ -118,8 +118,21 @@ async def test_over_stdio_an_agent_recalls_with_quotes_remembers_and_corrects(
             now = _answer(await agent.call_tool("recall", {"query": "Lisbon or Porto"}))["hits"]
             assert [h["object"] for h in now] == ["Porto"]
 
-            refused = await agent.call_tool("recall", {"query": "the of and"})
+            deleted = _answer(await agent.call_tool("delete", {"belief_id": tea["belief_id"]}))
+            assert deleted["applied"], deleted
+            receipt = deleted["receipt"]
+            assert receipt["kind"] == "belief.deleted" and not receipt["already"]
+            assert {r["table"]: r["rows"] for r in receipt["erased"]}["belief"] >= 1
+            # The turn that said it stays in the log, sealed under ana's key: the receipt says so.
+            assert receipt["log"]["state"] == "sealed", receipt["log"]
+            assert "until the principal is forgotten" in receipt["log"]["says"]
+            assert _answer(await agent.call_tool("recall", {"query": "tea"}))["hits"] == []
+
+            words_only = {"query": "the of and", "semantic": False}
+            refused = await agent.call_tool("recall", words_only)
             assert refused.is_error and "no words to search for" in str(refused.content)
+            by_meaning = await agent.call_tool("recall", {"query": "the of and"})
+            assert not by_meaning.is_error, "only stop words: answered by the semantic list"
             assert await revoke_token(pool, record.token_id)
             revoked = await agent.call_tool("recall", {"query": "Porto"})
             assert revoked.is_error and "revoked" in str(revoked.content)

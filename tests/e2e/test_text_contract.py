@@ -20,6 +20,9 @@ from mcp import Client, StdioServerParameters
 
 from engram.api import create_api
 from engram.infra.settings import ApiSettings, DatabaseSettings, KafkaSettings, Settings
+from engram.schemas.episodes import TurnAppended
+from engram.schemas.log import decode_log_event
+from engram.sealing.opening import open_sealer
 from engram.service.tokens import create_token
 from tests.e2e.test_api_ingest import _log_records
 from tests.support.episodes import turn
@@ -30,13 +33,17 @@ pytestmark = pytest.mark.e2e
 NUL_TEXT = "I live in Os\u0000lo."
 
 
-def _client(isolated: Isolated, kafka: KafkaSettings) -> TestClient:
-    settings = Settings(
+def _settings(isolated: Isolated, kafka: KafkaSettings) -> Settings:
+    return Settings(
         kafka=kafka,
         database=DatabaseSettings(url=isolated.database_url),
         api=ApiSettings(),
+        keys=isolated.keys(),
     )
-    return TestClient(create_api(settings), raise_server_exceptions=False)
+
+
+def _client(isolated: Isolated, kafka: KafkaSettings) -> TestClient:
+    return TestClient(create_api(_settings(isolated, kafka)), raise_server_exceptions=False)
 
 
 def _send(
@@ -112,8 +119,11 @@ async def test_http_refuses_unstorable_text_in_every_field_naming_it(
     paired = json.dumps(_turn(t, "I like tea.")).replace("tea", "tea \\ud83c\\udf75").encode()
     status, answer = await asyncio.to_thread(_send, client, "POST", "/v1/turns", token, raw=paired)
     assert status == 202, answer  # a surrogate pair is one scalar value: an emoji is words
-    records = await _log_records(kafka)
-    assert len(records) == 1 and "tea \U0001f375".encode() in records[0]
+    [record] = await _log_records(kafka)
+    # Sealed on the log (encryption is on by default): opened with the API's own keys.
+    sealer = await open_sealer(_settings(isolated, kafka).keys, pool)
+    event = await sealer.open(decode_log_event(record))
+    assert isinstance(event, TurnAppended) and event.messages[0].content == "I like tea \U0001f375."
 
 
 async def test_engram_ingest_names_the_line_and_field_and_appends_nothing(

@@ -164,6 +164,23 @@ def test_an_application_with_its_own_schemas_and_streams_uses_the_client_and_the
         assert "Usage" in helped.stdout
 
 
+def test_the_evaluation_harness_stays_out_of_the_wheel_and_eval_says_so(
+    installed: Path, tmp_path: Path
+) -> None:
+    [package] = installed.parent.glob("lib/python*/site-packages/engram")
+    assert (package / "cli").is_dir() and not (package / "evaluation").exists()
+    ran = subprocess.run(
+        [str(installed / "engram"), "eval", "formation", "--corpus", "tests/corpus"],
+        cwd=tmp_path,
+        env={"PATH": os.environ["PATH"]},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert ran.returncode == 2, ran.stdout + ran.stderr
+    assert "evaluation harness is not installed" in ran.stderr and "checkout" in ran.stderr
+
+
 def test_migrate_runs_from_another_directory(
     installed: Path, isolated: Isolated, tmp_path: Path
 ) -> None:

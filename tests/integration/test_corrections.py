@@ -25,6 +25,7 @@ from engram.schemas.api import LogPosition
 from engram.schemas.corrections import CorrectionKind
 from engram.schemas.episodes import TurnAppended
 from engram.service.corrections import Corrections, InvalidCorrection
+from engram.service.sessions import open_session, session_of
 from engram.service.tokens import create_token, grant_for
 from engram.watermarks.waiting import wait_for_watermarks
 from tests.support.episodes import turn
@@ -227,8 +228,15 @@ async def test_a_forgotten_principal_leaves_only_a_tombstone_even_after_a_replay
     )
     await create_token(pool, tenant=t, principal="ana")
     _, bo_token = await create_token(pool, tenant=t, principal="bo")
+    _, operator_token = await create_token(pool, tenant=t, principal=None)
+    operator = await grant_for(pool, operator_token)
+    ana_session = await open_session(pool, grant=operator, principal="ana", lifetime_s=3600)
+    bo_session = await open_session(pool, grant=operator, principal="bo", lifetime_s=3600)
     position = await memory.service.forget(tenant=t, principal="ana")
     await memory._formed([position])
+    # an operator's session showing ana ends with her; one showing bo does not
+    assert await session_of(pool, ana_session) is None
+    assert await session_of(pool, bo_session) is not None
 
     async def rows_naming_ana() -> dict[str, int]:
         tables = await pool.fetch(
@@ -245,7 +253,7 @@ async def test_a_forgotten_principal_leaves_only_a_tombstone_even_after_a_replay
             )
         return {table: n for table, n in counts.items() if n}
 
-    assert await rows_naming_ana() == {}, "api_token included: a forgotten person's token goes"
+    assert await rows_naming_ana() == {}, "api_token and ui_session included: they name her"
     assert await grant_for(pool, bo_token) is not None
     assert await pool.fetchval("SELECT count(*) FROM principal_tombstone") == 1
     assert [b.object for b in await list_beliefs(pool, tenant=t, principal="bo")] == ["Cork"]

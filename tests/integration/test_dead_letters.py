@@ -3,6 +3,7 @@ reason and source position, and the turns after them still form."""
 
 from __future__ import annotations
 
+import json
 import time
 from pathlib import Path
 
@@ -47,6 +48,17 @@ async def test_poison_records_are_dead_lettered_and_the_next_turn_still_forms(
         await producer.publish_raw(key, b"\xff\xfe invalid utf-8")
         await producer.publish_raw(key, b'{"type": "turn.appended", "tenant": "x"}')
         await producer.publish_raw(key, b'{"pad": "' + b"x" * (kafka.max_event_bytes + 10) + b'"}')
+        # Types the contract does not have: pydantic's lax mode would read "0" as 0 and a
+        # number as a Unix time; the worker refuses both, naming the field.
+        for spoiled in ({"ordinal": "0"}, {"occurred_at": 1790000000}):
+            body = turn(isolated.tenant, "ana", "p", "I live in Oslo.", seq=9).model_dump(
+                mode="json"
+            )
+            if "ordinal" in spoiled:
+                body["messages"][0].update(spoiled)
+            else:
+                body.update(spoiled)
+            await producer.publish_raw(key, json.dumps(body).encode())
         appended = await producer.publish(good)
 
     with running_worker(isolated, log_path=tmp_path / "worker.log"):
@@ -54,9 +66,15 @@ async def test_poison_records_are_dead_lettered_and_the_next_turn_still_forms(
 
     beliefs = await list_beliefs(pool, tenant=isolated.tenant, principal="ana")
     assert [(b.relation, b.object) for b in beliefs] == [("lives_in", "Lisbon")]
-    letters = await _dead_letters(kafka.bootstrap, kafka.dlq_topic, want=4)
+    letters = await _dead_letters(kafka.bootstrap, kafka.dlq_topic, want=6)
     reasons = [h["engram.reason"].decode() for h in letters]
-    assert reasons == ["not_json", "not_utf8", "contract_violation", "oversized"]
+    assert (
+        reasons
+        == ["not_json", "not_utf8", "contract_violation", "oversized"] + ["contract_violation"] * 2
+    )
+    details = [h["engram.detail"].decode() for h in letters[-2:]]
+    assert details[0].startswith("turn.appended.messages.0.ordinal: Input should be a valid int")
+    assert details[1].startswith("turn.appended.occurred_at: must be an RFC 3339 date-time")
     offsets = [int(h["engram.source.offset"]) for h in letters]
     assert offsets == sorted(offsets) and offsets[-1] < appended.offset
     assert all(h["engram.source.topic"].decode() == kafka.episodes_topic for h in letters)

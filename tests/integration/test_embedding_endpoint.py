@@ -198,6 +198,34 @@ def test_the_openai_provider_needs_an_endpoint_and_a_model() -> None:
         embedder_from_settings(EmbeddingSettings(provider="openai"))
 
 
-def test_the_local_provider_is_the_default() -> None:
-    embedder = embedder_from_settings(EmbeddingSettings(dimensions=128))
-    assert embedder.model.name == "wordllama-l2_supercat" and embedder.model.dimensions == 128
+def test_the_local_provider_is_the_default_and_multilingual_e5_its_default_model() -> None:
+    embedder = embedder_from_settings(EmbeddingSettings())
+    assert (embedder.model.name, embedder.model.dimensions) == ("multilingual-e5-small-q4", 384)
+    assert embedder.model.recipe == "e5-query-passage-v1"
+    light = embedder_from_settings(EmbeddingSettings(local_model="wordllama", dimensions=128))
+    assert light.model.name == "wordllama-l2_supercat" and light.model.dimensions == 128
+    with pytest.raises(ModelConfigurationError, match="makes 384"):
+        embedder_from_settings(EmbeddingSettings(dimensions=256))
+
+
+async def test_an_asymmetric_recipe_tells_questions_from_messages_its_way(
+    openai_server: FakeOpenAIServer,
+) -> None:
+    openai_server.script = answer
+    prefixed = embedder_for(openai_server, recipe="e5-query-passage-v1")
+    await prefixed.embed(["a dog?"], "query")
+    await prefixed.embed(["a dog"], "document")
+    field = embedder_for(openai_server, recipe="input-type-v1")
+    await field.embed(["a dog?"], "query")
+    await field.embed(["a dog"])
+    plain = embedder_for(openai_server, recipe="plain-v1")
+    await plain.embed(["a dog?"], "query")
+    sent = [(r.body["input"], r.body.get("input_type")) for r in openai_server.requests]
+    assert sent == [
+        (["query: a dog?"], None),
+        (["passage: a dog"], None),
+        (["a dog?"], "query"),
+        (["a dog"], "document"),
+        (["a dog?"], None),
+    ]
+    assert prefixed.model.recipe == "e5-query-passage-v1"

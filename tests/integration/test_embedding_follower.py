@@ -20,13 +20,17 @@ from engram.ingest.topics import ensure_topics
 from engram.projections.following import LogFollower
 from engram.projections.messages.embedding_follower import MessageVectors
 from engram.projections.messages.embeddings import store
-from engram.projections.messages.embeddings.embedder import EmbeddingUnavailable, Vectors
+from engram.projections.messages.embeddings.embedder import (
+    EmbeddingUnavailable,
+    InputType,
+    Vectors,
+)
 from engram.projections.messages.embeddings.local import WordLlamaEmbedder
 from engram.projections.messages.reading import follow_messages
 from engram.projections.messages.store import LogEntry, MessageKey, hide_messages
 from engram.projections.messages.vectors import embedded_offsets, message_of_item
 from engram.projections.reads.freshness import freshness
-from engram.resolution.beliefs import principal_hash
+from engram.schemas.common import principal_hash
 from engram.schemas.corrections import PrincipalForgotten
 from engram.watermarks.waiting import wait_for_watermarks
 from tests.support.conditions import wait_until
@@ -228,6 +232,7 @@ async def test_engram_embedder_runs_the_follower_as_a_process_of_its_own(
     port = free_port()
     env = isolated.env(partitions=1)
     env["ENGRAM_WORKER_HTTP_PORT"] = str(port)
+    env["ENGRAM_EMBEDDING_LOCAL_MODEL"] = "wordllama"
     env["ENGRAM_EMBEDDING_DIMENSIONS"] = "64"
     with running_engram(isolated, "embedder", log_path=tmp_path / "embedder.log", env=env):
         await embedded_to_the_end(kafka, pool)
@@ -245,11 +250,11 @@ class FailsFirst:
         self.failures = failures
         self.model = EMBEDDER.model
 
-    async def embed(self, texts: Sequence[str]) -> Vectors:
+    async def embed(self, texts: Sequence[str], input_type: InputType = "document") -> Vectors:
         if self.failures > 0:
             self.failures -= 1
             raise EmbeddingUnavailable("the endpoint is down")
-        return await EMBEDDER.embed(texts)
+        return await EMBEDDER.embed(texts, input_type)
 
 
 async def test_an_embedder_outage_is_waited_out_and_nothing_is_lost(

@@ -76,11 +76,12 @@ async def exhaustive(
     conn: asyncpg.Connection, words: list[str], roles: list[str], project: str | None
 ) -> list[tuple[tuple[object, int], float]]:
     """Okapi BM25 over every message of Ana's in scope, computed here from the messages'
-    vectors — the reference the postings must equal."""
+    vectors with their contexts' (migration 0035) — the reference the postings must equal."""
     vectors = await conn.fetch(
         "SELECT m.episode_id, m.message_ordinal, m.source_offset, "
         "array_agg(v.lexeme) AS lexemes, array_agg(cardinality(v.positions)) AS counts "
-        "FROM message m, unnest(m.search_vector) v WHERE m.tenant = $1 AND m.principal = 'ana' "
+        "FROM message m, unnest(m.search_vector || coalesce(m.context_vector, ''::tsvector)) v "
+        "WHERE m.tenant = $1 AND m.principal = 'ana' "
         "AND m.role = ANY($2::text[]) AND ($3::text IS NULL OR m.project = $3) "
         "GROUP BY m.episode_id, m.message_ordinal, m.source_offset",
         T,
@@ -242,3 +243,80 @@ async def test_the_counts_stay_a_recount_through_a_reread_a_deletion_and_a_forge
             )
         assert not (await ranked(conn, "Japan", ["user", "assistant"], None)).rows
         assert (await ranked(conn, "Japan", ["user"], None, principal="bo")).rows
+
+
+CONVERSATION = [
+    ("assistant", "How was the pottery workshop in Aveiro?"),
+    ("user", "Loved it, we stayed until the evening."),
+    ("assistant", "Did you bring anything home?"),
+    ("user", "A blue bowl, still drying."),
+]
+"""A short reply holds none of its subject's words: they are in the turn it answers."""
+
+
+def conversation(session: str = "s9") -> list[TurnAppended | PrincipalForgotten]:
+    return [
+        turn(T, "ana", "p", content, seq=100 + i, session=session, roles=(role,))
+        for i, (role, content) in enumerate(CONVERSATION)
+    ]
+
+
+async def test_a_reply_is_found_by_the_words_of_the_turn_it_answers_and_cites_itself(
+    pool: asyncpg.Pool,
+) -> None:
+    turns = conversation()
+    async with pool.acquire() as conn:
+        await index_records(conn, TOPIC, 0, records(turns))
+        found = await ranked(conn, "What happened at the pottery workshop?", ["user"], None)
+        await assert_counts_are_a_recount(conn)
+    assert [r["content"] for r in found.rows][:1] == ["Loved it, we stayed until the evening."]
+    assert found.rows[0]["episode_id"] == turns[1].event_id
+    assert found.rows[0]["role"] == "user"
+
+
+async def test_the_context_is_the_same_whether_a_session_is_indexed_at_once_or_in_pieces(
+    pool: asyncpg.Pool,
+) -> None:
+    turns = conversation()
+    async with pool.acquire() as conn:
+        await index_records(conn, TOPIC, 0, records(turns))
+        whole = await counts(conn)
+        await conn.execute(f"TRUNCATE message, projector_offset, {', '.join(STATS_TABLES)}")
+        for i, record in enumerate(records(turns)):
+            await index_records(conn, TOPIC, 0, [record])
+            assert (
+                i == 0
+                or await conn.fetchval(
+                    "SELECT context_episode_id FROM message WHERE episode_id = $1",
+                    turns[i].event_id,
+                )
+                == turns[i - 1].event_id
+            )
+        assert await counts(conn) == whole
+
+
+async def test_hiding_the_turn_a_reply_answers_takes_its_words_out_of_the_replys_postings(
+    pool: asyncpg.Pool,
+) -> None:
+    turns = conversation()
+    async with pool.acquire() as conn:
+        await index_records(conn, TOPIC, 0, records(turns))
+        before = await lexemes_of(conn, "ana", "message_term")
+        assert {"potteri", "aveiro", "workshop"} <= before
+        await hide_messages(conn, [MessageKey(T, "ana", turns[0].event_id, 0)])
+        await assert_counts_are_a_recount(conn)
+        for table in ("message_term", "message_term_stats"):
+            assert {"potteri", "aveiro", "workshop"}.isdisjoint(
+                await lexemes_of(conn, "ana", table)
+            ), table
+        assert not (await ranked(conn, "pottery workshop Aveiro", ["user"], None)).rows
+        # The reply after the hidden turn has no context; the later ones keep theirs.
+        contexts = await conn.fetch(
+            "SELECT episode_id, context_episode_id FROM message WHERE session = 's9' "
+            "ORDER BY source_offset"
+        )
+    assert [(r["episode_id"], r["context_episode_id"]) for r in contexts] == [
+        (turns[1].event_id, None),
+        (turns[2].event_id, turns[1].event_id),
+        (turns[3].event_id, turns[2].event_id),
+    ]

@@ -88,7 +88,11 @@ async def test_an_encrypted_copy_rederives_to_the_plaintext_logs_projection(
     async with EpisodeProducer(kafka) as producer:
         positions = await producer.publish_many(turns)
         await producer.publish_raw(b"k", b'{"not": "an episode, says zanzibar"}')
-    with running_worker(isolated, log_path=tmp_path / "plain.log", env=isolated.env(partitions=1)):
+    # A deployment from before encryption: its worker has no key-encryption key yet.
+    plain_env = {
+        k: v for k, v in isolated.env(partitions=1).items() if not k.startswith("ENGRAM_KEYS_")
+    } | {"ENGRAM_KEYS_ENCRYPT_LOG": "false"}
+    with running_worker(isolated, log_path=tmp_path / "plain.log", env=plain_env):
         positions.append(await Corrections(pool, kafka).forget(tenant=t, principal="carol"))
         await wait_for_watermarks(pool, positions, timeout_s=WAIT_S)
         await indexed_to_the_end(kafka, pool, timeout_s=WAIT_S)

@@ -23,7 +23,7 @@ from engram.projections.messages.indexer import MessageIndex
 from engram.projections.messages.reading import follow_messages
 from engram.projections.messages.store import LogEntry, MessageKey, hide_messages
 from engram.projections.reads.freshness import freshness
-from engram.resolution.beliefs import principal_hash
+from engram.schemas.common import principal_hash
 from engram.schemas.corrections import PrincipalForgotten
 from tests.support.episodes import EPOCH, turn
 from tests.support.http import first_ok, free_port

@@ -19,7 +19,7 @@ import pytest
 from engram.ingest.producer import EpisodeProducer
 from engram.ingest.topics import ensure_topics
 from engram.policies.prompt import packaged_prompt_bytes
-from engram.streams.model_evidence import read_evidence
+from engram.streams.model.evidence import read_evidence
 from tests.fakes.model_scripts import echo_model
 from tests.fakes.openai_server import FakeOpenAIServer, Reply
 from tests.support.conditions import wait_until

@@ -23,10 +23,10 @@ from engram.schemas.claims import RefusalReason, SourcePosition
 from engram.schemas.common import Role
 from engram.schemas.episodes import Message, TurnAppended
 from engram.streams.formation_stage import FormationStage
-from engram.streams.model_arm import model_arm
-from engram.streams.model_attempts import AttemptsExhausted, RetrySchedule
-from engram.streams.model_extractor import ModelExtractor
-from engram.streams.receipts import ReceiptStore
+from engram.streams.model.arm import model_arm
+from engram.streams.model.attempts import AttemptsExhausted, RetrySchedule
+from engram.streams.model.extractor import ModelExtractor
+from engram.streams.model.receipts import ReceiptStore
 from tests.fakes.model_scripts import fenced_content
 from tests.fakes.openai_server import FakeOpenAIServer, Reply, completion
 

@@ -26,12 +26,12 @@ from engram.policies.prompt import load_extraction_prompt
 from engram.schemas.claims import ClaimsBatchFormed, RefusalReason
 from engram.schemas.common import Role
 from engram.schemas.episodes import Message, TurnAppended
-from engram.streams.model_extractor import (
+from engram.streams.model.extractor import (
     ModelExtractionError,
     ModelExtractor,
     build_model_extractor,
 )
-from engram.streams.prompt import render_system_prompt
+from engram.streams.model.prompt import render_system_prompt
 from tests.fakes.openai_server import FakeOpenAIServer, Reply
 from tests.support.forming import episode
 from tests.support.forming import form as form_with

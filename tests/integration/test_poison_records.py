@@ -27,9 +27,8 @@ from engram.ingest.topics import ensure_topics
 from engram.projections.beliefs.digest import drop_projections, projection_digest
 from engram.projections.beliefs.projector import BeliefProjector
 from engram.projections.reads.queries import list_beliefs
-from engram.resolution.beliefs import principal_hash
 from engram.schemas.claims import ClaimsBatchFormed
-from engram.schemas.common import episode_key, principal_key
+from engram.schemas.common import episode_key, principal_hash, principal_key
 from engram.watermarks.backlog import BacklogEntry, list_parked, record_pending_many, watermark
 from engram.watermarks.waiting import wait_until_formed
 from tests.support.conditions import wait_until

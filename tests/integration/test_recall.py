@@ -17,7 +17,8 @@ from engram.generations.reading import reading
 from engram.ingest.jsonl import load_episodes
 from engram.ingest.producer import EpisodeProducer
 from engram.ingest.topics import ensure_topics
-from engram.projections.messages.embeddings.local import WordLlamaEmbedder
+from engram.projections.messages.embeddings import store as embedding_store
+from engram.projections.messages.embeddings.e5 import E5Embedder
 from engram.projections.reads.recall import (
     IndexBehind,
     InvalidCursor,
@@ -38,14 +39,20 @@ from engram.schemas.common import Role
 from engram.schemas.episodes import TurnAppended
 from engram.service.corrections import Corrections
 from engram.watermarks.waiting import wait_for_watermarks
+from tests.support.conditions import wait_until
 from tests.support.episodes import turn
-from tests.support.indexing import embedded_to_the_end, indexed_to_the_end, vectors_of
+from tests.support.indexing import (
+    DEFAULT_GENERATION,
+    embedded_to_the_end,
+    indexed_to_the_end,
+    vectors_of,
+)
 from tests.support.isolation import Isolated, running_worker
 
 pytestmark = pytest.mark.integration
 
 WAIT_S = 90
-EMBEDDER = WordLlamaEmbedder()
+EMBEDDER = E5Embedder()
 """The worker's default model: recall here is semantic, as the API's is by default."""
 
 
@@ -68,8 +75,22 @@ class Memory:
         await indexed_to_the_end(self.kafka, self.pool, timeout_s=WAIT_S)
         await embedded_to_the_end(self.kafka, self.pool, timeout_s=WAIT_S)
 
+        async def active() -> bool:
+            row = await embedding_store.active(self.pool)
+            return row is not None and row.name == DEFAULT_GENERATION
+
+        # The follower activates its generation once it has read the log's end, just after it
+        # stores that offset: recall is semantic from then on.
+        await wait_until(active, timeout_s=WAIT_S, what="the default generation is active")
+
     async def recall(
-        self, query: str, *, principal: str = "ana", tenant: str | None = None, **options: object
+        self,
+        query: str,
+        *,
+        principal: str = "ana",
+        tenant: str | None = None,
+        semantic: bool = True,
+        **options: object,
     ) -> RecallResults:
         tenant = tenant or self.tenant
         async with reading(self.pool, principal=(tenant, principal)) as conn:
@@ -78,7 +99,8 @@ class Memory:
                 tenant=tenant,
                 principal=principal,
                 query=query,
-                semantic=await semantic_query(conn, EMBEDDER, query),  # as the API asks
+                # as the API asks
+                semantic=await semantic_query(conn, EMBEDDER if semantic else None, query),
                 **options,  # type: ignore[arg-type]
             )
 
@@ -174,7 +196,10 @@ async def test_pages_walk_every_hit_once_and_refuse_what_recall_did_not_issue(
     with pytest.raises(UnsearchableQuery, match="control character"):
         await memory.recall("kimono\x1b[2J")
     with pytest.raises(UnsearchableQuery, match="no words"):
-        await memory.recall("What would Ana think?")
+        await memory.recall("What would Ana think?", semantic=False)
+    by_meaning = await memory.recall("What would Ana think?")  # only stop words: by meaning
+    assert by_meaning.hits
+    assert all(isinstance(h, RecalledMessage) and h.semantic_rank for h in by_meaning.hits)
 
 
 async def test_a_deleted_belief_and_a_forgotten_principal_are_not_recalled(memory: Memory) -> None:

@@ -181,9 +181,13 @@ async def test_a_policy_without_one_relation_removes_exactly_its_beliefs_and_pro
 
 
 def _registered(pool: asyncpg.Pool) -> Any:
+    """A generation is registered and its schema made: `engram rederive` registers it first and
+    creates its tables next, in a transaction of their own."""
+
     async def check() -> bool:
         count = await pool.fetchval(
-            "SELECT count(*) FROM generation WHERE generation_id <> 'public'"
+            "SELECT count(*) FROM generation WHERE generation_id <> 'public' "
+            "AND to_regclass(schema_name || '.projector_offset') IS NOT NULL"
         )
         return bool(count)
 

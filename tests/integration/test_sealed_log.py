@@ -6,7 +6,6 @@ PostgreSQL, real worker processes, and a plain consumer with no Engram code to r
 from __future__ import annotations
 
 import hashlib
-import shutil
 import signal
 import subprocess
 import sys
@@ -15,8 +14,6 @@ from pathlib import Path
 
 import asyncpg
 import pytest
-from aiokafka import AIOKafkaConsumer, TopicPartition
-from aiokafka.admin import AIOKafkaAdminClient
 from pydantic import SecretStr
 
 from engram.infra.settings import KafkaSettings, KeysSettings
@@ -26,12 +23,15 @@ from engram.keys.kek import new_kek_text
 from engram.projections.beliefs.digest import drop_projections, projection_digest
 from engram.projections.reads.queries import list_beliefs
 from engram.schemas.api import LogPosition
+from engram.schemas.common import principal_hash
 from engram.schemas.corrections import CorrectionKind
 from engram.schemas.episodes import TurnAppended
 from engram.sealing.events import Sealer
 from engram.sealing.opening import open_sealer
 from engram.service.corrections import Corrections
+from engram.service.erasures import Erasures
 from engram.watermarks.waiting import wait_for_watermarks
+from tests.support.broker_files import files_holding, local_log_dirs, topic_files
 from tests.support.conditions import wait_until
 from tests.support.episodes import turn
 from tests.support.indexing import (
@@ -41,6 +41,7 @@ from tests.support.indexing import (
     vectors_of,
 )
 from tests.support.isolation import REPO, Isolated, running_worker
+from tests.support.leftovers import every_record, pg_dump_text
 
 pytestmark = pytest.mark.integration
 
@@ -93,53 +94,12 @@ async def memory(
         yield SealedMemory(isolated, kafka, pool, sealer)
 
 
-async def _every_record(bootstrap: str, prefix: str) -> dict[str, list[bytes]]:
-    """Every record (key, value and headers) of every topic of this test, read raw."""
-    admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap)
-    await admin.start()
-    try:
-        names = sorted(n for n in await admin.list_topics() if n.startswith(prefix))
-        described = await admin.describe_topics(names)
-    finally:
-        await admin.close()
-    partitions = [
-        TopicPartition(topic["topic"], p["partition"])
-        for topic in described
-        for p in topic["partitions"]
-    ]
-    consumer = AIOKafkaConsumer(
-        bootstrap_servers=bootstrap, enable_auto_commit=False, isolation_level="read_uncommitted"
-    )
-    await consumer.start()
-    try:
-        consumer.assign(partitions)
-        await consumer.seek_to_beginning(*partitions)
-        ends = await consumer.end_offsets(partitions)
-        records: dict[str, list[bytes]] = {name: [] for name in names}
-        while [tp for tp in partitions if await consumer.position(tp) < ends[tp]]:
-            for tp, batch in (await consumer.getmany(timeout_ms=500)).items():
-                for r in batch:
-                    parts = [r.key or b"", r.value or b""] + [v for _, v in r.headers]
-                    records[tp.topic].append(b"\x00".join(parts))
-        return records
-    finally:
-        await consumer.stop()
-
-
 def _words_in(blobs: dict[str, list[bytes]]) -> dict[str, list[str]]:
     return {
         topic: found
         for topic, records in blobs.items()
         if (found := [w for w in SECRETS if any(w.encode() in r.lower() for r in records)])
     }
-
-
-def _pg_dump(database_url: str) -> str:
-    pg_dump = shutil.which("pg_dump")
-    assert pg_dump is not None, "pg_dump is in Debian's postgresql-client, which dev/ installs"
-    return subprocess.run(
-        [pg_dump, "--data-only", database_url], check=True, capture_output=True, text=True
-    ).stdout.lower()
 
 
 async def _replay(memory: SealedMemory, tmp_path: Path) -> None:
@@ -185,25 +145,43 @@ async def test_after_forgetting_no_topic_no_table_and_no_replay_holds_their_word
     )
     assert "Hepplewhite" in await memory.objects("ana")
     # Sealed at rest already: the topics never held the words in clear.
-    assert _words_in(await _every_record(isolated.bootstrap, isolated.prefix)) == {}
+    assert _words_in(await every_record(isolated.bootstrap, isolated.prefix)) == {}
     bo_before = await memory.objects("bo")
     # Vectors are derived from the words: the worker's embedding follower made ana's.
     await embedded_to_the_end(memory.kafka, pool, timeout_s=WAIT_S)
     ana_vectors = await vectors_of(pool, t, "ana")
     assert len(ana_vectors) == 2
-    assert vectors_in_dump(ana_vectors, _pg_dump(isolated.database_url)) == ana_vectors
+    assert vectors_in_dump(ana_vectors, pg_dump_text(isolated.database_url)) == ana_vectors
 
-    await memory.formed([await memory.service.forget(tenant=t, principal="ana")])
+    forgetting = await memory.service.forget(tenant=t, principal="ana")
+    await memory.formed([forgetting])
+
+    # The receipt says what went, and that the log's copy is sealed under a destroyed key.
+    receipt = await Erasures(pool, memory.kafka).receipt(
+        event_id=forgetting.event_id, tenant=t, principal="ana"
+    )
+    assert receipt is not None and not receipt.already
+    assert receipt.data_key.destroyed and receipt.log.state == "sealed", receipt.log
+    assert receipt.log.episodes_sealed >= 3 and receipt.log.episodes_in_clear == 0
+    assert "unreadable from now on" in receipt.log.says
+    erased = {rows.table: rows.rows for rows in receipt.erased}
+    assert erased["belief"] >= 1 and erased["embedding_vector"] >= 2 and erased["message"] >= 2
+    assert not any(w in receipt.model_dump_json().lower() for w in SECRETS)
 
     assert await pool.fetchval("SELECT count(*) FROM data_key WHERE principal = 'ana'") == 0
     assert (
         await pool.fetchval(
-            "SELECT count(*) FROM destroyed_data_key WHERE tenant = $1 AND principal = 'ana'", t
+            "SELECT count(*) FROM destroyed_data_key WHERE tenant = $1 AND principal_hash = $2",
+            t,
+            principal_hash(t, "ana"),
         )
         == 1
     )
-    assert _words_in(await _every_record(isolated.bootstrap, isolated.prefix)) == {}
-    dump = _pg_dump(isolated.database_url)
+    assert _words_in(await every_record(isolated.bootstrap, isolated.prefix)) == {}
+    # ... nor the broker's files of any of this test's topics (when the broker is local).
+    dirs = await local_log_dirs(isolated.bootstrap)
+    assert files_holding(topic_files(dirs, isolated.prefix), SECRETS) == {}
+    dump = pg_dump_text(isolated.database_url)
     assert [w for w in SECRETS if w in dump] == []
     assert await vectors_of(pool, t, "ana") == []
     assert vectors_in_dump(ana_vectors, dump) == []
@@ -213,7 +191,7 @@ async def test_after_forgetting_no_topic_no_table_and_no_replay_holds_their_word
     assert await memory.objects("ana") == []
     assert await memory.objects("bo") == bo_before
     assert await projection_digest(pool) == digest
-    dump = _pg_dump(isolated.database_url)
+    dump = pg_dump_text(isolated.database_url)
     assert [w for w in SECRETS if w in dump] == []
     assert await vectors_of(pool, t, "ana") == [], "a replay embeds nothing of theirs"
     assert vectors_in_dump(ana_vectors, dump) == []
@@ -246,7 +224,7 @@ async def test_with_encryption_on_a_record_nobody_sealed_is_dead_lettered_withou
         await producer.publish_raw(b"k", junk)
 
     async def dead_letters() -> list[bytes]:
-        return (await _every_record(isolated.bootstrap, memory.kafka.dlq_topic))[
+        return (await every_record(isolated.bootstrap, memory.kafka.dlq_topic))[
             memory.kafka.dlq_topic
         ]
 

@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 import asyncpg
 import pytest
 
-from engram.resolution.beliefs import principal_hash
+from engram.schemas.common import principal_hash
 from engram.watermarks.backlog import (
     AmbiguousUnpark,
     BacklogEntry,

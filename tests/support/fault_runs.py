@@ -69,7 +69,7 @@ class FaultRun:
             **self.extra_env,
             **role_env,
         }
-        return subprocess_env(self.kafka, self.database_url, **extra)
+        return subprocess_env(self.kafka, self.database_url, keys=None, **extra)
 
     def start(self, role: str, **role_env: str) -> subprocess.Popen[bytes]:
         """Start (or restart) ``role``: ``worker`` (formation only) or ``projector``."""

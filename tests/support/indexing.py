@@ -9,8 +9,8 @@ import asyncpg
 
 from engram.generations.runtime import end_offsets
 from engram.infra.settings import KafkaSettings
+from engram.projections.messages.embeddings.e5 import DIMENSIONS, MODEL_NAME, RECIPE
 from engram.projections.messages.embeddings.generation import EmbeddingGeneration
-from engram.projections.messages.embeddings.local import MODEL_NAME
 from engram.projections.messages.indexer import MessageIndex, indexed_offsets
 from engram.projections.messages.reading import follow_messages
 from engram.projections.messages.vectors import embedded_offsets
@@ -39,7 +39,7 @@ async def index_everything(kafka: KafkaSettings, pool: asyncpg.Pool, *, timeout_
         await task
 
 
-DEFAULT_GENERATION = EmbeddingGeneration(MODEL_NAME, 256).name
+DEFAULT_GENERATION = EmbeddingGeneration(MODEL_NAME, DIMENSIONS, RECIPE).name
 """What a worker with the default settings embeds into."""
 
 

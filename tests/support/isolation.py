@@ -9,13 +9,21 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from aiokafka.admin import AIOKafkaAdminClient
 from aiokafka.errors import UnknownTopicOrPartitionError
+from pydantic import SecretStr
 
-from engram.infra.settings import DatabaseSettings, KafkaSettings, Settings, subprocess_env
+from engram.infra.settings import (
+    DatabaseSettings,
+    KafkaSettings,
+    KeysSettings,
+    Settings,
+    subprocess_env,
+)
+from engram.keys.kek import new_kek_text
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -29,6 +37,9 @@ class Isolated:
     database_url: str
     partitions: int = 3
     max_event_bytes: int = 262_144
+    kek: str = field(default_factory=new_kek_text, repr=False)
+    """This test's key-encryption key: the log is encrypted by default, as in a deployment
+    (its database is the test's own, so a fresh KEK meets no keys wrapped by another)."""
 
     @property
     def tenant(self) -> str:
@@ -49,12 +60,26 @@ class Isolated:
         values.update(overrides)
         return KafkaSettings(**values)  # type: ignore[arg-type]
 
-    def settings(self) -> Settings:
-        return Settings(kafka=self.kafka(), database=DatabaseSettings(url=self.database_url))
+    def keys(self, *, encrypt_log: bool = True) -> KeysSettings:
+        """Encrypted, as every deployment is by default; ``encrypt_log=False`` for a test of
+        plaintext behaviour (its KEK still opens what is sealed)."""
+        return KeysSettings(kek=SecretStr(self.kek), kek_file=None, encrypt_log=encrypt_log)
+
+    def settings(self, *, encrypt_log: bool = True) -> Settings:
+        return Settings(
+            kafka=self.kafka(),
+            database=DatabaseSettings(url=self.database_url),
+            keys=self.keys(encrypt_log=encrypt_log),
+        )
 
     def env(self, **kafka_overrides: object) -> dict[str, str]:
+        """A child process's environment: this test's topics and database, and its KEK with
+        the log encrypted (a test of plaintext behaviour takes the ENGRAM_KEYS_* out)."""
         return subprocess_env(
-            self.kafka(**kafka_overrides), self.database_url, ENGRAM_WORKER_HTTP_PORT="0"
+            self.kafka(**kafka_overrides),
+            self.database_url,
+            keys=self.keys(),
+            ENGRAM_WORKER_HTTP_PORT="0",
         )
 
 

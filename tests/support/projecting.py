@@ -17,9 +17,8 @@ from engram.formation.policy import FormationPolicy
 from engram.formation.proposals import Proposal
 from engram.infra.settings import KafkaSettings
 from engram.projections.beliefs.projector import DEFAULT_LANES, BeliefProjector
-from engram.resolution.beliefs import principal_hash
 from engram.schemas.claims import ClaimsBatchFormed, SourcePosition
-from engram.schemas.common import principal_key
+from engram.schemas.common import principal_hash, principal_key
 from engram.schemas.episodes import TurnAppended
 from engram.watermarks.backlog import BacklogEntry, record_failure, record_pending_many
 from tests.support.conditions import wait_until

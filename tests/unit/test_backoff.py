@@ -1,4 +1,4 @@
-"""One back-off schedule: every retry loop of the server waits by :class:`infra.backoff.Backoff`,
+"""One back-off schedule: every retry of the server waits by :class:`infra.backoff.Backoff`,
 so its shape is tested once here and each loop's own tests check only when it gives up."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import pytest
 from engram.client import _Requests
 from engram.infra.backoff import Backoff
 from engram.infra.db import DATABASE_BACKOFF
-from engram.streams.model_attempts import RetrySchedule
+from engram.streams.model.attempts import RetrySchedule
 from engram.streams.retrying import RetryPolicy
 
 
@@ -32,9 +32,9 @@ def test_no_failure_yet_waits_as_the_first() -> None:
 @pytest.mark.parametrize("failures", [1, 2, 3, 7])
 def test_the_loops_wait_by_the_one_schedule(failures: int) -> None:
     formation = RetryPolicy(max_attempts=9, retry_after_s=1.5, turn_budget_s=30.0)
-    assert formation.backoff(failures) == Backoff(1.5).after(failures)
+    assert formation.backoff.after(failures) == Backoff(1.5).after(failures)
     model = RetrySchedule(max_attempts=3, retry_after_s=0.2)
-    assert model.wait_after(failures) == Backoff(0.2).after(failures)
+    assert model.backoff.after(failures) == Backoff(0.2).after(failures)
     assert DATABASE_BACKOFF.after(failures) == Backoff(0.5, 30.0).after(failures)
     assert DATABASE_BACKOFF.max_s < math.inf, "the database is waited for indefinitely: capped"
 

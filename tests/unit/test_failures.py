@@ -17,7 +17,7 @@ from engram.mcp_server.server import _refusing
 from engram.projections.reads.cursor import InvalidCursor
 from engram.projections.reads.search import UnsearchableQuery
 from engram.service.corrections import BeliefNotFound, InvalidCorrection
-from engram.streams.model_extractor import ModelExtractionError
+from engram.streams.model.extractor import ModelExtractionError
 from engram.streams.publishing import RecordRejected
 from engram.watermarks.waiting import FormationTimeout
 from engram.web.failures import STATUS_OF, status_of

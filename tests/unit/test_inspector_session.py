@@ -1,50 +1,83 @@
-"""The inspector's session cookie and form tokens: sealed, unforgeable, bounded in age, and
-never showing the token they carry."""
+"""The inspector's keys and form tokens: a secret too weak to be random stops the API, the keys
+derive from the secret per purpose, and a form token is bound to its session and key."""
 
 from __future__ import annotations
 
-from engram.web.ui.session import Session, UiKeys
+import secrets
 
-TOKEN = "engram_abcdefghijklmnopqrstuvwxyz0123456789ABCDEFG"
+import pytest
 
+from engram.web.ui.access import HOME, landing
+from engram.web.ui.session import MAKE_A_SECRET, UiKeys, UiSecretTooWeak, check_secret
 
-def _session(issued_at: int = 1_000_000) -> Session:
-    return Session(TOKEN, "t", "ana", issued_at)
-
-
-def test_a_sealed_session_opens_to_itself_and_shows_no_token() -> None:
-    keys = UiKeys("secret")
-    cookie = keys.seal(_session())
-    assert TOKEN not in cookie and "ana" not in cookie
-    assert keys.open(cookie, max_age_s=60, now=1_000_030) == _session()
-    assert TOKEN not in repr(_session())
+SECRET = secrets.token_urlsafe(32)
 
 
-def test_an_altered_or_foreign_cookie_opens_to_nothing() -> None:
-    keys = UiKeys("secret")
-    cookie = keys.seal(_session())
-    altered = cookie[:-2] + ("A" if cookie[-2] != "A" else "B") + cookie[-1]
-    assert keys.open(altered, max_age_s=60, now=1_000_030) is None
-    assert UiKeys("another secret").open(cookie, max_age_s=60, now=1_000_030) is None
-    assert keys.open("not base64 at all!", max_age_s=60) is None
-    assert keys.open(None, max_age_s=60) is None
+@pytest.mark.parametrize(
+    "weak", ["x", "", "a test secret of the inspector", "ab" * 40, "0123456789"[:9] * 6]
+)
+def test_a_short_or_repetitive_secret_is_refused_saying_how_to_make_one(weak: str) -> None:
+    with pytest.raises(UiSecretTooWeak) as refused:
+        UiKeys(weak)
+    assert "ENGRAM_API_UI_SECRET" in str(refused.value) and MAKE_A_SECRET in str(refused.value)
+    assert weak not in str(refused.value) or len(weak) < 3  # the secret is never repeated back
 
 
-def test_an_old_session_is_refused() -> None:
-    keys = UiKeys("secret")
-    cookie = keys.seal(_session())
-    assert keys.open(cookie, max_age_s=60, now=1_000_061) is None
-
-
-def test_without_a_secret_each_process_has_its_own_keys() -> None:
-    cookie = UiKeys(None).seal(_session())
-    assert UiKeys(None).open(cookie, max_age_s=60, now=1_000_001) is None
+def test_written_out_random_secrets_are_accepted() -> None:
+    for made in (secrets.token_urlsafe(32), secrets.token_hex(32), secrets.token_bytes(32).hex()):
+        assert check_secret(made) == made.encode()
 
 
 def test_a_form_token_is_bound_to_its_session_and_key() -> None:
-    keys = UiKeys("secret")
-    token = keys.csrf_token("cookie-a")
-    assert keys.csrf_valid("cookie-a", token)
-    assert not keys.csrf_valid("cookie-b", token)
-    assert not UiKeys("other").csrf_valid("cookie-a", token)
-    assert not keys.csrf_valid(None, token) and not keys.csrf_valid("cookie-a", None)
+    keys = UiKeys(SECRET)
+    token = keys.csrf_token("session-a")
+    assert keys.csrf_valid("session-a", token)
+    assert not keys.csrf_valid("session-b", token)
+    assert not UiKeys(secrets.token_urlsafe(32)).csrf_valid("session-a", token)
+    assert not keys.csrf_valid(None, token) and not keys.csrf_valid("session-a", None)
+    assert SECRET not in repr(keys)
+
+
+def test_keys_are_derived_per_purpose_so_a_form_token_is_not_the_sealing_key() -> None:
+    keys = UiKeys(SECRET)
+    sealed = keys.seal_json(b"forget", ["t", "ana"])
+    assert keys.open_json(b"forget", sealed) == ["t", "ana"]
+    assert keys.open_json(b"other", sealed) is None
+    assert UiKeys(secrets.token_urlsafe(32)).open_json(b"forget", sealed) is None
+    assert keys.open_json(b"forget", sealed[:-2] + "AA") is None
+
+
+def test_without_a_secret_each_process_has_its_own_keys() -> None:
+    assert not UiKeys(None).csrf_valid("s", UiKeys(None).csrf_token("s"))
+
+
+@pytest.mark.parametrize(
+    "wanted",
+    [
+        "/ui/beliefs/5b7f2f1e-8d4a-4c53-9a51-3c4a1f0b8e21",
+        "/ui/refused?cursor=abc",
+        "/ui/beliefs?q=where%20do%20I%20live",
+    ],
+)
+def test_a_page_of_the_inspector_is_where_sign_in_lands(wanted: str) -> None:
+    assert landing(wanted) == wanted
+
+
+@pytest.mark.parametrize(
+    "wanted",
+    [
+        None,
+        "https://evil.example/ui/beliefs",
+        "//evil.example/ui/",
+        "/ui//evil.example",
+        "/ui/../v1/beliefs",
+        "/ui/\\evil.example",
+        "/ui/sign-in?next=/ui/beliefs",
+        "/ui/sign-out",
+        "/v1/beliefs",
+        "/ui/beliefs\r\nSet-Cookie: x=1",
+        "/ui/" + "a" * 3000,
+    ],
+)
+def test_anything_else_lands_on_the_beliefs(wanted: str | None) -> None:
+    assert landing(wanted) == HOME

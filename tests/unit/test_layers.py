@@ -27,6 +27,8 @@ PACKAGES = (
     "engram.policies",
     "engram.keys",
     "engram.sealing",
+    "engram.evaluation",
+    "engram.notifications",
 )
 """Everything under the one import name, one part at a time (engram.api is a module)."""
 LINT_IMPORTS = Path(sys.executable).parent / "lint-imports"
@@ -97,6 +99,20 @@ def test_the_stages_do_not_import_each_other(tmp_path: Path) -> None:
         tmp_path, "engram/streams/pipeline.py", "import engram.projections.reads.queries  # noqa"
     )
     assert _lint(tree).returncode != 0
+
+
+def test_the_product_importing_the_evaluation_harness_breaks_the_layers(tmp_path: Path) -> None:
+    """The harness is left out of the wheel: nothing that ships may import it (the CLI finds it
+    by name, engram/cli/evaluation.py)."""
+    tree = _tree_with(tmp_path, "engram/cli/output.py", "import engram.evaluation.corpus  # noqa")
+    linted = _lint(tree)
+    assert linted.returncode != 0 and "engram.evaluation" in linted.stdout
+
+
+def test_the_model_arm_reaching_for_the_pipeline_breaks_its_contract(tmp_path: Path) -> None:
+    tree = _tree_with(tmp_path, "engram/streams/model/arm.py", "import engram.streams.app  # noqa")
+    linted = _lint(tree)
+    assert linted.returncode != 0 and "model arm is a package of its own" in linted.stdout
 
 
 def test_the_tree_as_committed_keeps_every_contract(tmp_path: Path) -> None:

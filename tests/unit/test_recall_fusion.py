@@ -6,7 +6,7 @@ import uuid
 
 import pytest
 
-from engram.projections.reads.fusion import K, fuse, ranks
+from engram.projections.reads.fusion import K, combine, fuse, ranks
 from engram.projections.reads.recall import (
     answering,
     check_recall_query,
@@ -42,7 +42,7 @@ def test_ranks_count_from_one_at_the_first_place() -> None:
 
 def test_a_quoted_message_that_also_matches_comes_first() -> None:
     e = uuid.UUID(int=1)
-    lexical = [(e, 0), (e, 1), (e, 2)]
+    lexical = [((e, 0), 3.0), ((e, 1), 2.0), ((e, 2), 1.0)]
     assert [m for m, _ in rank_messages(lexical, [(e, 2)])] == [(e, 2), (e, 0), (e, 1)]
 
 
@@ -83,7 +83,26 @@ def test_a_list_weighted_below_one_counts_for_less_and_weights_must_match_the_li
 
 def test_the_semantic_list_adds_what_words_miss_below_what_words_and_meaning_agree_on() -> None:
     e = uuid.UUID(int=1)
-    lexical, semantic = [(e, 0), (e, 1)], [(e, 2), (e, 1)]
+    lexical = [((e, 0), 4.0), ((e, 1), 3.0)]
+    semantic = [((e, 2), 0.9), ((e, 1), 0.8), ((e, 3), 0.5)]
     order = [m for m, _ in rank_messages(lexical, [], semantic, semantic_weight=0.5)]
-    assert order == [(e, 1), (e, 0), (e, 2)], "both lists first, then the lexical top"
-    assert [m for m, _ in rank_messages(lexical, [])] == lexical, "no semantic list: as before"
+    assert order == [(e, 1), (e, 0), (e, 2), (e, 3)], "both lists first, then the lexical top"
+    no_meaning = [m for m, _ in rank_messages(lexical, [])]
+    assert no_meaning == [(e, 0), (e, 1)], "no semantic list: by words"
+
+
+def test_scores_are_combined_scaled_within_their_lists() -> None:
+    combined = dict(
+        combine([("a", 8.0), ("b", 2.0)], [("b", 0.9), ("c", 0.7), ("d", 0.5)], semantic_weight=1.0)
+    )
+    assert combined == pytest.approx({"a": 1.0, "b": 0.25 + 1.0, "c": 0.5, "d": 0.0})
+    assert combine([], [("x", 0.3)], semantic_weight=0.5) == [("x", 0.5)], "one hit counts whole"
+    assert combine([("a", 0.0)], [], semantic_weight=1.0) == [], "no shared word scores nothing"
+
+
+def test_a_message_of_the_period_a_question_names_comes_before_an_equal_one() -> None:
+    e = uuid.UUID(int=1)
+    lexical = [((e, 0), 2.0), ((e, 1), 2.0)]
+    assert [m for m, _ in rank_messages(lexical, [])] == [(e, 0), (e, 1)]
+    timely = [m for m, _ in rank_messages(lexical, [], in_period=[(e, 1)])]
+    assert timely == [(e, 1), (e, 0)]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 import uuid
 from collections.abc import Callable
@@ -78,6 +79,15 @@ def test_only_a_user_message_can_carry_owner_trust() -> None:
     assert Message(ordinal=0, role="user", content="x").effective_trust == "owner"
 
 
+def _from_json(value: dict[str, Any]) -> object:
+    return decode_episode(json.dumps(value))
+
+
+DECODERS: tuple[Callable[[dict[str, Any]], object], ...] = (_from_json, TurnAppended.model_validate)
+"""JSON (the log, HTTP, ``engram ingest``) and Python (the client builds its episodes from the
+models): every rule of the contract holds in both."""
+
+
 def _message(**changes: object) -> dict[str, object]:
     return {"messages": [{"ordinal": 0, "role": "user", "content": "I live in Lisbon.", **changes}]}
 
@@ -102,16 +112,7 @@ def test_text_and_values_engram_cannot_store_are_refused_naming_the_field(
 ) -> None:
     """The text contract: refused in JSON (the log, HTTP, ``engram ingest``) and in Python (the
     client builds its episodes from these models), with one message."""
-    import json
-
-    def from_json(value: dict[str, Any]) -> object:
-        return decode_episode(json.dumps(value))
-
-    decoders: tuple[Callable[[dict[str, Any]], object], ...] = (
-        from_json,
-        TurnAppended.model_validate,
-    )
-    for decode in decoders:
+    for decode in DECODERS:
         with pytest.raises(ValidationError) as error:
             decode(_with(**change))
         problem = error.value.errors()[0]
@@ -129,6 +130,44 @@ def test_a_lone_surrogate_is_refused_and_a_pair_is_one_character() -> None:
     )
     assert isinstance(paired, TurnAppended)
     assert paired.messages[0].content == "tea \U0001f375"
+
+
+@pytest.mark.parametrize(
+    ("change", "where"),
+    [
+        (_message(ordinal="0"), "messages.0.ordinal"),
+        (_message(ordinal=0.0), "messages.0.ordinal"),
+        (_message(ordinal=True), "messages.0.ordinal"),
+        ({"occurred_at": 1790000000}, "occurred_at"),
+        ({"occurred_at": 1790000000.5}, "occurred_at"),
+        ({"occurred_at": "1790000000"}, "occurred_at"),
+        ({"occurred_at": "2026-11-01 10:00:00Z"}, "occurred_at"),
+        ({"occurred_at": "2026-11-01T10:00:00+0000"}, "occurred_at"),
+        ({"occurred_at": "2026-11-01T10:00Z"}, "occurred_at"),
+        ({"schema_version": "1"}, "schema_version"),
+        ({"schema_version": True}, "schema_version"),
+        ({"schema_version": 1.0}, "schema_version"),
+        ({"event_id": uuid.UUID(int=7).hex}, "event_id"),
+        ({"event_id": "{" + str(uuid.UUID(int=7)) + "}"}, "event_id"),
+        ({"event_id": "urn:uuid:" + str(uuid.UUID(int=7))}, "event_id"),
+    ],
+)
+def test_a_value_of_another_type_than_the_schema_says_is_refused_not_coerced(
+    change: dict[str, object], where: str
+) -> None:
+    """What pydantic's lax mode would convert ("0" to 0, a number to a Unix time, true to 1,
+    bare hex to a UUID) is refused, in JSON and in Python alike, naming the field."""
+    for decode in DECODERS:
+        with pytest.raises(ValidationError) as error:
+            decode(_with(**change))
+        assert ".".join(map(str, error.value.errors()[0]["loc"])).endswith(where)
+
+
+def test_what_the_schema_allows_still_decodes() -> None:
+    for when in ("2026-11-01t10:00:00z", "2026-11-01T10:00:00.123456789+01:00"):
+        assert TurnAppended.model_validate(_with(occurred_at=when))
+    upper = str(uuid.UUID(int=7)).upper()
+    assert TurnAppended.model_validate(_with(event_id=upper)).event_id == uuid.UUID(int=7)
 
 
 def test_control_characters_and_the_time_bounds_themselves_are_valid() -> None:

@@ -32,6 +32,7 @@ from engram.sealing.events import (
     SealedEventUnreadable,
     SealedEventWithoutKeys,
     is_sealed_event,
+    words_on_log,
 )
 from tests.support.forming import WHEN, episode, form, proposal
 
@@ -229,3 +230,19 @@ def test_a_real_token_and_a_key_id_of_64_pass_and_of_65_does_not() -> None:
     assert not _token_passes("v1." + "k" * 65 + ".n.c")
     with pytest.raises(ValidationError, match="an encrypted field must match"):
         SealedEvent.model_validate({**token.model_dump(), "words": token.words + "+"})
+
+
+def test_a_batch_formed_from_a_sealed_episode_is_sealed_whatever_the_workers_own_setting() -> None:
+    batch = form(
+        episode("I live in Zanzibar."), proposal(quote="I live in Zanzibar", obj="Zanzibar")
+    )
+    not_sealing = LogSealer(FixedKeys(), seal_new=False)
+    assert b"Zanzibar" in _run(not_sealing.seal_claims(batch))  # a plaintext episode's batch
+    raw = _run(not_sealing.seal_claims(batch, source_sealed=True))
+    assert b"Zanzibar" not in raw and is_sealed_claims(raw)
+
+
+def test_how_an_event_holds_words_on_the_log() -> None:
+    plain = episode(SAID)
+    assert words_on_log(plain) == "clear"
+    assert words_on_log(_run(LogSealer(FixedKeys(), seal_new=True).seal(plain))) == "sealed"

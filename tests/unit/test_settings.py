@@ -8,7 +8,7 @@ import pytest
 
 from engram.infra.settings import SECTIONS, DatabaseSettings
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+CONFIGURATION = Path(__file__).resolve().parents[2] / "docs" / "configuration.md"
 
 
 def _variables() -> list[str]:
@@ -20,8 +20,8 @@ def _variables() -> list[str]:
 
 
 @pytest.mark.parametrize("variable", _variables())
-def test_every_setting_is_documented_in_the_readme(variable: str) -> None:
-    assert f"`{variable}`" in README.read_text(encoding="utf-8")
+def test_every_setting_is_documented_in_the_configuration_page(variable: str) -> None:
+    assert f"`{variable}`" in CONFIGURATION.read_text(encoding="utf-8")
 
 
 def test_the_database_url_never_renders_its_password() -> None:

@@ -1,4 +1,4 @@
-"""The memory inspector: pages under ``/ui`` for the person a memory is about (issue 30).
+"""The memory inspector: pages under ``/ui`` for the person a memory is about.
 
 Server-rendered (Jinja2, autoescaped), no script, one hand-written stylesheet; readable and
 usable without JavaScript, by keyboard, at a phone's width. Signing in, scope and CSRF are
@@ -25,9 +25,14 @@ ROUTERS = (access.router, pages.router, changes.router)
 
 
 async def _sign_in_first(request: Request, error: Exception) -> Response:
+    """To the sign-in page (and back here afterwards, for a page). Only a cookie this request
+    carried is cleared, since its session is over: a request that came without one — a link
+    followed from another site under ``SameSite=Strict``, a cross-site post — must never end a
+    session the browser still holds."""
     del error
-    response = RedirectResponse("/ui/sign-in", status_code=303)
-    response.delete_cookie(SESSION_COOKIE, path=COOKIE_PATH)
+    response = RedirectResponse(access.sign_in_address(request), status_code=303)
+    if SESSION_COOKIE in request.cookies:
+        response.delete_cookie(SESSION_COOKIE, path=COOKIE_PATH)
     return response
 
 
@@ -46,9 +51,10 @@ async def _csrf_refused(request: Request, error: Exception) -> Response:
 
 def install(app: FastAPI, settings: Settings) -> None:
     """Serve the inspector from ``app``: its routes, stylesheet, headers and the answers to a
-    missing session and a forged form."""
+    missing session and a forged form. A weak ``ENGRAM_API_UI_SECRET`` stops it here
+    (:class:`~engram.web.ui.session.UiSecretTooWeak`), before anything is served."""
     secret = settings.api.ui_secret
-    app.state.ui_keys = UiKeys(secret.get_secret_value() if secret else None)
+    app.state.ui_keys = UiKeys(None if secret is None else secret.get_secret_value())
     app.add_middleware(UiHeaders)
     app.add_exception_handler(access.SignInFirst, _sign_in_first)
     app.add_exception_handler(access.CsrfRefused, _csrf_refused)

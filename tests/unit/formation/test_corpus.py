@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from engram.cli.evaluation.corpus import Case, load_corpus
-from engram.cli.evaluation.scoring import ArmReport, evaluate_arm
+from engram.evaluation.corpus import Case, load_corpus
+from engram.evaluation.scoring import ArmReport, evaluate_arm
 from engram.formation.deterministic.arm import deterministic_arm
 from engram.formation.policy import FormationPolicy
 

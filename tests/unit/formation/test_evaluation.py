@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from engram.cli.evaluation.corpus import Case, CorpusError, LabeledClaim, load_corpus
-from engram.cli.evaluation.scoring import (
+from engram.evaluation.corpus import Case, CorpusError, LabeledClaim, load_corpus
+from engram.evaluation.scoring import (
     claim_matches,
     episode_for,
     evaluate_arm,

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from engram.cli.evaluation.command import eval_app
-from engram.cli.evaluation.coverage import Fact, FactsError, load_facts, measure
+from engram.evaluation.command import eval_app
+from engram.evaluation.coverage import Fact, FactsError, load_facts, measure
 from engram.policies.in_force import default_policy
 
 TURNS = [

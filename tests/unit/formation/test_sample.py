@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from engram.cli.evaluation.command import eval_app
-from engram.cli.evaluation.sample import draw, draw_excluding, form_file, parse_earlier
+from engram.evaluation.command import eval_app
+from engram.evaluation.sample import draw, draw_excluding, form_file, parse_earlier
 
 TURNS = [
     {"role": "user", "content": "I own a canoe and I live in Tartu."},

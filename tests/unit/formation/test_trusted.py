@@ -27,6 +27,7 @@ def _values() -> dict[str, object]:
         "occurred_at": datetime(2026, 1, 1, 12, 30, 15, 250, tzinfo=UTC),
         "policy_version": "formation@1",
         "related_belief_id": None,
+        "project": "garden",
     }
 
 

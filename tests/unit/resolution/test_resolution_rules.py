@@ -168,6 +168,7 @@ class TestADuplicateReinforcesInsteadOfAddingARow:
                 episode_id=batch.episode_id,
                 occurred_at=batch.occurred_at,
                 policy_version=batch.policy_version,
+                project=batch.project,
             )
             assert event == built
             assert event.model_dump_json() == built.model_dump_json()

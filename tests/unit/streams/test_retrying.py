@@ -10,6 +10,7 @@ import pytest
 
 from engram.formation import deterministic
 from engram.formation.policy import FormationPolicy
+from engram.infra.errors import EngramFailure
 from engram.schemas.claims import SourcePosition
 from engram.streams.formation_stage import FormationStage
 from engram.streams.retrying import (
@@ -22,7 +23,10 @@ from engram.streams.retrying import (
 from tests.support.forming import episode as episode_of
 
 
-class ModelDown(Exception):
+class ModelDown(EngramFailure):
+    code = "test_model_down"
+    retriable = True
+    exit_code = 1
     kind = "http_status"
 
 
@@ -139,6 +143,25 @@ async def test_shutdown_during_an_attempt_is_not_counted() -> None:
     with pytest.raises(asyncio.CancelledError):
         await task
     assert failures == []
+
+
+async def test_a_failure_that_does_not_say_it_is_retriable_parks_at_once() -> None:
+    """A bug fails the same way every time: what is retriable is the error's to say
+    (:mod:`infra.retriable`), and an error that does not say so is not retried blind."""
+    failures, record = _recorder()
+    waits: list[float] = []
+
+    async def sleep(seconds: float) -> None:
+        waits.append(seconds)
+
+    async def attempt() -> str:
+        raise KeyError("a bug")
+
+    outcome = await attempt_until_parked(
+        attempt, policy=RetryPolicy(6, 10, 60), failed_before=0, record_failure=record, sleep=sleep
+    )
+    assert outcome == Parked(1, "KeyError")
+    assert failures == [("KeyError", True)] and waits == []
 
 
 def test_failure_kinds_name_no_content() -> None:

@@ -1,0 +1,186 @@
+"""Whole recall with the semantic list on, at scale: principals with 1k, 10k and 100k messages in
+an index of 1M, the local default model, vectors held in memory (projections.messages.embeddings
+.resident), beside recall without the semantic list in the same run.
+
+The messages are written as ``bench/recall_scale.py`` writes them (the dev conversations' text
+repeated with fresh ids, postings and counts recounted). Vectors: ``--distinct`` of the corpus
+texts are embedded with multilingual-e5-small (as documents; the CPU seconds per message are
+reported), and every message of the measured principals gets its text's vector plus a little
+noise (so no two are equal, as no two real messages are), written with ``COPY`` into an active
+generation. The other principals' messages have no vectors (a search reads one principal's).
+
+For each measured principal: the first recall (which loads its vectors into memory, and from
+:data:`~projections.messages.embeddings.resident.EXACT_BELOW` on starts the HNSW graph in a
+thread), how long the graph took to build, then ``--questions`` questions asked one at a time
+through :func:`projections.reads.recall.recall` (first page of 10) with the question embedded
+(embedding time excluded: it is the same at any size, reported apart) and without; p50/p99/max.
+Also: how many of the exact top 10 of the semantic list the resident search returns.
+
+    .venv/bin/python -m bench.recall_semantic_scale --turns /work/shared/data/locomo-dev.jsonl \\
+        --qa /work/shared/data/locomo-dev-qa.jsonl --total 1000000
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import sys
+import time
+from pathlib import Path
+
+import asyncpg
+import numpy as np
+import orjson
+
+from bench.recall_scale import SIZES, TENANT, corpus, fill, principal, summary
+from engram.evaluation.recall import load_questions, scratch_database
+from engram.generations.reading import reading
+from engram.infra.logs import configure_logging
+from engram.infra.settings import load_settings
+from engram.projections.messages.embeddings import store
+from engram.projections.messages.embeddings.e5 import E5Embedder
+from engram.projections.messages.embeddings.embedder import unit_rows
+from engram.projections.messages.embeddings.generation import EmbeddingGeneration
+from engram.projections.messages.embeddings.resident import RESIDENT
+from engram.projections.reads.recall import SemanticQuery, recall
+from engram.projections.reads.search import UnsearchableQuery
+
+NOISE = 0.05
+"""The spread of the noise added to a repeated text's vector (each coordinate, before the
+vector is made unit length again)."""
+
+
+async def write_vectors(
+    conn: asyncpg.Connection, generation: EmbeddingGeneration, texts: list[str], base: np.ndarray
+) -> float:
+    """Every measured principal's messages get a vector; seconds it took."""
+    started = time.perf_counter()
+    rng = np.random.default_rng(37)
+    text_of = {t: i % len(base) for i, t in enumerate(texts)}
+    for size in SIZES:
+        rows = await conn.fetch(
+            "SELECT episode_id, content FROM message WHERE tenant = $1 AND principal = $2",
+            TENANT,
+            principal(size),
+        )
+        noisy = base[[text_of[r["content"]] for r in rows]]
+        noisy = noisy + rng.normal(0, NOISE, noisy.shape).astype(np.float32)
+        vectors = unit_rows(noisy, dimensions=generation.dimensions).astype("<f4")
+        await conn.copy_records_to_table(
+            "embedding_vector",
+            records=[
+                (generation.name, TENANT, principal(size), "message", f"{r['episode_id']}:0", v)
+                for r, v in zip(rows, (v.tobytes() for v in vectors), strict=True)
+            ],
+            columns=["generation", "tenant", "principal", "kind", "item_id", "vector"],
+        )
+    await conn.execute("VACUUM ANALYZE embedding_vector")
+    return time.perf_counter() - started
+
+
+async def asked(
+    pool: asyncpg.Pool, who: str, question: str, semantic: SemanticQuery | None
+) -> float:
+    started = time.perf_counter()
+    async with reading(pool, principal=(TENANT, who)) as conn:
+        with contextlib.suppress(UnsearchableQuery):
+            await recall(
+                conn, tenant=TENANT, principal=who, query=question, limit=10, semantic=semantic
+            )
+    return (time.perf_counter() - started) * 1000
+
+
+async def overlap(pool: asyncpg.Pool, who: str, query: np.ndarray) -> int:
+    """How many of the exact 10 nearest the resident search returns."""
+    async with pool.acquire() as conn:
+        exact = await store.search(conn, TENANT, who, "message", query, limit=10)
+        held = await RESIDENT.search(conn, TENANT, who, "message", query, limit=10)
+    return len({h.item_id for h in exact.hits} & {h.item_id for h in held.hits})
+
+
+async def measure(
+    pool: asyncpg.Pool, generation: EmbeddingGeneration, questions: list[str], vectors: np.ndarray
+) -> dict[str, object]:
+    report: dict[str, object] = {}
+    for size in SIZES:
+        who = principal(size)
+        first = SemanticQuery(generation.name, vectors[0])
+        first_ms = await asked(pool, who, questions[0], first)
+        started = time.perf_counter()
+        while size >= RESIDENT.exact_below and not RESIDENT.graphed(
+            generation.name, TENANT, who, "message"
+        ):
+            await asyncio.sleep(0.5)
+        build_s = time.perf_counter() - started if size >= RESIDENT.exact_below else 0.0
+        on, off, agree = [], [], []
+        for question, vector in zip(questions, vectors, strict=True):
+            on.append(await asked(pool, who, question, SemanticQuery(generation.name, vector)))
+            off.append(await asked(pool, who, question, None))
+        for vector in vectors[:20]:
+            agree.append(await overlap(pool, who, vector))
+        report[str(size)] = {
+            "first_recall_ms": round(first_ms, 1),
+            "graph_build_s_after_first": round(build_s, 1),
+            "recall_semantic": summary(on),
+            "recall_lexical_only": summary(off),
+            "semantic_top10_recall_vs_exact": round(sum(agree) / (10 * len(agree)), 3),
+        }
+    return report
+
+
+async def main(
+    turns: Path, qa: Path, total: int, questions: int, distinct: int
+) -> dict[str, object]:
+    texts = corpus(turns)
+    asked_texts = [q.text for q in load_questions(qa)[:questions]]
+    embedder = E5Embedder()
+    generation = EmbeddingGeneration.of(embedder.model)
+    cpu = time.process_time()
+    base = embedder.embed_now(texts[:distinct], "document")
+    cpu_per_message_ms = (time.process_time() - cpu) / len(base) * 1000
+    started = time.perf_counter()
+    query_vectors = embedder.embed_now(asked_texts, "query")
+    query_ms = (time.perf_counter() - started) / len(asked_texts) * 1000
+    admin = load_settings().database.url.get_secret_value()
+    async with scratch_database(admin) as url:
+        conn = await asyncpg.connect(url)
+        try:
+            fill_s = await fill(conn, texts, total)
+            await store.register(conn, generation)
+            vectors_s = await write_vectors(conn, generation, texts, base)
+            await store.mark_built(conn, generation.name)
+            await store.activate(conn, generation.name)
+            rows = await conn.fetchval("SELECT count(*) FROM message")
+            held = await conn.fetchval("SELECT count(*) FROM embedding_vector")
+        finally:
+            await conn.close()
+        pool = await asyncpg.create_pool(url, min_size=1, max_size=2)
+        try:
+            measured = await measure(pool, generation, asked_texts, query_vectors)
+        finally:
+            await pool.close()
+    return {
+        "messages": rows,
+        "vectors": held,
+        "generation": generation.name,
+        "embedding_cpu_ms_per_message": round(cpu_per_message_ms, 2),
+        "embedding_wall_ms_per_question": round(query_ms, 2),
+        "fill_seconds": round(fill_s, 1),
+        "vectors_seconds": round(vectors_s, 1),
+        "questions": len(asked_texts),
+        "principals": measured,
+    }
+
+
+if __name__ == "__main__":
+    configure_logging("warning")  # stdout is the JSON report
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--turns", type=Path, required=True)
+    parser.add_argument("--qa", type=Path, required=True)
+    parser.add_argument("--total", type=int, default=1_000_000)
+    parser.add_argument("--questions", type=int, default=100)
+    parser.add_argument("--distinct", type=int, default=500, help="corpus texts embedded")
+    args = parser.parse_args()
+    result = asyncio.run(main(args.turns, args.qa, args.total, args.questions, args.distinct))
+    sys.stdout.write(orjson.dumps(result, option=orjson.OPT_INDENT_2).decode() + "\n")

