@@ -214,7 +214,7 @@ def worker(
         bool,
         typer.Option(
             help="Also run the notifier (signed webhooks to the endpoints projects register; "
-            "needs ENGRAM_KEYS_KEK)."
+            "needs a KEK: ENGRAM_KEYS_KEK or ENGRAM_KEYS_KEK_FILE)."
         ),
     ] = True,
     loglevel: Annotated[str, typer.Option(help="Worker log level.")] = "warning",
@@ -244,9 +244,11 @@ def worker(
             await follow_messages_in_worker(settings, index=indexer, embed=embedder, schema=schema)
 
         streams.app.task(follow_messages)
-    if notifier and settings.keys.kek is None:
+    if notifier and not kek_configured(settings.keys):
         structlog.get_logger("engram.worker").info(
-            "notifier.off", why="no ENGRAM_KEYS_KEK: no webhook secret can be read to sign with"
+            "notifier.off",
+            why="no ENGRAM_KEYS_KEK nor ENGRAM_KEYS_KEK_FILE: no webhook secret can be read "
+            "to sign with",
         )
     elif notifier:
 
