@@ -2,7 +2,8 @@
 
 Every state-writing consumer of a topic here is a sink behind one :class:`LogFollower`: the
 belief projector (``engram.claims``), the message index and the message vectors
-(``engram.episodes``, both behind one follower in ``engram worker``). The follower subscribes,
+(``engram.episodes``, both behind one follower in ``engram worker``) and the notifier's
+deliveries owed (``engram.memory-events``). The follower subscribes,
 seeks each partition to the offsets stored with the projection (:class:`Tracking`, written in
 the sink's transaction: exactly once), fetches, decodes and opens each record once, hands each
 sink the records it has not stored, waits out outages (a resting sink does not stop the
@@ -10,7 +11,7 @@ others) and reports readiness and lag (``engram_follower_lag``). The anchors are
 eventsourcing's ``Follower`` (a tracking record in the projection's transaction) and Quix
 Streams' ``BatchingSink`` (one place a batch is written and its offsets committed).
 
-How to write a sink (a webhook notifier over ``engram.memory-events``, say):
+How to write a sink (:mod:`projections.notifying` is a small one):
 
 1. A decoder for the topic, ``async (TopicPartition, [ConsumerRecord]) -> [T]``, where ``T``
    has an ``offset``: it decodes (and opens) each record once for every sink of the follower;
