@@ -174,12 +174,19 @@ def _where(path: str, tree: str) -> str:
 
 
 UNITS = {
-    "agent": "streams/formation_stage.py:form",
-    "projector": "schemas/claims.py:decode_claims_batch",
+    "agent": "engram/streams/formation_stage.py:form",
+    "projector": "engram/schemas/claims.py:decode_claims_batch",
 }
 """A function called once a turn (the agent forms each episode once) and once a batch (the
 projector decodes each claims batch once) in both checkouts: the profiles are read per call
 of it, so a profile's stretch need not match a count of turns exactly."""
+
+
+def _package(key: str) -> str:
+    """A function's package: ``engram/<package>`` for the checkout's (one import name),
+    else the first part of its path."""
+    parts = key.split(":")[0].split("/")
+    return "/".join(parts[:2]) if parts[0] == "engram" and len(parts) > 2 else parts[0]
 
 
 def summarise(prof: Path, tree: str, unit: str, top: int) -> dict[str, Any]:
@@ -195,8 +202,8 @@ def summarise(prof: Path, tree: str, unit: str, top: int) -> dict[str, Any]:
     functions = {k: [c / per, 1e6 * t / per] for k, (c, t) in totals.items()}
     packages: dict[str, list[float]] = defaultdict(lambda: [0.0, 0.0])
     for key, (calls, own) in functions.items():
-        packages[key.split("/")[0].split(":")[0]][0] += calls
-        packages[key.split("/")[0].split(":")[0]][1] += own
+        packages[_package(key)][0] += calls
+        packages[_package(key)][1] += own
     return {
         "units": int(per),
         "calls": round(sum(c for c, _ in functions.values()), 1),

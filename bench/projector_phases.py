@@ -7,7 +7,7 @@ Instruments the real projector for the length of a ``with`` block, as
 * each chunk's phases, from the caller's side: ``load`` (the rows resolution consults),
   ``resolve`` (pure, in memory), ``keep`` (the claims history), ``write`` (the set-based
   statements), and ``chunk`` (the whole transaction);
-* ``decode``: the consume loop decoding what a fetch brought;
+* ``decode``: the follower decoding what a fetch brought (the projector's decoder);
 * the time the event loop spent blocked in its selector: the projector's one thread with
   nothing to do, every lane waiting on PostgreSQL or Kafka.
 
@@ -32,6 +32,7 @@ from typing import Any
 
 import asyncpg
 
+import engram.projections.beliefs.applying as applying
 import engram.projections.beliefs.projector as projector
 import engram.projections.beliefs.store as belief_store
 
@@ -91,12 +92,12 @@ def timed_phases() -> Iterator[PhaseTally]:
     patched: list[tuple[object, str, object]] = [
         (belief_store, name, getattr(belief_store, name)) for name in _ASYNC_PHASES.values()
     ]
-    # Names these modules import (resolution.chunk's resolve_chunk, belief_store's
+    # Names these modules import (resolution.chunk's resolve_chunk, the belief sink's
     # project_records) are replaced where they are looked up; neither module re-exports them,
     # so they are read and set by name.
     imported = (
         (belief_store, "resolve_chunk", "resolve", _timed_sync),
-        (projector, "project_records", "chunk", _timed_async),
+        (applying, "project_records", "chunk", _timed_async),
     )
     patched += [(module, name, getattr(module, name)) for module, name, _, _ in imported]
     patched.append((projector.BeliefProjector, "_decode", projector.BeliefProjector._decode))

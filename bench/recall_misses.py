@@ -1,4 +1,4 @@
-"""Why recall misses: for the questions issue 28's bar counts (categories 1, 2 and 4 whose
+"""Why recall misses: for the questions recall's measure counts (categories 1, 2 and 4 whose
 evidence holds the principal's own words), where the evidence is and what could find it.
 
 The dev conversations are formed, projected and indexed into a scratch database as
@@ -12,7 +12,7 @@ The dev conversations are formed, projected and indexed into a scratch database 
 - **lexical rank**: the first evidence message's rank in the exhaustive BM25 list of the
   principal's own words (:func:`projections.messages.lexical.best_messages`, unbounded).
 
-- **dense**: whether the local default embedding generation (WordLlama 256,
+- **dense**: whether a WordLlama 256 embedding generation (the light option,
   ``content-words-v1``, exact cosine over the principal's own indexed messages) puts an
   evidence message in its top 10 — what the semantic list being wired in could add.
 
@@ -70,7 +70,7 @@ hold, and how many there are."""
 
 
 class Dense:
-    """Exact cosine over each principal's own indexed messages, by the local default."""
+    """Exact cosine over each principal's own indexed messages, by WordLlama 256."""
 
     def __init__(self) -> None:
         self._embedder = WordLlamaEmbedder()

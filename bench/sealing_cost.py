@@ -11,7 +11,7 @@ microseconds encryption adds and the cyclic collections each side triggered:
                    it when sealed (what formation reads before the core runs);
   worker.claims    the claims batch's bytes on ``engram.claims`` (sealed when on);
   projector.claims decode a record of ``engram.claims`` (the projector's ``_decode``);
-  indexer.turn     the message indexer's opening and decoding of a record;
+  indexer.turn     the log follower's opening and decoding of a turn (for the index and vectors);
   producer.turn    what a door appends (EpisodeProducer's sealing and serialising), without
                    the door's re-read of the key's row (a database round trip).
 
@@ -43,7 +43,7 @@ from engram.keys.cipher import new_data_key  # noqa: E402
 from engram.keys.kek import LocalKek  # noqa: E402
 from engram.keys.store import KeyStore  # noqa: E402
 from engram.projections.beliefs.projector import BeliefProjector  # noqa: E402
-from engram.projections.messages.indexer import opened  # noqa: E402
+from engram.projections.messages.reading import opened  # noqa: E402
 from engram.projections.messages.store import LogRecord, messages_of  # noqa: E402
 from engram.schemas.claims import SourcePosition  # noqa: E402
 from engram.schemas.log import LogEvent  # noqa: E402

@@ -30,11 +30,14 @@ import contextlib
 import os
 import secrets
 import signal
+import socket
 import statistics
 import subprocess
 import sys
 import time
+import urllib.request
 import uuid
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -48,6 +51,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))  # this checkout's code, not an installed copy's
 
 from engram.formation.policy import FormationPolicy  # noqa: E402
+from engram.generations.runtime import end_offsets  # noqa: E402
 from engram.infra.db import leave_session_as_is  # noqa: E402
 from engram.infra.heap import collect_young_less_often, freeze_startup_heap  # noqa: E402
 from engram.infra.settings import KafkaSettings, KeysSettings, load_settings, subprocess_env  # noqa: E402
@@ -195,9 +199,11 @@ async def measure_end_to_end(
     run: str,
     *,
     sealer: LogSealer | None = None,
+    after: Callable[[], Awaitable[None]] | None = None,
 ) -> EndToEndRun:
     """Turns/s from the first publish until every turn's run is committed, once a warm-up turn
-    has gone all the way through the given processes."""
+    has gone all the way through the given processes; ``after`` runs once that is measured,
+    before the processes stop."""
     try:
         warmup = synthetic_turns(1, tenant=run + "warm")
         async with EpisodeProducer(kafka, sealer) as producer:
@@ -217,6 +223,8 @@ async def measure_end_to_end(
         used["postgres"] = sum(
             max(0.0, _postgres_cpu({pid}) - cpu_backends.get(pid, 0.0)) for pid in backends
         )
+        if after is not None:
+            await after()
         return EndToEndRun(
             len(turns) / wall,
             {name: round(1e6 * seconds / len(turns), 1) for name, seconds in used.items()},
@@ -631,18 +639,90 @@ async def sealer_for(db_url: str, kek: str) -> tuple[asyncpg.Pool, LogSealer]:
 
 
 async def measure_end_to_end_sealed(
-    kafka: KafkaSettings, db_url: str, turns: list[TurnAppended], run: str, kek: str
+    kafka: KafkaSettings,
+    db_url: str,
+    turns: list[TurnAppended],
+    run: str,
+    kek: str,
+    counted: dict[str, float] | None = None,
 ) -> EndToEndRun:
     """:func:`measure_end_to_end` with log encryption on: the producer seals every turn (as
-    the doors do), the worker opens them and seals the claims batches."""
+    the doors do), the worker opens them and seals the claims batches. With ``counted``, the
+    worker serves its metrics, and once the run is measured and the index and the vectors
+    have read the whole log, what its counters say fills ``counted``
+    (:func:`worker_counts`)."""
     pool, sealer = await sealer_for(db_url, kek)
     env = env_for(kafka, db_url) | {"ENGRAM_KEYS_KEK": kek, "ENGRAM_KEYS_ENCRYPT_LOG": "true"}
+    after = None
+    if counted is not None:
+        port = free_port()
+        env["ENGRAM_WORKER_HTTP_PORT"] = str(port)
+
+        async def after() -> None:
+            await followed_to_the_end(kafka, db_url)
+            counted.update(await worker_counts(port))
+
     try:
         return await measure_end_to_end(
-            {"worker": start_worker(env)}, kafka, db_url, turns, run, sealer=sealer
+            {"worker": start_worker(env)}, kafka, db_url, turns, run, sealer=sealer, after=after
         )
     finally:
         await pool.close()
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+async def followed_to_the_end(kafka: KafkaSettings, db_url: str, deadline_s: float = 600) -> None:
+    """Wait until the index and the vectors have stored the end of the episodic log."""
+    ends = await end_offsets(kafka, kafka.episodes_topic)
+    conn = await asyncpg.connect(db_url)
+    deadline = time.monotonic() + deadline_s
+    try:
+        while True:
+            rows = await conn.fetch(
+                "SELECT projector, partition, next_offset FROM public.projector_offset "
+                "WHERE topic = $1 AND (projector = 'messages' OR projector LIKE 'embeddings/%')",
+                kafka.episodes_topic,
+            )
+            stored: dict[str, dict[int, int]] = {}
+            for row in rows:
+                stored.setdefault(row["projector"], {})[row["partition"]] = row["next_offset"]
+            if len(stored) == 2 and all(
+                offsets.get(p, 0) >= end
+                for offsets in stored.values()
+                for p, end in ends.items()
+                if end
+            ):
+                return
+            if time.monotonic() > deadline:
+                raise RuntimeError("the index and the vectors did not reach the log's end")
+            await asyncio.sleep(0.1)
+    finally:
+        await conn.close()
+
+
+COUNTERS = {
+    "follower_records": 'engram_follower_records_total{follower="messages+embeddings"}',
+    "opened_events": 'engram_sealed_opened_total{kind="event"}',
+    "opened_claims": 'engram_sealed_opened_total{kind="claims"}',
+    "messages_indexed": "engram_messages_indexed_total",
+    "messages_embedded": "engram_messages_embedded_total",
+}
+"""What :func:`worker_counts` reads off the worker's /metrics."""
+
+
+async def worker_counts(port: int) -> dict[str, float]:
+    """The worker's own counters (:data:`COUNTERS`), from its /metrics page."""
+    url = f"http://127.0.0.1:{port}/metrics"
+    page = await asyncio.to_thread(lambda: urllib.request.urlopen(url, timeout=10).read())
+    samples = dict(
+        line.rsplit(" ", 1) for line in page.decode().splitlines() if line and line[0] != "#"
+    )
+    return {name: float(samples.get(sample, "nan")) for name, sample in COUNTERS.items()}
 
 
 async def encryption_pairs(count: int, pairs: int) -> dict[str, object]:
@@ -660,6 +740,7 @@ async def encryption_pairs(count: int, pairs: int) -> dict[str, object]:
     turns = synthetic_turns(count, tenant=run)
     kek = new_kek_text()
     ratios, plain, sealed, cpu_ratios, plain_cpu, sealed_cpu = [], [], [], [], [], []
+    counts: list[dict[str, float]] = []
     for pair in range(pairs):
         kafka_p, db_p = await fresh(settings.kafka, admin_url, f"{run}p{pair}")
         kafka_s, db_s = await fresh(settings.kafka, admin_url, f"{run}s{pair}")
@@ -670,7 +751,8 @@ async def encryption_pairs(count: int, pairs: int) -> dict[str, object]:
             )
 
         async def on(kafka: KafkaSettings = kafka_s, db: str = db_s) -> EndToEndRun:
-            return await measure_end_to_end_sealed(kafka, db, turns, run, kek)
+            counts.append({})
+            return await measure_end_to_end_sealed(kafka, db, turns, run, kek, counts[-1])
 
         if pair % 2 == 0:
             off_run = await off()
@@ -697,6 +779,13 @@ async def encryption_pairs(count: int, pairs: int) -> dict[str, object]:
         # CPU a turn plaintext over sealed: the throughput ratio the worker's CPU alone allows.
         "plain_cpu_over_sealed_cpu": cpu_ratios,
         "plain_cpu_over_sealed_cpu_median": statistics.median(cpu_ratios),
+        # The sealed worker's counters, once the index and the vectors reached the log's end,
+        # a turn (the warm-up turn counted): records its log follower fetched and decoded,
+        # sealed events and claims batches it opened.
+        "sealed_worker_counts_per_turn": [
+            {name: round(value / (count + 1), 3) for name, value in found.items()}
+            for found in counts
+        ],
     }
 
 

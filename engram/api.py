@@ -24,6 +24,7 @@ from engram.infra.errors import EngramFailure
 from engram.infra.heap import freeze_startup_heap
 from engram.infra.settings import Settings
 from engram.ingest.intake import Intake
+from engram.keys.kek import kek_configured
 from engram.notifications.vault import SecretVault
 from engram.projections.messages.embeddings.wiring import embedder_from_settings
 from engram.projections.reads.freshness import freshness, wait_formed_through
@@ -142,7 +143,7 @@ def create_api(settings: Settings) -> FastAPI:
         # Recall's semantic list: the configured model, used when its generation is active.
         app.state.embedder = embedder_from_settings(settings.embedding)
         app.state.webhook_vault = (
-            SecretVault.from_settings(settings.keys) if settings.keys.kek is not None else None
+            SecretVault.from_settings(settings.keys) if kek_configured(settings.keys) else None
         )
         freeze_startup_heap()  # per-request garbage is collected as before, start-up's is not rescanned
         try:

@@ -6,7 +6,7 @@ Each question (JSONL: ``tenant``, ``principal``, ``question``, ``answer``, ``cat
 principal, with its defaults (the principal's own words). A hit *holds* an evidence message when
 it is that message, or a belief one of whose quotes comes from it. Reported, by category and
 for categories 1, 2 and 4 together where an evidence message is the principal's own
-(``evidence_by_principal``; issue 28's bar):
+(``evidence_by_principal``; the measure docs/retrieval.md reports):
 
 - evidence recall@1, @5 and @10: the share of questions with a hit holding an evidence message
   among the first 1, 5, 10; MRR: the mean of 1/rank of the first such hit (0 past the tenth);
@@ -187,7 +187,7 @@ class Report:
     def tallies(self, question: Question, ranker: dict[str, Tally]) -> list[Tally]:
         """The tallies of ``ranker`` that ``question`` counts in: its category's, 'all', and
         'own_words_1_2_4' when it is of category 1, 2 or 4 and an evidence message is the
-        principal's own (issue 28's bar: no ranking of the principal's words can reach the
+        principal's own (recall's measure: no ranking of the principal's words can reach the
         others)."""
         groups = ["all", str(question.category)]
         if question.category in OWN_WORDS_CATEGORIES and question.own_evidence:

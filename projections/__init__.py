@@ -6,8 +6,9 @@
 - The floor, shared by the wings: :mod:`projections.migrate` (numbered SQL migrations),
   :mod:`projections.rows` (rows of dataclasses, one statement a table),
   :mod:`projections.principal_lock` (a principal's transaction lock) and
-  :mod:`projections.following` (positioning a consumer at the offsets stored with its rows).
-- :mod:`projections.runner` runs the consumers as processes or as tasks of ``engram worker``.
+  :mod:`projections.following` (the one log follower every projection of a topic is a sink of:
+  seeking to the offsets stored with its rows, fetching, opening each record once).
+- :mod:`projections.runner` runs the followers as processes or as tasks of ``engram worker``.
 
 No wing imports another's modules except through what import-linter allows
 (pyproject.toml): the beliefs wing hides a deleted belief's messages, and the reads wing reads

@@ -1,9 +1,12 @@
-"""``engram projector``, ``engram indexer`` and ``engram embedder``: the belief projector, the
-message indexer and the embedding follower as processes of their own, or as tasks of another process's loop (``engram worker``).
+"""``engram projector``, ``engram indexer`` and ``engram embedder``: the belief projector and the
+followers of the episodic log as processes of their own, or as tasks of another process's loop
+(``engram worker``, ``engram rederive``).
 
-``engram worker`` runs formation and projection on one event loop; on a machine with cores to
-spare, ``engram worker --no-projector`` plus ``engram projector`` gives each stage a process,
-and each scales with the partitions of its own topic. SIGINT or SIGTERM stop it between chunks.
+``engram worker`` runs formation and projection on one event loop, and the message index and
+the vectors behind one follower of the episodic log (one fetch and one opening per record for
+both); on a machine with cores to spare, ``engram worker --no-projector`` plus ``engram
+projector`` gives each stage a process, and each scales with the partitions of its own topic.
+SIGINT or SIGTERM stop a process of its own between fetches.
 """
 
 from __future__ import annotations
@@ -16,9 +19,12 @@ from engram.infra.heap import collect_young_less_often, freeze_startup_heap
 from engram.infra.settings import Settings
 from engram.notifications.vault import SecretVault
 from engram.projections.beliefs.projector import BeliefProjector
-from engram.projections.messages.embedding_follower import EmbeddingFollower
+from engram.projections.following import LogFollower
+from engram.projections.messages.embedding_follower import MessageVectors
 from engram.projections.messages.embeddings.wiring import embedder_from_settings
-from engram.projections.messages.indexer import MessageIndexer
+from engram.projections.messages.indexer import MessageIndex
+from engram.projections.messages.reading import follow_messages
+from engram.projections.messages.store import LogEntry
 from engram.projections.notifying import NotifierStage
 from engram.sealing.opening import open_sealer
 
@@ -63,14 +69,6 @@ async def project_in_worker(settings: Settings, *, schema: str | None = None) ->
         await pool.close()
 
 
-async def run_indexer(settings: Settings, *, schema: str | None = None) -> None:
-    """``engram indexer``: the message indexer as a process of its own, stopped between
-    fetches by SIGINT or SIGTERM, serving health like the projector."""
-    pool = await indexer_pool(settings, schema=schema)
-    sealer = await open_sealer(settings.keys, pool)
-    await _run_alone(MessageIndexer(settings.kafka, pool, sealer), pool, settings)
-
-
 async def _run_alone(stage: Stage, pool: asyncpg.Pool, settings: Settings) -> None:
     """A stage as the whole process (:func:`infra.health.run_stage_alone`); its pool closes
     when it ends."""
@@ -80,55 +78,56 @@ async def _run_alone(stage: Stage, pool: asyncpg.Pool, settings: Settings) -> No
         await pool.close()
 
 
-async def indexer_pool(settings: Settings, *, schema: str | None = None) -> asyncpg.Pool:
-    """The indexer's own pool, once the database answers."""
+async def messages_pool(
+    settings: Settings, *, role: str, schema: str | None = None
+) -> asyncpg.Pool:
+    """The pool of a follower of the episodic log, once the database answers. ``schema`` is
+    the live projection generation: the index it writes, and the hidden messages the vectors
+    leave out (vectors are shared by every generation)."""
     return await retry_while_unavailable(
-        lambda: create_pool(settings.database, role="engram-indexer", schema=schema),
-        what="indexer.connect",
+        lambda: create_pool(settings.database, role=role, schema=schema),
+        what=f"{role}.connect",
     )
 
 
-async def index_in_worker(settings: Settings, *, schema: str | None = None) -> None:
-    """The message indexer as a task of another process's loop (``engram worker``, ``engram
-    rederive``), like :func:`project_in_worker`: its own pool, its own consumer group, so
-    formation and the projector never wait for it."""
-    pool = await indexer_pool(settings, schema=schema)
-    try:
-        sealer = await open_sealer(settings.keys, pool)
-        await MessageIndexer(settings.kafka, pool, sealer).run()
-    finally:
-        await pool.close()
+async def messages_follower(
+    settings: Settings, pool: asyncpg.Pool, *, index: bool, embed: bool
+) -> LogFollower[LogEntry]:
+    """One follower of the episodic log for the index, the vectors, or both (the embedder
+    is loaded here, off the formation path)."""
+    if not index and not embed:
+        raise ValueError("a follower of the log's messages needs the index, the vectors or both")
+    sinks: list[MessageIndex | MessageVectors] = []
+    if index:
+        sinks.append(MessageIndex(pool))
+    if embed:
+        sinks.append(MessageVectors(pool, embedder_from_settings(settings.embedding)))
+    return follow_messages(settings.kafka, sinks, await open_sealer(settings.keys, pool))
 
 
-async def embedder_pool(settings: Settings, *, schema: str | None = None) -> asyncpg.Pool:
-    """The embedding follower's own pool, once the database answers."""
-    return await retry_while_unavailable(
-        lambda: create_pool(settings.database, role="engram-embedder", schema=schema),
-        what="embedder.connect",
+async def run_messages(
+    settings: Settings, *, index: bool, embed: bool, schema: str | None = None
+) -> None:
+    """``engram indexer`` (the index), ``engram embedder`` (the vectors): a follower of the
+    log's messages as a process of its own, stopped between fetches by SIGINT or SIGTERM,
+    serving health like the projector."""
+    role = "engram-indexer" if index else "engram-embedder"
+    pool = await messages_pool(settings, role=role, schema=schema)
+    await _run_alone(
+        await messages_follower(settings, pool, index=index, embed=embed), pool, settings
     )
 
 
-async def _follower(settings: Settings, pool: asyncpg.Pool) -> EmbeddingFollower:
-    """The follower of the generation the settings name (the embedder is loaded here, off the
-    formation path)."""
-    embedder = embedder_from_settings(settings.embedding)
-    return EmbeddingFollower(settings.kafka, pool, embedder, await open_sealer(settings.keys, pool))
-
-
-async def run_embedder(settings: Settings, *, schema: str | None = None) -> None:
-    """``engram embedder``: the embedding follower as a process of its own, stopped between
-    fetches by SIGINT or SIGTERM, serving health like the indexer. ``schema`` is the live
-    projection generation, whose hidden messages it leaves out (vectors are shared)."""
-    pool = await embedder_pool(settings, schema=schema)
-    await _run_alone(await _follower(settings, pool), pool, settings)
-
-
-async def embed_in_worker(settings: Settings, *, schema: str | None = None) -> None:
-    """The embedding follower as a task of ``engram worker``'s loop, like
-    :func:`index_in_worker`: its own pool and consumer group, so nothing waits for it."""
-    pool = await embedder_pool(settings, schema=schema)
+async def follow_messages_in_worker(
+    settings: Settings, *, index: bool, embed: bool, schema: str | None = None
+) -> None:
+    """The follower of the log's messages as a task of another process's loop (``engram
+    worker`` with both sinks, ``engram rederive`` with the index alone), like
+    :func:`project_in_worker`: its own pool, its own consumer group, so formation and the
+    projector never wait for it."""
+    pool = await messages_pool(settings, role="engram-messages", schema=schema)
     try:
-        await (await _follower(settings, pool)).run()
+        await (await messages_follower(settings, pool, index=index, embed=embed)).run()
     finally:
         await pool.close()
 

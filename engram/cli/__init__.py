@@ -55,12 +55,10 @@ from engram.policies.in_force import effective_policy
 from engram.projections.migrate import MigrationError
 from engram.projections.migrate import migrate as run_migrations
 from engram.projections.runner import (
-    embed_in_worker,
-    index_in_worker,
+    follow_messages_in_worker,
     notify_in_worker,
     project_in_worker,
-    run_embedder,
-    run_indexer,
+    run_messages,
     run_notifier,
     run_projector,
 )
@@ -196,12 +194,13 @@ def _keys_checked(settings: Settings) -> None:
 def worker(
     projector: Annotated[bool, typer.Option(help="Also run the belief projector.")] = True,
     indexer: Annotated[
-        bool, typer.Option(help="Also run the message indexer (what recall searches).")
+        bool, typer.Option(help="Also keep the message index (what recall searches).")
     ] = True,
     embedder: Annotated[
         bool,
         typer.Option(
-            help="Also run the embedding follower (message vectors for recall's semantic list)."
+            help="Also keep the message vectors (recall's semantic list); with the index, "
+            "behind one follower of the log."
         ),
     ] = True,
     inbox: Annotated[
@@ -215,13 +214,13 @@ def worker(
         bool,
         typer.Option(
             help="Also run the notifier (signed webhooks to the endpoints projects register; "
-            "needs ENGRAM_KEYS_KEK)."
+            "needs a KEK: ENGRAM_KEYS_KEK or ENGRAM_KEYS_KEK_FILE)."
         ),
     ] = True,
     loglevel: Annotated[str, typer.Option(help="Worker log level.")] = "warning",
 ) -> None:
-    """Run the formation agent (faust), the belief projector, the message indexer, the
-    embedding follower and the notifier until interrupted."""
+    """Run the formation agent (faust), the belief projector, the message index and vectors
+    (one follower of the log for both) and the notifier until interrupted."""
     configure_logging(loglevel)
     policy = effective_policy(_settings())
     activation = activation_or_exit(_settings(), policy)
@@ -238,21 +237,18 @@ def worker(
             await project_in_worker(settings, schema=schema)
 
         streams.app.task(project)
-    if indexer:
+    if indexer or embedder:
+        # One follower of the log for both: one fetch and one opening of each record.
 
-        async def index() -> None:
-            await index_in_worker(settings, schema=schema)
+        async def follow_messages() -> None:
+            await follow_messages_in_worker(settings, index=indexer, embed=embedder, schema=schema)
 
-        streams.app.task(index)
-    if embedder:
-
-        async def embed() -> None:
-            await embed_in_worker(settings, schema=schema)
-
-        streams.app.task(embed)
-    if notifier and settings.keys.kek is None:
+        streams.app.task(follow_messages)
+    if notifier and not kek_configured(settings.keys):
         structlog.get_logger("engram.worker").info(
-            "notifier.off", why="no ENGRAM_KEYS_KEK: no webhook secret can be read to sign with"
+            "notifier.off",
+            why="no ENGRAM_KEYS_KEK nor ENGRAM_KEYS_KEK_FILE: no webhook secret can be read "
+            "to sign with",
         )
     elif notifier:
 
@@ -311,7 +307,7 @@ def indexer() -> None:
     generation = _live_generation(_settings(), effective_policy(_settings()))
     settings = generation_settings(_settings(), generation)
     asyncio.run(ensure_topics(settings.kafka))
-    asyncio.run(run_indexer(settings, schema=generation.schema_name))
+    asyncio.run(run_messages(settings, index=True, embed=False, schema=generation.schema_name))
 
 
 @app.command("embedder")
@@ -325,7 +321,7 @@ def embedder_command() -> None:
     generation = _live_generation(_settings(), effective_policy(_settings()))
     settings = generation_settings(_settings(), generation)
     asyncio.run(ensure_topics(settings.kafka))
-    asyncio.run(run_embedder(settings, schema=generation.schema_name))
+    asyncio.run(run_messages(settings, index=False, embed=True, schema=generation.schema_name))
 
 
 @app.command("notifier")

@@ -40,7 +40,7 @@ from engram.ingest.topics import ensure_topics
 from engram.policies.document import PolicyFileError, render_policy_yaml
 from engram.policies.in_force import effective_policy
 from engram.policies.prompt import PromptError
-from engram.projections.runner import index_in_worker, project_in_worker
+from engram.projections.runner import follow_messages_in_worker, project_in_worker
 from engram.schemas.log import LogEvent
 from engram.streams.app import EngramStreams, build_app, run_worker
 from engram.streams.pipeline import Serves
@@ -181,7 +181,7 @@ def _add_tasks(
         await project_in_worker(settings, schema=schema)
 
     async def index() -> None:
-        await index_in_worker(settings, schema=schema)
+        await follow_messages_in_worker(settings, index=True, embed=False, schema=schema)
 
     async def watch() -> None:
         await watch_progress(settings, generation, until_caught_up=until_caught_up)

@@ -78,6 +78,27 @@ MESSAGES_EMBEDDED = Counter(
     "out as hidden or a forgotten principal's).",
     registry=REGISTRY,
 )
+FOLLOWER_RECORDS = Counter(
+    "engram_follower_records",
+    "Records a log follower fetched and decoded (each opened once, whatever number of sinks "
+    "it hands them to), by follower.",
+    ["follower"],
+    registry=REGISTRY,
+)
+FOLLOWER_LAG = Gauge(
+    "engram_follower_lag",
+    "Records of a partition a follower's sink has not taken yet (the broker's high water "
+    "mark less the sink's next offset), by sink and partition.",
+    ["sink", "partition"],
+    registry=REGISTRY,
+)
+SEALED_OPENED = Counter(
+    "engram_sealed_opened",
+    "Sealed records opened (authenticated and decrypted) in this process, by kind: event (a "
+    "turn or memory of the episodic log) or claims (a claims batch).",
+    ["kind"],
+    registry=REGISTRY,
+)
 PUBLISH_RETRIES = Counter(
     "engram_publish_retries",
     "Publishes to Kafka sent again after a retriable error, by stream (claims, dead_letters) "

@@ -180,7 +180,7 @@ class EmbeddingSettings(BaseSettings):
         "multilingual-e5-small",
         description="The packaged model for provider=local: multilingual-e5-small (contextual, "
         "about 100 languages, 384 dimensions; the default) or wordllama (static, English, "
-        "64/128/256 dimensions, about a hundred times less CPU per message).",
+        "64/128/256 dimensions, about 500 times less CPU per message: docs/retrieval.md).",
     )
     dimensions: int | None = Field(
         None,

@@ -1,8 +1,8 @@
 """Notifications: signed webhooks that tell an application its memory changed, without carrying
 anyone's words (docs/notifications.md).
 
-- :mod:`.owed` — the sink: memory events in, deliveries owed out, with its stored offsets, in the
-  caller's transaction (driven by the follower of ``engram.memory-events``);
+- :mod:`.owed` — what the sink writes: memory events in, deliveries owed out, in the caller's
+  transaction (the sink is one of a log follower's, ``projections.notifying``);
 - :mod:`.formed` — ``project.formed_through`` owed when a watermark moves;
 - :mod:`.queue` — deliveries claimed (``SKIP LOCKED`` leases), settled, listed, retried, dropped
   for a forgotten principal;
@@ -12,7 +12,7 @@ anyone's words (docs/notifications.md).
 - :mod:`.endpoints`, :mod:`.vault` — endpoints per project and their secrets, wrapped by the KEK.
 """
 
-from engram.notifications.owed import SINK, MemoryRecord, notifier_offsets, record_owed
+from engram.notifications.owed import SINK, MemoryRecord, record_owed
 from engram.notifications.queue import delivery_freshness
 from engram.notifications.queue import forget_principal as drop_principal_deliveries
 
@@ -21,6 +21,5 @@ __all__ = [
     "MemoryRecord",
     "delivery_freshness",
     "drop_principal_deliveries",
-    "notifier_offsets",
     "record_owed",
 ]

@@ -1,10 +1,11 @@
-"""The notifier's sink: memory events in, the deliveries they owe out, in the caller's
-transaction, with the offsets after them.
+"""What the notifier's sink writes: memory events in, the deliveries they owe out, in the
+caller's transaction.
 
 Given one partition's decoded records of ``engram.memory-events`` and an open transaction, it
-writes a delivery for every enabled endpoint that is owed each event, and the offset after the
-last record (``webhook_offset``), so a restart resumes exactly after what was written and a
-record read twice owes nothing twice (a delivery's key is its endpoint and event). Who is owed:
+writes a delivery for every enabled endpoint that is owed each event; the log follower that
+drives the sink (``projections.notifying``) stores the offset after them in the same
+transaction, so a restart resumes exactly after what was written, and a record read twice owes
+nothing twice (a delivery's key is its endpoint and event). Who is owed:
 
 - a ``memory.*`` event: the endpoints of the event's tenant and project that subscribe to its
   kind, unless the principal has been forgotten since (a forgetting drops what was owed for
@@ -76,37 +77,13 @@ class Owed:
     payload: bytes
 
 
-async def notifier_offsets(db: asyncpg.Pool | asyncpg.Connection, topic: str) -> dict[int, int]:
-    """The sink's stored offset of each partition of ``topic`` (the next record to read)."""
-    rows = await db.fetch(
-        "SELECT partition, next_offset FROM public.webhook_offset WHERE topic = $1", topic
-    )
-    return {row["partition"]: row["next_offset"] for row in rows}
-
-
-async def record_owed(
-    conn: asyncpg.Connection,
-    topic: str,
-    partition: int,
-    records: Sequence[MemoryRecord],
-    *,
-    next_offset: int,
-) -> int:
-    """Write what ``records`` owe, and ``next_offset`` as the partition's stored offset, in
-    ``conn``'s open transaction; the deliveries written. ``records`` are one partition's
-    decoded records in log order, up to ``next_offset``; a record that did not decode is left
-    out by the caller (it owes nothing) and its offset is stored all the same."""
+async def record_owed(conn: asyncpg.Connection, records: Sequence[MemoryRecord]) -> int:
+    """Write what ``records`` owe in ``conn``'s open transaction; the deliveries written.
+    ``records`` are one partition's decoded records in log order (a record that did not decode
+    owes nothing and is left out by the caller). Where the partition was read to is stored by
+    whoever opened the transaction (the notifier's log follower, ``projections.notifying``)."""
     owed = owed_by(records, await _endpoints(conn, records), await _forgotten(conn, records))
-    written = await _insert(conn, owed)
-    await conn.execute(
-        "INSERT INTO public.webhook_offset (topic, partition, next_offset) "
-        "VALUES ($1, $2, $3) ON CONFLICT (topic, partition) DO UPDATE "
-        "SET next_offset = GREATEST(webhook_offset.next_offset, EXCLUDED.next_offset)",
-        topic,
-        partition,
-        next_offset,
-    )
-    return written
+    return await _insert(conn, owed)
 
 
 def owed_by(

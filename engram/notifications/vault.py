@@ -18,7 +18,7 @@ import asyncpg
 from engram.infra.settings import KeysSettings
 from engram.keys.cipher import aad
 from engram.keys.errors import WrongKeyEncryptionKey
-from engram.keys.kek import KeyEncryptionKey, keks_from_settings
+from engram.keys.kek import KeyEncryptionKey, kek_configured, keks_from_settings
 from engram.notifications.errors import SecretsUnavailable
 
 
@@ -38,10 +38,11 @@ class SecretVault:
 
     @classmethod
     def from_settings(cls, keys: KeysSettings) -> SecretVault:
-        if keys.kek is None:
+        if not kek_configured(keys):
             raise SecretsUnavailable(
                 "webhooks need a key-encryption key: signing secrets are stored only wrapped "
-                "by ENGRAM_KEYS_KEK (make one with `engram keys new-kek`)"
+                "by ENGRAM_KEYS_KEK or the file ENGRAM_KEYS_KEK_FILE names (make one with "
+                "`engram keys new-kek`)"
             )
         return cls(*keks_from_settings(keys))
 

@@ -18,6 +18,7 @@ import orjson
 from pydantic import ValidationError
 
 from engram.infra.errors import EngramFailure
+from engram.infra.metrics import SEALED_OPENED
 from engram.keys.errors import KeyDestroyed
 from engram.schemas.claims import ClaimsBatchFormed
 from engram.schemas.corrections import BeliefCorrected
@@ -115,6 +116,7 @@ class LogSealer:
         """The JSON the sealed event holds, authenticated but not decoded: for a reader that
         decodes it itself (the indexer), so it is decoded once. The cipher binds tenant,
         principal and event id; what else it says is what the reader then reads."""
+        SEALED_OPENED.labels("event").inc()
         return await self._cipher.decrypt_bytes(
             event.tenant, event.principal, str(event.event_id), SEALED_FIELD, event.words
         )
@@ -125,6 +127,7 @@ class LogSealer:
         altered or moved, :class:`SealedEventUnreadable` when they hold another event."""
         if not isinstance(event, SealedEvent):
             return event
+        SEALED_OPENED.labels("event").inc()
         plaintext = await self._cipher.decrypt_bytes(
             event.tenant, event.principal, str(event.event_id), SEALED_FIELD, event.words
         )
@@ -159,6 +162,7 @@ class LogSealer:
         (decode them with the contract); one whose key was destroyed (the principal was
         forgotten) opens as a batch that formed nothing, keeping its clear fields so the
         projector records it and the watermarks pass it."""
+        SEALED_OPENED.labels("claims").inc()
         try:
             return await self._cipher.decrypt_bytes(
                 sealed.tenant,

@@ -56,7 +56,8 @@ def _vault(request: Request) -> SecretVault:
     if vault is None:
         raise SecretsUnavailable(
             "webhooks need a key-encryption key: signing secrets are stored only wrapped by "
-            "ENGRAM_KEYS_KEK, which this API process was started without"
+            "ENGRAM_KEYS_KEK (or the file ENGRAM_KEYS_KEK_FILE names), which this API process "
+            "was started without"
         )
     return vault
 

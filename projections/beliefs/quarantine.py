@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import asyncpg
 
 from engram.infra.db import transaction
-from engram.projections.beliefs.store import PROJECTOR, advance_offset
+from engram.projections.beliefs.store import BELIEFS_TRACKING, advance_offset
 from engram.schemas.claims import SourcePosition
 from engram.watermarks import backlog
 
@@ -103,12 +103,8 @@ async def set_aside(
     """Park the batch's episode and store ``next_offset`` for its partition, in one transaction;
     whether it was set aside now (not when a commit before this one had already passed it)."""
     async with transaction(conn):
-        stored = await conn.fetchval(
-            "SELECT next_offset FROM projector_offset WHERE projector = $1 AND topic = $2 "
-            "AND partition = $3 FOR UPDATE",
-            PROJECTOR,
-            quarantined.topic,
-            quarantined.partition,
+        stored = await BELIEFS_TRACKING.stored(
+            conn, quarantined.topic, quarantined.partition, lock=True
         )
         if stored is not None and quarantined.offset < stored:
             return False

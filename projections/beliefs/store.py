@@ -30,6 +30,7 @@ from engram.projections.beliefs.forgetting import delete_content, forget_princip
 from engram.projections.beliefs.memory_events import QueuedPayloads
 from engram.projections.beliefs.receipts import measure_erasures, write_receipts
 from engram.projections.beliefs.state import load_state
+from engram.projections.following import Tracking
 from engram.projections.messages import MessageKey, hide_messages, redacted_messages
 from engram.projections.principal_lock import lock_principals
 from engram.projections.rows import columns_of, copy_rows, update_rows
@@ -60,6 +61,9 @@ from engram.schemas.memory_events import MemoryChanged, PrincipalErased
 from engram.watermarks.backlog import mark_formed
 
 PROJECTOR = "beliefs"
+
+BELIEFS_TRACKING = Tracking(PROJECTOR)
+"""Where the projector stores its offsets: the generation's ``projector_offset``."""
 
 
 @dataclass(frozen=True)
@@ -107,13 +111,7 @@ async def project_records(
     async with transaction(conn):
         principals = {(r.batch.tenant, r.batch.principal) for r in records}
         await lock_principals(conn, principals)
-        next_offset = await conn.fetchval(
-            "SELECT next_offset FROM projector_offset WHERE projector = $1 AND topic = $2 "
-            "AND partition = $3",
-            PROJECTOR,
-            topic,
-            partition,
-        )
+        next_offset = await BELIEFS_TRACKING.stored(conn, topic, partition)
         stale = [next_offset is not None and r.offset < next_offset for r in records]
         fresh = [r.batch for r, old in zip(records, stale, strict=True) if not old]
         wire = {id(r.batch): r.payload for r in records if r.payload is not None}
@@ -135,15 +133,7 @@ async def advance_offset(
 ) -> None:
     """Move a partition's stored offset forward to ``next_offset`` (never back): only ever to
     an offset below which every record is applied."""
-    await conn.execute(
-        "INSERT INTO projector_offset (projector, topic, partition, next_offset) "
-        "VALUES ($1, $2, $3, $4) ON CONFLICT (projector, topic, partition) "
-        "DO UPDATE SET next_offset = GREATEST(projector_offset.next_offset, EXCLUDED.next_offset)",
-        PROJECTOR,
-        topic,
-        partition,
-        next_offset,
-    )
+    await BELIEFS_TRACKING.advance(conn, topic, partition, next_offset)
 
 
 async def resolve_in_canonical_order(
@@ -238,12 +228,8 @@ def _outcomes_of(
 
 
 async def stored_offsets(pool: asyncpg.Pool, topic: str) -> dict[int, int]:
-    rows = await pool.fetch(
-        "SELECT partition, next_offset FROM projector_offset WHERE projector = $1 AND topic = $2",
-        PROJECTOR,
-        topic,
-    )
-    return {row["partition"]: row["next_offset"] for row in rows}
+    """The projector's stored offset of each partition of ``topic``."""
+    return await BELIEFS_TRACKING.stored_offsets(pool, topic)
 
 
 _BELIEF_COLUMNS = columns_of(BeliefRow)

@@ -1,5 +1,6 @@
 """The messages wing: the index of every message on the episodic log, its lexical postings and
-its vectors (the message indexer, the embedding follower and the embedders).
+its vectors (the index's and the vectors' sinks of the log follower, the log's reading for
+them, and the embedders).
 
 This module is the wing's public face: the other wings use what it names here and nothing else
 (an import-linter contract in pyproject.toml holds them to it); the wing imports none of theirs.

@@ -1,10 +1,11 @@
 """The index of messages: each message of each turn on the log, as a row PostgreSQL can search.
 
-:func:`messages_of` is the pure part — the rows one log record adds — and :func:`index_records`
-writes a partition's records and the stored offset (``projector_offset`` under
-:data:`INDEXER`) in one transaction, so a killed indexer neither loses nor doubles a message,
-and a replay into emptied tables rebuilds the same rows. It writes every role; readers choose
-(recall answers with the principal's own words unless asked for others).
+:func:`entry_of` is the pure part — what one log record says to the index, decoded once for
+every sink of the log follower — and :func:`write_index` writes a batch of them inside the
+index sink's transaction (:mod:`projections.messages.indexer`), which also stores the offset
+(``projector_offset`` under :data:`INDEXER`): a killed follower neither loses nor doubles a
+message, and a replay into emptied tables rebuilds the same rows. It writes every role;
+readers choose (recall answers with the principal's own words unless asked for others).
 
 What the index must not hold: the messages a deleted belief quoted (``message_hidden``, written
 by the projector's deletion, :func:`hide_messages`) and every message of a forgotten principal
@@ -30,8 +31,8 @@ from typing import NamedTuple
 import asyncpg
 from pydantic import ValidationError
 
-from engram.infra.db import transaction
 from engram.projections.erased import deleted_rows, note_erased
+from engram.projections.following import Batch, Tracking, write_tracked
 from engram.projections.messages.embeddings import store as embedding_store
 from engram.projections.principal_lock import lock_principals
 from engram.resolution.ordering import deleted_hashes, principal_of, redact
@@ -41,7 +42,10 @@ from engram.schemas.episodes import MemoryRemembered, TurnAppended, episode_mess
 from engram.schemas.log import decode_log_event
 
 INDEXER = "messages"
-"""The indexer's name in ``projector_offset`` (the belief projector's is ``beliefs``)."""
+"""The index's name in ``projector_offset`` (the belief projector's is ``beliefs``)."""
+
+INDEX_TRACKING = Tracking(INDEXER)
+"""Where the index stores its offsets: the generation's ``projector_offset``."""
 
 
 class MessageKey(NamedTuple):
@@ -76,6 +80,18 @@ class LogRecord:
     value: bytes
 
 
+@dataclass(frozen=True, slots=True)
+class LogEntry:
+    """One record of ``engram.episodes`` as the messages wing reads it, decoded (and opened)
+    once for every sink of the log follower: where it is, the messages it adds and the
+    principal it forgets (``principal.forgotten``)."""
+
+    partition: int
+    offset: int
+    rows: tuple[MessageRow, ...] = ()
+    forgets: tuple[str, str] | None = None
+
+
 @dataclass
 class IndexChanges:
     """What a run of records does to the index: messages to add, principals forgotten."""
@@ -84,24 +100,39 @@ class IndexChanges:
     forgotten: list[tuple[str, str]]
 
 
+def entry_of(record: LogRecord) -> LogEntry:
+    """What one record says to the index: every message of a turn or remembered memory, or
+    the principal a forgetting names. A record that is not a valid log event adds nothing:
+    formation dead-letters it, and the index has nothing to say about it."""
+    try:
+        event = decode_log_event(record.value)
+    except ValidationError:
+        return LogEntry(record.partition, record.offset)
+    match event:
+        case TurnAppended() | MemoryRemembered():
+            return LogEntry(record.partition, record.offset, rows=tuple(_rows(event, record)))
+        case PrincipalForgotten():
+            return LogEntry(
+                record.partition, record.offset, forgets=(event.tenant, event.principal)
+            )
+        case _:
+            return LogEntry(record.partition, record.offset)
+
+
+def changes_of(entries: Iterable[LogEntry]) -> IndexChanges:
+    """The rows ``entries`` add and the principals they forget, in log order."""
+    changes = IndexChanges(rows=[], forgotten=[])
+    for entry in entries:
+        changes.rows.extend(entry.rows)
+        if entry.forgets is not None:
+            changes.forgotten.append(entry.forgets)
+    return changes
+
+
 def messages_of(records: Iterable[LogRecord]) -> IndexChanges:
     """The rows ``records`` add (every message of every turn and remembered memory) and the
-    principals they forget, in log order. A record that is not a valid log event adds nothing:
-    formation dead-letters it, and the index has nothing to say about it."""
-    changes = IndexChanges(rows=[], forgotten=[])
-    for record in records:
-        try:
-            event = decode_log_event(record.value)
-        except ValidationError:
-            continue
-        match event:
-            case TurnAppended() | MemoryRemembered():
-                changes.rows.extend(_rows(event, record))
-            case PrincipalForgotten():
-                changes.forgotten.append((event.tenant, event.principal))
-            case _:
-                pass
-    return changes
+    principals they forget, in log order (:func:`entry_of` of each)."""
+    return changes_of(entry_of(record) for record in records)
 
 
 def _rows(episode: TurnAppended | MemoryRemembered, record: LogRecord) -> list[MessageRow]:
@@ -268,63 +299,39 @@ FROM message
 _COLUMNS = tuple(MessageRow.__dataclass_fields__)
 
 
-async def locked_unread(
-    conn: asyncpg.Connection,
-    records: Sequence[LogRecord],
-    *,
-    offsets: str,
-    projector: str,
-    topic: str,
-    partition: int,
-) -> IndexChanges:
-    """``records``' messages and forgettings that ``projector`` has not stored yet (at or past
-    its offset in the ``offsets`` table), with every principal they name locked. Shared by the
-    readers of the log's messages (the indexer, the embedding follower); called inside the
-    transaction that writes them and the offset, so a rival reading the same records waits on
-    the locks and then skips what was written."""
-    changes = messages_of(records)
-    await lock_principals(
-        conn, {(r.tenant, r.principal) for r in changes.rows} | set(changes.forgotten)
-    )
-    stored = await conn.fetchval(
-        f"SELECT next_offset FROM {offsets} WHERE projector = $1 AND topic = $2 AND partition = $3",
-        projector,
-        topic,
-        partition,
-    )
-    if stored is None:
-        return changes
-    return messages_of(r for r in records if r.offset >= stored)
+async def lock_changes(conn: asyncpg.Connection, changes: IndexChanges) -> None:
+    """Take the lock of every principal ``changes`` name (inside the transaction that writes
+    them): shared by the writers of the log's messages (the index, the vectors), so a
+    deletion the projector applies and a message they write never pass each other."""
+    principals = {(r.tenant, r.principal) for r in changes.rows} | set(changes.forgotten)
+    if principals:
+        await lock_principals(conn, principals)
+
+
+async def write_index(conn: asyncpg.Connection, entries: Sequence[LogEntry]) -> int:
+    """Index ``entries`` (inside a transaction): their principals locked, then their messages
+    and forgettings written. How many messages it read (written or left out)."""
+    changes = changes_of(entries)
+    await lock_changes(conn, changes)
+    await _write(conn, changes)
+    return len(changes.rows)
 
 
 async def index_records(
     conn: asyncpg.Connection, topic: str, partition: int, records: Sequence[LogRecord]
 ) -> int:
-    """Index ``records`` (one partition's, in offset order) and store the offset past the last,
-    in one transaction; records below the stored offset were indexed already and are skipped.
-    How many messages it read (written or left out)."""
+    """Index ``records`` (one partition's plaintext records, in offset order) and store the
+    offset past the last, in one transaction, as the index's sink does; records below the
+    stored offset were indexed already and are skipped. How many messages it read. For
+    writers outside a follower (a bench, the recall evaluation)."""
     if not records:
         return 0
-    async with transaction(conn):
-        changes = await locked_unread(
-            conn,
-            records,
-            offsets="projector_offset",
-            projector=INDEXER,
-            topic=topic,
-            partition=partition,
-        )
-        await _write(conn, changes)
-        await conn.execute(
-            "INSERT INTO projector_offset (projector, topic, partition, next_offset) "
-            "VALUES ($1, $2, $3, $4) ON CONFLICT (projector, topic, partition) DO UPDATE "
-            "SET next_offset = GREATEST(projector_offset.next_offset, EXCLUDED.next_offset)",
-            INDEXER,
-            topic,
-            partition,
-            records[-1].offset + 1,
-        )
-    return len(changes.rows)
+    batch = Batch(topic, partition, [entry_of(r) for r in records], records[-1].offset + 1)
+
+    async def write(unread: Batch[LogEntry]) -> int:
+        return await write_index(conn, unread.records)
+
+    return await write_tracked(conn, INDEX_TRACKING, batch, write)
 
 
 async def _write(conn: asyncpg.Connection, changes: IndexChanges) -> None:

@@ -1,10 +1,11 @@
-"""Message vectors followed live: what the embedding follower writes, and its stored offsets.
+"""Message vectors followed live: what the vectors' sink writes, and where it stores its offsets.
 
-The follower (:mod:`projections.messages.embedding_follower`) reads the log like the message indexer and
-embeds the same messages (:func:`projections.messages.store.messages_of`); this module writes a
-partition's vectors into one embedding generation (:mod:`embeddings.store`'s tables, migration
-0022) and the stored offset past them in one transaction, so a killed follower neither loses
-nor doubles a vector, and a new generation replays the log from offset 0.
+The vectors' sink (:mod:`projections.messages.embedding_follower`) takes the same log entries as
+the index (:class:`projections.messages.store.LogEntry`, decoded and opened once by their
+follower) and embeds the same messages; this module writes a batch's vectors into one
+embedding generation (:mod:`embeddings.store`'s tables, migration 0022) inside the sink's
+transaction, which also stores the offset past them, so a killed follower neither loses nor
+doubles a vector, and a new generation replays the log from offset 0.
 
 Vectors are shared by every projection generation (``public.embedding_vector``, keyed by
 embedding generation and by the message's ``event_id:ordinal``): the log's messages are the
@@ -28,12 +29,19 @@ from collections.abc import Mapping, Sequence
 import asyncpg
 import numpy as np
 
-from engram.infra.db import transaction
 from engram.projections.erased import note_erased
+from engram.projections.following import Batch, Tracking, write_tracked
 from engram.projections.messages.embeddings import store
 from engram.projections.messages.embeddings.embedder import Embedder, Vectors
 from engram.projections.messages.embeddings.generation import EmbeddingGeneration
-from engram.projections.messages.store import LogRecord, MessageKey, locked_unread, messages_of
+from engram.projections.messages.store import (
+    LogEntry,
+    LogRecord,
+    MessageKey,
+    changes_of,
+    entry_of,
+    lock_changes,
+)
 
 FOLLOWER_PREFIX = "embeddings/"
 
@@ -42,6 +50,12 @@ def follower_name(generation: str) -> str:
     """The follower's name in ``projector_offset`` for one embedding generation: each
     generation has offsets of its own, so a new one is built by replaying the log from 0."""
     return f"{FOLLOWER_PREFIX}{generation}"
+
+
+def vectors_tracking(generation: str) -> Tracking:
+    """Where a generation's vectors store their offsets: ``public.projector_offset`` (vectors
+    are shared by every projection generation)."""
+    return Tracking(follower_name(generation), table="public.projector_offset")
 
 
 def message_of_item(item_id: str) -> tuple[uuid.UUID, int]:
@@ -54,13 +68,7 @@ async def embedded_offsets(
     db: asyncpg.Pool | asyncpg.Connection, topic: str, generation: str
 ) -> dict[int, int]:
     """The follower's stored offset of each partition of ``topic`` for ``generation``."""
-    rows = await db.fetch(
-        "SELECT partition, next_offset FROM public.projector_offset "
-        "WHERE projector = $1 AND topic = $2",
-        follower_name(generation),
-        topic,
-    )
-    return {row["partition"]: row["next_offset"] for row in rows}
+    return await vectors_tracking(generation).stored_offsets(db, topic)
 
 
 _INSERT = """
@@ -80,20 +88,14 @@ ON CONFLICT (generation, tenant, principal, kind, item_id) DO UPDATE SET vector 
 as the index's insert); a vector already there is replaced (a record read twice gets the same
 one)."""
 
-_STORE_OFFSET = """
-INSERT INTO public.projector_offset (projector, topic, partition, next_offset)
-VALUES ($1, $2, $3, $4) ON CONFLICT (projector, topic, partition) DO UPDATE
-SET next_offset = GREATEST(projector_offset.next_offset, EXCLUDED.next_offset)
-"""
 
-
-async def embed_messages(
-    embedder: Embedder, generation: EmbeddingGeneration, records: Sequence[LogRecord]
+async def embed_entries(
+    embedder: Embedder, generation: EmbeddingGeneration, entries: Sequence[LogEntry]
 ) -> dict[MessageKey, Vectors]:
-    """Every message of ``records`` embedded through the generation's text recipe, by key.
-    No connection is involved: the follower calls it before its transaction (a remote embedder
-    is a network call)."""
-    rows = messages_of(records).rows
+    """Every message of ``entries`` embedded through the generation's text recipe, by key.
+    No connection is involved: the vectors' sink calls it before its transaction (a remote
+    embedder is a network call)."""
+    rows = changes_of(entries).rows
     if not rows:
         return {}
     if (embedder.model.name, embedder.model.dimensions) != (
@@ -114,6 +116,43 @@ async def embed_messages(
     }
 
 
+async def write_entry_vectors(
+    conn: asyncpg.Connection,
+    generation: str,
+    entries: Sequence[LogEntry],
+    vectors: Mapping[MessageKey, Vectors],
+) -> int:
+    """Write the vectors of ``entries``' messages (``vectors`` made from them or from a batch
+    that holds them) inside a transaction, their principals locked first; a
+    ``principal.forgotten`` entry removes the principal's vectors of every generation. How many
+    messages it read (written or left out)."""
+    changes = changes_of(entries)
+    await lock_changes(conn, changes)
+    # An event appended twice (a retried publish) is one message: one upsert may not touch
+    # a row twice, and the vectors are the same.
+    keys = list(
+        dict.fromkeys(
+            MessageKey(r.tenant, r.principal, r.episode_id, r.message_ordinal) for r in changes.rows
+        )
+    )
+    if keys:
+        rows = [np.ascontiguousarray(vectors[k], dtype="<f4").tobytes() for k in keys]
+        columns = [list(column) for column in zip(*keys, strict=True)]
+        await conn.execute(_INSERT, generation, *columns, rows)
+    for tenant, principal in changes.forgotten:
+        removed = await store.forget_principal(conn, tenant, principal)
+        await note_erased(conn, tenant, principal, {"embedding_vector": removed})
+    return len(changes.rows)
+
+
+async def embed_messages(
+    embedder: Embedder, generation: EmbeddingGeneration, records: Sequence[LogRecord]
+) -> dict[MessageKey, Vectors]:
+    """:func:`embed_entries` of plaintext records: for writers outside a follower (a bench,
+    the recall evaluation)."""
+    return await embed_entries(embedder, generation, [entry_of(r) for r in records])
+
+
 async def write_vectors(
     conn: asyncpg.Connection,
     generation: str,
@@ -122,43 +161,15 @@ async def write_vectors(
     records: Sequence[LogRecord],
     vectors: Mapping[MessageKey, Vectors],
 ) -> int:
-    """Write the vectors of ``records``' messages (one partition's records in offset order,
-    ``vectors`` made from :func:`messages_of` of them) and store the offset past the last, in
-    one transaction; records below the stored offset were written already and are skipped. A
-    ``principal.forgotten`` record removes the principal's vectors of every generation. How
-    many messages it read (written or left out)."""
+    """Write the vectors of ``records``' messages (one partition's plaintext records in offset
+    order, ``vectors`` from :func:`embed_messages` of them) and store the offset past the last,
+    in one transaction, as the vectors' sink does; records below the stored offset were
+    written already and are skipped. For writers outside a follower."""
     if not records:
         return 0
-    async with transaction(conn):
-        changes = await locked_unread(
-            conn,
-            records,
-            offsets="public.projector_offset",
-            projector=follower_name(generation),
-            topic=topic,
-            partition=partition,
-        )
-        # An event appended twice (a retried publish) is one message: one upsert may not touch
-        # a row twice, and the vectors are the same.
-        keys = list(
-            dict.fromkeys(
-                MessageKey(r.tenant, r.principal, r.episode_id, r.message_ordinal)
-                for r in changes.rows
-            )
-        )
-        if keys:
-            rows = [np.ascontiguousarray(vectors[k], dtype="<f4").tobytes() for k in keys]
-            columns = [list(column) for column in zip(*keys, strict=True)]
-            await conn.execute(_INSERT, generation, *columns, rows)
-        for tenant, principal in changes.forgotten:
-            removed = await store.forget_principal(conn, tenant, principal)
-            await note_erased(conn, tenant, principal, {"embedding_vector": removed})
-        await store_offset(conn, generation, topic, partition, records[-1].offset + 1)
-    return len(changes.rows)
+    batch = Batch(topic, partition, [entry_of(r) for r in records], records[-1].offset + 1)
 
+    async def write(unread: Batch[LogEntry]) -> int:
+        return await write_entry_vectors(conn, generation, unread.records, vectors)
 
-async def store_offset(
-    conn: asyncpg.Connection, generation: str, topic: str, partition: int, next_offset: int
-) -> None:
-    """Move the follower's stored offset of a partition forward (never back)."""
-    await conn.execute(_STORE_OFFSET, follower_name(generation), topic, partition, next_offset)
+    return await write_tracked(conn, vectors_tracking(generation), batch, write)

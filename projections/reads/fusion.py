@@ -1,10 +1,12 @@
-"""Reciprocal rank fusion: one ranking from several ranked lists of the same kind of hit.
+"""One ranking from several ranked lists of the same kind of hit: by rank or by score.
 
-Recall ranks beliefs and messages from more than one list each — today the lexical match and,
-for messages, the messages the matching beliefs quote; a semantic (embedding) list joins each
-kind as one more list, without touching the others. Fusion reads only ranks, never the lists'
-scores, so lists scored on different scales (``ts_rank_cd``, an IDF sum, a cosine) combine
-without calibration (Cormack, Clarke and Büttcher, SIGIR 2009).
+Recall ranks beliefs and messages from more than one list each — the lexical match and, for
+messages, the messages the matching beliefs quote and the semantic (embedding) list.
+:func:`fuse` is reciprocal rank fusion: it reads only ranks, never the lists' scores, so lists
+scored on different scales combine without calibration (Cormack, Clarke and Büttcher, SIGIR
+2009). :func:`combine` reads the scores of two lists whose scales it can place (BM25 against
+its best, a cosine between its list's last and first): recall's lexical and semantic lists of
+messages.
 
 ``fused(item) = sum over the lists holding it of 1 / (K + rank)``, rank counted from 1. With
 :data:`K` = 60 (the paper's constant) the first place of one list is worth 1/61, and an item
@@ -73,9 +75,7 @@ def combine(
 
     Why scores and not ranks here: reciprocal rank fusion gives the tenth lexical hit nearly
     the first one's weight, while a question's BM25 scores often fall off a cliff after one or
-    two messages, and a cosine says how near the nearest really is. On the dev split the
-    scaled sum was worth +0.03 at @10 and +0.03 at @1 over the best weighted RRF of the same
-    two lists (docs/retrieval.md)."""
+    two messages, and a cosine says how near the nearest really is."""
     scores: dict[H, float] = {}
     best = max((s for _, s in lexical), default=0.0)
     for item, score in lexical:

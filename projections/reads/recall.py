@@ -9,7 +9,7 @@ relevance, confidence, corroboration and recency), each with the quotes it came 
 
 **Messages** come from the index of messages (migration 0021, ``message``): by default only the
 principal's own words (role ``user``); ``roles`` asks for others, and every message hit says its
-role. Two ranked lists are fused (:mod:`projections.reads.fusion`, reciprocal rank fusion):
+role. The lists below are combined (:mod:`projections.reads.fusion`):
 
 - the lexical match: the messages holding terms of the question, ranked by Okapi BM25 over the
   principal's messages in scope (:mod:`projections.messages.lexical`, read from postings and counts the
@@ -20,8 +20,9 @@ role. Two ranked lists are fused (:mod:`projections.reads.fusion`, reciprocal ra
 - with a :class:`SemanticQuery` (the question embedded by the active embedding generation's
   model, :func:`embed_question`), the semantic match: the principal's messages in scope nearest
   the question by cosine similarity (:func:`embeddings.store.search`, one generation, never
-  two), fused with weight :data:`SEMANTIC_WEIGHT` — below the lexical list's 1, because on
-  these questions meaning alone finds much less than words do (docs/retrieval.md measures it).
+  two), combined with the lexical list by score (:func:`fusion.combine`) at weight
+  :data:`SEMANTIC_WEIGHT` — below the lexical list's 1, because on these questions meaning
+  alone finds less than words do (docs/retrieval.md measures it).
 
 **Pages.** The answer is ranked whole — at most :data:`CANDIDATES` of each list — and served in
 pages by keyset: every hit has the sort key ``tier + fused`` (tier 1 for a belief, 0 for a
@@ -86,7 +87,7 @@ _ALLOWED_CONTROLS = frozenset("\t\n\r")
 SEMANTIC_WEIGHT = 0.75
 """The semantic list's weight where it is combined with the lexical list by score
 (:func:`fusion.combine`: BM25 scaled by the best, the cosine between the list's last and first).
-Chosen on the dev split with ``bench/recall_fusion.py`` (docs/retrieval.md)."""
+Chosen on the dev split with ``bench/embedding_models.py`` (``combined@w``, docs/retrieval.md)."""
 SEMANTIC_CANDIDATES = 3 * CANDIDATES
 """Nearest vectors taken before the role and project filter cuts them to :data:`CANDIDATES`
 (vectors are kept for every role; recall answers with the principal's own unless asked)."""
@@ -248,9 +249,9 @@ async def semantic_query(
     """The question embedded when ``embedder``'s generation is the active one; None (recall
     lexical only) when there is no embedder or its generation is not active yet (being built
     by the embedding follower, or another is active). Only the active generation is answered
-    with, so every process reads the same vectors. For one short question the local model
-    takes well under a millisecond; a remote embedder should embed before the connection is
-    taken (:func:`embed_question`)."""
+    with, so every process reads the same vectors. One short question costs the local default
+    tens of milliseconds of CPU (multilingual-e5-small; WordLlama well under one); a remote
+    embedder should embed before the connection is taken (:func:`embed_question`)."""
     if embedder is None:
         return None
     active = await embedding_store.active(conn)

@@ -17,10 +17,9 @@ from engram.api import create_api
 from engram.infra.settings import DatabaseSettings, KafkaSettings, Settings
 from engram.ingest.producer import EpisodeProducer
 from engram.ingest.topics import ensure_topics
-from engram.projections.messages.indexer import MessageIndexer
 from engram.service.tokens import create_token
 from tests.support.episodes import turn
-from tests.support.indexing import indexed_to_the_end
+from tests.support.indexing import index_everything
 from tests.support.isolation import Isolated
 from tests.support.projecting import seed_two_principals
 
@@ -65,13 +64,7 @@ async def _seed(isolated: Isolated, kafka: KafkaSettings, pool: asyncpg.Pool) ->
     ]
     async with EpisodeProducer(kafka) as producer:
         await producer.publish_many(turns)
-    indexer = MessageIndexer(kafka, pool)
-    task = asyncio.create_task(indexer.run())
-    try:
-        await indexed_to_the_end(kafka, pool, timeout_s=WAIT_S)
-    finally:
-        indexer.stop()
-        await task
+    await index_everything(kafka, pool, timeout_s=WAIT_S)
     return {who: (await create_token(pool, tenant=t, principal=who))[1] for who in ("ana", "bo")}
 
 

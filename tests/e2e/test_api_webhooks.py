@@ -5,6 +5,7 @@ link-local URL 422 with the reason, and a process without a KEK 503."""
 from __future__ import annotations
 
 import uuid
+from pathlib import Path
 from typing import Any
 
 import asyncpg
@@ -20,6 +21,7 @@ from engram.infra.settings import (
     WebhooksSettings,
 )
 from engram.keys.kek import new_kek_text
+from engram.keys.kek_file import create_kek_file
 from engram.service.tokens import create_token
 from tests.support.isolation import Isolated
 
@@ -112,3 +114,24 @@ async def test_a_principals_token_is_403_and_a_process_without_a_kek_503(
     with _client(isolated, kek=False) as client:
         answer = client.post("/v1/webhooks", json=body, headers=_auth(operator))
         assert answer.status_code == 503 and "ENGRAM_KEYS_KEK" in answer.json()["detail"]
+
+
+async def test_a_kek_from_its_file_alone_is_enough_for_webhooks(
+    isolated: Isolated, pool: asyncpg.Pool, tmp_path: Path
+) -> None:
+    """``ENGRAM_KEYS_KEK_FILE`` (what `dev/services.sh` and compose give) without
+    ``ENGRAM_KEYS_KEK``: the API stores and signs with it like with the variable."""
+    _, operator = await create_token(pool, tenant=isolated.tenant, principal=None)
+    kek_file = tmp_path / "kek"
+    assert create_kek_file(kek_file, new_kek_text())
+    settings = Settings(
+        kafka=isolated.kafka(),
+        database=DatabaseSettings(url=isolated.database_url),
+        keys=KeysSettings(kek=None, kek_file=kek_file),
+        webhooks=WebhooksSettings(allow_private=True),
+    )
+    body = {"project": "garden", "url": "http://127.0.0.1:9/hook"}
+    with TestClient(create_api(settings)) as client:
+        created = client.post("/v1/webhooks", json=body, headers=_auth(operator))
+        assert created.status_code == 201, created.text
+    assert await pool.fetchval("SELECT count(*) FROM webhook_secret") == 1

@@ -17,7 +17,8 @@ from engram.generations.runtime import end_offsets
 from engram.infra.settings import KafkaSettings
 from engram.ingest.producer import EpisodeProducer
 from engram.ingest.topics import ensure_topics
-from engram.projections.messages.embedding_follower import EmbeddingFollower
+from engram.projections.following import LogFollower
+from engram.projections.messages.embedding_follower import MessageVectors
 from engram.projections.messages.embeddings import store
 from engram.projections.messages.embeddings.embedder import (
     EmbeddingUnavailable,
@@ -25,7 +26,8 @@ from engram.projections.messages.embeddings.embedder import (
     Vectors,
 )
 from engram.projections.messages.embeddings.local import WordLlamaEmbedder
-from engram.projections.messages.store import MessageKey, hide_messages
+from engram.projections.messages.reading import follow_messages
+from engram.projections.messages.store import LogEntry, MessageKey, hide_messages
 from engram.projections.messages.vectors import embedded_offsets, message_of_item
 from engram.projections.reads.freshness import freshness
 from engram.schemas.common import principal_hash
@@ -45,9 +47,12 @@ GENERATION = "wordllama-l2_supercat/64/content-words-v1"
 
 
 @asynccontextmanager
-async def following(kafka: KafkaSettings, pool: asyncpg.Pool) -> AsyncIterator[EmbeddingFollower]:
-    """An embedding follower running as a task for the block; stopped and awaited after it."""
-    follower = EmbeddingFollower(kafka, pool, EMBEDDER)
+async def following(
+    kafka: KafkaSettings, pool: asyncpg.Pool
+) -> AsyncIterator[LogFollower[LogEntry]]:
+    """A follower of the log with the vectors alone, running as a task for the block; stopped
+    and awaited after it."""
+    follower = follow_messages(kafka, [MessageVectors(pool, EMBEDDER)])
     task = asyncio.create_task(follower.run())
     try:
         yield follower
@@ -261,14 +266,15 @@ async def test_an_embedder_outage_is_waited_out_and_nothing_is_lost(
     said = turn(t, "ana", "p", "I keep bees.")
     async with EpisodeProducer(kafka) as producer:
         await producer.publish(said)
-    follower = EmbeddingFollower(kafka, pool, FailsFirst(2))
+    sink = MessageVectors(pool, FailsFirst(2))
+    follower = follow_messages(kafka, [sink])
     task = asyncio.create_task(follower.run())
     try:
         await embedded_to_the_end(kafka, pool)
     finally:
         follower.stop()
         await task
-    assert follower.outages == 2
+    assert sink.outages == 2
     assert await vectors(pool, t) == [("ana", said.event_id, 0)]
 
 

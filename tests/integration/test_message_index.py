@@ -18,8 +18,10 @@ from engram.infra.settings import KafkaSettings
 from engram.ingest.producer import EpisodeProducer
 from engram.ingest.topics import ensure_topics
 from engram.projections.beliefs.digest import drop_projections
-from engram.projections.messages.indexer import MessageIndexer
-from engram.projections.messages.store import MessageKey, hide_messages
+from engram.projections.following import LogFollower
+from engram.projections.messages.indexer import MessageIndex
+from engram.projections.messages.reading import follow_messages
+from engram.projections.messages.store import LogEntry, MessageKey, hide_messages
 from engram.projections.reads.freshness import freshness
 from engram.schemas.common import principal_hash
 from engram.schemas.corrections import PrincipalForgotten
@@ -34,9 +36,12 @@ WAIT_S = 60
 
 
 @asynccontextmanager
-async def indexing(kafka: KafkaSettings, pool: asyncpg.Pool) -> AsyncIterator[MessageIndexer]:
-    """A message indexer running as a task for the block; stopped and awaited after it."""
-    indexer = MessageIndexer(kafka, pool)
+async def indexing(
+    kafka: KafkaSettings, pool: asyncpg.Pool
+) -> AsyncIterator[LogFollower[LogEntry]]:
+    """A follower of the log with the index alone, running as a task for the block; stopped
+    and awaited after it."""
+    indexer = follow_messages(kafka, [MessageIndex(pool)])
     task = asyncio.create_task(indexer.run())
     try:
         yield indexer

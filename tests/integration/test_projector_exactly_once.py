@@ -9,11 +9,11 @@ import asyncpg
 import pytest
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
 
-import engram.projections.beliefs.projector as projector_module
 from engram.infra.settings import KafkaSettings
 from engram.ingest.topics import ensure_topics
 from engram.projections.beliefs.digest import drop_projections, projection_digest
 from engram.projections.beliefs.store import stored_offsets
+from engram.projections.following import Tracking
 from tests.support.isolation import Isolated
 from tests.support.projecting import (
     city_batches,
@@ -104,15 +104,17 @@ def slow_assignment(monkeypatch: pytest.MonkeyPatch) -> None:
     """Make reading the stored offsets slow, as a loaded database would: aiokafka installs an
     assignment and starts fetching it from Kafka's committed offsets before it awaits the
     listener that seeks to the stored ones, so a slow read widens that window."""
-    real = stored_offsets  # what projections.beliefs.projector imported
+    real = Tracking.stored_offsets  # what every follower's seek reads
 
-    async def slow_stored_offsets(pool: asyncpg.Pool, topic: str) -> dict[int, int]:
+    async def slow_stored_offsets(
+        self: Tracking, db: asyncpg.Pool | asyncpg.Connection, topic: str
+    ) -> dict[int, int]:
         # Injected latency, not synchronisation: the assertions hold for any delay (with none
         # the race is merely unlikely), the delay only makes the window wide.
         await asyncio.sleep(0.5)
-        return await real(pool, topic)
+        return await real(self, db, topic)
 
-    monkeypatch.setattr(projector_module, "stored_offsets", slow_stored_offsets)
+    monkeypatch.setattr(Tracking, "stored_offsets", slow_stored_offsets)
 
 
 async def test_a_restart_with_a_slow_assignment_resumes_at_the_stored_offsets(

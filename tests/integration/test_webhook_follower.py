@@ -18,7 +18,7 @@ from engram.formation.corrections import form_correction
 from engram.formation.policy import FormationPolicy
 from engram.infra.settings import KafkaSettings
 from engram.ingest.topics import ensure_topics
-from engram.projections.notifying import MemoryEventsFollower
+from engram.projections.notifying import NOTIFIER_TRACKING, follow_memory_events
 from engram.schemas.claims import SourcePosition
 from engram.schemas.common import principal_hash, principal_key
 from engram.schemas.corrections import PrincipalForgotten
@@ -52,7 +52,7 @@ async def _publish(kafka: KafkaSettings, values: Sequence[bytes]) -> None:
 
 @contextlib.asynccontextmanager
 async def _following(kafka: KafkaSettings, pool: asyncpg.Pool) -> AsyncIterator[None]:
-    follower = MemoryEventsFollower(kafka, pool)
+    follower = follow_memory_events(kafka, pool)
     task = asyncio.create_task(follower.run())
     try:
         yield
@@ -62,7 +62,11 @@ async def _following(kafka: KafkaSettings, pool: asyncpg.Pool) -> AsyncIterator[
 
 
 async def _stored(pool: asyncpg.Pool) -> int:
-    return int(await pool.fetchval("SELECT coalesce(max(next_offset), 0) FROM webhook_offset"))
+    stored = await pool.fetchval(
+        "SELECT coalesce(max(next_offset), 0) FROM public.projector_offset WHERE projector = $1",
+        NOTIFIER_TRACKING.projector,
+    )
+    return int(stored)
 
 
 def _json(event: MemoryChanged) -> bytes:

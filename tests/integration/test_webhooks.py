@@ -263,7 +263,10 @@ async def test_the_sink_owes_a_record_once_however_often_it_is_read(pool: asyncp
     events = [changed(n) for n in range(3)]
     assert await owe(pool, events) == 3
     assert await owe(pool, events) == 0
-    assert await pool.fetchval("SELECT next_offset FROM webhook_offset") == 3
+    stored = await pool.fetchval(
+        "SELECT next_offset FROM public.projector_offset WHERE projector = 'notifications'"
+    )
+    assert stored == 3
 
 
 async def test_a_lease_that_lapsed_is_claimed_again_with_the_same_id(pool: asyncpg.Pool) -> None:

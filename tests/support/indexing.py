@@ -1,4 +1,4 @@
-"""Waiting for the message indexer and the embedding follower: their stored offsets at the end
+"""Waiting for the message index and the vectors: their stored offsets at the end
 of the episodic log; what vectors of a principal remain."""
 
 from __future__ import annotations
@@ -11,7 +11,8 @@ from engram.generations.runtime import end_offsets
 from engram.infra.settings import KafkaSettings
 from engram.projections.messages.embeddings.e5 import DIMENSIONS, MODEL_NAME, RECIPE
 from engram.projections.messages.embeddings.generation import EmbeddingGeneration
-from engram.projections.messages.indexer import MessageIndexer, indexed_offsets
+from engram.projections.messages.indexer import MessageIndex, indexed_offsets
+from engram.projections.messages.reading import follow_messages
 from engram.projections.messages.vectors import embedded_offsets
 from tests.support.conditions import wait_until
 
@@ -29,7 +30,7 @@ async def indexed_to_the_end(kafka: KafkaSettings, pool: asyncpg.Pool, *, timeou
 
 async def index_everything(kafka: KafkaSettings, pool: asyncpg.Pool, *, timeout_s: float) -> None:
     """Run a message indexer until it has read every record the log holds now, then stop it."""
-    indexer = MessageIndexer(kafka, pool)
+    indexer = follow_messages(kafka, [MessageIndex(pool)])
     task = asyncio.create_task(indexer.run())
     try:
         await indexed_to_the_end(kafka, pool, timeout_s=timeout_s)

@@ -14,11 +14,13 @@ import asyncpg
 
 from engram.infra.settings import WebhooksSettings
 from engram.keys.kek import LocalKek
-from engram.notifications import MemoryRecord, record_owed
+from engram.notifications import MemoryRecord
 from engram.notifications.destinations import DestinationPolicy
 from engram.notifications.endpoints import Endpoint, register
 from engram.notifications.notifier import Notifier
 from engram.notifications.vault import SecretVault
+from engram.projections.following import Batch
+from engram.projections.notifying import owe_batch
 from engram.schemas.memory_events import MemoryChanged, PrincipalErased
 
 TOPIC = "engram.memory-events"
@@ -80,15 +82,15 @@ async def owe(
     first_offset: int = 0,
     partition: int = 0,
 ) -> int:
-    """The sink, given ``events`` as one partition's records published now."""
+    """The sink's write, given ``events`` as one partition's records published now."""
     now_ms = int(datetime.now(UTC).timestamp() * 1000)
     records = [
         MemoryRecord(TOPIC, partition, first_offset + i, now_ms, event)
         for i, event in enumerate(events)
     ]
-    async with pool.acquire() as conn, conn.transaction():
-        return await record_owed(
-            conn, TOPIC, partition, records, next_offset=first_offset + len(records)
+    async with pool.acquire() as conn:
+        return await owe_batch(
+            conn, Batch(TOPIC, partition, records, next_offset=first_offset + len(records))
         )
 
 

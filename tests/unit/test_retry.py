@@ -181,12 +181,9 @@ async def test_cancellation_ends_a_wait_and_is_never_retried() -> None:
 
 OWN_LOOPS = {
     "engram/infra/retry.py": "the one loop",
-    # The log follower's loops, becoming one loop over engram.infra.db.retry_while_unavailable.
-    "projections/beliefs/projector.py": "the log follower",
-    "projections/messages/indexer.py": "the log follower",
-    "projections/messages/embedding_follower.py": "the log follower",
-    "projections/following.py": "the log follower",
-    "projections/notifying.py": "the log follower (its stand-in for the webhooks' sink)",
+    # Not a retry: a sink of the log follower that fails with what it waits out rests on
+    # DATABASE_BACKOFF while the follower's other sinks go on (a retry would stop them all).
+    "projections/following/follower.py": "the log follower's rests",
     # Not a loop: when a failed webhook delivery is due again, stored in PostgreSQL and claimed
     # by whichever sender gets there (engram/notifications/queue.py).
     "engram/notifications/outcomes.py": "a delivery's due time",

@@ -1,44 +1,42 @@
-"""Following a topic from the offsets stored with a projection's rows, not the group's.
+"""Positioning a consumer at the offsets stored with a projection's rows, not the group's.
 
-Every state-writing consumer of a topic here (the belief projector, the message indexer, the
-embedding follower) owns its offsets in PostgreSQL: each batch's rows and the offset after it
-commit in one transaction, so a restart, a rebalance or a rewind resumes exactly after what was
-written. Kafka's committed offsets, where written at all, are only a lag gauge.
+Every state-writing consumer of a topic here owns its offsets in PostgreSQL
+(:mod:`projections.following.tracking`), so a restart, a rebalance or a rewind resumes exactly
+after what was written. Kafka's committed offsets, where written at all, are only a lag gauge.
 """
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Awaitable, Callable
 
-import asyncpg
 import structlog
 from aiokafka import AIOKafkaConsumer, ConsumerRebalanceListener, TopicPartition
+from aiokafka.errors import IllegalStateError
 
 from engram.infra.db import FIRST_DELAY_S, UNAVAILABLE, report_unavailable
 
 log = structlog.get_logger(__name__)
 
-StoredOffsets = Callable[[asyncpg.Pool, str], Awaitable[dict[int, int]]]
-"""Reads a consumer's stored offsets of a topic, by partition."""
+OffsetsToSeek = Callable[[], Awaitable[dict[int, int]]]
+"""Reads the offsets to seek to, by partition (a partition not named: its beginning)."""
 
 
 async def seek_to_stored_offsets(
-    consumer: AIOKafkaConsumer,
-    pool: asyncpg.Pool,
-    topic: str,
-    partitions: set[TopicPartition],
-    offsets_of: StoredOffsets,
+    consumer: AIOKafkaConsumer, partitions: set[TopicPartition], offsets_of: OffsetsToSeek
 ) -> None:
-    """Position each partition at the offset stored beside the rows (or the beginning):
-    ``offsets_of`` reads them."""
-    offsets = await offsets_of(pool, topic)
-    assigned = consumer.assignment()
+    """Position each assigned partition of ``partitions`` at the offset stored beside the rows
+    (or the beginning): ``offsets_of`` reads them."""
+    offsets = await offsets_of()
     for tp in partitions:
-        if tp not in assigned:
+        # Asked again for each partition: a rebalance may revoke them while this awaits, and
+        # the assignment after it is sought by the listener and the consume loop again.
+        if tp not in consumer.assignment():
             continue
         if tp.partition in offsets:
             consumer.seek(tp, offsets[tp.partition])
-        else:
+            continue
+        with contextlib.suppress(IllegalStateError):  # revoked during the await
             await consumer.seek_to_beginning(tp)
 
 
@@ -56,15 +54,14 @@ class SeekToStoredOffsets(ConsumerRebalanceListener):  # type: ignore[misc]
     def __init__(
         self,
         consumer: AIOKafkaConsumer,
-        pool: asyncpg.Pool,
-        topic: str,
-        offsets_of: StoredOffsets,
+        offsets_of: OffsetsToSeek,
+        *,
+        name: str,
         on_revoked: Callable[[], None] = lambda: None,
     ):
         self._consumer = consumer
-        self._pool = pool
-        self._topic = topic
         self._offsets_of = offsets_of
+        self._name = name
         self._on_revoked = on_revoked
         self.generation = 0
         self.positioned = False
@@ -76,29 +73,29 @@ class SeekToStoredOffsets(ConsumerRebalanceListener):  # type: ignore[misc]
 
     async def on_partitions_assigned(self, assigned: set[TopicPartition]) -> None:
         try:
-            await seek_to_stored_offsets(
-                self._consumer, self._pool, self._topic, assigned, self._offsets_of
-            )
+            await seek_to_stored_offsets(self._consumer, assigned, self._offsets_of)
         except UNAVAILABLE as error:
             # aiokafka would log this and read on from Kafka's offsets: leave the seek to the
             # consume loop instead, which drops what it fetches until the seek has happened.
-            report_unavailable("projector.assign", error, FIRST_DELAY_S)
+            report_unavailable(f"{self._name}.assign", error, FIRST_DELAY_S)
             self.seek_pending, self.positioned = True, False
         else:
             self.positioned = True
         finally:
             self.generation += 1
-        log.info("projector.assigned", partitions=sorted(tp.partition for tp in assigned))
+        log.info(
+            "follower.assigned",
+            follower=self._name,
+            partitions=sorted(tp.partition for tp in assigned),
+        )
 
     def moved_since(self, generation: int) -> bool:
         """Whether records fetched while ``generation`` was current may predate a seek."""
         return not self.positioned or self.generation != generation
 
     async def reseek(self) -> None:
-        """Seek every assigned partition to its stored offset: after a chunk whose transaction
+        """Seek every assigned partition to its stored offset: after a write whose transaction
         failed, after a stale fetch, or after an assignment whose own seek failed."""
-        await seek_to_stored_offsets(
-            self._consumer, self._pool, self._topic, self._consumer.assignment(), self._offsets_of
-        )
+        await seek_to_stored_offsets(self._consumer, self._consumer.assignment(), self._offsets_of)
         if self.seek_pending:
             self.seek_pending, self.positioned = False, True

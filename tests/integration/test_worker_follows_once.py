@@ -1,0 +1,103 @@
+"""One ``engram worker`` fetches and opens each turn of a sealed log once for the message index
+and the vectors together (one log follower, two sinks), and once more for formation: counted
+by the worker's own metrics, not read off the code."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import asyncpg
+import pytest
+from pydantic import SecretStr
+
+from engram.infra.settings import KeysSettings
+from engram.ingest.producer import EpisodeProducer
+from engram.ingest.topics import ensure_topics
+from engram.keys.kek import new_kek_text
+from engram.sealing.opening import open_sealer
+from engram.watermarks.waiting import wait_for_watermarks
+from tests.support.episodes import turn
+from tests.support.http import first_ok, free_port
+from tests.support.indexing import embedded_to_the_end, indexed_to_the_end
+from tests.support.isolation import Isolated, running_worker
+
+pytestmark = pytest.mark.integration
+
+WAIT_S = 90
+TURNS = 12
+
+
+def _sample(metrics: str, name: str) -> float:
+    """The value of one sample (``name`` with its labels) in a Prometheus text page."""
+    found = re.search(rf"^{re.escape(name)} (\S+)$", metrics, re.MULTILINE)
+    assert found is not None, f"{name} not in the worker's metrics"
+    return float(found.group(1))
+
+
+async def test_one_worker_opens_each_sealed_turn_once_for_the_index_and_the_vectors(
+    isolated: Isolated, pool: asyncpg.Pool, tmp_path: Path
+) -> None:
+    kafka = isolated.kafka(partitions=2)
+    await ensure_topics(kafka)
+    kek = new_kek_text()
+    port = free_port()
+    env = isolated.env(partitions=2) | {
+        "ENGRAM_KEYS_KEK": kek,
+        "ENGRAM_KEYS_ENCRYPT_LOG": "true",
+        "ENGRAM_WORKER_HTTP_PORT": str(port),
+    }
+    sealer = await open_sealer(KeysSettings(kek=SecretStr(kek), encrypt_log=True), pool)
+    turns = [
+        turn(isolated.tenant, f"u{n % 3}", f"proj{n % 8}", f"I keep {n} hives of bees.", seq=n)
+        for n in range(TURNS)
+    ]
+    with running_worker(isolated, log_path=tmp_path / "worker.log", env=env):
+        async with EpisodeProducer(kafka, sealer) as producer:
+            positions = await producer.publish_many(turns)
+        await wait_for_watermarks(pool, positions, timeout_s=WAIT_S)
+        await indexed_to_the_end(kafka, pool, timeout_s=WAIT_S)
+        await embedded_to_the_end(kafka, pool, timeout_s=WAIT_S)
+        metrics = (await first_ok(f"http://127.0.0.1:{port}/metrics")).text
+
+    follower = 'engram_follower_records_total{follower="messages+embeddings"}'
+    assert _sample(metrics, follower) == TURNS, "one fetch and one decoding a turn, for both"
+    assert 'engram_follower_records_total{follower="messages"}' not in metrics
+    assert 'engram_follower_records_total{follower="embeddings"}' not in metrics
+    opened = _sample(metrics, 'engram_sealed_opened_total{kind="event"}')
+    assert opened == 2 * TURNS, "opened once by formation and once by the follower"
+    assert _sample(metrics, "engram_messages_indexed_total") == TURNS
+    assert _sample(metrics, "engram_messages_embedded_total") == TURNS
+
+
+@pytest.mark.parametrize(
+    ("flag", "follower", "indexes", "embeds"),
+    [("--no-embedder", "messages", True, False), ("--no-indexer", "embeddings", False, True)],
+)
+async def test_a_worker_without_one_sink_follows_the_log_for_the_other_alone(
+    isolated: Isolated,
+    pool: asyncpg.Pool,
+    tmp_path: Path,
+    flag: str,
+    follower: str,
+    indexes: bool,
+    embeds: bool,
+) -> None:
+    kafka = isolated.kafka(partitions=1)
+    await ensure_topics(kafka)
+    port = free_port()
+    env = isolated.env(partitions=1) | {"ENGRAM_WORKER_HTTP_PORT": str(port)}
+    turns = [turn(isolated.tenant, "ana", "p", f"I keep {n} hives.", seq=n) for n in range(3)]
+    with running_worker(isolated, flag, log_path=tmp_path / "worker.log", env=env):
+        async with EpisodeProducer(kafka) as producer:
+            positions = await producer.publish_many(turns)
+        await wait_for_watermarks(pool, positions, timeout_s=WAIT_S)
+        if indexes:
+            await indexed_to_the_end(kafka, pool, timeout_s=WAIT_S)
+        if embeds:
+            await embedded_to_the_end(kafka, pool, timeout_s=WAIT_S)
+        metrics = (await first_ok(f"http://127.0.0.1:{port}/metrics")).text
+
+    assert _sample(metrics, f'engram_follower_records_total{{follower="{follower}"}}') == 3
+    assert await pool.fetchval("SELECT count(*) FROM message") == (3 if indexes else 0)
+    assert await pool.fetchval("SELECT count(*) FROM embedding_vector") == (3 if embeds else 0)
