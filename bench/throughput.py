@@ -18,6 +18,8 @@ the projector's measured CPU a batch (:func:`cores_at_target`): the cores it and
 PostgreSQL backends would keep busy, and the share of the projector's one Python thread.
 
     .venv/bin/python bench/throughput.py [--turns 5000]
+    .venv/bin/python bench/throughput.py --turns 3000 --core-only 3 --baseline-root ../main
+                                                    # the core alone, alternated with main
 """
 
 from __future__ import annotations
@@ -586,6 +588,49 @@ async def main(count: int) -> dict[str, object]:
     }
 
 
+_CORE_CHILD = """
+import asyncio, importlib.util, json, sys
+root, turns = sys.argv[1], int(sys.argv[2])
+sys.path.insert(0, root)
+spec = importlib.util.spec_from_file_location("rooted_throughput", root + "/bench/throughput.py")
+rooted = importlib.util.module_from_spec(spec)
+sys.modules["rooted_throughput"] = rooted
+spec.loader.exec_module(rooted)
+rate, cpu = asyncio.run(rooted.measure_core(rooted.synthetic_turns(turns, "bench")))
+print(json.dumps({"core_us_per_turn": round(1e6 / rate, 1), "core_cpu_us_per_turn": round(1e6 * cpu, 1)}))
+"""
+"""``core_us_per_turn`` and ``core_cpu_us_per_turn`` of a checkout's core as :func:`main`
+measures them (one pass over the synthetic turns, first turn included), in a fresh interpreter
+that imports nothing of Engram before the checkout is first on its path: its own
+``bench/throughput.py`` is loaded, so its own code forms."""
+
+
+def core_rounds(turns: int, rounds: int, baseline: Path | None) -> dict[str, object]:
+    """Rounds of this checkout's core and ``baseline``'s, one after the other in each round, so
+    both meet the same machine; the medians and their ratio."""
+    sides = {"this": REPO, **({"baseline": baseline.resolve()} if baseline else {})}
+    measured: dict[str, list[dict[str, float]]] = {side: [] for side in sides}
+    for _ in range(rounds):
+        for side, root in sides.items():
+            command = [sys.executable, "-c", _CORE_CHILD, str(root), str(turns)]
+            out = subprocess.run(command, check=True, capture_output=True, text=True).stdout
+            measured[side].append(orjson.loads(out.strip().splitlines()[-1]))
+    report: dict[str, object] = {"turns": turns, "rounds": rounds}
+    for side, runs in measured.items():
+        for key in ("core_us_per_turn", "core_cpu_us_per_turn"):
+            values = [run[key] for run in runs]
+            report[f"{side}_{key}"] = values
+            report[f"{side}_{key}_median"] = statistics.median(values)
+    if baseline:
+        for key in ("core_us_per_turn", "core_cpu_us_per_turn"):
+            report[f"this_over_baseline_{key}"] = round(
+                statistics.median(r[key] for r in measured["this"])
+                / statistics.median(r[key] for r in measured["baseline"]),
+                3,
+            )
+    return report
+
+
 async def sealer_for(db_url: str, kek: str) -> tuple[asyncpg.Pool, LogSealer]:
     pool = await asyncpg.create_pool(db_url, min_size=1, max_size=4)
     sealer = await open_sealer(KeysSettings(kek=SecretStr(kek), encrypt_log=True), pool)
@@ -803,8 +848,19 @@ if __name__ == "__main__":
         help="Only measure end to end with the worker's embedding follower off and on, "
         "alternated this often.",
     )
+    parser.add_argument(
+        "--core-only",
+        type=int,
+        default=0,
+        metavar="ROUNDS",
+        help="Only the core's core_us_per_turn, in a fresh child process per round (no Kafka "
+        "or PostgreSQL), alternated with --baseline-root's code when given.",
+    )
+    parser.add_argument("--baseline-root", type=Path, help="Another checkout, for --core-only.")
     args = parser.parse_args()
-    if args.encryption_pairs:
+    if args.core_only:
+        result = core_rounds(args.turns, args.core_only, args.baseline_root)
+    elif args.encryption_pairs:
         result = asyncio.run(encryption_pairs(args.turns, args.encryption_pairs))
     elif args.embedder_pairs:
         result = asyncio.run(embedder_pairs(args.turns, args.embedder_pairs))

@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 
 from engram.formation.admission import Admitted, MessageAdmission, Refused
 from engram.formation.explicit import remembered_ranges, within
-from engram.formation.gates import Cited, classify_sensitivity, eligibility_refusal, redact
+from engram.formation.gates import Cited, classify_sensitivity, eligibility_refusal, redact_cited
 from engram.formation.injection import in_private_reasoning, sentences_around
 from engram.formation.policy import FormationPolicy
 from engram.formation.proposals import Proposal
@@ -206,7 +206,8 @@ def _refusal(
     health data does not store it in its refusals either; the reason and relation remain.
 
     Redaction replaces each secret-shaped or policy-PII substring of the relation, statement,
-    quote and detail with ``[redacted:<kind>]`` whatever the reason, so a credential that was
+    quote and detail with ``[redacted:<kind>]`` whatever the reason (and every secret value the message
+    holds, wherever it recurs: :func:`.gates.redact_cited`), so a credential that was
     refused for an earlier reason (an untrusted tool message, say) is not stored either. Two
     proposals whose words differ only inside a redaction would share an identity, so a
     redacted refusal's identity also names the proposal's ``position`` in its message.
@@ -215,7 +216,9 @@ def _refusal(
     message, policy = forming.message, forming.policy
     proposed = proposal.statement or f"{proposal.subject} {proposal.relation} {proposal.object}"
     words = [proposal.relation, proposed, proposal.quote, detail]
-    relation, statement, quote, detail = (redact(w, pii_kinds=policy.pii_kinds) for w in words)
+    relation, statement, quote, detail = (
+        redact_cited(w, source=message.content, pii_kinds=policy.pii_kinds) for w in words
+    )
     special = lookup(proposal.relation)
     if special is not None and special.sensitivity and special.name not in policy.enabled_relations:
         statement = quote = f"[redacted:{special.sensitivity}]"  # never enabled, never kept
@@ -310,6 +313,7 @@ def _cited(
         source=message.content,
         role=message.role,
         in_private_reasoning=in_private_reasoning(message.content, start, end),
+        quote=admitted.span.quote,
     )
 
 

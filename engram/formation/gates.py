@@ -10,7 +10,10 @@ candidate from either extractor arm, in a fixed order, each with its own refusal
 3. ``transient`` — task detail that will not matter next week (:mod:`.injection`);
 4. ``system_restatement`` — platform instructions or private reasoning repeated back, anything
    from a ``system`` message, and anything cited from inside a ``<thinking>`` block;
-5. ``instruction_shaped`` — an instruction to the agent dressed as a fact or preference.
+5. ``instruction_shaped`` — an instruction to the agent dressed as a fact or preference; and
+   markup or code as a claim's end (``<script>…``, ``{{…}}``, ``javascript:``), read in the
+   statements and the quote (the clause), never the whole sentence, with the detail ``markup
+   or code``.
 
 The last three read the statement and the sentence around the quote, not the whole message:
 "remind me in 5 minutes" in one sentence does not make "I live in Berlin" in another transient.
@@ -29,17 +32,18 @@ from functools import lru_cache
 from engram.formation.injection import (
     AGENT_RESTATEMENT,
     INSTRUCTION_SHAPED,
+    MARKUP,
     SYSTEM_RESTATEMENT,
     TRANSIENT,
 )
 from engram.formation.pii import find_pii
 from engram.formation.screening import NeedleIndex, Screened, lowered, screen
-from engram.formation.secrets import Finding, find_secrets
+from engram.formation.secrets import Finding, find_secrets, secrets_by_context
 from engram.formation.sensitivity import classify_sensitivity
 from engram.schemas.claims import RefusalReason
 from engram.schemas.common import Role
 
-__all__ = ["Cited", "classify_sensitivity", "eligibility_refusal", "redact"]
+__all__ = ["Cited", "classify_sensitivity", "eligibility_refusal", "redact", "redact_cited"]
 
 Verdict = tuple[RefusalReason, str]
 
@@ -87,9 +91,10 @@ def _marker_sets(
     return index, tuple(found)
 
 
-_MARKER_INDEX, (_TRANSIENT, _SYSTEM_RESTATEMENT, _AGENT_RESTATEMENT, _INSTRUCTION_SHAPED) = (
-    _marker_sets(TRANSIENT, SYSTEM_RESTATEMENT, AGENT_RESTATEMENT, INSTRUCTION_SHAPED)
-)
+(
+    _MARKER_INDEX,
+    (_TRANSIENT, _SYSTEM_RESTATEMENT, _AGENT_RESTATEMENT, _INSTRUCTION_SHAPED, _MARKUP),
+) = _marker_sets(TRANSIENT, SYSTEM_RESTATEMENT, AGENT_RESTATEMENT, INSTRUCTION_SHAPED, MARKUP)
 """Every candidate's statement and sentence is read for all of them."""
 
 
@@ -110,6 +115,9 @@ class Cited:
     """The whole message content: the authoritative source text."""
     role: Role
     in_private_reasoning: bool = False
+    quote: str = ""
+    """The words the claim was cut from (the clause), read for markup with the statements: an
+    end cut short ("javascript" of "javascript:alert(…)") no longer shows what it was."""
 
 
 def _kinds(findings: Iterable[Finding]) -> str:
@@ -120,6 +128,12 @@ def _kinds(findings: Iterable[Finding]) -> str:
 def _secrets_in(text: str) -> tuple[Finding, ...]:
     """Memoised: every candidate of a message scans the same source text."""
     return tuple(find_secrets(text))
+
+
+@lru_cache(maxsize=32)
+def _secrets_by_context(text: str) -> tuple[Finding, ...]:
+    """Memoised: every refusal of a message redacts its words against the same source."""
+    return tuple(secrets_by_context(text))
 
 
 @lru_cache(maxsize=32)
@@ -174,11 +188,32 @@ def _instruction_shaped(texts: Sequence[str], possible: Sequence[int]) -> Verdic
     return RefusalReason.INSTRUCTION_SHAPED, f"instruction-shaped content ({marker})"
 
 
+_MAY_BE_MARKUP = re.compile(r"[<{$;=]|script:|table|select", re.IGNORECASE)
+"""What every marker of :data:`.injection.MARKUP` needs (a tag's "<", a template's "{" or "$",
+a script URL's "script:", a handler's "=", SQL's ";", "table" or "select"; a statement's facet
+has a bare ":"): a text with none of them
+holds no markup, and most claims' words have none (a cheaper question than the index's)."""
+
+
+def _markup(cited: Cited) -> Verdict | None:
+    texts = (*cited.statements, cited.quote)
+    if not any(_MAY_BE_MARKUP.search(text) for text in texts):
+        return None
+    marker = _MARKUP.first(texts)
+    if marker is None:
+        return None
+    return (
+        RefusalReason.INSTRUCTION_SHAPED,
+        f"markup or code, not a thing a person names ({marker})",
+    )
+
+
 def eligibility_refusal(cited: Cited, *, pii_kinds: tuple[str, ...]) -> Verdict | None:
     """The first hard gate the candidate fails, in the documented order, or ``None``.
 
-    The last three read the same texts (the statements and the sentence), so the markers that
-    may occur in each are found once for all three (:func:`marker_needles`)."""
+    The three before markup read the same texts (the statements and the sentence), so the
+    markers that may occur in each are found once for the three (:func:`marker_needles`);
+    markup is read in the statements and the quote alone."""
     found = _secret(cited) or _pii(cited, pii_kinds)
     if found is not None:
         return found
@@ -188,6 +223,7 @@ def eligibility_refusal(cited: Cited, *, pii_kinds: tuple[str, ...]) -> Verdict 
         _transient(cited, texts, possible)
         or _system_restatement(cited, texts, possible)
         or _instruction_shaped(texts, possible)
+        or _markup(cited)
     )
 
 
@@ -216,3 +252,19 @@ def redact(text: str, *, pii_kinds: tuple[str, ...]) -> str:
         cursor = max(cursor, finding.end)
     pieces.append(text[cursor:])
     return "".join(pieces)
+
+
+def redact_cited(text: str, *, source: str, pii_kinds: tuple[str, ...]) -> str:
+    """:func:`redact`, and every secret of ``source`` its context shows wherever its value recurs
+    in ``text`` (a secret of a shape of its own is found in ``text`` by :func:`redact` itself).
+
+    A secret is found by its context ("my password is …", "… as my password"), which a
+    statement or a clause-long quote cut from the same message may not carry: "I use hunter2 as
+    my password" proposes "I uses hunter2", where nothing says a password any more. The value
+    the source's context showed to be a secret is removed from every word a refusal keeps."""
+    redacted = redact(text, pii_kinds=pii_kinds)
+    for found in _secrets_by_context(source):
+        value = source[found.start : found.end]
+        if len(value) >= 3 and value in redacted:
+            redacted = redacted.replace(value, f"[redacted:{found.kind}]")
+    return redacted

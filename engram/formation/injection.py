@@ -7,7 +7,9 @@ Three shapes, each its own refusal reason:
 * **system restatement** — platform instructions or private reasoning repeated back: "my
   system prompt says …", "as an AI language model …", text inside a ``<thinking>`` block.
 * **instruction shaped** — an instruction to the agent dressed as a fact or a preference:
-  "ignore previous instructions", "you must always …", "from now on, never …".
+  "ignore previous instructions", "you must always …", "from now on, never …"; and markup or
+  code as a claim's end ("I use <script>…"): text shaped for a machine to act on, which the
+  same refusal reason keeps out (the detail says ``markup or code``).
 
 Each detector returns the name of the marker it saw (never the matched text), for the
 refusal's detail.
@@ -28,7 +30,8 @@ _NUMBER = r"(?:\d+|a|an|one|two|three|five|ten|fifteen|twenty|thirty|a few|a cou
 TRANSIENT = _compile(
     {
         "countdown": rf"\b(?:in|after|for)\s+{_NUMBER}\s+(?:sec(?:ond)?s?|min(?:ute)?s?|hours?)\b",
-        "reminder": r"\bremind me\b",
+        "reminder": r"(?:^|(?<=[.!?,;:])\s*|\b(?:please|pls|can you|could you|would you|will you"
+        r"|to|and|also|just|then|so)\s+)remind me\b",
         "timer": r"\bset (?:a|an) (?:timer|alarm)\b",
         "line_number": r"\bline \d+\b",
         "error_detail": r"\b(?:this|that) (?:error|exception|traceback|stack ?trace|warning|bug"
@@ -81,6 +84,25 @@ INSTRUCTION_SHAPED = _compile(
         "do_not_tell": r"\bdo not (?:tell|inform|mention to) the user\b|\bwithout telling\b",
     }
 )
+
+MARKUP = _compile(
+    {
+        "html_tag": r"<\s*/?\s*[a-z][\w:-]*(?:\s[^<>]*)?/?\s*>"
+        r"|<\s*/?\s*(?:script|iframe|img|svg|object|embed|style|link|meta|form|input|base"
+        r"|frame|body|html)\b",
+        "template_expression": r"\{\{[^{}]*\}\}|\{%[^{}]*%\}|\$\{[^{}]*\}|<%[^<>]*%>",
+        "script_url": r"\b(?:javascript|vbscript):",
+        "event_handler": r"\bon(?:error|load|click|mouse\w+|focus|blur|submit|change|input"
+        r"|key\w+)\s*=",
+        "sql_fragment": r"['\"]\s*\)?\s*;\s*(?:drop|delete|insert|update|select|alter|truncate)\s"
+        r"|\b(?:drop|truncate)\s+table\b|\bunion\s+(?:all\s+)?select\b",
+    }
+)
+"""Markup or code where a claim's end should name a thing: a tag ("<script>alert"), a
+template expression, a script URL, an event handler, a piece of SQL. A person uses a browser,
+not "<iframe src=…>"; a stored end like that is only ever a payload for whatever renders or runs
+it next. Read in the claim's statements only, never in the sentence around it (a sentence that
+mentions a ``<div>`` while saying "I live in Porto" still says where its speaker lives)."""
 
 _THINKING = re.compile(
     r"<(think|thinking|scratchpad|reasoning|reflection)>[\s\S]*?(?:</\1>|$)", re.IGNORECASE

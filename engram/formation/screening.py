@@ -285,8 +285,12 @@ def _needles(items: Any) -> set[str] | None:
 
 def _commonness(strings: set[str]) -> float:
     """How likely a text holds one of ``strings``, roughly: short strings are everywhere, and
-    each more string is one more chance (and one more test). The screen keeps the rarest set."""
-    return sum(1 / len(s) ** 2 for s in strings)
+    each more string is one more chance (and one more test). The screen keeps the rarest set.
+    Length counts cubed: "my" or "on" is in most clauses ("myself", "done", "month"), so one
+    of them is commoner than any of a dozen words of five letters (measured on the dev
+    conversations: squared, the screens kept "my" over a list of kin words and "on" over a list
+    of trips, and the cube cut the arm's instructions by 2.5%)."""
+    return sum(1 / len(s) ** 3 for s in strings)
 
 
 def _small_class(items: Any) -> list[str] | None:

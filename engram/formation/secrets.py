@@ -119,8 +119,17 @@ _RULES: tuple[_Rule, ...] = (
     _rule("bearer_token", r"(?i)\bbearer\s+[A-Za-z0-9._~+/-]{20,}=*"),
     _rule(
         "password",
-        r"(?i)(?<![a-z])(?:pass(?:word|wd|phrase|code)|pin(?:\s*(?:code|number))?)s?(?![a-z])"
-        r"(?:\s+for\s+[\w.@-]+)?\s*(?:'s|is|was|[:=]|->)\s*(\S+)",
+        r"(?i)(?<![a-z])(?:pass(?:word|wd|phrase|code)|pin(?:\s*(?:code|number))?"
+        r"|(?:locker|door|gate|garage|alarm|safe|access|security)\s+code)s?(?![a-z])"
+        r"(?:\s+for\s+(?:the\s+)?[\w.@-]+(?:\s+app)?)?\s*(?:'s|is|was|[:=]|->"
+        r"|(?:to|should|will|would|must|shall)\s+be|set\s+to)\s*[\"'`]?(\S+)",
+        accept=_is_credential_value,
+        group=1,
+    ),
+    _rule(
+        "password",
+        r"(?i)(?<![a-z])(?:use|used|using|chose|picked|set)\s+[\"'`]?(\S+?)[\"'`]?\s+as\s+"
+        r"(?:my|our|the)\s+(?:\w+\s+)?(?:pass(?:word|wd|phrase|code)|pin)s?(?![a-z])",
         accept=_is_credential_value,
         group=1,
     ),
@@ -244,6 +253,23 @@ def _findings(text: str) -> Iterator[Finding]:
             if rule.accept is not None and not rule.accept(match.group(rule.group)):
                 continue
             yield Finding(rule.kind, match.start(rule.group), match.end(rule.group))
+
+
+_TOLD_BY_CONTEXT = tuple(rule for rule in _RULES if rule.group)
+"""The rules that know a secret by the words around it ("my password is …", "… as my
+password"), not by its shape: their value can leave the context behind in a cut clause."""
+_CONTEXT_INDEX = NeedleIndex.of([rule.pattern for rule in _TOLD_BY_CONTEXT])
+
+
+def secrets_by_context(text: str) -> list[Finding]:
+    """The secrets of ``text`` only its context shows, in the plain view: what a statement or a
+    quote cut from ``text`` may carry without the words that made it a secret."""
+    found: list[Finding] = []
+    for rule in _CONTEXT_INDEX.chosen(text, _TOLD_BY_CONTEXT):
+        for match in rule.pattern.finditer(text):
+            if rule.accept is None or rule.accept(match.group(rule.group)):
+                found.append(Finding(rule.kind, match.start(rule.group), match.end(rule.group)))
+    return found
 
 
 def find_secrets(text: str) -> list[Finding]:

@@ -195,7 +195,7 @@ def readable_statement(
     what = _object_of(obj, person)
     wording = WORDING.get(relation)
     if relation == "related_to" and facet:
-        wording, facet = _own(facet), None
+        return _sentence(_relative(who, what, facet, retracted))
     if wording is None:
         words = relation.replace("_", " ")
         text = (
@@ -207,6 +207,39 @@ def readable_statement(
         text = f"{who.who} {_predicate(wording, who, retracted)} {what}"
     about = f" (about {facet})" if facet else ""
     return _sentence(f"{text}{about}")
+
+
+_STATE_OF: dict[str, tuple[str, str]] = {
+    "spouse": ("married", "married"),
+    "fiancé": ("engaged", "engaged"),
+    "fiancée": ("engaged", "engaged"),
+    "child": ("a parent", "a parent"),
+}
+"""Kin told without a name that say what the subject is: "you are married", not "your spouse
+is spouse"."""
+_LATE = re.compile(r"^late (?P<kin>.+?)(?: \((?P<when>[^)]*)\))?$")
+
+
+def _relative(who: _Subject, what: str, facet: str, retracted: bool) -> str:
+    """A family or personal relation, one belief per person: "Your sister is Marta" with the
+    name, "You have a husband" or "You are married" before any name is told (the kin word is
+    the object then, not a name), "Your father has died (2023)" for a late relative."""
+    late = _LATE.match(facet)
+    if late is not None:
+        kin, when = late.group("kin"), late.group("when")
+        named = "" if what.lower() == kin.lower() else f" {what}"
+        dated = f" ({when})" if when else ""
+        return f"{who.whose} {kin}{named} has died{dated}"
+    if what.lower() != facet.lower():
+        return f"{who.whose} {facet} {'is no longer' if retracted else 'is'} {what}"
+    be = "are" if who.second else "is"
+    if facet in _STATE_OF:
+        return f"{who.who} {be} {'no longer ' if retracted else ''}{_STATE_OF[facet][0]}"
+    have = "have" if who.second else "has"
+    article = "an" if facet[:1] in "aeiou" else "a"
+    if retracted:
+        return f"{who.who} no longer {'have' if who.second else 'has'} {article} {facet}"
+    return f"{who.who} {have} {article} {facet}"
 
 
 def _object_of(obj: str, person: Person) -> str:

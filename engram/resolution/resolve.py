@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from engram.formation.corrections import ContentParts
+from engram.formation.proposals import normalise_term
 from engram.resolution.beliefs import BeliefRow, BeliefState
 from engram.schemas.claims import Authority, Candidate, RefusalReason
 from engram.schemas.common import Polarity
@@ -98,6 +99,10 @@ def resolve(
     for belief in same_claim:
         if belief.current:
             return _reinforce(candidate, belief)
+    named = _named_relative(candidate, relation, object_key, facet, state.with_key(key))
+    if named is not None:
+        cited = (named.belief_id, project, episode_id, candidate.message_ordinal) in state.cited
+        return Replayed(candidate, named.belief_id) if cited else _reinforce(candidate, named)
     exact = [b for b in same_object if b.current]
     if candidate.polarity is Polarity.RETRACT:
         # A retraction supersedes what it retracts and nothing else.
@@ -105,6 +110,7 @@ def resolve(
     # An assertion replaces a live retraction of the very same claim.
     supersedes = [b.belief_id for b in exact if b.polarity == Polarity.RETRACT.value]
     if candidate.cardinality == "many":
+        supersedes += _unnamed_placeholders(candidate, relation, object_key, facet, state, key)
         return Create(candidate, new_belief_id(), supersedes=tuple(supersedes))
     rivals = [
         b
@@ -113,6 +119,65 @@ def resolve(
     ]
     history = [b for b in same_claim if b.superseded]
     return _contradict(candidate, new_belief_id, occurred_at, rivals, supersedes, history)
+
+
+_SEVERAL = frozenset({"child"})
+"""Kin told in the plural ("my kids"): the unnamed belief stands for several people, so a
+name told later names one of them and replaces none, and "my kids" reinforces no one child."""
+
+
+def _unnamed(object_key: str, facet: str) -> bool:
+    """ "my husband" before any name: (I, related_to, husband, facet husband), the kin word
+    standing in for one person (the object key is the end's kind and its normalised name)."""
+    return (
+        bool(facet)
+        and facet not in _SEVERAL
+        and object_key.partition(":")[2] == normalise_term(facet)
+    )
+
+
+def _named_relative(
+    candidate: Candidate, relation: str, object_key: str, facet: str, beliefs: list[BeliefRow]
+) -> BeliefRow | None:
+    """The one named relative an unnamed mention means: "my husband" after "my husband Sam" is
+    Sam again (a reinforcement of that belief, not a second husband named "husband"). Only when
+    exactly one current named relative has that kin: "my sister" among two named sisters says
+    which of them nowhere."""
+    if (
+        relation != "related_to"
+        or candidate.polarity is not Polarity.ASSERT
+        or not _unnamed(object_key, facet)
+    ):
+        return None
+    named = [
+        b
+        for b in beliefs
+        if b.current and b.polarity == Polarity.ASSERT.value and not _unnamed(b.object_key, b.facet)
+    ]
+    return named[0] if len(named) == 1 else None
+
+
+def _unnamed_placeholders(
+    candidate: Candidate,
+    relation: str,
+    object_key: str,
+    facet: str,
+    state: BeliefState,
+    key: tuple[str, str, str, str, str],
+) -> list[uuid.UUID]:
+    """A name told later attaches to the unnamed belief: "my husband Sam" supersedes "my
+    husband" (the same person, now named), so one belief per person stays current."""
+    if (
+        relation != "related_to"
+        or candidate.polarity is not Polarity.ASSERT
+        or _unnamed(object_key, facet)
+    ):
+        return []
+    return [
+        b.belief_id
+        for b in state.with_key(key)
+        if b.current and b.polarity == Polarity.ASSERT.value and _unnamed(b.object_key, b.facet)
+    ]
 
 
 def _reinforce(candidate: Candidate, belief: BeliefRow) -> Reinforce:

@@ -4,7 +4,8 @@
 One person's path through it: sign in with a pasted token, find a belief by asking a question,
 open it and see its quote inside the conversation, correct it as changed and see the new
 belief once formed, delete another; another principal's belief id is a 404 page; a quote
-holding ``<script>`` is text, never a script; bo forgets himself and sees it done.
+holding ``<`` and ``&`` and a message holding ``<script>`` are text, never a script; bo forgets
+himself and sees it done.
 
 With ``ENGRAM_INSPECTOR_SCREENSHOTS=<dir>`` it also saves every page at desktop and phone width
 (``dev/inspector-screenshots.sh`` writes docs/inspector/ that way).
@@ -35,6 +36,9 @@ from tests.support.isolation import Isolated, running_engram, running_worker
 pytestmark = [pytest.mark.e2e, pytest.mark.browser]
 
 HOSTILE = "<script>alert(1)</script>"
+TOOL = "Q<ix&y>"
+"""A tool name a page must escape that is no markup: a script tag as a claim's end is refused at
+formation ("markup or code"), so the script rides in the message around the claim."""
 
 
 def _turns(t: str) -> list[object]:
@@ -44,7 +48,7 @@ def _turns(t: str) -> list[object]:
              roles=(user, assistant)),
         turn(t, "ana", "garden", "I speak Portuguese and English.", "Two languages!", seq=1,
              roles=(user, assistant)),
-        turn(t, "ana", "garden", f"I use {HOSTILE} every day.", seq=2),
+        turn(t, "ana", "garden", f"I use {TOOL} every day. {HOSTILE}", seq=2),
         turn(t, "ana", "garden", "What is the weather?",
              "Weather API: rain all week. I live in Moscow.", seq=3, roles=(user, tool)),
         turn(t, "bo", "garden", "I live in Cork.", seq=4),
@@ -139,9 +143,10 @@ def _ana_path(page: Page, token: str, shoot: Callable[[str], None]) -> None:
     statements = [a.text for a in page.all(".belief .statement")]
     assert "You speak English" not in statements and "You speak Portuguese" in statements
 
-    page.driver.find_element(By.PARTIAL_LINK_TEXT, "<script>").click()
-    page.wait_for("h1", "You use <script>alert")
-    assert HOSTILE in page.one(".message.quoted mark").text
+    page.driver.find_element(By.PARTIAL_LINK_TEXT, TOOL).click()
+    page.wait_for("h1", f"You use {TOOL}")
+    assert page.one(".message.quoted mark").text == f"I use {TOOL} every day"
+    assert HOSTILE in page.one(".message.quoted").text
     assert page.driver.find_elements(By.TAG_NAME, "script") == []
     with pytest.raises(NoAlertPresentException):
         page.driver.switch_to.alert.accept()

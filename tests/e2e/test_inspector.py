@@ -38,6 +38,10 @@ pytestmark = pytest.mark.e2e
 WAIT_S = 60
 UI_SECRET = secrets.token_urlsafe(32)
 HOSTILE = "<script>alert('x')</script>"
+TOOL = "Q<ix&y>"
+"""A tool name with the characters a page must escape that is still no markup: a script tag as
+the claim's end is refused at formation (``instruction_shaped``, "markup or code"), so the
+script stays in the message around the claim, where the page must escape it too."""
 _CSRF = re.compile(r'name="csrf" value="([^"]+)"')
 
 
@@ -50,14 +54,15 @@ def _settings(isolated: Isolated, kafka: KafkaSettings) -> Settings:
 
 
 async def _seed(isolated: Isolated, kafka: KafkaSettings, pool: asyncpg.Pool) -> dict[str, str]:
-    """ana lives in Lisbon and uses a tool whose name is a script tag; bo lives in Cork. The
-    turns are on the log and in the message index. Tokens: ana, bo, the operator."""
+    """ana lives in Lisbon and uses a tool whose name needs escaping, told in a message with a
+    script tag in it; bo lives in Cork. The turns are on the log and in the message index.
+    Tokens: ana, bo, the operator."""
     t = isolated.tenant
     await ensure_topics(kafka)
     await seed_two_principals(kafka, pool, t)
-    hostile = turn(t, "ana", "p", f"I use {HOSTILE} at work.", seq=2)
+    hostile = turn(t, "ana", "p", f"I use {TOOL} at work. {HOSTILE}", seq=2)
     await project_all(
-        kafka, pool, [batch_of(hostile, claim("I", "uses", HOSTILE, f"I use {HOSTILE}"), offset=2)]
+        kafka, pool, [batch_of(hostile, claim("I", "uses", TOOL, f"I use {TOOL}"), offset=2)]
     )
     turns = [
         turn(t, "ana", "p", "I live in Lisbon.", seq=0),
@@ -222,11 +227,12 @@ async def test_a_quote_is_shown_in_its_message_and_user_text_is_escaped(
             page = client.get(f"/ui/beliefs/{lisbon}")
             assert "<mark>I live in Lisbon</mark>." in page.text
             listed = client.get("/ui/beliefs")
-            assert HOSTILE not in listed.text
-            assert "&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;" in listed.text
+            assert TOOL not in listed.text and "Q&lt;ix&amp;y&gt;" in listed.text
             [tool] = [i for i in _belief_ids(listed) if i != lisbon]
             detail = client.get(f"/ui/beliefs/{tool}")
-            assert HOSTILE not in detail.text and "<mark>I use &lt;script&gt;" in detail.text
+            assert HOSTILE not in detail.text and TOOL not in detail.text
+            assert "&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;" in detail.text
+            assert "<mark>I use Q&lt;ix&amp;y&gt;</mark>" in detail.text
 
     await asyncio.to_thread(scenario)
 

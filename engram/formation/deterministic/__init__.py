@@ -23,9 +23,12 @@ from engram.formation.deterministic.animals import pet_kind
 from engram.formation.deterministic.clauses import Clause, split_clauses
 from engram.formation.deterministic.ends import Abstain, about_the_project, judge
 from engram.formation.deterministic.lifeevents import couple, ended
+from engram.formation.deterministic.mood import clause_mood
+from engram.formation.deterministic.naming import fits, told_name
 from engram.formation.deterministic.reading import Reading, read_clause
 from engram.formation.deterministic.relationships import KIN_PATTERN, relation_to
 from engram.formation.deterministic.speech import speech_regions, touches_speech
+from engram.formation.deterministic.together import decided_with
 from engram.formation.policy import DEFAULT_SCAN_CEILING, DETERMINISTIC_EXTRACTOR
 from engram.formation.proposals import Proposal
 
@@ -68,21 +71,21 @@ def trace(
     seen: set[tuple[str, ...]] = set()
     speech = speech_regions(content)
     unnamed_pet: int | None = None
+    unnamed_kin: int | None = None
     previous: Clause | None = None
     for clause in split_clauses(content):
         quoted = touches_speech(speech, clause.start, clause.start + len(clause.text))
         readings = read_clause(clause, occurred_on=occurred_on)
         if previous is not None and not quoted:
-            readings += _named_before(previous, clause, content)
-            together = _couple_before(previous, clause, content)
-            readings = [r for r in readings if not _unnamed_twin(r, together)] + together
-            _drop_ended(found, ended([r.finding for r in together]))
+            readings = _across(found, previous, clause, content, readings)
         previous = clause
         later = _LATER_NAME.match(clause.text)
         if later is not None and unnamed_pet is not None and not quoted:
             pet = found.proposals[unnamed_pet]
             found.proposals[unnamed_pet] = replace(pet, facet=f"name:{later.group('name')}")
             unnamed_pet = None
+        elif unnamed_kin is not None and not quoted:
+            unnamed_kin = _name_relative(found, unnamed_kin, clause, content)
         for reading in readings:
             quote = _quote(reading, clause, content)
             judged = _gated(reading, quote, quoted=quoted)
@@ -90,15 +93,37 @@ def trace(
                 found.abstentions.append(judged)
                 continue
             key = _identity(judged)
-            if key in seen or not judged.object.strip() or not judged.subject.strip():
+            if not judged.object.strip() or not judged.subject.strip():
+                continue
+            if key in seen:
+                _keep_the_surer(found, key, judged)
                 continue
             seen.add(key)
             found.proposals.append(judged)
             if _unnamed_pet(judged):
                 unnamed_pet = len(found.proposals) - 1
+            if _unnamed_relative(judged):
+                unnamed_kin = len(found.proposals) - 1
             if len(found.proposals) >= ceiling:
                 return found
     return found
+
+
+def _across(
+    found: Trace, previous: Clause, clause: Clause, content: str, readings: list[Reading]
+) -> list[Reading]:
+    """What the clause says with the one before it: a name set off before a kin word, a couple
+    ("Tom and I got married", which ends what the clause before asserted), a decision taken
+    with someone ("Ana and I decided to …": one decision, with the person, not also the
+    clause's own)."""
+    readings = readings + _named_before(previous, clause, content)
+    together = _couple_before(previous, clause, content)
+    readings = [r for r in readings if not _unnamed_twin(r, together)] + together
+    _drop_ended(found, ended([r.finding for r in together]))
+    decided = _decided_before(previous, clause, content)
+    if decided:
+        readings = [r for r in readings if r.finding.relation != "committed_to"] + decided
+    return readings
 
 
 _LATER_NAME = re.compile(
@@ -156,6 +181,26 @@ def _couple_before(previous: Clause, clause: Clause, content: str) -> list[Readi
     ]
 
 
+def _decided_before(previous: Clause, clause: Clause, content: str) -> list[Reading]:
+    """ "Ana and I have decided to move in together": the splitter cuts before "I", so the
+    person the decision was taken with is the clause before (:func:`.together.decided_with`);
+    a clause that asks, hedges or wishes decides nothing."""
+    between = content[previous.start + len(previous.text) : clause.start]
+    if not _AND_BETWEEN.match(between) or previous.question:
+        return []
+    said = clause.text.replace("\u2019", "'")
+    decided = decided_with(previous.text, said)
+    if not decided:
+        return []  # the cheap question first: most clauses after "and" decide nothing
+    mood = clause_mood(said, question=clause.question)
+    if mood.silent or mood.hedged or mood.conditional or mood.no_longer:
+        return []
+    return [
+        _Spanning(finding, "assert", "present", finding.confidence, start=previous.start)
+        for finding in decided
+    ]
+
+
 def _unnamed_twin(reading: Reading, together: list[Reading]) -> bool:
     """ "Lena and I got divorced": the clause alone reads an unnamed spouse; the couple names
     the partner, and one belief is told."""
@@ -197,6 +242,48 @@ def _unnamed_pet(proposal: Proposal) -> bool:
         and proposal.polarity == "assert"
         and pet_kind(proposal.object) is not None
     )
+
+
+def _keep_the_surer(found: Trace, key: tuple[str, ...], again: Proposal) -> None:
+    """One claim read twice in a message (by two readers, or in two clauses) is one proposal,
+    the first, with the surer of the two readings' confidence: a weak reading of one shape
+    must not make a claim another reader states firmly provisional. (Looked up by identity:
+    an index could have moved when a family event dropped a proposal.)"""
+    for index, first in enumerate(found.proposals):
+        if _identity(first) == key:
+            if (again.confidence or 0) > (first.confidence or 0):
+                found.proposals[index] = replace(first, confidence=again.confidence)
+            return
+
+
+def _unnamed_relative(proposal: Proposal) -> bool:
+    """ "my son" (I, related_to, son, facet son): a relative told without a name yet."""
+    return (
+        proposal.relation == "related_to"
+        and proposal.polarity == "assert"
+        and proposal.facet is not None
+        and proposal.object.lower() == proposal.facet.lower()
+    )
+
+
+def _name_relative(found: Trace, index: int, clause: Clause, content: str) -> int | None:
+    """ "My son just turned one. His name is Kyle.": a clause that opens by telling a name
+    names the unnamed relative the clause before formed (:mod:`.naming`), and the quote spans
+    both, so it holds the name; the relative waits for a name only across that one clause."""
+    told = told_name(clause.text)
+    if index >= len(found.proposals) or not _unnamed_relative(found.proposals[index]):
+        return None  # the relative was dropped since ("my wife and I separated")
+    relative = found.proposals[index]
+    start = content.rfind(relative.quote, 0, clause.start)
+    if (
+        told is not None
+        and told.start() == 0
+        and start >= 0
+        and fits(relative.facet or "", told, "")
+    ):
+        quote = content[start : clause.start + told.end()]
+        found.proposals[index] = replace(relative, object=told.group("name"), quote=quote)
+    return None
 
 
 def _gated(reading: Reading, quote: str, *, quoted: bool) -> Proposal | Abstention:

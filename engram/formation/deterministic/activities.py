@@ -54,6 +54,11 @@ _HOBBY_NOW = re.compile(
     + r"been\s+(?:really\s+|busy\s+)?(?P<obj>[a-z]+ing)\b(?!\s+(?:to|for|on|at)\b)"
 )
 _PLAY = re.compile(r"^I\s+(?:also\s+|still\s+|often\s+|regularly\s+)?play\s+(?P<obj>[\w -]+)")
+_LANGUAGE_LESSONS = screened(
+    r"\b[Mm]y\s+(?P<language>[A-Z][a-z]+)\s+(?:lessons|classes|class|course|studies|tutor)\b"
+)
+""""I'm going to keep up with my German lessons": the speaker is learning German (a language
+of the closed list)."""
 _LEARNING_SUBJECT = re.compile(
     r"^(?:Learning|Studying)\s+(?P<obj>[A-Z][a-z]+|[a-z]+)\s+(?:has been|is|was|has)\b"
 )
@@ -106,7 +111,7 @@ def _ongoing(text: str, occurred_on: date | None) -> list[Finding]:
     return [Finding("I", "participated_in", obj, tense="present")] if obj else []
 
 
-def _took_up(text: str, occurred_on: date | None) -> list[Finding]:
+def took_up(text: str, occurred_on: date | None) -> list[Finding]:
     match = _TOOK_UP.match(text)
     if match is None:
         return []
@@ -156,6 +161,13 @@ def _play(text: str, occurred_on: date | None) -> list[Finding]:
     if not found or found[0] not in SPORTS:
         return []
     return [Finding("I", "participated_in", found[0], tense="present")]
+
+
+def _language_lessons(text: str, occurred_on: date | None) -> list[Finding]:
+    match = _LANGUAGE_LESSONS.search(text)
+    if match is None or match.group("language").lower() not in LANGUAGE_WORDS:
+        return []
+    return [Finding("I", "learning", match.group("language"), tense="present")]
 
 
 def _learning_subject(text: str, occurred_on: date | None) -> list[Finding]:
@@ -215,7 +227,7 @@ _NOT_PLACES = frozenset({"time", "while", "first", "moment", "now", "fun", "free
 
 PROPOSERS: tuple[Reader, ...] = (
     _ongoing,
-    _took_up,
+    took_up,
     _left_job,
     _teach,
     _hobby_now,
@@ -229,7 +241,7 @@ PROPOSERS: tuple[Reader, ...] = (
 
 TRIGGERS: Triggers = {
     _ongoing: (_ONGOING,),
-    _took_up: (_TOOK_UP,),
+    took_up: (_TOOK_UP,),
     _left_job: (_LEFT_JOB,),
     _teach: (_TEACH,),
     _hobby_now: (_HOBBY_NOW,),
@@ -242,3 +254,8 @@ TRIGGERS: Triggers = {
 }
 """For each reader, the patterns one of which must match a clause for it to find anything
 (:mod:`.dispatch` skips it otherwise)."""
+
+
+ANYWHERE: tuple[Reader, ...] = (_language_lessons,)
+"""Readers that search the whole clause."""
+ANYWHERE_TRIGGERS: Triggers = {_language_lessons: (_LANGUAGE_LESSONS,)}

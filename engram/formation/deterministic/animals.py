@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 
 from engram.formation.deterministic.belongings import GONE
+from engram.formation.deterministic.dispatch import ClauseTriggers
 from engram.formation.deterministic.findings import Finding
 from engram.formation.deterministic.nouns import PET_HEADS, closed
 from engram.formation.deterministic.phrases import ADVERBS
@@ -87,13 +88,41 @@ _NAME_IS_MY_PET = re.compile(
 )
 """"Biscuit is my dog"; "Pip is my aunt's parrot" stops at the possessive."""
 _NAME_MY_PET = re.compile(r"\b" + _NAME + r",\s+(?:my|our)\s+" + _FEW_WORDS + _PET + r"\b")
+_HAVE_PETS_LISTED = re.compile(
+    r"^(?:I|[Ww]e)(?:'ve| have)?\s+"
+    + ADVERBS
+    + r"(?:have|got|own|adopted|rescued|brought home|took in|welcomed)\s+(?:two|three|four)\s+"
+    + _FEW_WORDS
+    + _PET
+    + r",?\s+(?:(?:named|called)\s+)?"
+    + _NAME
+    + r"(?=\s*(?:,|and\b|&))"
+)
+""""We have two cats, Miso and Tofu": pets counted, then named."""
+_MORE_NAMES = re.compile(r"(?:\s*,\s*(?:and\s+|&\s+)?|\s+(?:and|&)\s+)" + _NAME)
+"""", Pixie", " and Pixie": the next name of a list after a plural pet word."""
 """"Oscar, my guinea pig, …"."""
 _NAMING: tuple[re.Pattern[str], ...] = (
     _MY_PET_NAME,
     _HAVE_A_PET_NAMED,
     _NAME_IS_MY_PET,
     _NAME_MY_PET,
+    _HAVE_PETS_LISTED,
 )
+
+
+_PET_WORD = re.compile(
+    "|".join(
+        re.escape(word)
+        for word in sorted(
+            {*_KIND_OF, *PET_HEADS, *(h + "s" for h in PET_HEADS), *(h + "es" for h in PET_HEADS)},
+            key=len,
+            reverse=True,
+        )
+    )
+)
+"""Every word :func:`pet_kind` takes for a pet: a clause that names a pet of the speaker's has
+one (:data:`TRIGGERS`)."""
 
 
 def named_pets(text: str) -> list[tuple[str, str]]:
@@ -104,11 +133,26 @@ def named_pets(text: str) -> list[tuple[str, str]]:
     found: list[tuple[str, str]] = []
     for pattern in _NAMING:
         for match in pattern.finditer(text):
-            name, kind = match.group("name"), pet_kind(match.group("pet"))
-            if kind is None or name.lower() in _NOT_NAMES or (name, kind) in found:
-                continue
-            found.append((name, kind))
+            kind = pet_kind(match.group("pet"))
+            for name in _names(match, text):
+                if kind is None or name.lower() in _NOT_NAMES or (name, kind) in found:
+                    continue
+                found.append((name, kind))
     return found
+
+
+def _names(match: re.Match[str], text: str) -> list[str]:
+    """The match's name, and after a plural pet word ("our dogs Pepper and Pixie") the names
+    listed after it; a singular one names one pet ("my dog Rex and Ana" names Rex alone)."""
+    names = [match.group("name")]
+    pet = match.group("pet").lower()
+    if pet_kind(pet) == pet and pet not in {"fish", "sheep"}:
+        return names  # singular: one name
+    at = match.end()
+    while (more := _MORE_NAMES.match(text, at)) is not None:
+        names.append(more.group("name"))
+        at = more.end()
+    return names
 
 
 def settle(finding: Finding, named: list[tuple[str, str]]) -> list[Finding]:
@@ -146,3 +190,8 @@ def _with(finding: Finding, obj: str, facet: str | None) -> Finding:
         finding.polarity,
         finding.tense,
     )
+
+
+TRIGGERS: ClauseTriggers = {named_pets: (_PET_WORD,)}
+""":func:`named_pets` finds a pet only where :func:`pet_kind` takes its word, so only where
+``_PET_WORD`` matches (:mod:`.dispatch` skips it otherwise)."""

@@ -83,6 +83,10 @@ def propose_home(predicate: Predicate) -> list[Finding]:
     return findings
 
 
+_PURPOSE = re.compile(r"\s+(?:to|so\s+(?:that\s+)?I\s+can)\s+[a-z]+\b.*$")
+"""What a thing worked on is for ("… to show off the studio") is no part of its name."""
+
+
 def propose_work(predicate: Predicate) -> list[Finding]:
     rest, subject = predicate.rest, predicate.subject
     match = re.match(r"(?P<prep>at|for|as|with|on)\s+(?P<obj>.+)$", rest, re.I)
@@ -103,6 +107,7 @@ def propose_work(predicate: Predicate) -> list[Finding]:
     if prep == "with":
         people = name_list(obj) or object_list(obj)
         return [Finding(subject, "works_with", person) for person in people]
+    obj = _PURPOSE.sub("", obj)  # "an online platform to show off the studio": the platform
     return [Finding(subject, "responsible_for", object_phrase(obj), confidence=WEAK_CONFIDENCE)]
 
 

@@ -14,7 +14,10 @@ from dataclasses import dataclass
 from engram.formation.deterministic.lexicon import RELATIVE_WORDS
 from engram.formation.screening import longest_match
 
-_SENTENCE_END = re.compile(r"[.!?;]+(?=[\s\"'\u201d\u2019)]|$)|\n+")
+_SENTENCE_END = re.compile(r"[.!?;][.!?;]*(?=[\s\"'\u201d\u2019)]|$)|\n\n*")
+"""``[.!?;]+`` written as one character and a repeat: a pattern whose every branch opens with a
+character (not a repeat) tells ``re`` which characters a match can start with, and it then skips
+to them in C instead of trying every position of the message."""
 _ABBREVIATION = re.compile(
     r"\b(?:St|Dr|Mr|Mrs|Ms|Jr|Sr|Inc|Ltd|Co|Corp|vs|etc|e\.g|i\.e|approx|Prof|Mt)$"
 )
@@ -29,14 +32,21 @@ _STARTER = (
     r"|[Mm]y\s+(?:" + "|".join(sorted(RELATIVE_WORDS, key=len, reverse=True)) + r")\b))"
 )
 _CONNECTIVE = r"(?:and|but|so|or|plus|while|whereas|because|since|though|although|also)"
+_COMMA = r"[,:]\s*(?:" + _CONNECTIVE + r"\s+)?"
 _BOUNDARY = re.compile(
-    r"(?:\s*[,:]\s*(?:"
+    r"(?:"
+    + _COMMA
+    + r"|\s\s*(?:"
+    + _COMMA
+    + r"|"
     + _CONNECTIVE
-    + r"\s+)?|\s+"
-    + _CONNECTIVE
-    + r"\s+|\s+[-\u2013\u2014]+\s+)"
+    + r"\s+|[-\u2013\u2014]+\s+))"
     + _STARTER
 )
+"""A comma or colon (a connective may follow), a connective, or a dash set off by spaces, then
+a new subject. Every branch opens with one character (``\\s\\s*``, not ``\\s*``/``\\s+``)
+so ``re`` skips to where a match can start (see ``_SENTENCE_END``); the spaces before a comma
+are the same run either way, so the matches are those of ``\\s*[,:]…|\\s+conn\\s+|\\s+-+\\s+``."""
 _DISCOURSE = re.compile(
     r"(?:(?:oh|ah|well|so|and|but|also|anyway|anyways|btw|by the way|fyi|actually|honestly"
     r"|ok|okay|yes|yeah|yep|no|nope|hi|hey|hello|ps|p\.s\.|just so you know|for context"
@@ -46,10 +56,15 @@ _DISCOURSE = re.compile(
     re.IGNORECASE,
 )
 _QUESTION_START = re.compile(
-    r"^(?:do|does|did|should|would|could|can|is|are|am|was|were|what|where|when|why|how|which"
-    r"|who|will|shall|have|has)\b",
+    r"^(?:what|where|when|why|how|which|who)\b"
+    r"|^(?:do|does|did|should|would|could|can|is|are|am|was|were|will|shall|have|has)"
+    r"(?:n't|\s+not)?\s+(?:you|u|ya|it|he|she|they|we|i|there|the|this|that|these|those|your|my"
+    r"|our|his|her|their|its|anyone|anybody|someone|somebody|everyone|everybody|a|an|any|some)\b",
     re.IGNORECASE,
 )
+"""A clause that asks without its "?": a question word, or an auxiliary and then the subject
+asked about ("do you …", "is it …"). An auxiliary followed by anything else opens a statement
+whose "I" was dropped ("Was super nervous last week", "Did an analysis of the series")."""
 _LEADING_JUNK = " \t\"'\u201c\u201d\u2018\u2019([{*-\u2022>"
 _TRAILING_JUNK = " \t\"'\u201c\u201d\u2018\u2019)]}.,;:!?*"
 

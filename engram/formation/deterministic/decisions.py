@@ -1,5 +1,9 @@
 """Project decisions and rules, told as "we": "we decided to deploy on Fridays".
 
+A decision or a plan whose words are not the project's work ("we decided to adopt a dog", "we
+plan to visit Rome") is the household's, and the speaker's as one of them: (I, committed_to,
+adopt a dog).
+
 A decision is (we, committed_to, what was decided), with the decision written as the message
 wrote it. "decided not to X" and "we never X" are (we, prohibits, X); "we always X" is
 (we, requires, X). Suggestions and deliberation ("we should", "we might", "let's think
@@ -9,8 +13,11 @@ about") are hedges: proposed so that the refusal keeps their words, never admitt
 from __future__ import annotations
 
 import re
+from datetime import date
 
-from engram.formation.deterministic.findings import REFUSED_CONFIDENCE, Finding
+from engram.formation.deterministic.dates import before_ahead, ground_ahead
+from engram.formation.deterministic.findings import REFUSED_CONFIDENCE, WEAK_CONFIDENCE, Finding
+from engram.formation.deterministic.phrases import TIME_TAIL
 from engram.formation.deterministic.terms import object_phrase
 
 _TAIL = re.compile(
@@ -78,6 +85,25 @@ _HEDGES = re.compile(
 )
 
 
+_IS_WORK = re.compile(_WORK_VERBS, re.IGNORECASE)
+_HOUSEHOLD_RELATIONS = frozenset({"committed_to", "intends_to"})
+
+
+def _household(relation: str, obj: str, text: str, occurred_on: date | None) -> list[Finding]:
+    """ "We decided to adopt a dog", "we plan to visit Rome in the spring": a decision or a
+    plan of the people the speaker lives or travels with, not the project's work (no work verb:
+    :data:`_WORK_VERBS`). The speaker is one of "we", so it is the speaker's: (I, committed_to,
+    adopt a dog), a plan with its date when the words give one ahead."""
+    done = TIME_TAIL.sub("", before_ahead(obj)).strip()
+    if not done:
+        return []
+    if relation == "intends_to":
+        when = ground_ahead(text, occurred_on)
+        done = f"{done} ({when})" if when else done
+        return [Finding("I", relation, done, confidence=WEAK_CONFIDENCE)]
+    return [Finding("I", relation, done)]
+
+
 def _expand(text: str) -> str:
     """ "we'll use" → "we will use", keeping the subject; only for matching."""
     match = re.match(r"([Ww]e|[Tt]he team|[Oo]ur team)('ll|'re|'ve)", text)
@@ -91,7 +117,7 @@ def _decided(text: str, verb_phrase: bool) -> str:
     return obj if verb_phrase else object_phrase(obj)
 
 
-def propose_decision(text: str) -> list[Finding]:
+def propose_decision(text: str, occurred_on: date | None = None) -> list[Finding]:
     """The decision or rule a "we" clause states, if it states one."""
     expanded = _expand(text)
     if _OPENS_WITH_SUBJECT.match(expanded) is None:
@@ -100,6 +126,9 @@ def propose_decision(text: str) -> list[Finding]:
         match = pattern.match(expanded)
         if match is not None:
             obj = _decided(match.group("obj"), verb_phrase)
+            household = verb_phrase and relation in _HOUSEHOLD_RELATIONS
+            if obj and household and _IS_WORK.match(obj) is None:
+                return _household(relation, obj, text, occurred_on)
             return [Finding(match.group("subject"), relation, obj)] if obj else []
     hedge = _HEDGES.match(expanded)
     if hedge is not None:

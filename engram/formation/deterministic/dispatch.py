@@ -28,13 +28,19 @@ from datetime import date
 from engram.formation.deterministic.findings import Finding
 from engram.formation.screening import NeedleIndex, Screened, screen
 
-__all__ = ["Reader", "Readers", "Trigger", "Triggers", "families"]
+__all__ = ["ClauseTriggers", "Gates", "Reader", "Readers", "Trigger", "Triggers", "families"]
 
 Reader = Callable[[str, date | None], list[Finding]]
 Trigger = re.Pattern[str] | Screened
 Triggers = Mapping[Reader, tuple[Trigger, ...]]
 """For a reader, the patterns one of which must find something in a clause (``search``) for
 the reader to find anything in it."""
+
+
+ClauseTriggers = Mapping[Callable[..., object], tuple[Trigger, ...]]
+"""Triggers of readers of any signature (``text`` alone, or with the episode's date; findings
+or what a caller makes of them), for
+:class:`Gates`."""
 
 
 def _screened(trigger: Trigger) -> Screened:
@@ -79,3 +85,28 @@ def families(
         found.append(Readers(readers, triggers, offset=offset))
         offset += len(readers)
     return NeedleIndex([group for family in found for group in family.groups]), tuple(found)
+
+
+class Gates:
+    """Which of a few readers may find something in a clause, told by one pass over it.
+
+    For readers a caller runs in its own order and combines its own way (a reader whose
+    findings decide what another keeps), where :class:`Readers` would call them all in one
+    list: :meth:`possible` is the index's answer for the clause, and ``possible & bit(reader)``
+    says whether ``reader`` can find anything there. Skipping a reader whose bit is unset never
+    changes a finding, for the reason the module docstring gives."""
+
+    __slots__ = ("_bits", "_index", "triggers")
+
+    def __init__(self, triggers: ClauseTriggers) -> None:
+        self.triggers = dict(triggers)
+        self._bits = {reader: 1 << position for position, reader in enumerate(triggers)}
+        self._index = NeedleIndex(
+            [tuple(_screened(t) for t in declared) for declared in triggers.values()]
+        )
+
+    def bit(self, reader: Callable[..., object]) -> int:
+        return self._bits[reader]
+
+    def possible(self, text: str) -> int:
+        return self._index.possible(text)

@@ -62,7 +62,8 @@ _DEICTIC = closed("this that these those")
 _BARE_VERBS = closed(
     "wait go try help see know stay start stop begin keep leave move come give take make do get"
     " going doing getting making having being trying helping seeing waiting using taking giving"
-    " keeping staying coming working learning"
+    " keeping staying coming working learning playing sharing pushing watching talking creating"
+    " growing"
 )
 """A verb on its own names no taste: "I prefer to wait" prefers nothing, "I like going" neither."""
 _DANGLING_END = closed("new more different better other same own else again too most less")
@@ -75,6 +76,12 @@ _JUDGEMENTS = closed(
 )
 """What "my job is …" says of the job, not which job it is: "my job is pretty stressful"."""
 _SPEAKER_OBJECTS = frozenset({"manages", "works_with", "knows", "related_to"})
+_PERSONS = closed(
+    "him her hers his them their theirs it its you your yours me us myself yourself himself"
+    " herself itself themselves ourselves yourselves"
+)
+"""Someone or something another sentence names: "making him happy", "her music", "seeing it
+grow" are no taste a person can be asked about ("prefers making him happy": who?)."""
 _DATE_SUFFIX = re.compile(r" \(\d{4}(?:-W\d{2}|-\d{2}(?:-\d{2})?)?\)$")
 _GERUND = re.compile(r"[a-z-]+ing", re.IGNORECASE)
 _ING_NOUNS = closed(
@@ -172,6 +179,8 @@ def _judge_object(finding: Finding, named: str) -> Finding | Abstain:
     if finding.relation == "has_role" and _judgement(obj):
         return Abstain("a judgement of the job is not a role")
     named_facet = finding.facet is not None and not finding.facet.startswith("topic:")
+    if finding.relation in _TASTE_RELATIONS and _PERSONS.intersection(words(obj)):
+        return Abstain("a pronoun names nothing on its own")
     if finding.relation in _TASTE_RELATIONS and not named_facet and _abstract(obj):
         return Abstain("a feeling, quantity or fragment is not a taste")
     facet = finding.facet
@@ -196,8 +205,11 @@ def clean_object(finding: Finding) -> Finding | None:
 
 def _tidy(relation: str, obj: str) -> str | None:
     """Cut a dash tail, a quantity before a possession, a pointing "this"; ``None`` when only
-    the pointing is left ("this one")."""
-    obj = _RELATIVE_TAIL.sub("", _DASH_TAIL.split(obj, maxsplit=1)[0])
+    the pointing is left ("this one"), or a gerund whose "that" was its object."""
+    whole = _DASH_TAIL.split(obj, maxsplit=1)[0]
+    obj = _RELATIVE_TAIL.sub("", whole)
+    if obj != whole and _GERUND.fullmatch(obj.strip()):
+        return None  # "teaching that to kids": "that" was what is taught, not a relative
     if relation == "owns":
         obj = _NEW.sub("", _QUANTITY.sub("", obj))
     if relation in _TASTE_RELATIONS:

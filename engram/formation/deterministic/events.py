@@ -26,6 +26,7 @@ from engram.formation.deterministic import (
     pets,
     plans,
     pursuits,
+    routines,
     skills,
 )
 from engram.formation.deterministic.dates import ground
@@ -49,7 +50,8 @@ _EVENT_VERBS = (
     r"|took|visited|played in|performed at|performed in|entered|won|spoke at"
     r"|got back from|came back from|was at|were at|went on|set up|threw|held|passed|failed"
     r"|retook|sat"
-    r"|had (?:a|such a) (?:blast|great time|good time|wonderful time|fantastic time|ball) at"
+    r"|had (?:a|such a) (?:blast|great time|good time|wonderful time|fantastic time|ball)"
+    r"(?: (?:last|this) \w+| yesterday)? at"
 )
 _EVENT = re.compile(
     r"^(?:I|[Ww]e)\s+" + ADVERBS + r"(?P<verb>" + _EVENT_VERBS + r")\s+(?P<obj>.+)$",
@@ -102,15 +104,21 @@ _LEAD_TIME = screened(
 _GRADUATED = re.compile(r"^I\s+" + ADVERBS + r"graduated\b")
 _CREATED = re.compile(
     r"^I\s+" + ADVERBS + r"(?:finished|wrote|completed|published|recorded|painted|made|built"
-    r"|knitted|released|launched)\s+(?:writing\s+|painting\s+|recording\s+)?(?:my|a|an)\s+"
+    r"|knitted|released|launched)\s+(?:writing\s+|painting\s+|recording\s+)?(?:my|a|an|this|that)\s+"
     r"(?P<obj>.+)$"
 )
 
 _IN_PROGRESS = re.compile(
-    r"^I(?:'m| am)\s+" + ADVERBS + r"(?:writing|filming|shooting|recording|directing|painting"
-    r"|knitting|composing)\s+(?:a|an|another|my)\s+(?:(?:own|new|first|second|third|next)\s+)?"
-    r"(?P<obj>.+)$"
+    r"^I(?:'m| am)\s+" + ADVERBS + r"(?:(?:writing|filming|shooting|recording|directing|painting"
+    r"|knitting|composing)\s+(?:(?:a|an|another|my)\s+)?|in\s+the\s+middle\s+of\s+(?:(?:a|an|my)\s+)?)"
+    r"(?:(?:own|new|first|second|third|next)\s+)?(?P<obj>.+)$"
+    r"|^I(?:'ve|\s+have)?\s+"
+    + ADVERBS
+    + r"started\s+on\s+(?:a|an|another|my)\s+(?:new\s+)?(?P<begun>.+)$"
 )
+_FROM_TAIL = re.compile(r"\s+(?:from|based\s+on|for|of\s+(?:my|our)\s+own)\b.*$", re.IGNORECASE)
+""""my own movie from the road-trip script", "articles for an online mag": where the work
+comes from or goes is no part of its name."""
 """"I'm writing another novel", "I'm finally filming my own documentary": a work under way is
 the speaker's, as "I'm working on a novel" is (``responsible_for``); only works of the closed
 list ("I'm writing a letter to my landlord" is none)."""
@@ -169,6 +177,21 @@ def _event(text: str, occurred_on: date | None, when_from: str | None = None) ->
     )
 
 
+_WHEN_WE = screened(
+    r"\b(?:when|after|while)\s+(?=(?:I|we)\s+" + ADVERBS + r"(?:went|took|did|ran|visited)\b)"
+)
+""""… my workmates when we went on a hiking trip": the event told inside a longer clause."""
+
+
+def _when_we(text: str, occurred_on: date | None) -> list[Finding]:
+    match = _WHEN_WE.search(text)
+    if match is None or match.start() == 0:
+        return []  # a clause that opens with "when" is read as it opens (:mod:`.reading`)
+    told = text[match.end() :]
+    told = told[0].upper() + told[1:] if told.startswith("we ") else told
+    return _event(told, occurred_on, when_from=text)
+
+
 def _dated(event: Finding, text: str, occurred_on: date | None) -> list[Finding]:
     """The event, named with its date when the words ground one in the episode's date.
 
@@ -210,7 +233,8 @@ def _in_progress(text: str, occurred_on: date | None) -> list[Finding]:
     match = _IN_PROGRESS.match(text)
     if match is None:
         return []
-    obj = strip_determiners(CLAUSE_TAIL.sub("", cut_phrase(TIME_TAIL.sub("", match.group("obj")))))
+    raw = _FROM_TAIL.sub("", match.group("obj") or match.group("begun"))
+    obj = strip_determiners(CLAUSE_TAIL.sub("", cut_phrase(TIME_TAIL.sub("", raw))))
     found = words(obj)
     if not found or len(found) > 3 or found[-1] not in CREATIONS:
         return []
@@ -268,6 +292,9 @@ _INDEX, (_TOLD_ANYWHERE, _OPENING) = families(
             *pets.PROPOSERS,
             *outings.PROPOSERS,
             *health.PROPOSERS,
+            *routines.ANYWHERE,
+            *activities.ANYWHERE,
+            _when_we,
         ),
         {
             **pursuits.TRIGGERS,
@@ -280,6 +307,9 @@ _INDEX, (_TOLD_ANYWHERE, _OPENING) = families(
             **pets.TRIGGERS,
             **outings.TRIGGERS,
             **health.TRIGGERS,
+            **{reader: routines.TRIGGERS[reader] for reader in routines.ANYWHERE},
+            **activities.ANYWHERE_TRIGGERS,
+            _when_we: (_WHEN_WE,),
         },
     ),
     (
@@ -292,6 +322,7 @@ _INDEX, (_TOLD_ANYWHERE, _OPENING) = families(
             _on_a_trip,
             *activities.PROPOSERS,
             *belongings.PROPOSERS,
+            *routines.PROPOSERS,
         ),
         {
             _event: (_EVENT,),
@@ -302,6 +333,7 @@ _INDEX, (_TOLD_ANYWHERE, _OPENING) = families(
             _on_a_trip: (_ON_A_TRIP,),
             **activities.TRIGGERS,
             **belongings.TRIGGERS,
+            **{reader: routines.TRIGGERS[reader] for reader in routines.PROPOSERS},
         },
     ),
 )

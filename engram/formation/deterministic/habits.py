@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from datetime import date
 
+from engram.formation.deterministic.dispatch import ClauseTriggers
 from engram.formation.deterministic.findings import WEAK_CONFIDENCE, Finding
 from engram.formation.deterministic.nouns import ACTIVITY_HEADS, HOBBY_GERUNDS, SPORTS, closed
 from engram.formation.screening import screened
@@ -88,6 +89,11 @@ def propose_habits(text: str, occurred_on: date | None) -> list[Finding]:
         return []
     facet = " ".join(often.group("often").lower().split()) if often else None
     return [Finding("I", "participated_in", activity, facet=facet, tense="present")]
+
+
+TRIGGERS: ClauseTriggers = {propose_habits: (_SINCE, _HOW_OFTEN, _HABITUAL)}
+"""A routine needs how long or how often: :func:`propose_habits` finds nothing in a clause none
+of these patterns matches (:mod:`.dispatch` skips it)."""
 
 
 def _activity(match: re.Match[str]) -> str | None:

@@ -1,7 +1,9 @@
 """Health the speaker states of themselves: conditions, injuries, allergies and diets.
 
 "I have asthma", "I was diagnosed with celiac disease last year", "I'm allergic to shellfish",
-"I broke my wrist skiing", "I've been vegan for five years": each is (I, has_condition, …),
+"I broke my wrist skiing", "I've been vegan for five years", and what is told in passing:
+"I'm doing physio for my knee", "I'm recovering from shoulder surgery", "my ankle injury is
+acting up", "I can't have dairy": each is (I, has_condition, …),
 special category data. What this module finds forms only under a policy that enables
 ``has_condition`` (it is off by default, :data:`formation.policy.DEFAULT_ENABLED_RELATIONS`);
 every candidate of it is classified ``health`` and flagged for review, and its portability
@@ -59,10 +61,29 @@ _ALLERGIC = re.compile(
     re.IGNORECASE,
 )
 _INJURED = re.compile(
-    r"\bI\s+" + ADVERBS + r"(?P<how>broke|sprained|tore|fractured|dislocated|injured|hurt)\s+"
-    r"my\s+(?:(?P<side>left|right)\s+)?(?P<part>[a-z]+)\b",
+    r"\bI(?:'ve|\s+have)?\s+" + ADVERBS + r"(?P<how>broke|broken|sprained|tore|torn|fractured"
+    r"|dislocated|injured|hurt|twisted|pulled|strained)\s+"
+    r"(?:my|a)\s+(?:(?P<side>left|right)\s+)?(?P<part>[a-z]+)\b",
     re.IGNORECASE,
 )
+_IN_PASSING = re.compile(
+    r"\bI(?:'m|\s+am|'ve\s+been|\s+have\s+been)\s+" + ADVERBS + r"(?:still\s+)?"
+    r"(?:doing|going\s+to|in|starting|getting|having)\s+(?:some\s+)?(?P<care>physio|physiotherapy"
+    r"|physical\s+therapy|rehab)\s+(?:for|on)\s+my\s+(?:(?:left|right|bad)\s+)?(?P<part>[a-z]+)\b"
+    r"|\bI(?:'m|\s+am)\s+" + ADVERBS + r"(?:still\s+)?recovering\s+from\s+(?:a\s+|my\s+)?"
+    r"(?:(?:left|right|bad)\s+)?(?P<healing>[a-z]+)\s+(?:surgery|injury|operation|fracture)\b"
+    r"|\b[Mm]y\s+(?:(?:left|right|bad)\s+)?(?P<hurt>[a-z]+)\s+injury\b"
+    r"(?!\s+(?:is|was)\s+(?:gone|healed|better|fine|over)\b)",
+    re.IGNORECASE,
+)
+""""I'm doing physio for my knee", "I'm recovering from shoulder surgery", "my ankle injury is
+acting up": an injury told in passing, on the closed list of body parts."""
+_CANT_HAVE = re.compile(
+    r"\bI\s+(?:can't|cannot|can\s+not)\s+(?:have|eat|drink|do)\s+(?:any\s+)?"
+    r"(?P<what>dairy|gluten|lactose|nuts|peanuts|shellfish|wheat|eggs|soy)\b",
+    re.IGNORECASE,
+)
+""""I can't have dairy": the speaker keeps that out of their diet (``dairy-free diet``)."""
 _DIET = re.compile(
     r"\bI(?:'m| am|'ve been| have been)\s+" + ADVERBS + r"(?:a\s+|strictly\s+|fully\s+)?"
     r"(?P<diet>vegan|vegetarian|pescatarian|gluten-free|dairy-free|lactose[- ]intolerant)\b"
@@ -71,6 +92,11 @@ _DIET = re.compile(
 )
 _INJURY_WORDS = {
     "broke": "broken",
+    "broken": "broken",
+    "torn": "torn",
+    "twisted": "twisted",
+    "pulled": "pulled",
+    "strained": "strained",
     "fractured": "fractured",
     "sprained": "sprained",
     "tore": "torn",
@@ -81,9 +107,10 @@ _INJURY_WORDS = {
 _ALLERGENS = closed(
     """
     peanuts peanut nuts tree nuts shellfish fish eggs egg milk dairy soy wheat gluten sesame
-    pollen dust cats dogs bees penicillin latex
+    pollen dust cats dogs bees penicillin latex reptiles fur
     """
 )
+_QUANTIFIERS = re.compile(r"^(?:most|some|all|certain|many)\s+", re.IGNORECASE)
 
 
 def _condition(phrase: str) -> str | None:
@@ -110,7 +137,7 @@ def _health(text: str, occurred_on: date | None) -> list[Finding]:
             findings.append(Finding("I", "has_condition", condition.lower(), tense="present"))
     allergy = _ALLERGIC.search(text)
     if allergy is not None:
-        what = (allergy.group("what") or allergy.group("food")).lower()
+        what = _QUANTIFIERS.sub("", (allergy.group("what") or allergy.group("food")).lower())
         if what in _ALLERGENS:
             one = what[:-1] if what.endswith("s") and not what.endswith("ss") else what
             findings.append(Finding("I", "has_condition", f"{one} allergy", tense="present"))
@@ -120,6 +147,16 @@ def _health(text: str, occurred_on: date | None) -> list[Finding]:
         findings.append(
             Finding("I", "has_condition", f"{how} {injury.group('part').lower()}", tense="present")
         )
+    passing = _IN_PASSING.search(text)
+    if passing is not None:
+        part = (passing.group("part") or passing.group("healing") or passing.group("hurt")).lower()
+        if part in _BODY:
+            findings.append(Finding("I", "has_condition", f"{part} injury", tense="present"))
+    cant = _CANT_HAVE.search(text)
+    if cant is not None:
+        what = cant.group("what").lower()
+        told = "lactose intolerance" if what == "lactose" else f"{what}-free diet"
+        findings.append(Finding("I", "has_condition", told, tense="present"))
     diet = _DIET.search(text)
     if diet is not None:
         kind = diet.group("diet").lower().replace(" ", "-")
@@ -131,6 +168,6 @@ def _health(text: str, occurred_on: date | None) -> list[Finding]:
 
 PROPOSERS: tuple[Reader, ...] = (_health,)
 
-TRIGGERS: Triggers = {_health: (_I_HAVE, _ALLERGIC, _INJURED, _DIET)}
+TRIGGERS: Triggers = {_health: (_I_HAVE, _ALLERGIC, _INJURED, _DIET, _IN_PASSING, _CANT_HAVE)}
 """The patterns one of which must match a clause for the reader to find anything
 (:mod:`.dispatch` skips it otherwise)."""

@@ -20,7 +20,9 @@ from engram.formation.deterministic.phrases import ADVERBS
 from engram.formation.deterministic.pursuits import EVALUATIVE, named_event, short_phrase
 
 _HOSTING = re.compile(
-    r"\bI(?:'m| am)\s+" + ADVERBS + r"(?P<verb>having|hosting|throwing|holding|organi[sz]ing"
+    r"\b(?:I(?:'m| am)|[Ww]e(?:'re| are))\s+"
+    + ADVERBS
+    + r"(?P<verb>having|hosting|throwing|holding|organi[sz]ing"
     r"|putting on|putting together|setting up)\s+(?:a|an|my)\s+(?:(?:first|own|big|little|small)\s+)?(?P<event>[^,.;!?]+)"
 )
 _PLACE_TAIL = re.compile(r"\s+(?:at|in|on|near|for|with)\s+")

@@ -37,17 +37,18 @@ import re
 from datetime import date
 
 from engram.formation.deterministic.dates import ground
+from engram.formation.deterministic.dispatch import ClauseTriggers
 from engram.formation.deterministic.findings import Finding
 from engram.formation.deterministic.lexicon import RELATIVE_FACETS
 from engram.formation.deterministic.nouns import closed
 from engram.formation.screening import screened
 
-__all__ = ["couple", "ended", "propose_life_events"]
+__all__ = ["TRIGGERS", "couple", "ended", "propose_life_events"]
 
 _FAMILY = "|".join(re.escape(w) for w in sorted(RELATIVE_FACETS, key=len, reverse=True))
 _PARTNER = r"wife|husband|partner|spouse|boyfriend|girlfriend|fianc[eé]e?"
 _NAME = r"[A-Z][a-z]+"
-_ADVERBS = r"(?:(?:just|finally|recently|officially|sadly|suddenly|also|unexpectedly)\s+)*"
+_ADVERBS = r"(?:(?:just|finally|recently|officially|sadly|suddenly|also|unexpectedly|happily)\s+)*"
 
 _DIED = screened(
     r"\b[Mm]y\s+(?:(?:dear|beloved|sweet|old)\s+)?(?P<kin>" + _FAMILY + r")"
@@ -85,11 +86,25 @@ _HAD_BABY = screened(
 )
 """"we had a baby girl", "I gave birth to a son, Leo", "we welcomed our first baby"."""
 _WED = screened(
-    r"\b(?:I|[Ww]e)\s+(?:have\s+|'ve\s+)?" + _ADVERBS + r"(?:got|gotten|were|are|'re|am|'m)\s+"
-    r"(?P<event>married|engaged)\b(?!\s+to\b)"
+    r"\b(?:I|[Ww]e)(?:'ve\s+|\s+have\s+|\s+)?" + _ADVERBS + r"(?:got|gotten|been|were|are|'re"
+    r"|am|'m)\s+" + _ADVERBS + r"(?P<event>married|engaged)\b(?!\s+to\b)"
+    r"|\b(?:I|[Ww]e)\s+(?:have\s+|'ve\s+)?" + _ADVERBS + r"(?:tied\s+the\s+(?P<knot>knot)"
+    r"|had\s+(?:our|my)\s+(?P<wedding>wedding))\b"
+    r"|^(?:(?:[Jj]ust|[Ff]inally|[Rr]ecently|[Oo]fficially)\s+)?[Gg]ot\s+"
+    + _ADVERBS
+    + r"(?P<dropped>married|engaged)\b(?!\s+to\b)"
 )
-""""we got married last June", "I just got engaged!" (a partner named after "to" is
-:mod:`.relationships`' "I got engaged to Tom")."""
+""""we got married last June", "I just got engaged!", "I'm married", "I've been married for
+years", "we tied the knot", "we had our wedding", and with the "I" dropped, "Just got married!"
+(a partner named after "to" is :mod:`.relationships`' "I got engaged to Tom"). "I'm not
+married" and "I never got married" match nothing: no word may stand between the verb and the
+event but the adverbs of ``_ADVERBS``."""
+_TO_BE_WED = screened(
+    r"\b(?:I|[Ww]e)(?:'re|'m|\s+am|\s+are)\s+" + _ADVERBS + r"getting\s+married\b"
+    r"(?:\s+to\s+(?P<name>" + _NAME + r"))?"
+)
+""""I'm getting married next month", "we're getting married to…", "I'm getting married to
+Tom": a wedding ahead says the speaker is engaged (``fiancé``)."""
 _DIVORCED = screened(
     r"\bI\s+(?:have\s+|'ve\s+)?" + _ADVERBS + r"(?:(?:got|am|'m|was|am\s+now|'m\s+now)\s+"
     r"divorced(?:\s+from\s+(?P<from>" + _NAME + r"))?|divorced\s+(?P<whom>" + _NAME + r"))\b"
@@ -110,6 +125,7 @@ Tom" names no kin, so it cannot say which belief it ends, and forms nothing."""
 _COUPLE_EVENT = re.compile(
     r"^I\s+" + _ADVERBS + r"(?:(?:got|have\s+gotten|'ve\s+gotten)\s+)?"
     r"(?P<event>married|engaged|divorced|split\s+up|separated|broke\s+up)\b"
+    r"|^I\s+(?:have\s+|'ve\s+)?" + _ADVERBS + r"(?:tied\s+the\s+knot|had\s+our\s+wedding)\b"
 )
 """"… and I got married": the clause after "Tom and" (the splitter cuts before "I")."""
 _COUPLE_PARTNER = re.compile(
@@ -151,8 +167,12 @@ def propose_life_events(text: str, occurred_on: date | None) -> list[Finding]:
             findings.append(_related(_name(match.group("name")) or kin, kin))
     wed = _WED.search(text)
     if wed is not None:
-        kin = "spouse" if wed.group("event") == "married" else "fiancé"
+        event = wed.group("event") or wed.group("dropped")
+        kin = "fiancé" if event == "engaged" else "spouse"
         findings.append(_related(kin, kin))
+    ahead = _TO_BE_WED.search(text)
+    if ahead is not None:
+        findings.append(_related(_name(ahead.group("name")) or "fiancé", "fiancé"))
     divorced = _DIVORCED.search(text)
     if divorced is not None:
         whom = _name(divorced.group("from") or divorced.group("whom"))
@@ -177,7 +197,7 @@ def couple(partner: str, clause: str) -> list[Finding]:
     said = _kin(who.group("kin")) if who.group("kin") else None
     if who.group("lone") and name is None:
         return []
-    kind = " ".join(event.group("event").split())
+    kind = " ".join((event.group("event") or "married").split())
     if kind in {"married", "engaged"}:
         # "my wife and I got married": the partner as the clause before told her
         kin = said or ("spouse" if kind == "married" else "fiancé")
@@ -242,3 +262,20 @@ def _distinct(findings: list[Finding]) -> list[Finding]:
             seen.add(key)
             kept.append(f)
     return kept
+
+
+TRIGGERS: ClauseTriggers = {
+    propose_life_events: (
+        _DIED,
+        _LOST,
+        _DEATH_OF,
+        _BORN,
+        _HAD_BABY,
+        _WED,
+        _TO_BE_WED,
+        _DIVORCED,
+        _BROKE_UP,
+    )
+}
+"""The patterns one of which must match a clause for :func:`propose_life_events` to find
+anything (:mod:`.dispatch` skips it otherwise)."""

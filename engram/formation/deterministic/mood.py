@@ -58,8 +58,8 @@ _MODAL_MAY = screened(r"\bmay\b")
 _NO_LONGER = screened(r"\b(?:no longer|anymore|any more|not any longer)\b", re.IGNORECASE)
 
 
-_MOOD_WORDS = NeedleIndex.of([_REPORTED, _WISH, _HEDGE, _NO_LONGER])
-_REPORTED_BIT, _WISH_BIT, _HEDGE_BIT, _NO_LONGER_BIT = 1, 2, 4, 8
+_MOOD_WORDS = NeedleIndex.of([_REPORTED, _WISH, _HEDGE, _NO_LONGER, _MODAL_MAY])
+_REPORTED_BIT, _WISH_BIT, _HEDGE_BIT, _NO_LONGER_BIT, _MAY_BIT = 1, 2, 4, 8, 16
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,7 +86,7 @@ def clause_mood(text: str, *, question: bool) -> Mood:
     return Mood(
         silent=question or reported or wish,
         conditional=bool(_CONDITIONAL.match(text)),
-        hedged=hedge or bool(_MODAL_MAY.search(text)),
+        hedged=hedge or bool(possible & _MAY_BIT and _MODAL_MAY.search(text)),
         no_longer=bool(possible & _NO_LONGER_BIT and _NO_LONGER.search_lowered(text, low)),
     )
 

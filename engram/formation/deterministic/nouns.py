@@ -22,7 +22,7 @@ OWNABLE_HEADS: frozenset[str] = closed(
     laptop laptops computer pc desktop macbook tablet ipad kindle ereader e-reader phone
     smartphone iphone watch smartwatch camera cameras drone printer console playstation xbox
     switch tv television monitor headphones earbuds speaker speakers keyboard mouse router
-    server nas deck
+    server nas deck setup rig workstation kit
     piano guitar guitars violin cello drum drums drumkit ukulele flute saxophone trumpet
     keyboard harp banjo bass synth synthesizer amp microphone turntable
     stove grill oven fridge freezer blender mixer juicer kettle espresso machine
@@ -77,7 +77,7 @@ EVENT_HEADS: frozenset[str] = closed(
     wedding funeral reunion ceremony graduation party celebration barbecue bbq picnic potluck
     meetup slam reading signing screening premiere tour trip vacation holiday cruise
     event events service mass hackathon jam audition interview interviews open-mic test tests
-    exam exams
+    exam exams comp mtg fest
     group program programme meeting
     """
 )
@@ -88,7 +88,7 @@ ACTIVITY_HEADS: frozenset[str] = closed(
     yoga pilates judo karate taekwondo jiu-jitsu aikido kickboxing boxing fencing archery
     crossfit ballet tennis squash badminton golf chess soccer football basketball volleyball
     rugby hockey baseball softball cricket lacrosse pottery ceramics photography calligraphy
-    origami tai chi parkour therapy classes lessons karaoke poker bridge sudoku meditation
+    origami tai chi parkour therapy classes lessons class course karaoke poker bridge sudoku meditation
     zumba salsa tango improv theatre theater choir band piano guitar violin drums cello
     banjo ukulele flute saxophone trumpet harp clarinet mandolin accordion harmonica
     """
@@ -143,6 +143,7 @@ ambiguous between a skill and a pastime)."""
 CREATIONS: frozenset[str] = closed(
     """
     screenplay screenplays script scripts novel novels book books story stories poem poems song
+    articles essays
     songs album albums painting paintings mural portrait sculpture quilt scarf sweater blanket
     thesis dissertation paper article essay film movie documentary short app website blog
     podcast game comic zine cookbook memoir play musical

@@ -26,13 +26,14 @@ from __future__ import annotations
 from datetime import date
 
 from engram.formation.deterministic.dates import ground_ahead
+from engram.formation.deterministic.dispatch import ClauseTriggers
 from engram.formation.deterministic.findings import WEAK_CONFIDENCE, Finding
 from engram.formation.deterministic.habits import pastime
 from engram.formation.deterministic.nouns import OWNABLE_HEADS, PET_HEADS
 from engram.formation.deterministic.plans import VENTURE_PATTERN
 from engram.formation.screening import screened
 
-__all__ = ["propose_in_passing"]
+__all__ = ["TRIGGERS", "propose_in_passing"]
 
 _HAPPENED_TO = screened(
     r"\b[Mm]y\s+(?:(?:old|new|brand[- ]new|trusty|poor)\s+)?(?P<obj>[a-z-]+(?:\s+(?!just|finally|suddenly|totally|completely)[a-z-]+)?)\s+"
@@ -69,7 +70,11 @@ _READING = screened(
     r"reading\s*(?:$|[.!,;:-]|\s+(?:a\s+lot|as\s+usual|a\s+bunch|loads|so\s+much|every\s+\w+)\b"
     r"|\s+(?:a|an|this|that|another|the)\s+(?:(?:new|great|good|amazing|fantasy|mystery|sci-fi"
     r"|romance|fascinating|classic)\s+)*(?:book|novel|series|memoir|trilogy)\b"
-    r"|\s+(?:a|an|this|the)?\s*[\w\s]{0,30}?\bcalled\s+\"|\s+\")"
+    r"|\s+(?:a|an|this|the)?\s*[\w\s]{0,30}?\bcalled\s+\"|\s+\""
+    r"|\s+(?:(?:her|his|their|some|lots\s+of|so\s+many|cool|great|old|new)\s+)+(?:stuff|books|novels"
+    r"|stories|work|poetry|memoirs|comics)\b)"
+    r"|^I(?:'m|\s+am)\s+always\s+(?:on\s+the\s+lookout|looking)\s+for\s+(?:new|good|great)\s+"
+    r"(?:reads|books|novels)\b"
 )
 """"I've been reading as usual", "I'm reading a fantasy book that …", "I'm currently reading
 "The Lean Startup"": reading is the speaker's pastime. Not "I'm reading your message" or
@@ -105,3 +110,10 @@ def propose_in_passing(text: str, occurred_on: date | None) -> list[Finding]:
                 Finding("I", "intends_to", plan, confidence=WEAK_CONFIDENCE, tense="present")
             )
     return findings
+
+
+TRIGGERS: ClauseTriggers = {
+    propose_in_passing: (_HAPPENED_TO, _STARTED_VENTURE, _INVOLVED, _READING, _PASTIME_AHEAD)
+}
+"""The patterns one of which must match a clause for :func:`propose_in_passing` to find
+anything (:mod:`.dispatch` skips it otherwise)."""

@@ -49,18 +49,25 @@ studio". Someone else's ("to open their shop") is not the speaker's plan."""
 _ADOPTION = screened(
     r"\b(?:[Rr]esearching|[Ll]ooking into|started|starting|begun|began)\s+(?:the\s+)?"
     r"adoption\b"
+    r"|\bI(?:'ve|\s+have)?\s+" + ADVERBS + r"(?:applied|applying|signed\s+up)\s+(?:to|with|for)\s+"
+    r"(?:an?\s+|the\s+|two\s+|three\s+|some\s+|several\s+|a\s+few\s+)?adoption\s+"
+    r"(?:agenc(?:y|ies)|program|process)\b"
+    r"|\bI\s+"
+    + ADVERBS
+    + r"(?:contacted|asked|called|emailed)\s+[\w\s]{0,30}?\bfor\s+adoption\s+advice\b"
     r"|\bI(?:'m| am)\s+" + ADVERBS + r"(?:planning|hoping|going|trying)\s+to\s+adopt\b"
     r"|\badoption\s+agenc(?:y|ies)\s+I(?:'m| am|'ve been| have been)\s+(?:looking into|researching"
     r"|considering|contacting)\b"
 )
 _PLANNED_TRIP = screened(
-    r"(?:^|\bI(?:'m| am)\s+)[Pp]lanning\s+(?:a|an|my|our)\s+"
+    r"(?:^|\b(?:I(?:'m| am)|[Ww]e(?:'re| are))\s+)[Pp]lanning\s+(?:a|an|my|our)\s+"
     r"(?P<kind>(?:[\w-]+\s+)?(?:trip|vacation|holiday|visit))\s+to\s+"
     r"(?P<place>(?:the\s+)?[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*){0,3})"
 )
 _GOING_TO_EVENT = screened(
     r"\bI(?:'m| am)\s+"
     + ADVERBS
+    + r"(?:busy\s+(?:(?:at|with|in)\s+(?:the|my|our)\s+\w+\s+)?)?"
     + r"(?:(?:going|heading)\s+to|(?:getting\s+ready|preparing|training|practi[sc]ing)\s+for)"
     r"\s+(?:a|an|the|my)\s+(?P<event>[^,.;!?]+)"
 )
@@ -84,12 +91,24 @@ _BOOKED_TRIP = screened(
     r"(?P<place>(?:the\s+)?[A-Z][\w'-]*(?:\s+[A-Z][\w'-]*){0,3})"
 )
 """"I booked a flight to Oslo": a trip planned to a named place."""
+_RUNNING_FOR = screened(
+    r"\bI(?:'m|\s+am)\s+"
+    + ADVERBS
+    + r"(?:still\s+)?running\s+for\s+(?P<what>office|mayor|city\s+council"
+    r"|council|congress|the\s+senate|senate|governor|school\s+board|re-?election|state\s+legislature)\b"
+)
+""""I'm running for office again": the speaker's commitment, as "I decided to run for office"."""
 _DECIDED = screened(
-    r"\bI(?:'ve| have)?\s+" + ADVERBS + r"decided\s+to\s+(?!not\b)(?P<what>[^,.;!?]+)"
+    r"\bI(?:'ve| have)?\s+" + ADVERBS + r"(?:decided|chose)\s+to\s+(?!not\b)(?P<what>[^,.;!?]+)"
 )
 """"I decided to run for the council": the speaker's own decision (``committed_to``)."""
 _DASH = re.compile(r"\s+[-\u2013\u2014]+\s+")
-_DASH = re.compile(r"\s+[-\u2013\u2014]+\s+")
+_PURPOSE = re.compile(
+    r"\s+(?:in\s+order\s+)?to\s+(?:make|help|get|keep|show|see|learn|find|meet|raise|build"
+    r"|support|give|start|try|stay|clear|spread|connect|push|reach)\b.*$"
+)
+""""decided to go to networking events to make things happen": what was decided ends before
+what it was for."""
 
 
 def _plans(text: str, occurred_on: date | None) -> list[Finding]:
@@ -141,23 +160,32 @@ def _planned(plan: str, text: str, occurred_on: date | None) -> Finding:
     )
 
 
+def _running_for(text: str, occurred_on: date | None) -> list[Finding]:
+    match = _RUNNING_FOR.search(text)
+    if match is None:
+        return []
+    return [Finding("I", "committed_to", f"run for {' '.join(match.group('what').split())}")]
+
+
 def _decided(text: str, occurred_on: date | None) -> list[Finding]:
     match = _DECIDED.search(text)
     if match is None:
         return []
-    what = _DASH.split(TIME_TAIL.sub("", match.group("what")), maxsplit=1)[0].strip()
+    what = _DASH.split(TIME_TAIL.sub("", _PURPOSE.sub("", match.group("what"))), maxsplit=1)[0]
+    what = what.strip()
     if not what or len(words(what)) > 6 or set(words(what)) & PLACEHOLDERS:
         return []  # "decided to include this": what "this" is lives in another message
     return [Finding("I", "committed_to", what)]
 
 
-PROPOSERS: tuple[Reader, ...] = (_plans, _events_ahead, _signed_up, _decided)
+PROPOSERS: tuple[Reader, ...] = (_plans, _events_ahead, _signed_up, _decided, _running_for)
 
 TRIGGERS: Triggers = {
     _plans: (_OWN_VENTURE, _ADOPTION, _PLANNED_TRIP),
     _events_ahead: (_GOING_TO_EVENT, _COMING_UP),
     _signed_up: (_SIGNED_UP, _BOOKED_TRIP),
     _decided: (_DECIDED,),
+    _running_for: (_RUNNING_FOR,),
 }
 """For each reader, the patterns one of which must match a clause for it to find anything
 (:mod:`.dispatch` skips it otherwise)."""

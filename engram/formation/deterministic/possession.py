@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from engram.formation.deterministic.findings import WEAK_CONFIDENCE, Finding
+from engram.formation.deterministic.nouns import closed
 from engram.formation.deterministic.predicate import Predicate
 from engram.formation.deterministic.terms import object_list, object_phrase
 
@@ -145,15 +146,30 @@ _ACQUIRED = frozenset({"buy", "get"})
 _PARTED = frozenset({"sell", "lose"})
 
 
+_WITH = re.compile(
+    r"\s+(?:with|along\s+with|including|complete\s+with|that\s+came\s+with|which\s+came\s+with)\s+",
+    re.IGNORECASE,
+)
+"""What a thing comes with is not another thing told: "a gaming PC with a mouse and a keyboard"
+owns the PC."""
+_ACCESSORIES = closed(
+    "mouse keyboard charger cable cables case cover strap bag stand mousepad adapter dongle"
+    " sleeve batteries battery"
+)
+"""Trivia beside a main thing: "a new laptop, a mouse and a keyboard" owns the laptop."""
+
+
 def _possessions(rest: str) -> list[str]:
     if rest.lower().startswith(("to ", "rid of", "away ", "got ")):
         return []
-    items = [_ITEM_TAIL.sub("", item) for item in object_list(rest)]
-    return [
+    items = [_ITEM_TAIL.sub("", item) for item in object_list(_WITH.split(rest, maxsplit=1)[0])]
+    owned = [
         item
         for item in items
         if not ({item.lower().split()[0], item.lower().split()[-1]} & _NOT_POSSESSIONS)
     ]
+    main = [item for item in owned if item.lower().split()[-1] not in _ACCESSORIES]
+    return main if main and len(main) < len(owned) else owned
 
 
 def propose_ownership(predicate: Predicate) -> list[Finding]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from engram.formation.deterministic.dispatch import ClauseTriggers
 from engram.formation.deterministic.facets import STYLE_FACETS, facet_for, preference_facet
 from engram.formation.deterministic.findings import WEAK_CONFIDENCE, Finding
 from engram.formation.deterministic.habits import pastime
@@ -177,6 +178,10 @@ def propose_request(text: str) -> list[Finding]:
         return []
     return [preference("I", "prefers", obj, 0.5) for obj in _objects(match.group(1))]
 
+
+TRIGGERS: ClauseTriggers = {propose_request: (_REQUEST,)}
+"""A standing request opens with its verb: :func:`propose_request` finds nothing where
+``_REQUEST`` does not match (:mod:`.dispatch` skips it)."""
 
 HANDLERS = {
     **{lemma: propose_preference for lemma in (*_LIKES, *_DISLIKES)},

@@ -26,6 +26,7 @@ from datetime import date
 from engram.formation.deterministic.dispatch import Reader, Triggers
 from engram.formation.deterministic.ends import words
 from engram.formation.deterministic.findings import Finding
+from engram.formation.deterministic.habits import pastime
 from engram.formation.deterministic.nouns import (
     ABSTRACT_NOUNS,
     EVENT_HEADS,
@@ -50,6 +51,9 @@ _PASSIONATE = screened(
     r"|\bI(?:'m| am)\s+(?:so\s+|really\s+|very\s+)?(?:keen on|into)\s+(?P<keen>" + _NOUNS + r")"
     r"|\b[Mm]y\s+(?:real\s+|true\s+|big\s+|biggest\s+|deep\s+)?(?:passion|love)\s+for\s+"
     r"(?P<for>" + _NOUNS + r")"
+    r"|\bI(?:'ve|\s+have)?\s+(?:always\s+)?(?:had|got)\s+(?:a|such\s+a)\s+(?:real\s+|deep\s+|big\s+"
+    r"|huge\s+|great\s+|soft\s+)?(?:love|passion|soft\s+spot)\s+for\s+(?P<had>" + _NOUNS + r")"
+    r"|\b[Mm]y\s+(?P<mine>[a-z]+ing)\s+passion\b"
     r"|(?:^|\bI(?:'ve| have)\s+)(?:[Aa]lways|[Ll]ong)\s+been\s+(?:really\s+|very\s+|so\s+)?"
     r"(?:interested|fascinated)\s+(?:in|by)\s+(?P<always>" + _NOUNS + r")"
     r"|\bI(?:'m| am|'ve always been| have always been)\s+(?:really\s+|so\s+|just\s+)?drawn\s+to\s+"
@@ -68,7 +72,7 @@ _NOT_KINDS = closed(
     """
 )
 _WENT_OUT = screened(
-    r"(?:^|\bI\s+)" + ADVERBS + r"[Ww]ent\s+(?P<what>(?:horseback\s+)?riding|[a-z]+ing)\b"
+    r"(?:^|\b(?:I|[Ww]e)\s+)" + ADVERBS + r"[Ww]ent\s+(?P<what>(?:horseback\s+)?riding|[a-z]+ing)\b"
 )
 _FAVE = re.compile(
     r"^(?P<what>[A-Z][\w-]*(?:\s+[A-Z][\w-]*){0,3}(?:,?\s+[a-z][\w-]*){0,5}?)(?:\s+(?:is|are)|'s)\s+"
@@ -79,12 +83,12 @@ _FAVE = re.compile(
 """"Drawing birds is one of my faves", "Contemporary is my top pick", "Board games are my
 thing": a preference told with the thing first (the gate drops "This is my fave")."""
 _LOOKING_INTO = screened(
-    r"\bI(?:'ve| have)\s+been\s+" + ADVERBS + r"(?:looking into|reading up on|reading about"
-    r"|learning about|getting into)\s+(?P<obj>" + _NOUNS + r")"
+    r"\bI(?:(?:'ve| have)\s+been|'m|\s+am)\s+" + ADVERBS + r"(?:looking into|reading up on"
+    r"|reading about|learning about|getting into)\s+(?P<obj>" + _NOUNS + r")"
 )
 """"I've been looking into local history": an interest the speaker is pursuing."""
 _HAD_EVENT = screened(
-    r"(?:^|\bI\s+)" + ADVERBS + r"(?:had|threw|hosted)\s+(?:a|an)\s+(?P<event>[^,.;!?]+)"
+    r"(?:^|\b(?:I|[Ww]e)\s+)" + ADVERBS + r"(?:had|threw|hosted)\s+(?:a|an)\s+(?P<event>[^,.;!?]+)"
 )
 _INSTRUMENT = screened(
     r"\bI\s+(?:also\s+|still\s+|now\s+)?play\s+(?:the\s+)?(?P<instrument>piano|guitar|violin|cello"
@@ -108,8 +112,23 @@ _ADVERB_WORDS = closed("never always still really just also only even ever")
 _OUTINGS = HOBBY_GERUNDS | closed("riding sailing paddleboarding snorkeling scuba diving")
 
 
+_POINTING_ON = re.compile(r"^\s+(?:that|this|these|those|it|him|her|them|you|me|us)\b", re.I)
+""""sharing that", "doing this": the thing done lives in another sentence; a gerund cut before
+the word that points at it would read as a taste for "sharing"."""
+
+
+_NEAR_ME = re.compile(
+    r"\s+(?:(?:near|close\s+to)\s+(?:me|us|here|home)|nearby|in\s+town|around\s+here"
+    r"|(?:by|at|in|on|near|along|down\s+by)\s+the\s+(?=(?-i:[a-z])))\b.*$",
+    re.IGNORECASE,
+)
+""""a dance comp near me", "a fair in town", "a picnic by the river": where it was, no part of
+what it was (a name stays: "a concert in the Albert Hall")."""
+
+
 def short_phrase(raw: str) -> str | None:
     """A short noun phrase cut before a clause or time tail, or nothing."""
+    raw = _NEAR_ME.sub("", raw)
     text = strip_determiners(CLAUSE_TAIL.sub("", cut_phrase(TIME_TAIL.sub("", raw))))
     found = words(text)
     if len(found) > 1 and found[-1] in {"stuff", "things"}:  # "fantasy stuff" is fantasy
@@ -127,8 +146,14 @@ def _passion(text: str, occurred_on: date | None) -> list[Finding]:
     match = _PASSIONATE.search(text)
     if match is None:
         return []
-    named = match.group("obj") or match.group("for") or match.group("always")
-    what = short_phrase(named or match.group("drawn") or match.group("keen"))
+    if match.group("mine"):  # "turn my dancing passion into a business"
+        liked = pastime(match.group("mine"))
+        return [Finding("I", "interested_in", liked)] if liked else []
+    named = match.group("obj") or match.group("for") or match.group("always") or match.group("had")
+    raw = named or match.group("drawn") or match.group("keen")
+    if raw.split()[-1].lower().endswith("ing") and _POINTING_ON.match(text[match.end() :]):
+        return []  # "passionate about sharing that": what is shared is told elsewhere
+    what = short_phrase(raw)
     return [Finding("I", "interested_in", what.lower())] if what else []
 
 

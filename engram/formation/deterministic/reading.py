@@ -11,14 +11,18 @@ from engram.formation.deterministic import (
     animals,
     attributes,
     habits,
+    lifeevents,
     outcomes,
+    passing,
     possession,
     preferences,
     relationships,
+    together,
 )
 from engram.formation.deterministic.clauses import Clause
 from engram.formation.deterministic.copula import propose_copula
 from engram.formation.deterministic.decisions import propose_decision
+from engram.formation.deterministic.dispatch import Gates
 from engram.formation.deterministic.events import propose_events
 from engram.formation.deterministic.findings import REFUSED_CONFIDENCE, Finding
 from engram.formation.deterministic.lifeevents import ended, propose_life_events
@@ -33,7 +37,7 @@ from engram.formation.deterministic.passing import propose_in_passing
 from engram.formation.deterministic.predicate import VERBS, Predicate, parse_predicate
 from engram.formation.deterministic.relationships import propose_attributes, propose_relatives
 from engram.formation.explicit import EXPLICIT_PREFIX
-from engram.formation.screening import screened
+from engram.formation.screening import NeedleIndex, screened
 from engram.formation.vocabulary import lookup
 
 Handler = Callable[[Predicate], list[Finding]]
@@ -52,16 +56,76 @@ _CONTINUATION = re.compile(
 _CURRENT = frozenset({"present"})
 _DROPPED_SUBJECT = re.compile(
     r"^(?:(?:Just|Recently|Finally)\s+)?(?:(?P<verb>Been|started|Started)\b"
-    r"|(?P<got>[Gg]ot|[Bb]ought)\s+(?:myself\s+)?(?=(?:a|an)\s))"
+    r"|(?P<got>[Gg]ot|[Bb]ought|Joined)\s+(?:myself\s+)?(?=(?:a|an|the)\s))"
 )
-""""Been busy …", "Just started …", "Just got a new camera": a sentence that dropped its "I"
+""""Been busy …", "Just started …", "Just got a new camera", "Joined a travel club": a sentence
+that dropped its "I"
 (an acquisition only with its article: "Got it" and "Got home late" stay as they are)."""
+_LEADING_WHEN = re.compile(
+    r"^(?:(?:[Ee]specially|[Rr]ight|[Jj]ust|[Ee]ver)\s+)?(?:[Aa]fter|[Ss]ince|[Oo]nce|[Nn]ow\s+that"
+    r"|[Bb]ecause|[Ww]hen)\s+(?=I\s|I'm\s|I've\s)"
+)
+""""Especially after I failed the exam, …", "Since I moved to Porto, …": what the "I" clause
+says is so; the clause is read from the "I" on (the clause's mood still decides: "when" and
+"once" open a conditional there, which stays hypothetical)."""
+_REASON_FOR = screened(
+    r"\b(?:remind(?:s|ed)?\s+me|(?:that|this|it)(?:'s|\s+is|\s+was)|which\s+is)\s+"
+    r"(?:(?:again|always)\s+)?(?:why|how\s+much)\s+(?=I\s|I'm\s|I've\s)",
+    re.IGNORECASE,
+)
+_REMINDS_THAT = screened(
+    r"\bremind(?:s|ed)?\s+me\s+(?:(?:again|always)\s+)?that\s+(?=I\s|I'm\s|I've\s)", re.IGNORECASE
+)
+""""Moments like that remind me why I love climbing", "that's why I love gardening", "… reminds
+me that I really enjoy cooking" (two patterns, so each is looked for by its own rare words): the reason
+or the passion told is the speaker's own statement, read from the "I" on (the mood of the whole
+clause still decides: "Maybe that's why …" stays a hedge)."""
 _TELLING = screened(
     r"\b(?:let you know|let ya know|tell you|tell ya|guess what[?!,]*|good news[:!,]*"
     r"|big news[:!,]*)\s+(?:that\s+)?"
     r"(?=I\s|I'm\s|I've\s)",
     re.IGNORECASE,
 )
+
+
+_CLAUSE_WIDE = Gates(
+    {
+        **animals.TRIGGERS,
+        **lifeevents.TRIGGERS,
+        **relationships.TRIGGERS,
+        **preferences.TRIGGERS,
+        **habits.TRIGGERS,
+        **passing.TRIGGERS,
+        **together.TRIGGERS,
+    }
+)
+"""The readers every clause is offered whatever it opens with, each skipped where its trigger
+cannot match (:class:`~.dispatch.Gates`): one pass over the clause in place of a search for
+each of their patterns."""
+_PETS, _LIFE, _RELATIVES, _ATTRIBUTES, _REQUEST, _HABITS, _PASSING, _TOGETHER = (
+    _CLAUSE_WIDE.bit(reader)
+    for reader in (
+        animals.named_pets,
+        propose_life_events,
+        propose_relatives,
+        propose_attributes,
+        preferences.propose_request,
+        habits.propose_habits,
+        propose_in_passing,
+        together.propose_decided_with,
+    )
+)
+
+
+_CUTS = NeedleIndex.of(
+    [EXPLICIT_PREFIX, _TELLING, _REASON_FOR, _REMINDS_THAT, HEDGE_PREFIX, CONDITIONAL_PREFIX]
+)
+"""The words a clause is cut before it is read (a cue to remember, a telling, a reason, a hedge,
+a condition), looked for in one pass over the clause as said: a cut none of whose needles is in
+it cannot apply. What the cuts before it leave is a part of the clause, and putting back a
+dropped "I" (:func:`_with_subject`) adds no word a later cut looks for, so a needle absent from
+the clause is absent from every text a cut reads."""
+_EXPLICIT, _TOLD, _REASON, _REMINDS, _HEDGE, _CONDITIONAL = (1 << bit for bit in range(6))
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,30 +139,40 @@ class Reading:
 
 
 def read_clause(clause: Clause, *, occurred_on: date | None = None) -> list[Reading]:
-    text = EXPLICIT_PREFIX.sub("", clause.text.replace("\u2019", "'"))
+    said = clause.text.replace("\u2019", "'")
+    cuts = _CUTS.possible(said)
+    text = EXPLICIT_PREFIX.sub("", said) if cuts & _EXPLICIT else said
     mood = clause_mood(text, question=clause.question)
     if mood.silent:
         return []
-    text = CONDITIONAL_PREFIX.sub("", HEDGE_PREFIX.sub("", _with_subject(_after_telling(text))))
+    text = _with_subject(_after_telling(text, cuts))
+    if cuts & _HEDGE:
+        text = HEDGE_PREFIX.sub("", text)
+    if cuts & _CONDITIONAL:
+        text = CONDITIONAL_PREFIX.sub("", text)
     readings = [_settle(f, mood, negated=False, tense="present") for f in propose_status(text)]
-    decisions = propose_decision(text)
+    decisions = propose_decision(text, occurred_on)
     readings += [_settle(f, mood, negated=False, tense="present") for f in decisions]
     if not decisions:
         readings += _read_predicate(text, mood, depth=0)
-    life = propose_life_events(text, occurred_on)
+    possible = _CLAUSE_WIDE.possible(text)
+    life = propose_life_events(text, occurred_on) if possible & _LIFE else []
     gone = ended(life)
+    relatives = propose_relatives(text) if possible & _RELATIVES else []
     clause_wide = (
         *propose_events(text, occurred_on),
         *life,
-        *(f for f in propose_relatives(text) if not _ends(f, gone)),
-        *propose_attributes(text),
-        *preferences.propose_request(text),
-        *habits.propose_habits(text, occurred_on),
-        *propose_in_passing(text, occurred_on),
+        *(f for f in relatives if not _ends(f, gone)),
+        *(propose_attributes(text) if possible & _ATTRIBUTES else ()),
+        *(preferences.propose_request(text) if possible & _REQUEST else ()),
+        *(habits.propose_habits(text, occurred_on) if possible & _HABITS else ()),
+        *(propose_in_passing(text, occurred_on) if possible & _PASSING else ()),
+        *(together.propose_decided_with(text) if possible & _TOGETHER else ()),
     )
     for finding in clause_wide:
         readings.append(_settle(finding, mood, negated=False, tense="present"))
-    return _one_per_routine(_one_per_pet(readings, text, mood))
+    named = animals.named_pets(text) if possible & _PETS else []
+    return _one_per_routine(_one_per_pet(readings, named, mood))
 
 
 def _ends(finding: Finding, gone: set[tuple[str, str]]) -> bool:
@@ -129,10 +203,12 @@ def _one_per_routine(readings: list[Reading]) -> list[Reading]:
     ]
 
 
-def _one_per_pet(readings: list[Reading], text: str, mood: Mood) -> list[Reading]:
-    """Every owned pet told by one word, and a pet the clause names as one belief carrying its
-    name (:mod:`.animals`): "my pups" is "my puppy", "my dog Rex" one dog named Rex."""
-    named = animals.named_pets(text)
+def _one_per_pet(
+    readings: list[Reading], named: list[tuple[str, str]], mood: Mood
+) -> list[Reading]:
+    """Every owned pet told by one word, and a pet the clause names (``named``, from
+    :func:`.animals.named_pets`) as one belief carrying its name (:mod:`.animals`): "my pups" is
+    "my puppy", "my dog Rex" one dog named Rex."""
     settled: list[Reading] = []
     for reading in readings:
         settled += [
@@ -144,9 +220,16 @@ def _one_per_pet(readings: list[Reading], text: str, mood: Mood) -> list[Reading
     return settled
 
 
-def _after_telling(text: str) -> str:
-    """ "…wanted to let you know I joined a club": the claim starts after the telling."""
-    match = _TELLING.search(text)
+def _after_telling(text: str, cuts: int) -> str:
+    """ "…wanted to let you know I joined a club": the claim starts after the telling; "…
+    reminds me why I love X": after the reason. ``cuts``: which of the cuts may apply
+    (:data:`_CUTS`)."""
+    match = (
+        (_TELLING.search(text) if cuts & _TOLD else None)
+        or (_REASON_FOR.search(text) if cuts & _REASON else None)
+        or (_REMINDS_THAT.search(text) if cuts & _REMINDS else None)
+        or _LEADING_WHEN.match(text)
+    )
     return text[match.end() :] if match else text
 
 

@@ -15,6 +15,7 @@ from collections.abc import Callable
 
 from engram.formation.deterministic.attributes import languages, organisation, place
 from engram.formation.deterministic.copula import TIMEZONE
+from engram.formation.deterministic.dispatch import ClauseTriggers
 from engram.formation.deterministic.facets import facet_for
 from engram.formation.deterministic.findings import Finding
 from engram.formation.deterministic.lexicon import (
@@ -24,6 +25,7 @@ from engram.formation.deterministic.lexicon import (
     RELATIVE_WORDS,
     REPORT_WORDS,
 )
+from engram.formation.deterministic.naming import fits, told_name
 from engram.formation.deterministic.nouns import closed
 from engram.formation.deterministic.predicate import Predicate
 from engram.formation.deterministic.terms import (
@@ -38,11 +40,23 @@ _KIN = "|".join(re.escape(w) for w in sorted(RELATIVE_WORDS, key=len, reverse=Tr
 KIN_PATTERN = _KIN
 """Every relative, colleague or manager word, longest first, as one alternation."""
 _IS = r"(?:is|'s|are)(?P<neg>\s+not|n't|\s+no longer)?"
+_ORDER = (
+    r"(?:(?:older|younger|little|big|baby|twin|eldest|oldest|youngest|two|three|four|step"
+    r"|half|(?:\d{1,2}|\w+)-year-old)\s+)?"
+)
+""""my older sister Marta", "my two sisters, Marta and Lena": words that say which relative,
+never whether they are one still ("late", "ex", "former" and "future" are not among them)."""
 _APPOSITIVE = screened(
-    r"\b[Mm]y\s+(?P<kin>" + _KIN + r"),?\s+(?:(?:named|called)\s+)?(?P<names>[^\W\d_].*)$"
+    r"\b[Mm]y\s+"
+    + _ORDER
+    + r"(?P<kin>"
+    + _KIN
+    + r"),?\s+(?:(?:named|called)\s+)?(?P<names>[^\W\d_].*)$"
 )
 _KIN_IS = screened(
-    r"\b[Mm]y\s+(?P<kin>"
+    r"\b[Mm]y\s+"
+    + _ORDER
+    + r"(?P<kin>"
     + _KIN
     + r")(?:'s\s+name\s+is|\s+"
     + _IS
@@ -88,7 +102,20 @@ _MY_KIN = screened(
     r"\b[Mm]y\s+(?:(?:two|three|four|little|baby|younger|older|big|twin|youngest|oldest|eldest)\s+)?"
     r"(?P<kin>wife|husband|partner|boyfriend|girlfriend|fianc[eé]e?|sons?|daughters?|kids"
     r"|children)\b(?!\s*['\u2019]s\b)"
+    r"|\b[Oo]ur\s+(?:(?:two|three|four|little|youngest|oldest|eldest)\s+)?"
+    r"(?P<ours>sons?|daughters?)\b(?!\s*['\u2019]s\b)"
+    r"|\b(?:[Mm]y|[Oo]ur)\s+(?P<aged>(?:\d{1,2}|one|two|three|four|five|six|seven|eight|nine|ten"
+    r"|eleven|twelve|\w+teen)[- ]year[- ]old)\b(?!\s+(?:\w+\s+)?(?:dog|cat|car|laptop|house|van"
+    r"|truck|bike|puppy|kitten|tree|computer|phone|daughter|son|boy|girl)s?\b)"
 )
+_THE_MISSUS = screened(r"\b[Tt]he\s+(?P<kin>missus|missis|wifey|hubby|other\s+half)\b")
+""""me, the missus and the kids": the speaker's own partner, told the familiar way."""
+_MISSUS_KIN = {"missus": "wife", "missis": "wife", "wifey": "wife", "hubby": "husband"}
+_AND_KIDS = screened(
+    r"\b[Mm]y\s+(?:wife|husband|partner|spouse)\s+(?:and|&)\s+(?:(?:the|our|my)\s+)?"
+    r"(?:(?:two|three|four)\s+)?(?P<also>kids|children)\b"
+)
+""""my wife and kids": the kids are the speaker's too."""
 """"my wife", "my two kids": the speaker has a partner or children. Parents and grandparents
 are left out (everyone has them: no fact); siblings too, which real talk mentions in passing in
 stories about them ("my brother adopted a cat") and which form once named; and so are relatives
@@ -175,14 +202,44 @@ def propose_household(text: str) -> list[Finding]:
     """ "my wife", "my kids": the speaker has a partner or children, as one belief per kind,
     (I, related_to, <kin>, facet <kin>) until a name is told."""
     findings: list[Finding] = []
-    for match in (*_MY_KIN.finditer(text), *_HAVE_KIN.finditer(text)):
+    for match in (
+        *_MY_KIN.finditer(text),
+        *_AND_KIDS.finditer(text),
+        *_HAVE_KIN.finditer(text),
+        *_THE_MISSUS.finditer(text),
+    ):
         before = text[max(0, match.start() - 24) : match.start()]
         if _NOT_YET_OR_GONE.search(before) or _NOT_YET_OR_GONE.search(match.group()):
             continue
-        facet = RELATIVE_FACETS.get(match.group("kin").lower())
+        facet = _household_facet(match)
         if facet is not None and facet not in {f.facet for f in findings}:
-            findings.append(Finding("I", "related_to", facet, facet=facet))
+            findings.append(
+                Finding("I", "related_to", _named_after(text, match, facet), facet=facet)
+            )
     return findings
+
+
+def _named_after(text: str, match: re.Match[str], facet: str) -> str:
+    """The relative's name when the clause goes on to tell it ("our one-year-old is so cute,
+    his name is Kyle": :mod:`.naming`), else the kin word itself."""
+    rest = text[match.end() :]
+    told = told_name(rest)
+    if told is None or not fits(facet, told, rest[: told.start()]):
+        return facet
+    return told.group("name")
+
+
+def _household_facet(match: re.Match[str]) -> str | None:
+    """The kin a household match names: its word, "our son" as "my son", "our one-year-old"
+    and "my wife and kids" as a child. Not "our kids": "our kids deserve better schools" is
+    everyone's."""
+    groups = match.groupdict()
+    if groups.get("aged") or groups.get("also"):
+        return "child"
+    word = (groups.get("kin") or groups.get("ours") or "").lower()
+    if " " in word:  # "the other half"
+        return "partner"
+    return RELATIVE_FACETS.get(_MISSUS_KIN.get(word, word))
 
 
 Attribute = Callable[[re.Match[str]], list[Finding]]
@@ -298,8 +355,11 @@ def propose_attributes(text: str) -> list[Finding]:
 
 
 def propose_manages(predicate: Predicate) -> list[Finding]:
-    """ "I manage the data team", "I lead Bo and Eve", "I report to Carla"."""
+    """ "I manage the data team", "I lead Bo and Eve", "I report to Carla"; never "I managed
+    to …" (an achievement, not a report)."""
     rest = predicate.rest
+    if predicate.lemma != "report" and rest.lower().startswith("to "):
+        return []  # "I managed to ride …", "I manage to run most days": what was done, no one
     if predicate.lemma == "report":
         if not rest.lower().startswith("to "):
             return []
@@ -309,3 +369,17 @@ def propose_manages(predicate: Predicate) -> list[Finding]:
 
 
 HANDLERS = {"manage": propose_manages, "lead": propose_manages, "report": propose_manages}
+
+
+_KIN_WORD = re.compile(
+    r"(?:" + _KIN + r"|engaged|married|year-old|missus|missis|wifey|hubby|other half)"
+)
+"""A kin word, or the step a couple took: every pattern of :func:`propose_relatives` goes
+through one (its own patterns' needles would be "my" and "have", in most clauses)."""
+
+TRIGGERS: ClauseTriggers = {
+    propose_relatives: (_KIN_WORD,),
+    propose_attributes: tuple(pattern for pattern, _ in _ATTRIBUTES),
+}
+"""For each clause-wide reader, the patterns one of which must match a clause for it to find
+anything (:mod:`.dispatch` skips it otherwise)."""

@@ -3,6 +3,8 @@ the check reaches back only as far as an abbreviation can start."""
 
 from __future__ import annotations
 
+import re
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -46,3 +48,45 @@ def test_sentences_split_as_before_on_the_corpus() -> None:
 def test_sentences_split_as_before_on_any_words(words: list[str], separator: str) -> None:
     text = separator.join(words)
     assert clauses._sentences(text) == _whole_message_sentences(text), text
+
+
+_PLAIN_SENTENCE_END = re.compile(r"[.!?;]+(?=[\s\"'\u201d\u2019)]|$)|\n+")
+_PLAIN_BOUNDARY = re.compile(
+    r"(?:\s*[,:]\s*(?:"
+    + clauses._CONNECTIVE
+    + r"\s+)?|\s+"
+    + clauses._CONNECTIVE
+    + r"\s+|\s+[-\u2013\u2014]+\s+)"
+    + clauses._STARTER
+)
+"""The two splitting patterns as written before they were spelled so ``re`` can skip to where a
+match may start: the spelling must not move a single match."""
+
+
+def _same_splits(text: str) -> None:
+    for plain, spelled in (
+        (_PLAIN_SENTENCE_END, clauses._SENTENCE_END),
+        (_PLAIN_BOUNDARY, clauses._BOUNDARY),
+    ):
+        assert [m.span() for m in spelled.finditer(text)] == [
+            m.span() for m in plain.finditer(text)
+        ], (plain.pattern[:40], text)
+
+
+def test_the_splitting_patterns_match_where_their_plain_spelling_matches_on_the_corpus() -> None:
+    for text in TEXTS:
+        _same_splits(text)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(WORDS) | st.sampled_from([",", " , ", ":", " - ", "\u2014", "and", "I"]),
+        max_size=16,
+    ),
+    st.sampled_from([" ", "", "  ", "\n", " \t"]),
+)
+def test_the_splitting_patterns_match_where_their_plain_spelling_matches_on_any_words(
+    words: list[str], separator: str
+) -> None:
+    _same_splits(separator.join(words))

@@ -3,9 +3,10 @@
 Two parts, scored apart: the rule corpus (formation.yaml and redteam.yaml), which grows with
 every pattern, and the frozen split (frozen/), written before the issue 12 tuning and never
 tuned on. The floors are the measured values less a small margin (docs/formation-quality.md
-records them): rule corpus precision 1.000, recall 0.984; frozen precision 0.870, recall 0.952
-(of the frozen split's three unlabeled claims, two are true events its labels did not foresee;
-the split is not edited to credit them).
+records them): rule corpus precision 1.000, recall 0.984; frozen precision 0.833, recall 0.952
+(of the frozen split's four unlabeled claims, two are true events its labels did not foresee and
+one a true interest, "I've always had a real passion for woodworking", read since issue 39 by a
+rule written from the dev conversations; the split is not edited to credit them).
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ RULE_FILES = ("formation.yaml", "redteam.yaml")
 FROZEN = CORPUS / "frozen"
 PRECISION_FLOOR = 0.99
 RECALL_FLOOR = 0.98
-FROZEN_PRECISION_FLOOR = 0.86
+FROZEN_PRECISION_FLOOR = 0.83
 FROZEN_RECALL_FLOOR = 0.94
 
 

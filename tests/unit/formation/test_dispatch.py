@@ -3,7 +3,9 @@ rules out a pattern that matches, every reader names its trigger, and each trigg
 
 from __future__ import annotations
 
+import inspect
 import re
+from collections.abc import Callable
 from datetime import date
 
 import pytest
@@ -11,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engram.formation import gates, injection, secrets, sensitivity
-from engram.formation.deterministic import events, relationships
+from engram.formation.deterministic import events, reading, relationships
 from engram.formation.deterministic.dispatch import Reader, Readers
 from engram.formation.screening import NeedleIndex, Screened, screen
 from tests.unit.formation.test_screening import SCREENED, TEXTS, WORDS
@@ -77,6 +79,53 @@ def test_every_reader_the_events_dispatch_calls_names_its_trigger() -> None:
         untriggered = [r.__qualname__ for r, t in group.triggers.items() if not t]
         assert not untriggered, untriggered
         assert all(s.needles for _, triggers in PAIRS for s in triggers)
+
+
+GATED = [
+    (reader, tuple(t if isinstance(t, Screened) else screen(t) for t in triggers))
+    for reader, triggers in reading._CLAUSE_WIDE.triggers.items()
+]
+"""The clause-wide readers :func:`.reading.read_clause` skips by :class:`.dispatch.Gates`."""
+
+
+def _call(reader: Callable[..., object], text: str) -> object:
+    """A clause-wide reader takes the clause, and the episode's date when it grounds dates."""
+    if len(inspect.signature(reader).parameters) == 2:
+        return reader(text, DAY)
+    return reader(text)
+
+
+def _gate_holds(reader: Callable[..., object], triggers: tuple[Screened, ...], text: str) -> None:
+    if all(t.pattern.search(text) is None for t in triggers):
+        assert not _call(reader, text), (reader.__qualname__, text)
+
+
+@pytest.mark.parametrize("pair", GATED, ids=lambda p: p[0].__qualname__)
+def test_a_gated_clause_wide_reader_finds_nothing_where_its_trigger_finds_nothing(
+    pair: tuple[Callable[..., object], tuple[Screened, ...]],
+) -> None:
+    reader, triggers = pair
+    assert triggers and all(t.needles for t in triggers), reader.__qualname__
+    for text in TEXTS:
+        _gate_holds(reader, triggers, text)
+
+
+@settings(max_examples=200, deadline=None)
+@given(SOUP)
+def test_a_gated_clause_wide_reader_finds_nothing_where_its_trigger_finds_nothing_on_any_words(
+    text: str,
+) -> None:
+    for reader, triggers in GATED:
+        _gate_holds(reader, triggers, text)
+
+
+def test_the_gates_answer_what_each_trigger_allows() -> None:
+    gates = reading._CLAUSE_WIDE
+    for text in TEXTS:
+        possible = gates.possible(text)
+        for reader, triggers in GATED:
+            if any(t.pattern.search(text) for t in triggers):
+                assert possible & gates.bit(reader), (reader.__qualname__, text)
 
 
 def _trigger_holds(reader: Reader, triggers: tuple[Screened, ...], text: str) -> None:
@@ -149,3 +198,30 @@ def test_an_index_chooses_every_pattern_that_matches(
         assert [p for p in items if p.pattern.search(text)] == [
             p for p in chosen if p.pattern.search(text)
         ], text
+
+
+def _markup_screen_holds(text: str) -> None:
+    if gates._MARKUP.first((text,)) is not None:
+        assert gates._MAY_BE_MARKUP.search(text), text
+
+
+def test_the_markup_screen_never_rules_out_markup_on_the_corpus() -> None:
+    for text in TEXTS:
+        _markup_screen_holds(text)
+    for markup in (
+        "<b>",
+        "{{x}}",
+        "${x}",
+        "javascript:",
+        "onload=",
+        "'; drop table t",
+        "union select",
+    ):
+        assert gates._MARKUP.first((markup,)) is not None
+        _markup_screen_holds(markup)
+
+
+@settings(max_examples=300, deadline=None)
+@given(SOUP)
+def test_the_markup_screen_never_rules_out_markup_on_any_words(text: str) -> None:
+    _markup_screen_holds(text)

@@ -178,3 +178,38 @@ def test_a_child_born_and_told_again_by_name_is_one_belief() -> None:
     beliefs = _beliefs("Our son Emil was born on Friday!", "My son Emil keeps us up all night.")
     assert _live(beliefs) == {("Emil", "son", "assert")}
     assert len(beliefs) == 1
+
+
+def test_a_name_told_later_attaches_to_the_unnamed_relative() -> None:
+    """ "my husband", and a week later "my husband Sam": one husband, named, is current."""
+    beliefs = _beliefs("My husband cooks on Sundays.", "My husband Sam got a new job.")
+    assert _live(beliefs) == {("Sam", "husband", "assert")}
+    [unnamed] = [b for b in beliefs if b.object_text == "husband"]
+    assert unnamed.status == "superseded"
+
+
+def test_the_unnamed_relative_told_after_the_name_is_the_named_one_again() -> None:
+    beliefs = _beliefs("My husband Sam got a new job.", "My husband cooks on Sundays.")
+    assert _live(beliefs) == {("Sam", "husband", "assert")}
+    [sam] = beliefs
+    assert sam.corroboration == 2
+
+
+def test_an_unnamed_relative_among_two_named_ones_names_neither() -> None:
+    beliefs = _beliefs(
+        "My son Theo plays chess.", "My son Emil plays football.", "My son is at camp."
+    )
+    assert _live(beliefs) == {
+        ("Theo", "son", "assert"),
+        ("Emil", "son", "assert"),
+        ("son", "son", "assert"),
+    }
+
+
+def test_resolving_the_same_messages_again_changes_nothing() -> None:
+    batches = _batches("My husband Sam got a new job.", "My husband cooks on Sundays.")
+    changes, _ = resolve_chunk(BeliefState(), batches)
+    again, _ = resolve_chunk(BeliefState(), batches + batches)
+    assert [(b.object_text, b.corroboration) for b in again.beliefs_new.values()] == [
+        (b.object_text, b.corroboration) for b in changes.beliefs_new.values()
+    ]

@@ -17,6 +17,10 @@ from tests.unit.formation.formed import formed
             "I'm planning a trip to Oaxaca next month.",
             ("intends_to", "take a trip to Oaxaca (2024-06)"),
         ),
+        (  # a household's plan is the speaker's too (issue 39, pattern 9): never the project's
+            "We're planning a trip to Oaxaca next month.",
+            ("intends_to", "take a trip to Oaxaca (2024-06)"),
+        ),
         (
             "I'm going to a jazz festival next week.",
             ("intends_to", "attend jazz festival (2024-W20)"),
@@ -40,7 +44,7 @@ def test_a_named_event_coming_up_is_a_plan_and_a_bare_one_is_not() -> None:
     [
         "My neighbour is opening a bike shop.",
         "I'd love to open a bike shop someday.",
-        "We're planning a trip to Oaxaca.",
+        "They're planning a trip to Oaxaca.",
         "He decided to learn the cello.",
         "I decided to do it anyway.",
         "I'm going to the dentist.",

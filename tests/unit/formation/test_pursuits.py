@@ -35,7 +35,7 @@ def test_an_outing_told_with_went_is_a_past_participation() -> None:
         "My friend group is the best.",
         "Now I'm passionate about making a calm, open space.",
         "Her sister went snorkeling.",
-        "We're planning a trip to Oaxaca.",
+        "They're planning a trip to Oaxaca.",
     ],
 )
 def test_someone_elses_plans_wishes_and_cut_phrases_form_no_pursuit(content: str) -> None:

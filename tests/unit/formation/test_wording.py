@@ -81,6 +81,32 @@ class TestThePrincipal:
         assert _about_principal("related_to", "Maria", YOU, facet="sister") == (
             "Your sister is Maria"
         )
+        assert _about_principal("related_to", "Maria", ANA, facet="sister") == (
+            "ana's sister is Maria"
+        )
+
+    def test_a_relative_told_without_a_name_is_not_named_after_the_kin_word(self) -> None:
+        assert _about_principal("related_to", "husband", YOU, facet="husband") == (
+            "You have a husband"
+        )
+        assert _about_principal("related_to", "aunt", ANA, facet="aunt") == "ana has an aunt"
+        assert _about_principal("related_to", "spouse", YOU, facet="spouse") == "You are married"
+        assert _about_principal("related_to", "fiancé", ANA, facet="fiancé") == "ana is engaged"
+        assert _about_principal("related_to", "child", YOU, facet="child") == "You are a parent"
+        assert _about_principal("related_to", "spouse", YOU, facet="spouse", retracted=True) == (
+            "You are no longer married"
+        )
+        assert _about_principal(
+            "related_to", "girlfriend", YOU, facet="girlfriend", retracted=True
+        ) == ("You no longer have a girlfriend")
+
+    def test_a_late_relative_has_died_with_the_date_when_known(self) -> None:
+        assert _about_principal("related_to", "father", YOU, facet="late father (2023)") == (
+            "Your father has died (2023)"
+        )
+        assert _about_principal("related_to", "Rosa", ANA, facet="late mother") == (
+            "ana's mother Rosa has died"
+        )
 
     def test_another_facet_says_what_it_is_about(self) -> None:
         assert _about_principal("prefers", "oat milk", ANA, facet="coffee") == (
