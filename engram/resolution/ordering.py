@@ -18,6 +18,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
 from itertools import groupby
+from typing import Protocol
+from uuid import UUID
 
 from engram.formation.core import candidate_refusal_id
 from engram.formation.corrections import candidate_hash
@@ -27,6 +29,25 @@ from engram.schemas.corrections import BeliefCorrected, BeliefDeleted, ContentKe
 PrincipalKey = tuple[str, str]
 """(tenant, principal)."""
 
+
+class Placed(Protocol):
+    """What a batch's place in canonical order is read from: the fields a claims batch keeps in
+    clear whether sealed or not (``schemas.sealed.SealedClaimsBatch`` has them too)."""
+
+    @property
+    def tenant(self) -> str: ...
+    @property
+    def principal(self) -> str: ...
+    @property
+    def project(self) -> str: ...
+    @property
+    def episode_id(self) -> UUID: ...
+    @property
+    def batch_id(self) -> UUID: ...
+    @property
+    def occurred_at(self) -> datetime: ...
+
+
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _MICROSECOND = timedelta(microseconds=1)
 _TIME_BIAS = 1 << 62
@@ -35,7 +56,7 @@ REDACTED = "redacted"
 DELETED_DETAIL = "the principal deleted this"
 
 
-def order_key(batch: ClaimsBatchFormed) -> bytes:
+def order_key(batch: Placed) -> bytes:
     """The batch's place in its principal's canonical order, as bytes that sort the same in
     Python and in PostgreSQL (``bytea`` compares byte by byte; text would follow a collation).
 
@@ -54,7 +75,7 @@ def order_key(batch: ClaimsBatchFormed) -> bytes:
     )
 
 
-def principal_of(batch: ClaimsBatchFormed) -> PrincipalKey:
+def principal_of(batch: Placed) -> PrincipalKey:
     return batch.tenant, batch.principal
 
 

@@ -26,7 +26,7 @@ from engram.infra.settings import KafkaSettings, subprocess_env
 from engram.ingest.topics import ensure_topics
 from engram.projections.beliefs.digest import projection_digest
 from engram.resolution.ordering import order_key, principal_of
-from engram.schemas.claims import decode_claims_batch
+from engram.schemas.sealed import decode_claims_record
 from tests.support.databases import create_database
 
 REPO = Path(__file__).resolve().parents[2]
@@ -173,7 +173,8 @@ async def late_arrivals(kafka: KafkaSettings) -> int:
         while [tp for tp in partitions if await consumer.position(tp) < ends[tp]]:
             for records in (await consumer.getmany(timeout_ms=1000)).values():
                 for record in records:
-                    batch = decode_claims_batch(record.value)
+                    # sealed or not: the place in canonical order is in the clear fields
+                    batch = decode_claims_record(record.value)
                     key, place = principal_of(batch), order_key(batch)
                     if place < newest.get(key, place):
                         late += 1
