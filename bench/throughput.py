@@ -790,42 +790,74 @@ async def encryption_pairs(count: int, pairs: int) -> dict[str, object]:
 
 
 async def embedder_pairs(count: int, pairs: int) -> dict[str, object]:
-    """End to end with ``engram worker`` as it runs by default (the embedding follower on, the
-    local model) and with ``--no-embedder``, alternated ``pairs`` times in one run, each on fresh
-    topics and a fresh database: the ratio is what the follower, sharing the worker's process and
-    the machine, costs formation (formation never waits for it, but they share the CPUs). The
-    order within a pair alternates."""
+    """End to end with ``engram worker`` as it runs by default (the vectors' sink on, the local
+    model) and with ``--no-embedder``, alternated ``pairs`` times in one run, each on fresh
+    topics and a fresh database: the ratio is what embedding, sharing the worker's process and
+    the machine, costs formation (formation never waits for it, but they share the CPUs). Also,
+    when formation has finished, the share of the run's messages that already have a vector (the
+    vectors' lag at that moment) and the worker's CPU a turn. The order within a pair
+    alternates."""
     settings = load_settings()
     admin_url = settings.database.url.get_secret_value()
     run = "benchemb" + secrets.token_hex(3)
     turns = synthetic_turns(count, tenant=run)
-    ratios, without, with_follower = [], [], []
+    messages = sum(len(turn.messages) for turn in turns) + 2  # and the warm-up turn's
+    ratios, without, with_follower, embedded_share = [], [], [], []
+    indexed_share: list[float] = []
+    indexed_share_without: list[float] = []
+    cpu_without, cpu_with = [], []
 
-    async def once(name: str, *args: str) -> float:
+    async def once(name: str, *args: str) -> tuple[EndToEndRun, int, int]:
         kafka, db = await fresh(settings.kafka, admin_url, name)
+        embedded: list[int] = []
+
+        async def count_vectors() -> None:
+            conn = await asyncpg.connect(db)
+            try:
+                embedded.append(await conn.fetchval("SELECT count(*) FROM embedding_vector"))
+                embedded.append(await conn.fetchval("SELECT count(*) FROM message"))
+            finally:
+                await conn.close()
+
         measured = await measure_end_to_end(
-            {"worker": start_worker(env_for(kafka, db), *args)}, kafka, db, turns, run
+            {"worker": start_worker(env_for(kafka, db), *args)},
+            kafka,
+            db,
+            turns,
+            run,
+            after=count_vectors,
         )
-        return measured.per_s
+        return measured, embedded[0], embedded[1]
 
     for pair in range(pairs):
         # Which goes first alternates, so a warming or cooling machine favours neither.
         if pair % 2:
-            on = await once(f"{run}e{pair}")
-            off = await once(f"{run}n{pair}", "--no-embedder")
+            on, vectors, indexed = await once(f"{run}e{pair}")
+            off, _, indexed_off = await once(f"{run}n{pair}", "--no-embedder")
         else:
-            off = await once(f"{run}n{pair}", "--no-embedder")
-            on = await once(f"{run}e{pair}")
-        without.append(round(off, 1))
-        with_follower.append(round(on, 1))
-        ratios.append(round(on / off, 3))
+            off, _, indexed_off = await once(f"{run}n{pair}", "--no-embedder")
+            on, vectors, indexed = await once(f"{run}e{pair}")
+        without.append(round(off.per_s, 1))
+        with_follower.append(round(on.per_s, 1))
+        ratios.append(round(on.per_s / off.per_s, 3))
+        embedded_share.append(round(vectors / messages, 3))
+        indexed_share.append(round(indexed / messages, 3))
+        indexed_share_without.append(round(indexed_off / messages, 3))
+        cpu_without.append(off.cpu_us_per_turn["worker"])
+        cpu_with.append(on.cpu_us_per_turn["worker"])
     return {
         "turns": count,
         "pairs": pairs,
+        "embedding_model": settings.embedding.local_model,
         "end_to_end_without_embedder_per_s": without,
         "end_to_end_with_embedder_per_s": with_follower,
         "with_over_without": ratios,
         "with_over_without_median": statistics.median(ratios),
+        "worker_cpu_us_per_turn_without": cpu_without,
+        "worker_cpu_us_per_turn_with": cpu_with,
+        "messages_embedded_when_formed_share": embedded_share,
+        "messages_indexed_when_formed_share": indexed_share,
+        "messages_indexed_when_formed_share_without_embedder": indexed_share_without,
     }
 
 

@@ -16,7 +16,7 @@ import asyncpg
 from engram.infra.db import create_pool, retry_while_unavailable
 from engram.infra.health import Stage, run_stage_alone
 from engram.infra.heap import collect_young_less_often, freeze_startup_heap
-from engram.infra.settings import Settings
+from engram.infra.settings import EmbeddingSettings, Settings
 from engram.notifications.vault import SecretVault
 from engram.projections.beliefs.projector import BeliefProjector
 from engram.projections.following import LogFollower
@@ -116,6 +116,26 @@ async def run_messages(
     await _run_alone(
         await messages_follower(settings, pool, index=index, embed=embed), pool, settings
     )
+
+
+def keeps_the_index_pace(embedding: EmbeddingSettings) -> bool:
+    """Whether the configured embedder keeps the message index's pace, so that one follower
+    can serve both. A follower hands each fetch to its sinks side by side, so its slowest sink
+    paces the others: the light local model (WordLlama, about 0.1 ms of CPU a message) keeps up
+    with the index; the contextual default (multilingual-e5-small, 40 to 60 ms a message on a CPU)
+    or a remote endpoint would hold the index — and recall's lexical list — to a few dozen turns
+    a second (docs/benchmarks.md, "One log follower"), so the vectors get a follower of their
+    own and fall behind alone."""
+    return embedding.provider == "local" and embedding.local_model == "wordllama"
+
+
+def message_followers(settings: Settings, *, index: bool, embed: bool) -> list[tuple[bool, bool]]:
+    """The followers of the log's messages a process runs, as (index, embed) each: one for both
+    when the embedder keeps the index's pace (one fetch and one opening of each record), else
+    one each."""
+    if index and embed and not keeps_the_index_pace(settings.embedding):
+        return [(True, False), (False, True)]
+    return [(index, embed)] if index or embed else []
 
 
 async def follow_messages_in_worker(

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import socket
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Annotated
@@ -56,6 +56,7 @@ from engram.projections.migrate import MigrationError
 from engram.projections.migrate import migrate as run_migrations
 from engram.projections.runner import (
     follow_messages_in_worker,
+    message_followers,
     notify_in_worker,
     project_in_worker,
     run_messages,
@@ -190,6 +191,18 @@ def _keys_checked(settings: Settings) -> None:
         refuse(failure, "not started")
 
 
+def _following_messages(
+    settings: Settings, *, index: bool, embed: bool, schema: str | None
+) -> Callable[[], Awaitable[None]]:
+    """A task of ``engram worker``'s loop: a follower of the log's messages for the index, the
+    vectors or both."""
+
+    async def follow_messages() -> None:
+        await follow_messages_in_worker(settings, index=index, embed=embed, schema=schema)
+
+    return follow_messages
+
+
 @app.command()
 def worker(
     projector: Annotated[bool, typer.Option(help="Also run the belief projector.")] = True,
@@ -237,13 +250,10 @@ def worker(
             await project_in_worker(settings, schema=schema)
 
         streams.app.task(project)
-    if indexer or embedder:
-        # One follower of the log for both: one fetch and one opening of each record.
-
-        async def follow_messages() -> None:
-            await follow_messages_in_worker(settings, index=indexer, embed=embedder, schema=schema)
-
-        streams.app.task(follow_messages)
+    # The index and the vectors: one follower for both when the embedder keeps the index's
+    # pace (one fetch and one opening of each record), else one each (runner.message_followers).
+    for index, embed in message_followers(settings, index=indexer, embed=embedder):
+        streams.app.task(_following_messages(settings, index=index, embed=embed, schema=schema))
     if notifier and not kek_configured(settings.keys):
         structlog.get_logger("engram.worker").info(
             "notifier.off",

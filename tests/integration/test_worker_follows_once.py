@@ -1,6 +1,8 @@
-"""One ``engram worker`` fetches and opens each turn of a sealed log once for the message index
-and the vectors together (one log follower, two sinks), and once more for formation: counted
-by the worker's own metrics, not read off the code."""
+"""How many times one ``engram worker`` fetches and opens each turn of a sealed log, counted by
+the worker's own metrics, not read off the code: with an embedder that keeps the index's pace
+(WordLlama) once for the message index and the vectors together (one log follower, two sinks)
+and once more for formation; with the contextual default, whose embedding would pace the
+index, the vectors follow the log on their own (once each, three in all)."""
 
 from __future__ import annotations
 
@@ -19,7 +21,7 @@ from engram.sealing.opening import open_sealer
 from engram.watermarks.waiting import wait_for_watermarks
 from tests.support.episodes import turn
 from tests.support.http import first_ok, free_port
-from tests.support.indexing import embedded_to_the_end, indexed_to_the_end
+from tests.support.indexing import DEFAULT_GENERATION, embedded_to_the_end, indexed_to_the_end
 from tests.support.isolation import Isolated, running_worker
 
 pytestmark = pytest.mark.integration
@@ -35,9 +37,15 @@ def _sample(metrics: str, name: str) -> float:
     return float(found.group(1))
 
 
-async def test_one_worker_opens_each_sealed_turn_once_for_the_index_and_the_vectors(
-    isolated: Isolated, pool: asyncpg.Pool, tmp_path: Path
-) -> None:
+LIGHT = "wordllama-l2_supercat/64/content-words-v1"
+"""The generation a worker embeds into with the light local model at 64 dimensions."""
+
+
+async def _run_sealed(
+    isolated: Isolated, pool: asyncpg.Pool, tmp_path: Path, generation: str, **extra: str
+) -> str:
+    """TURNS sealed turns through one worker (``extra``: its environment), formed, indexed and
+    embedded to the end of the log; the worker's /metrics page then."""
     kafka = isolated.kafka(partitions=2)
     await ensure_topics(kafka)
     kek = new_kek_text()
@@ -46,6 +54,7 @@ async def test_one_worker_opens_each_sealed_turn_once_for_the_index_and_the_vect
         "ENGRAM_KEYS_KEK": kek,
         "ENGRAM_KEYS_ENCRYPT_LOG": "true",
         "ENGRAM_WORKER_HTTP_PORT": str(port),
+        **extra,
     }
     sealer = await open_sealer(KeysSettings(kek=SecretStr(kek), encrypt_log=True), pool)
     turns = [
@@ -57,15 +66,41 @@ async def test_one_worker_opens_each_sealed_turn_once_for_the_index_and_the_vect
             positions = await producer.publish_many(turns)
         await wait_for_watermarks(pool, positions, timeout_s=WAIT_S)
         await indexed_to_the_end(kafka, pool, timeout_s=WAIT_S)
-        await embedded_to_the_end(kafka, pool, timeout_s=WAIT_S)
-        metrics = (await first_ok(f"http://127.0.0.1:{port}/metrics")).text
+        await embedded_to_the_end(kafka, pool, generation, timeout_s=WAIT_S)
+        return (await first_ok(f"http://127.0.0.1:{port}/metrics")).text
 
+
+async def test_with_an_embedder_that_keeps_pace_one_follower_opens_each_turn_for_both(
+    isolated: Isolated, pool: asyncpg.Pool, tmp_path: Path
+) -> None:
+    metrics = await _run_sealed(
+        isolated,
+        pool,
+        tmp_path,
+        LIGHT,
+        ENGRAM_EMBEDDING_LOCAL_MODEL="wordllama",
+        ENGRAM_EMBEDDING_DIMENSIONS="64",
+    )
     follower = 'engram_follower_records_total{follower="messages+embeddings"}'
     assert _sample(metrics, follower) == TURNS, "one fetch and one decoding a turn, for both"
     assert 'engram_follower_records_total{follower="messages"}' not in metrics
     assert 'engram_follower_records_total{follower="embeddings"}' not in metrics
     opened = _sample(metrics, 'engram_sealed_opened_total{kind="event"}')
     assert opened == 2 * TURNS, "opened once by formation and once by the follower"
+    assert _sample(metrics, "engram_messages_indexed_total") == TURNS
+    assert _sample(metrics, "engram_messages_embedded_total") == TURNS
+
+
+async def test_with_the_contextual_default_the_vectors_follow_the_log_on_their_own(
+    isolated: Isolated, pool: asyncpg.Pool, tmp_path: Path
+) -> None:
+    metrics = await _run_sealed(isolated, pool, tmp_path, DEFAULT_GENERATION)
+    for follower in ("messages", "embeddings"):
+        name = f'engram_follower_records_total{{follower="{follower}"}}'
+        assert _sample(metrics, name) == TURNS, f"one fetch a turn for {follower}"
+    assert 'engram_follower_records_total{follower="messages+embeddings"}' not in metrics
+    opened = _sample(metrics, 'engram_sealed_opened_total{kind="event"}')
+    assert opened == 3 * TURNS, "opened by formation, the index's follower and the vectors'"
     assert _sample(metrics, "engram_messages_indexed_total") == TURNS
     assert _sample(metrics, "engram_messages_embedded_total") == TURNS
 
