@@ -233,7 +233,8 @@ def worker(
     loglevel: Annotated[str, typer.Option(help="Worker log level.")] = "warning",
 ) -> None:
     """Run the formation agent (faust), the belief projector, the message index and vectors
-    (one follower of the log for both) and the notifier until interrupted."""
+    (one follower of the log for both when the embedder keeps the index's pace, else one
+    each) and the notifier until interrupted."""
     configure_logging(loglevel)
     policy = effective_policy(_settings())
     activation = activation_or_exit(_settings(), policy)
