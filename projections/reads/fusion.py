@@ -17,7 +17,7 @@ fuse the same way.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from typing import TypeVar
 
 K = 60
@@ -93,3 +93,31 @@ def combine(
             scores[item] = scores.get(item, 0.0) + semantic_weight * part
     order = {item: index for index, item in enumerate(scores)}
     return sorted(scores.items(), key=lambda pair: (-pair[1], order[pair[0]]))
+
+
+def with_neighbours(
+    scored: Sequence[tuple[H, float]], group_of: Callable[[H], Hashable], *, weight: float
+) -> list[tuple[H, float]]:
+    """``scored`` re-ranked with the evidence of each item's group: an item's score plus
+    ``weight`` times the best score of *another* item of its group (0 when it is alone there).
+    Best first; ties in ``scored``'s order.
+
+    Recall's groups are sessions: a conversation is about something for a while, so a message
+    whose session holds other strong hits for the question is likelier to answer it than one as
+    strong on its own in a session that holds nothing else (the session as a prior for its
+    messages: score a session by its best-matching turn, arXiv 2606.04194). Only another
+    item's score counts, so the best item of a session is not raised by itself, and a session
+    of one hit is not raised at all."""
+    best: dict[Hashable, list[float]] = {}
+    for item, score in scored:
+        top = best.setdefault(group_of(item), [])
+        top.append(score)
+        top.sort(reverse=True)
+        del top[2:]
+    raised: list[tuple[H, float]] = []
+    for item, score in scored:
+        top = best[group_of(item)]
+        other = 0.0 if len(top) < 2 else top[1] if top[0] == score else top[0]
+        raised.append((item, score + weight * other))
+    order = {item: index for index, (item, _) in enumerate(scored)}
+    return sorted(raised, key=lambda pair: (-pair[1], order[pair[0]]))

@@ -22,7 +22,8 @@ role. The lists below are combined (:mod:`projections.reads.fusion`):
   the question by cosine similarity (:func:`embeddings.store.search`, one generation, never
   two), combined with the lexical list by score (:func:`fusion.combine`) at weight
   :data:`SEMANTIC_WEIGHT` — below the lexical list's 1, because on these questions meaning
-  alone finds less than words do (docs/retrieval.md measures it).
+  alone finds less than words do (docs/retrieval.md measures it); each message of that
+  combination is then raised by the best other hit of its session (:data:`SESSION_WEIGHT`).
 
 **Pages.** The answer is ranked whole — at most :data:`CANDIDATES` of each list — and served in
 pages by keyset: every hit has the sort key ``tier + fused`` (tier 1 for a belief, 0 for a
@@ -35,7 +36,7 @@ from __future__ import annotations
 
 import unicodedata
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
@@ -54,7 +55,7 @@ from engram.projections.messages import (
 )
 from engram.projections.reads.cursor import InvalidCursor, decode_score_cursor, encode_cursor
 from engram.projections.reads.freshness import freshness
-from engram.projections.reads.fusion import combine, fuse, ranks
+from engram.projections.reads.fusion import combine, fuse, ranks, with_neighbours
 from engram.projections.reads.search import (
     MAX_QUERY_CHARS,
     UnsearchableQuery,
@@ -200,21 +201,33 @@ def rank_messages(
     *,
     semantic_weight: float = SEMANTIC_WEIGHT,
     in_period: Sequence[MessageId] | None = None,
+    session_of: Mapping[MessageId, Hashable] | None = None,
 ) -> list[tuple[MessageId, float]]:
     """The messages' one ranking. The lexical and semantic lists (each with its scores: BM25,
     cosine) are first combined by score (:func:`fusion.combine`, the semantic part weighted
-    ``semantic_weight``); that ranking and the quoted list are then fused by rank, so a
+    ``semantic_weight``); with ``session_of`` (each of those messages' session), a message is
+    then raised by the best other hit of its session (:func:`fusion.with_neighbours`, weight
+    :data:`SESSION_WEIGHT`). That ranking and the quoted list are then fused by rank, so a
     message the shown beliefs quote and the words or meaning find comes first. ``in_period``
     (a question naming a time): which candidates were said in one of its periods; they are
     fused once more, as a list of their own in the order the others gave them, so they come
     before the rest without leaving anyone out."""
-    matched = [m for m, _ in combine(lexical, semantic, semantic_weight=semantic_weight)]
+    scored = combine(lexical, semantic, semantic_weight=semantic_weight)
+    if session_of is not None:
+        scored = with_neighbours(scored, session_of.__getitem__, weight=SESSION_WEIGHT)
+    matched = [m for m, _ in scored]
     fused = fuse([matched, quoted])
     if not in_period:
         return fused
     held = set(in_period)
     timely = [message for message, _ in fused if message in held]
     return fuse([matched, quoted, timely], weights=[1.0, 1.0, PERIOD_WEIGHT])
+
+
+SESSION_WEIGHT = 0.3
+"""How much the best other hit of a message's session adds to its combined score
+(:func:`fusion.with_neighbours`): a session is scored by its best-matching message, as a prior
+for the others. Chosen on the dev split (docs/retrieval.md)."""
 
 
 PERIOD_WEIGHT = 1.0
@@ -396,8 +409,9 @@ async def recall(
     semantic_rank = ranks([m for m, _ in near])
     weight = semantic.weight if semantic is not None else 0.0
     timely = _said_in(rows, timed.periods)
+    sessions = {m: (r["project"], r["session"]) for m, r in rows.items()}
     for message, fused in rank_messages(
-        lexical, quoted, near, semantic_weight=weight, in_period=timely
+        lexical, quoted, near, semantic_weight=weight, in_period=timely, session_of=sessions
     ):
         row = rows[message]
         role = Role(row["role"])

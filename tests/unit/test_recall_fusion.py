@@ -6,7 +6,7 @@ import uuid
 
 import pytest
 
-from engram.projections.reads.fusion import K, combine, fuse, ranks
+from engram.projections.reads.fusion import K, combine, fuse, ranks, with_neighbours
 from engram.projections.reads.recall import (
     answering,
     check_recall_query,
@@ -106,3 +106,26 @@ def test_a_message_of_the_period_a_question_names_comes_before_an_equal_one() ->
     assert [m for m, _ in rank_messages(lexical, [])] == [(e, 0), (e, 1)]
     timely = [m for m, _ in rank_messages(lexical, [], in_period=[(e, 1)])]
     assert timely == [(e, 1), (e, 0)]
+
+
+def test_a_hit_whose_session_holds_another_strong_hit_outranks_an_equal_one_alone() -> None:
+    session = {"a": "s1", "b": "s2", "c": "s2", "d": "s3"}
+    raised = with_neighbours(
+        [("a", 0.95), ("b", 0.8), ("c", 0.6), ("d", 0.0)], session.__getitem__, weight=0.5
+    )
+    assert [item for item, _ in raised] == ["b", "c", "a", "d"]
+    assert [score for _, score in raised] == pytest.approx([0.8 + 0.3, 0.6 + 0.4, 0.95, 0.0])
+    alone = with_neighbours([("x", 2.0), ("y", 1.0)], {"x": 1, "y": 2}.__getitem__, weight=1.0)
+    assert alone == [("x", 2.0), ("y", 1.0)], "a hit alone in its session is not raised by itself"
+    tied = with_neighbours([("p", 1.0), ("q", 1.0)], lambda _: "s", weight=0.5)
+    assert tied == [("p", 1.5), ("q", 1.5)], "equal hits of one session raise each other alike"
+
+
+def test_the_session_prior_reorders_messages_before_the_quoted_list_is_fused() -> None:
+    e = uuid.UUID(int=1)
+    lexical = [((e, 0), 3.0), ((e, 1), 2.9), ((e, 2), 2.0)]
+    by_words = [m for m, _ in rank_messages(lexical, [])]
+    assert by_words == [(e, 0), (e, 1), (e, 2)]
+    sessions = {(e, 0): "lone", (e, 1): "talk", (e, 2): "talk"}
+    with_sessions = [m for m, _ in rank_messages(lexical, [], session_of=sessions)]
+    assert with_sessions == [(e, 1), (e, 0), (e, 2)]
