@@ -1,12 +1,13 @@
 """One ranking from several ranked lists of the same kind of hit: by rank or by score.
 
-Recall ranks beliefs and messages from more than one list each — the lexical match and, for
-messages, the messages the matching beliefs quote and the semantic (embedding) list.
+Recall ranks messages from more than one list — the lexical match, the semantic (embedding)
+list and, for a question naming a time, the messages said then.
 :func:`fuse` is reciprocal rank fusion: it reads only ranks, never the lists' scores, so lists
 scored on different scales combine without calibration (Cormack, Clarke and Büttcher, SIGIR
 2009). :func:`combine` reads the scores of two lists whose scales it can place (BM25 against
 its best, a cosine between its list's last and first): recall's lexical and semantic lists of
-messages.
+messages. :func:`with_neighbours` raises each scored item by the best other item of its group
+(a message by its session).
 
 ``fused(item) = sum over the lists holding it of 1 / (K + rank)``, rank counted from 1. With
 :data:`K` = 60 (the paper's constant) the first place of one list is worth 1/61, and an item
