@@ -1,12 +1,13 @@
 """One ranking from several ranked lists of the same kind of hit: by rank or by score.
 
-Recall ranks beliefs and messages from more than one list each — the lexical match and, for
-messages, the messages the matching beliefs quote and the semantic (embedding) list.
+Recall ranks messages from more than one list — the lexical match, the semantic (embedding)
+list and, for a question naming a time, the messages said then.
 :func:`fuse` is reciprocal rank fusion: it reads only ranks, never the lists' scores, so lists
 scored on different scales combine without calibration (Cormack, Clarke and Büttcher, SIGIR
 2009). :func:`combine` reads the scores of two lists whose scales it can place (BM25 against
 its best, a cosine between its list's last and first): recall's lexical and semantic lists of
-messages.
+messages. :func:`with_neighbours` raises each scored item by the best other item of its group
+(a message by its session).
 
 ``fused(item) = sum over the lists holding it of 1 / (K + rank)``, rank counted from 1. With
 :data:`K` = 60 (the paper's constant) the first place of one list is worth 1/61, and an item
@@ -17,7 +18,7 @@ fuse the same way.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from typing import TypeVar
 
 K = 60
@@ -93,3 +94,31 @@ def combine(
             scores[item] = scores.get(item, 0.0) + semantic_weight * part
     order = {item: index for index, item in enumerate(scores)}
     return sorted(scores.items(), key=lambda pair: (-pair[1], order[pair[0]]))
+
+
+def with_neighbours(
+    scored: Sequence[tuple[H, float]], group_of: Callable[[H], Hashable], *, weight: float
+) -> list[tuple[H, float]]:
+    """``scored`` re-ranked with the evidence of each item's group: an item's score plus
+    ``weight`` times the best score of *another* item of its group (0 when it is alone there).
+    Best first; ties in ``scored``'s order.
+
+    Recall's groups are sessions: a conversation is about something for a while, so a message
+    whose session holds other strong hits for the question is likelier to answer it than one as
+    strong on its own in a session that holds nothing else (the session as a prior for its
+    messages: score a session by its best-matching turn, arXiv 2606.04194). Only another
+    item's score counts, so the best item of a session is not raised by itself, and a session
+    of one hit is not raised at all."""
+    best: dict[Hashable, list[float]] = {}
+    for item, score in scored:
+        top = best.setdefault(group_of(item), [])
+        top.append(score)
+        top.sort(reverse=True)
+        del top[2:]
+    raised: list[tuple[H, float]] = []
+    for item, score in scored:
+        top = best[group_of(item)]
+        other = 0.0 if len(top) < 2 else top[1] if top[0] == score else top[0]
+        raised.append((item, score + weight * other))
+    order = {item: index for index, (item, _) in enumerate(scored)}
+    return sorted(raised, key=lambda pair: (-pair[1], order[pair[0]]))

@@ -5,24 +5,26 @@ tool), scoped by tenant and principal in SQL like every other read, in the reade
 
 **Beliefs** are the principal's current beliefs as search ranks them in mode ``any``
 (:func:`projections.reads.search.search_beliefs`: any matching term, more distinct terms first, then
-relevance, confidence, corroboration and recency), each with the quotes it came from.
+relevance, confidence, corroboration and recency) that :func:`answering` keeps and whose quoted
+message the messages' ranking puts among its first :data:`SUPPORT_MESSAGES` (:func:`supported`),
+each with the quotes it came from.
 
 **Messages** come from the index of messages (migration 0021, ``message``): by default only the
 principal's own words (role ``user``); ``roles`` asks for others, and every message hit says its
-role. The lists below are combined (:mod:`projections.reads.fusion`):
+role. The lists below are combined (:mod:`projections.reads.fusion`, :func:`rank_messages`):
 
 - the lexical match: the messages holding terms of the question, ranked by Okapi BM25 over the
   principal's messages in scope (:mod:`projections.messages.lexical`, read from postings and counts the
   indexer keeps): a rare word outweighs a common one, a repeated word counts with diminishing
   returns, a long message is discounted;
-- the messages the recalled beliefs quote, in the beliefs' order: what formation kept is
-  evidence that the message answers;
 - with a :class:`SemanticQuery` (the question embedded by the active embedding generation's
   model, :func:`embed_question`), the semantic match: the principal's messages in scope nearest
   the question by cosine similarity (:func:`embeddings.store.search`, one generation, never
   two), combined with the lexical list by score (:func:`fusion.combine`) at weight
   :data:`SEMANTIC_WEIGHT` — below the lexical list's 1, because on these questions meaning
-  alone finds less than words do (docs/retrieval.md measures it).
+  alone finds less than words do (docs/retrieval.md measures it);
+- each message raised by the best other hit of its session (:data:`SESSION_WEIGHT`), and the
+  messages said in a period the question names fused in front.
 
 **Pages.** The answer is ranked whole — at most :data:`CANDIDATES` of each list — and served in
 pages by keyset: every hit has the sort key ``tier + fused`` (tier 1 for a belief, 0 for a
@@ -35,7 +37,7 @@ from __future__ import annotations
 
 import unicodedata
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence, Set
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
@@ -54,7 +56,7 @@ from engram.projections.messages import (
 )
 from engram.projections.reads.cursor import InvalidCursor, decode_score_cursor, encode_cursor
 from engram.projections.reads.freshness import freshness
-from engram.projections.reads.fusion import combine, fuse, ranks
+from engram.projections.reads.fusion import combine, fuse, ranks, with_neighbours
 from engram.projections.reads.search import (
     MAX_QUERY_CHARS,
     UnsearchableQuery,
@@ -125,7 +127,7 @@ MIN_MATCHED_TERMS = 2
 """How many of a question's terms a belief matches to answer it, whatever their weight."""
 
 
-_QUOTED = """
+_IN_SCOPE = """
 SELECT m.project, m.session, m.episode_id, m.message_ordinal, m.role, m.author, m.content,
        m.occurred_at, m.source_partition, m.source_offset
 FROM unnest($3::uuid[], $4::int[]) AS k(episode_id, message_ordinal)
@@ -133,8 +135,8 @@ JOIN message m ON m.tenant = $1 AND m.principal = $2
  AND m.episode_id = k.episode_id AND m.message_ordinal = k.message_ordinal
 WHERE m.role = ANY($5::text[]) AND ($6::text IS NULL OR m.project = $6)
 """
-"""The indexed messages among the quoted ones, in scope (a quoted message the index has not
-reached, or has left out, is not answered with)."""
+"""The indexed messages among the given ones, in scope (a message the index has not reached, or
+has left out, is not answered with)."""
 
 MessageId = tuple[uuid.UUID, int]
 """A message: its turn's event id and its ordinal in the turn."""
@@ -195,26 +197,65 @@ class _Ranked:
 
 def rank_messages(
     lexical: Sequence[tuple[MessageId, float]],
-    quoted: Sequence[MessageId],
     semantic: Sequence[tuple[MessageId, float]] = (),
     *,
     semantic_weight: float = SEMANTIC_WEIGHT,
     in_period: Sequence[MessageId] | None = None,
+    session_of: Mapping[MessageId, Hashable] | None = None,
 ) -> list[tuple[MessageId, float]]:
     """The messages' one ranking. The lexical and semantic lists (each with its scores: BM25,
     cosine) are first combined by score (:func:`fusion.combine`, the semantic part weighted
-    ``semantic_weight``); that ranking and the quoted list are then fused by rank, so a
-    message the shown beliefs quote and the words or meaning find comes first. ``in_period``
-    (a question naming a time): which candidates were said in one of its periods; they are
-    fused once more, as a list of their own in the order the others gave them, so they come
-    before the rest without leaving anyone out."""
-    matched = [m for m, _ in combine(lexical, semantic, semantic_weight=semantic_weight)]
-    fused = fuse([matched, quoted])
+    ``semantic_weight``); with ``session_of`` (each of those messages' session), a message is
+    then raised by the best other hit of its session (:func:`fusion.with_neighbours`, weight
+    :data:`SESSION_WEIGHT`). ``in_period`` (a question naming a time): which candidates were
+    said in one of its periods; they are fused with that ranking by rank, as a list of their
+    own in the order it gave them, so they come before the rest without leaving anyone out.
+
+    The messages the shown beliefs quote are not a list of their own here: a belief is shown
+    only when the words or meaning already rank what it quotes first (:func:`supported`), and
+    raising that message again for the belief's sake pushed down the other answers (measured
+    in docs/retrieval.md)."""
+    scored = combine(lexical, semantic, semantic_weight=semantic_weight)
+    if session_of is not None:
+        scored = with_neighbours(scored, session_of.__getitem__, weight=SESSION_WEIGHT)
+    matched = [m for m, _ in scored]
+    fused = fuse([matched])
     if not in_period:
         return fused
     held = set(in_period)
     timely = [message for message, _ in fused if message in held]
-    return fuse([matched, quoted, timely], weights=[1.0, 1.0, PERIOD_WEIGHT])
+    return fuse([matched, timely], weights=[1.0, PERIOD_WEIGHT])
+
+
+def supported(
+    beliefs: Sequence[BeliefView], first: Sequence[MessageId], ranked: Set[MessageId]
+) -> list[BeliefView]:
+    """The beliefs, in their order, that quote one of ``first`` (the messages ranked first for
+    the question, :data:`SUPPORT_MESSAGES` of them), or none of whose quotes the messages'
+    ranking could hold (``ranked``: the indexed messages in the question's scope among them: a
+    belief told through ``remember`` or ``correct``, or quoting another role's words, is not
+    judged by a ranking of messages it has none in). Every belief is shown before every message,
+    so a belief matched by the question's words but formed from a message its words and meaning
+    do not rank near the top (a stray shared word, another occasion of the same thing) would
+    push the message that answers down; one whose own source ranks near the top is the same
+    answer, distilled."""
+    top = set(first)
+    shown = []
+    for belief in beliefs:
+        quotes = {(e.episode_id, e.message_ordinal) for e in belief.evidence}
+        if quotes & top or not quotes & ranked:
+            shown.append(belief)
+    return shown
+
+
+SESSION_WEIGHT = 0.3
+"""How much the best other hit of a message's session adds to its combined score
+(:func:`fusion.with_neighbours`): a session is scored by its best-matching message, as a prior
+for the others. Chosen on the dev split (docs/retrieval.md)."""
+
+SUPPORT_MESSAGES = 5
+"""How near the top of the messages' ranking a belief's quoted message must be for the belief
+to be shown (:func:`supported`): half of a first page of ten. Measured in docs/retrieval.md."""
 
 
 PERIOD_WEIGHT = 1.0
@@ -268,9 +309,9 @@ async def _messages_in_scope(
     role_names: list[str],
     project: str | None,
 ) -> list[asyncpg.Record]:
-    """The indexed rows of ``ids`` the question's scope allows (:data:`_QUOTED`)."""
+    """The indexed rows of ``ids`` the question's scope allows (:data:`_IN_SCOPE`)."""
     rows: list[asyncpg.Record] = await conn.fetch(
-        _QUOTED, tenant, principal, [e for e, _ in ids], [o for _, o in ids], role_names, project
+        _IN_SCOPE, tenant, principal, [e for e, _ in ids], [o for _, o in ids], role_names, project
     )
     return rows
 
@@ -348,15 +389,6 @@ async def recall(
     belief_hits = await _answering_beliefs(
         conn, tenant, principal, timed.words, project, idf, semantic is not None
     )
-    belief_lexical = ranks([b.belief_id for b in belief_hits])
-    ranked: list[_Ranked] = []
-    by_id = {b.belief_id: b for b in belief_hits}
-    for belief_id, fused in fuse([[b.belief_id for b in belief_hits]]):
-        belief_hit = RecalledBelief(
-            fused=fused, lexical_rank=belief_lexical.get(belief_id), belief=by_id[belief_id]
-        )
-        ranked.append(_Ranked(1.0 + fused, belief_id, belief_hit))
-
     lexical_rows = (
         await best_messages(
             conn,
@@ -368,13 +400,6 @@ async def recall(
             limit=CANDIDATES,
         )
     ).rows
-    quoted_ids: list[MessageId] = []
-    for belief in belief_hits:
-        for evidence in belief.evidence:
-            if (evidence.episode_id, evidence.message_ordinal) not in quoted_ids:
-                quoted_ids.append((evidence.episode_id, evidence.message_ordinal))
-    quoted_ids = quoted_ids[:CANDIDATES]
-    quoted_rows = await _messages_in_scope(conn, quoted_ids, tenant, principal, role_names, project)
     near: list[tuple[MessageId, float]] = []
     near_rows: list[asyncpg.Record] = []
     if semantic is not None:
@@ -386,19 +411,35 @@ async def recall(
             role_names=role_names,
             project=project,
         )
-    rows = {
-        (r["episode_id"], r["message_ordinal"]): r
-        for r in (*near_rows, *quoted_rows, *lexical_rows)
-    }
+    rows = {(r["episode_id"], r["message_ordinal"]): r for r in (*near_rows, *lexical_rows)}
     lexical = [((r["episode_id"], r["message_ordinal"]), r["score"]) for r in lexical_rows]
-    quoted = [m for m in quoted_ids if m in rows]
-    lexical_rank, quoted_rank = ranks([m for m, _ in lexical]), ranks(quoted)
-    semantic_rank = ranks([m for m, _ in near])
+    lexical_rank, semantic_rank = ranks([m for m, _ in lexical]), ranks([m for m, _ in near])
     weight = semantic.weight if semantic is not None else 0.0
     timely = _said_in(rows, timed.periods)
-    for message, fused in rank_messages(
-        lexical, quoted, near, semantic_weight=weight, in_period=timely
-    ):
+    sessions = {m: (r["project"], r["session"]) for m, r in rows.items()}
+    messages = rank_messages(
+        lexical, near, semantic_weight=weight, in_period=timely, session_of=sessions
+    )
+    quoted = [(e.episode_id, e.message_ordinal) for b in belief_hits for e in b.evidence]
+    in_scope = await _messages_in_scope(conn, quoted, tenant, principal, role_names, project)
+    belief_hits = supported(
+        belief_hits,
+        [m for m, _ in messages[:SUPPORT_MESSAGES]],
+        {(r["episode_id"], r["message_ordinal"]) for r in in_scope},
+    )
+    quoted_rank = ranks(
+        [(e.episode_id, e.message_ordinal) for belief in belief_hits for e in belief.evidence]
+    )
+
+    belief_lexical = ranks([b.belief_id for b in belief_hits])
+    ranked: list[_Ranked] = []
+    by_id = {b.belief_id: b for b in belief_hits}
+    for belief_id, fused in fuse([[b.belief_id for b in belief_hits]]):
+        belief_hit = RecalledBelief(
+            fused=fused, lexical_rank=belief_lexical.get(belief_id), belief=by_id[belief_id]
+        )
+        ranked.append(_Ranked(1.0 + fused, belief_id, belief_hit))
+    for message, fused in messages:
         row = rows[message]
         role = Role(row["role"])
         hit = RecalledMessage(

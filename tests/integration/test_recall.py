@@ -142,7 +142,7 @@ async def test_beliefs_first_then_the_principals_own_words_each_saying_where_it_
     assert isinstance(found.hits[0], RecalledBelief) and found.hits[0].belief.object == "Lisbon"
     assert found.hits[0].belief.evidence[0].quote == "I live in Lisbon"
     messages = [h for h in found.hits if isinstance(h, RecalledMessage)]
-    # quoted by the belief and matching: first; then the best lexical match
+    # the belief's source, first by its words (so the belief is shown); then the next match
     assert [m.content for m in messages][:2] == [
         "I live in Lisbon.",
         "We brought a kimono back from our trip to Japan.",

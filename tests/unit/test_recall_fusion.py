@@ -3,17 +3,20 @@
 from __future__ import annotations
 
 import uuid
+from datetime import UTC, datetime
 
 import pytest
 
-from engram.projections.reads.fusion import K, combine, fuse, ranks
+from engram.projections.reads.fusion import K, combine, fuse, ranks, with_neighbours
 from engram.projections.reads.recall import (
     answering,
     check_recall_query,
     message_uuid,
     rank_messages,
+    supported,
 )
 from engram.projections.reads.search import UnsearchableQuery
+from engram.schemas.api import BeliefView, EvidenceView
 
 
 def test_one_list_keeps_its_order_with_reciprocal_scores() -> None:
@@ -40,10 +43,43 @@ def test_ranks_count_from_one_at_the_first_place() -> None:
     assert ranks(["a", "b", "a"]) == {"a": 1, "b": 2}
 
 
-def test_a_quoted_message_that_also_matches_comes_first() -> None:
+def _belief(*quotes: tuple[uuid.UUID, int]) -> BeliefView:
+    """A belief quoting ``quotes``; only its evidence matters to :func:`supported`."""
+    at = datetime(2026, 1, 1, tzinfo=UTC)
+    evidence = [
+        EvidenceView(
+            episode_id=e, message_ordinal=o, role="user", quote="q", span_start=0, span_end=1,
+            extractor="deterministic", source_partition=0, source_offset=0, occurred_at=at,
+        )
+        for e, o in quotes
+    ]  # fmt: skip
+    return BeliefView(
+        belief_id=uuid.uuid4(), statement="s", readable="s", subject="ana", relation="likes",
+        object="tea", facet=None, belief_type="preference", polarity="positive",
+        authority="stated", scope="global", origin_scopes=[], portability="portable",
+        sensitivity=[], confidence=0.9, effective_confidence=0.9, last_reinforced_at=at,
+        status="active", corroboration=1, valid_from=at, valid_to=None, known_from=at,
+        known_to=None, superseded_by=None, conflicts_with=[], flagged_for_review=False,
+        excluded_scopes=[], policy_version="p", content_hash=None, evidence=evidence,
+    )  # fmt: skip
+
+
+def test_a_belief_is_shown_only_when_a_message_it_quotes_ranks_near_the_top() -> None:
+    e = uuid.UUID(int=1)
+    near, far, both, none = _belief((e, 1)), _belief((e, 9)), _belief((e, 9), (e, 0)), _belief()
+    first, indexed = [(e, 0), (e, 1), (e, 2)], {(e, 0), (e, 1), (e, 2), (e, 9)}
+    assert supported([far, near, both], first, indexed) == [near, both], "in the beliefs' order"
+    assert supported([near], [], indexed) == [], "its source not ranked near the top: hidden"
+    told = _belief((uuid.UUID(int=2), 0))
+    assert supported([told, none], first, indexed) == [told, none], (
+        "a belief quoting nothing the messages' ranking could hold is not judged by it"
+    )
+
+
+def test_quoted_messages_are_not_raised_for_the_beliefs_sake() -> None:
     e = uuid.UUID(int=1)
     lexical = [((e, 0), 3.0), ((e, 1), 2.0), ((e, 2), 1.0)]
-    assert [m for m, _ in rank_messages(lexical, [(e, 2)])] == [(e, 2), (e, 0), (e, 1)]
+    assert [m for m, _ in rank_messages(lexical)] == [(e, 0), (e, 1), (e, 2)]
 
 
 def test_a_message_id_is_stable_and_distinct_per_ordinal() -> None:
@@ -85,9 +121,9 @@ def test_the_semantic_list_adds_what_words_miss_below_what_words_and_meaning_agr
     e = uuid.UUID(int=1)
     lexical = [((e, 0), 4.0), ((e, 1), 3.0)]
     semantic = [((e, 2), 0.9), ((e, 1), 0.8), ((e, 3), 0.5)]
-    order = [m for m, _ in rank_messages(lexical, [], semantic, semantic_weight=0.5)]
+    order = [m for m, _ in rank_messages(lexical, semantic, semantic_weight=0.5)]
     assert order == [(e, 1), (e, 0), (e, 2), (e, 3)], "both lists first, then the lexical top"
-    no_meaning = [m for m, _ in rank_messages(lexical, [])]
+    no_meaning = [m for m, _ in rank_messages(lexical)]
     assert no_meaning == [(e, 0), (e, 1)], "no semantic list: by words"
 
 
@@ -103,6 +139,29 @@ def test_scores_are_combined_scaled_within_their_lists() -> None:
 def test_a_message_of_the_period_a_question_names_comes_before_an_equal_one() -> None:
     e = uuid.UUID(int=1)
     lexical = [((e, 0), 2.0), ((e, 1), 2.0)]
-    assert [m for m, _ in rank_messages(lexical, [])] == [(e, 0), (e, 1)]
-    timely = [m for m, _ in rank_messages(lexical, [], in_period=[(e, 1)])]
+    assert [m for m, _ in rank_messages(lexical)] == [(e, 0), (e, 1)]
+    timely = [m for m, _ in rank_messages(lexical, in_period=[(e, 1)])]
     assert timely == [(e, 1), (e, 0)]
+
+
+def test_a_hit_whose_session_holds_another_strong_hit_outranks_an_equal_one_alone() -> None:
+    session = {"a": "s1", "b": "s2", "c": "s2", "d": "s3"}
+    raised = with_neighbours(
+        [("a", 0.95), ("b", 0.8), ("c", 0.6), ("d", 0.0)], session.__getitem__, weight=0.5
+    )
+    assert [item for item, _ in raised] == ["b", "c", "a", "d"]
+    assert [score for _, score in raised] == pytest.approx([0.8 + 0.3, 0.6 + 0.4, 0.95, 0.0])
+    alone = with_neighbours([("x", 2.0), ("y", 1.0)], {"x": 1, "y": 2}.__getitem__, weight=1.0)
+    assert alone == [("x", 2.0), ("y", 1.0)], "a hit alone in its session is not raised by itself"
+    tied = with_neighbours([("p", 1.0), ("q", 1.0)], lambda _: "s", weight=0.5)
+    assert tied == [("p", 1.5), ("q", 1.5)], "equal hits of one session raise each other alike"
+
+
+def test_the_session_prior_reorders_messages_before_the_quoted_list_is_fused() -> None:
+    e = uuid.UUID(int=1)
+    lexical = [((e, 0), 3.0), ((e, 1), 2.9), ((e, 2), 2.0)]
+    by_words = [m for m, _ in rank_messages(lexical)]
+    assert by_words == [(e, 0), (e, 1), (e, 2)]
+    sessions = {(e, 0): "lone", (e, 1): "talk", (e, 2): "talk"}
+    with_sessions = [m for m, _ in rank_messages(lexical, session_of=sessions)]
+    assert with_sessions == [(e, 1), (e, 0), (e, 2)]
