@@ -34,8 +34,9 @@ from engram.schemas.api import (
     WebhookSecretRotated,
 )
 from engram.web.auth import Calling, NameQuery
+from engram.web.json_body import JsonRoute
 
-router = APIRouter(tags=["webhooks"])
+router = APIRouter(tags=["webhooks"], route_class=JsonRoute)
 ERRORS: dict[int | str, dict[str, Any]] = {
     code: {"model": Problem} for code in (401, 403, 404, 422, 503)
 }

@@ -135,3 +135,23 @@ async def test_a_kek_from_its_file_alone_is_enough_for_webhooks(
         created = client.post("/v1/webhooks", json=body, headers=_auth(operator))
         assert created.status_code == 201, created.text
     assert await pool.fetchval("SELECT count(*) FROM webhook_secret") == 1
+
+
+async def test_an_unreadable_body_is_a_422_saying_where(
+    isolated: Isolated, pool: asyncpg.Pool
+) -> None:
+    """Over-deep JSON or bytes that are not UTF-8: a 422 saying what and where, like every door
+    that reads JSON (engram/web/json_body.py), not a bare 400."""
+    _, operator = await create_token(pool, tenant=isolated.tenant, principal=None)
+    headers = _auth(operator) | {"Content-Type": "application/json"}
+    with _client(isolated) as client:
+        for body, said in (
+            (b"[" * 10_000 + b"]" * 10_000, "nest too deeply"),
+            (
+                b'{"project": "p", "url": "\xff"}',
+                "not UTF-8: byte 0xff (byte 25) at line 1, column 26",
+            ),
+        ):
+            answer = client.post("/v1/webhooks", content=body, headers=headers)
+            assert answer.status_code == 422, answer.text
+            assert said in answer.json()["detail"][0]["ctx"]["error"], answer.text
