@@ -809,13 +809,14 @@ async def embedder_pairs(count: int, pairs: int) -> dict[str, object]:
 
     async def once(name: str, *args: str) -> tuple[EndToEndRun, int, int]:
         kafka, db = await fresh(settings.kafka, admin_url, name)
-        embedded: list[int] = []
+        written: dict[str, int] = {}
 
-        async def count_vectors() -> None:
+        async def count_written() -> None:
+            """What the vectors and the index hold once formation has finished."""
             conn = await asyncpg.connect(db)
             try:
-                embedded.append(await conn.fetchval("SELECT count(*) FROM embedding_vector"))
-                embedded.append(await conn.fetchval("SELECT count(*) FROM message"))
+                for table in ("embedding_vector", "message"):
+                    written[table] = await conn.fetchval(f"SELECT count(*) FROM {table}")
             finally:
                 await conn.close()
 
@@ -825,9 +826,9 @@ async def embedder_pairs(count: int, pairs: int) -> dict[str, object]:
             db,
             turns,
             run,
-            after=count_vectors,
+            after=count_written,
         )
-        return measured, embedded[0], embedded[1]
+        return measured, written["embedding_vector"], written["message"]
 
     for pair in range(pairs):
         # Which goes first alternates, so a warming or cooling machine favours neither.

@@ -34,9 +34,6 @@ log = structlog.get_logger(__name__)
 NOTIFIER_TRACKING = Tracking(SINK, table="public.projector_offset")
 """Where the sink stores how far it has owed: in ``public``, like the deliveries it writes."""
 
-MAX_FETCH = 500
-"""Records of one partition owed in one transaction at most."""
-
 
 async def decode_memory_events(
     tp: TopicPartition, records: list[ConsumerRecord]
@@ -62,11 +59,6 @@ async def owe_batch(conn: asyncpg.Connection, batch: Batch[MemoryRecord]) -> int
         return await record_owed(conn, unread.records)
 
     return await write_tracked(conn, NOTIFIER_TRACKING, batch, write)
-
-
-async def notifier_offsets(pool: asyncpg.Pool, topic: str) -> dict[int, int]:
-    """The sink's stored offset of each partition of ``topic`` (the next record to owe)."""
-    return await NOTIFIER_TRACKING.stored_offsets(pool, topic)
 
 
 class OwedDeliveries(BatchSink[MemoryRecord, None]):
@@ -102,7 +94,6 @@ def follow_memory_events(
         topic=settings.memory_events_topic,
         decode=decode_memory_events,
         sinks=[OwedDeliveries(pool, on_owed)],
-        max_records=MAX_FETCH,
     )
 
 
