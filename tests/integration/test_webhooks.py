@@ -308,7 +308,8 @@ async def test_one_endpoints_retries_hold_back_only_its_own_later_deliveries(
                 timeout_s=20,
                 what="fine gets 3, slow its first",
             )
-        assert len(slow.received) == 1  # its first is waiting to be retried; the rest wait
+        # its first is being retried (maybe more than once on a slow machine); the rest wait
+        assert len({r.webhook_id for r in slow.received}) == 1
     finally:
         await slow.stop()
         await fine.stop()
