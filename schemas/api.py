@@ -23,7 +23,16 @@ from engram.schemas.webhooks import NotificationType
 MAX_TURNS_PER_REQUEST = 500
 
 
-class TurnsBatch(BaseModel):
+class RequestModel(BaseModel):
+    """Base of every request body: a field the contract does not have is a 422 naming it (a
+    misspelt ``projet`` silently dropped would apply the request somewhere else), and the
+    OpenAPI document says ``additionalProperties: false``. Response models stay open, so a
+    client keeps reading an answer that gained a field."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+class TurnsBatch(RequestModel):
     """Several episodes in one request: validated whole before any is appended."""
 
     turns: list[Annotated[TurnAppended | MemoryRemembered, Field(discriminator="type")]] = Field(
@@ -74,7 +83,7 @@ class RememberedMessage(Message):
         return role
 
 
-class RememberRequest(BaseModel):
+class RememberRequest(RequestModel):
     """An explicit memory, without the envelope: the server fills in ``type`` and
     ``schema_version``, and the tenant and principal from a principal's token when left out;
     the caller still chooses ``event_id``, the episode's identity."""
@@ -109,7 +118,7 @@ class TurnsAccepted(BaseModel):
     appended: list[LogPosition]
 
 
-class CorrectionRequest(BaseModel):
+class CorrectionRequest(RequestModel):
     kind: CorrectionKind
     replacement: StoredText | None = Field(default=None, min_length=1, max_length=4096)
     project: Identifier | None = None
@@ -534,10 +543,8 @@ class RecallResults(BaseModel):
     reflects: list[Freshness]
 
 
-class WebhookRegistration(BaseModel):
+class WebhookRegistration(RequestModel):
     """``POST /v1/webhooks``: an endpoint for one project of the token's tenant."""
-
-    model_config = ConfigDict(extra="forbid")
 
     project: Identifier
     url: str = Field(

@@ -11,14 +11,15 @@ appended in any of these.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Awaitable
-from typing import Annotated, TypeVar
+from collections.abc import Awaitable, Callable
+from typing import Annotated, Any, TypeVar
 
 import uvicorn
 from aiokafka.errors import KafkaError
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
-from pydantic import Field
+from mcp.server.mcpserver.tools import Tool
+from pydantic import BaseModel, ConfigDict, Field
 
 from engram.infra.errors import EngramFailure
 from engram.infra.settings import Settings
@@ -53,7 +54,6 @@ async def _checked(memory: AgentMemory, token_of: TokenOf, ctx: Context) -> Prin
 
 def build_server(memory: AgentMemory, token_of: TokenOf) -> MCPServer:
     """An MCP server whose tools act for the principal of the token ``token_of`` finds."""
-    server = MCPServer("engram", instructions=INSTRUCTIONS, log_level="WARNING")
 
     async def recall(
         query: Annotated[
@@ -155,11 +155,33 @@ def build_server(memory: AgentMemory, token_of: TokenOf) -> MCPServer:
         who = await _checked(memory, token_of, ctx)
         return await _refusing(memory.delete(who, belief_id, wait_s=DELETE_WAIT_S))
 
-    server.add_tool(recall)
-    server.add_tool(remember)
-    server.add_tool(correct)
-    server.add_tool(delete)
-    return server
+    return MCPServer(
+        "engram",
+        instructions=INSTRUCTIONS,
+        log_level="WARNING",
+        tools=[strict_tool(tool) for tool in (recall, remember, correct, delete)],
+    )
+
+
+def strict_tool(fn: Callable[..., Any]) -> Tool:
+    """The tool of ``fn``, refusing an argument it does not take (as every HTTP door refuses a
+    field the contract does not have): the SDK's argument model ignores unknown keys, so a
+    misspelt ``projet`` would be dropped and the correction applied where it was learned. Its
+    published ``inputSchema`` says ``additionalProperties: false``."""
+    tool = Tool.from_function(fn)
+    loose = tool.fn_metadata.arg_model
+    strict: type[BaseModel] = type(
+        loose.__name__,
+        (loose,),
+        {
+            "model_config": ConfigDict(arbitrary_types_allowed=True, extra="forbid"),
+            "__module__": loose.__module__,
+        },
+    )
+    metadata = tool.fn_metadata.model_copy(update={"arg_model": strict})
+    return tool.model_copy(
+        update={"fn_metadata": metadata, "parameters": strict.model_json_schema(by_alias=True)}
+    )
 
 
 async def _refusing(call: Awaitable[T]) -> T:

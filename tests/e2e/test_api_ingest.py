@@ -108,7 +108,8 @@ async def test_a_request_with_one_bad_episode_appends_nothing_and_names_the_fiel
 
     correction = {**good, "type": "belief.corrected"}
     status, body, _ = await asyncio.to_thread(_post, client, "/v1/turns", correction, token)
-    assert status == 422 and "belief.corrected" in str(body["detail"])
+    assert status == 422 and body["detail"][0]["type"] == "episode_type"
+    assert "corrections are appended by Engram only" in body["detail"][0]["msg"]
 
     for_bo = _turn(t, "bo", "I live in Cork.", seq=2)
     status, body, _ = await asyncio.to_thread(
