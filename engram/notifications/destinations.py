@@ -8,6 +8,11 @@ The rules (docs/notifications.md, "Destinations"):
 - every address the host resolves to is public (``ipaddress``' ``is_global``): a private,
   loopback, link-local (cloud metadata lives at 169.254.169.254), shared, reserved or multicast
   address is refused, so an endpoint cannot be aimed at the network Engram runs in;
+- an IPv6 address that carries an IPv4 address (IPv4-mapped ``::ffff:a.b.c.d``, IPv4-compatible
+  ``::a.b.c.d``, SIIT ``::ffff:0:a.b.c.d``, NAT64 ``64:ff9b::/96``, 6to4 ``2002::/16``, Teredo
+  ``2001::/32``) is judged by the IPv4 address it carries, which is where it leads: Python's
+  ``is_global`` calls ``[::127.0.0.1]``, ``[64:ff9b::7f00:1]`` and ``[2002:7f00:1::]`` public. A
+  local-use NAT64 prefix (``64:ff9b:1::/48``) is refused outright (its translator is local);
 - the scheme is ``https``, so the payload and its signature are not readable on the way.
 
 An origin in ``ENGRAM_WEBHOOKS_ALLOWLIST`` is exempt from the last two; with
@@ -118,10 +123,41 @@ def _target(parts: SplitResult) -> str:
     return f"{path}?{parts.query}" if parts.query else path
 
 
+_IPV4_COMPATIBLE = ipaddress.IPv6Network("::/96")
+_IPV4_TRANSLATED = ipaddress.IPv6Network("::ffff:0:0:0/96")
+_NAT64 = ipaddress.IPv6Network("64:ff9b::/96")
+_NAT64_LOCAL = ipaddress.IPv6Network("64:ff9b:1::/48")
+_TEREDO = ipaddress.IPv6Network("2001::/32")
+
+
+def embedded_ipv4(address: IPAddress) -> ipaddress.IPv4Address | None:
+    """The IPv4 address an IPv6 ``address`` carries, where a packet to it ends up: mapped,
+    compatible (but not ``::`` and ``::1``), SIIT, NAT64, 6to4, or a Teredo client's; None
+    for an IPv4 address or an IPv6 address that carries none."""
+    if not isinstance(address, ipaddress.IPv6Address):
+        return None
+    low = ipaddress.IPv4Address(int(address) & 0xFFFFFFFF)
+    if address.ipv4_mapped is not None:
+        return address.ipv4_mapped
+    if address in _IPV4_COMPATIBLE and int(address) > 1:
+        return low
+    if address in _IPV4_TRANSLATED or address in _NAT64:
+        return low
+    if address.sixtofour is not None:
+        return address.sixtofour
+    if address in _TEREDO and address.teredo is not None:
+        return address.teredo[1]
+    return None
+
+
 def _why_not_public(address: IPAddress) -> str | None:
     """Why ``address`` is not a public one, in words; None when it is."""
-    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
-        return _why_not_public(address.ipv4_mapped)
+    embedded = embedded_ipv4(address)
+    if embedded is not None:
+        why = _why_not_public(embedded)
+        return None if why is None else f"an IPv6 form of {embedded}, which is {why}"
+    if address in _NAT64_LOCAL:
+        return "a local-use NAT64 address (its translator is on the local network)"
     if address.is_link_local:
         return "a link-local address (cloud metadata services answer there)"
     if address.is_loopback:
@@ -139,8 +175,9 @@ def _why_not_public(address: IPAddress) -> str | None:
 
 def _private_allowed(address: IPAddress) -> bool:
     """What ``allow_private`` opens: private and loopback addresses, never link-local ones."""
-    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
-        return _private_allowed(address.ipv4_mapped)
+    embedded = embedded_ipv4(address)
+    if embedded is not None:
+        return _private_allowed(embedded)
     if address.is_link_local or address.is_multicast or address.is_unspecified:
         return False
     return address.is_loopback or address.is_private
@@ -170,7 +207,7 @@ class DestinationPolicy:
             if why is not None and not (self._allow_private and _private_allowed(address)):
                 shown = (
                     destination.host
-                    if str(address) == destination.host
+                    if address == destination.literal
                     else (f"{destination.host} (which resolves to {address})")
                 )
                 raise DestinationRefused(

@@ -92,6 +92,14 @@ async def test_private_and_link_local_urls_are_refused_with_the_reason(
             ("http://10.0.0.1/", "10.0.0.1 is a private address"),
             ("http://169.254.169.254/", "169.254.169.254 is a link-local address"),
             ("http://127.0.0.1:8080/", "127.0.0.1 is a loopback address"),
+            ("https://[::127.0.0.1]/", "an IPv6 form of 127.0.0.1, which is a loopback"),
+            ("https://[64:ff9b::7f00:1]/", "an IPv6 form of 127.0.0.1, which is a loopback"),
+            ("https://[2002:7f00:1::]/", "an IPv6 form of 127.0.0.1, which is a loopback"),
+            ("https://[2002:a9fe:a9fe::]/", "an IPv6 form of 169.254.169.254, which is a link"),
+            (
+                "https://[2001:0:4136:e378:8000:63bf:80ff:fffe]/",
+                "an IPv6 form of 127.0.0.1, which is a loopback",
+            ),
         ):
             answer = client.post(
                 "/v1/webhooks", json={"project": "garden", "url": url}, headers=_auth(operator)

@@ -194,6 +194,24 @@ async def test_a_destination_refused_at_send_time_parks_and_disables(pool: async
         await receiver.stop()
 
 
+@pytest.mark.parametrize("address", ["::127.0.0.1", "64:ff9b::7f00:1", "2002:7f00:1::"])
+async def test_an_ipv6_form_of_loopback_is_refused_at_send_time_as_loopback(
+    pool: asyncpg.Pool, address: str
+) -> None:
+    """IPv4-compatible, NAT64 and 6to4 spellings of 127.0.0.1 are judged as 127.0.0.1 by the
+    check before each attempt, not as the public IPv6 addresses Python's ``is_global`` calls
+    them (registered while loopback was allowed, as an endpoint older than the rule would be)."""
+    vault = new_vault()
+    await add_endpoint(pool, vault, f"https://[{address}]:9/hook")
+    await owe(pool, [changed(1)])
+    strict = WebhooksSettings(poll_s=0.05, timeout_s=2.0, lease_s=3.0)
+    async with notifying(pool, vault, strict):
+        await wait_until(lambda: _disabled(pool), timeout_s=20, what="disabled")
+    assert await states(pool) == {"parked": 1}
+    reason = await pool.fetchval("SELECT disabled_reason FROM webhook_endpoint")
+    assert f"{address} is an IPv6 form of 127.0.0.1, which is a loopback address" in reason
+
+
 async def test_forgetting_drops_what_was_owed_and_the_tenant_is_told_once(
     pool: asyncpg.Pool,
 ) -> None:

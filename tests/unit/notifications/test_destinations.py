@@ -91,3 +91,40 @@ def test_the_request_keeps_the_name_for_host_and_the_path_and_query() -> None:
     assert destination.target == "/in/box?x=1"
     assert destination.origin == "https://hooks.example.com:8443"
     assert parse_destination("https://[::1]/").host_header == "[::1]"
+
+
+EMBEDDING = [
+    ("::127.0.0.1", "127.0.0.1, which is a loopback address"),  # IPv4-compatible
+    ("::ffff:127.0.0.1", "127.0.0.1, which is a loopback address"),  # mapped
+    ("::ffff:0:7f00:1", "127.0.0.1, which is a loopback address"),  # SIIT
+    ("64:ff9b::7f00:1", "127.0.0.1, which is a loopback address"),  # NAT64
+    ("64:ff9b::a9fe:a9fe", "169.254.169.254, which is a link-local address"),
+    ("2002:7f00:1::", "127.0.0.1, which is a loopback address"),  # 6to4
+    ("2002:a00:1::1", "10.0.0.1, which is a private address"),
+    ("2001:0:4136:e378:8000:63bf:80ff:fffe", "127.0.0.1, which is a loopback address"),  # Teredo
+    ("64:ff9b:1::a00:1", "a local-use NAT64 address"),
+]
+
+
+@pytest.mark.parametrize(("address", "said"), EMBEDDING)
+def test_an_ipv6_address_is_judged_by_the_ipv4_address_it_carries(address: str, said: str) -> None:
+    with pytest.raises(DestinationRefused) as refused:
+        _check(STRICT, f"https://[{address}]/hook")
+    assert said in str(refused.value)
+    # The same address as a DNS answer for a name.
+    with pytest.raises(
+        DestinationRefused, match=r"hooks\.example\.com \(which resolves to"
+    ) as named:
+        _check(STRICT, "https://hooks.example.com/", "93.184.216.34", address)
+    assert said in str(named.value)
+
+
+def test_an_ipv6_form_of_a_public_ipv4_address_is_public() -> None:
+    for address in ("64:ff9b::808:808", "2002:808:808::1", "::ffff:8.8.8.8"):
+        _check(STRICT, f"https://[{address}]/hook")
+
+
+def test_allow_private_opens_an_ipv6_form_of_loopback_but_never_of_link_local() -> None:
+    _check(PRIVATE_OK, "http://[64:ff9b::7f00:1]:8089/hook")
+    with pytest.raises(DestinationRefused, match="169.254.169.254, which is a link-local"):
+        _check(PRIVATE_OK, "http://[2002:a9fe:a9fe::]/")
