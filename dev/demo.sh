@@ -33,10 +33,13 @@ echo "recall: $QUESTION"
 "$BIN/engram" recall "$QUESTION" --principal ana --project garden-app --wait 60
 
 # The memory inspector (docs/usage.md, "Memory inspector"): the same memory as ana sees it in a browser.
-# Its secret is 32 random bytes, made once and kept (owner-only) in .dev/ui-secret.
+# Its secret is 48 random bytes, made once and kept (owner-only) in .dev/ui-secret; one kept from
+# before that the API would refuse (fewer than 256 bits by its estimate) is made again.
 SECRET_FILE="$REPO/.dev/ui-secret"
-if [[ ! -s "$SECRET_FILE" ]]; then
-  (umask 077 && "$BIN/python" -c 'import secrets; print(secrets.token_urlsafe(32))' >"$SECRET_FILE")
+if [[ ! -s "$SECRET_FILE" ]] || ! "$BIN/python" -c 'import sys
+from engram.web.ui.session import check_secret
+check_secret(open(sys.argv[1]).read().strip())' "$SECRET_FILE" 2>/dev/null; then
+  (umask 077 && "$BIN/python" -c 'import secrets; print(secrets.token_urlsafe(48))' >"$SECRET_FILE")
 fi
 TOKEN="$("$BIN/engram" tokens create --tenant default --principal ana --expires-in 7d 2>/dev/null)"
 echo

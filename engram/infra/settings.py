@@ -308,8 +308,9 @@ class ApiSettings(BaseSettings):
     ui_secret: SecretStr | None = Field(
         None,
         description="The secret the inspector (/ui) derives its keys from (HKDF): one signs its "
-        "forms (CSRF), one seals the forgetting cookie. At least 32 random bytes written out "
-        "(43+ characters: `python3 -c 'import secrets; print(secrets.token_urlsafe(32))'`), "
+        "forms (CSRF), one seals the forgetting cookie. It must hold at least 32 random bytes "
+        "(256 bits) by an estimate that counts a repeat, a sequence or a word for little "
+        "(`python3 -c 'import secrets; print(secrets.token_urlsafe(48))'` always does), "
         "or `engram api` refuses to start; the same on every API process behind one address. "
         "Unset: a random one per process. A secret, never logged.",
     )

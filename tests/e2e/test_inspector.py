@@ -36,7 +36,7 @@ from tests.support.projecting import batch_of, claim, project_all, seed_two_prin
 pytestmark = pytest.mark.e2e
 
 WAIT_S = 60
-UI_SECRET = secrets.token_urlsafe(32)
+UI_SECRET = secrets.token_urlsafe(48)
 HOSTILE = "<script>alert('x')</script>"
 TOOL = "Q<ix&y>"
 """A tool name with the characters a page must escape that is still no markup: a script tag as
@@ -459,20 +459,25 @@ async def test_revoking_or_forgetting_ends_the_sessions_in_postgresql(
             client.__exit__(None, None, None)
 
 
-def test_a_weak_ui_secret_stops_the_api_saying_how_to_make_one(isolated: Isolated) -> None:
-    with pytest.raises(UiSecretTooWeak, match="at least 32 random bytes"):
-        create_api(Settings(api=ApiSettings(ui_secret=SecretStr("x"))))
+@pytest.mark.parametrize("weak", ["x", "password1234" * 4])
+def test_a_weak_ui_secret_stops_the_api_saying_how_to_make_one(
+    isolated: Isolated, weak: str
+) -> None:
+    """Too short, or long but patterned (48 characters of a repeated password): either holds
+    less than 32 random bytes, and the API does not start."""
+    with pytest.raises(UiSecretTooWeak, match="at least 256 bits"):
+        create_api(Settings(api=ApiSettings(ui_secret=SecretStr(weak))))
     started = subprocess.run(
         [sys.executable, "-m", "engram", "api", "--port", "0"],
         cwd=REPO,
-        env={**isolated.env(), "ENGRAM_API_UI_SECRET": "x", "COLUMNS": "500"},
+        env={**isolated.env(), "ENGRAM_API_UI_SECRET": weak, "COLUMNS": "500"},
         capture_output=True,
         timeout=60,
         check=False,
     )
     said = started.stderr.decode()
     assert started.returncode == 2, said
-    assert "ENGRAM_API_UI_SECRET must be at least 32 random bytes" in said
+    assert "ENGRAM_API_UI_SECRET must hold at least 256 bits (32 bytes) of randomness" in said
     assert MAKE_A_SECRET in said and "Traceback" not in said
 
 

@@ -14,9 +14,11 @@ synchronizer-token pattern without server state. Another site can neither read t
 compute the HMAC; its posts arrive without the cookie besides, and with a foreign ``Origin``,
 which :mod:`.access` refuses first.
 
-The secret (``ENGRAM_API_UI_SECRET``) must be at least 32 random bytes written out — 43 or more
-characters, as ``secrets.token_urlsafe(32)`` prints — and anything shorter or repetitive stops
-the API from starting (:class:`UiSecretTooWeak`). Two keys are derived from it with HKDF-SHA256,
+The secret (``ENGRAM_API_UI_SECRET``) must hold at least 32 random bytes (256 bits) by an
+honest estimate of the randomness its text can hold (:mod:`.entropy`: repeats, sequences,
+keyboard rows and words cost little; characters cost what their classes allow), which
+``secrets.token_urlsafe(48)`` always does; anything less stops the API from starting
+(:class:`UiSecretTooWeak`). Two keys are derived from it with HKDF-SHA256,
 one per purpose: the form key, and an AES-GCM key that seals the forgetting cookie.
 """
 
@@ -34,6 +36,7 @@ from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
 from engram.infra.errors import EngramFailure
+from engram.web.ui.entropy import estimated_bits
 
 SESSION_COOKIE = "engram_session"
 FORGETTING_COOKIE = "engram_forgetting"
@@ -45,13 +48,10 @@ _AAD = b"engram-ui-session-v1"
 _NONCE = 12
 _SALT = b"engram-ui-keys-v2"
 
-MIN_SECRET_CHARS = 43
-"""What ``secrets.token_urlsafe(32)`` prints: 32 random bytes written out (base64 is 44
-characters, hex 64)."""
-MIN_DISTINCT_CHARS = 10
-"""A written-out random secret of 43 characters has about 30 distinct ones (hex of 32 bytes,
-sixteen at most): fewer than ten is a repeated pattern, not randomness."""
-MAKE_A_SECRET = "python3 -c 'import secrets; print(secrets.token_urlsafe(32))'"
+MIN_SECRET_BITS = 256
+"""32 random bytes: what the inspector's keys are derived from must be at least as hard to guess
+as the keys themselves."""
+MAKE_A_SECRET = "python3 -c 'import secrets; print(secrets.token_urlsafe(48))'"
 
 
 class UiSecretTooWeak(EngramFailure, ValueError):
@@ -61,18 +61,17 @@ class UiSecretTooWeak(EngramFailure, ValueError):
 
 
 def check_secret(secret: str) -> bytes:
-    """The secret's bytes, once it is long and varied enough to be a random one written out;
-    :class:`UiSecretTooWeak` (saying how to make one) otherwise. No length or variety proves
-    randomness: this refuses what cannot be random, the rest is the operator's to get right."""
-    problem = None
-    if len(secret) < MIN_SECRET_CHARS:
-        problem = f"it is {len(secret)} characters, fewer than {MIN_SECRET_CHARS}"
-    elif len(set(secret)) < MIN_DISTINCT_CHARS:
-        problem = f"it repeats {len(set(secret))} distinct characters"
-    if problem is not None:
+    """The secret's bytes, once its text can hold :data:`MIN_SECRET_BITS` of randomness by
+    :func:`~.entropy.estimated_bits`; :class:`UiSecretTooWeak` (saying how to make one)
+    otherwise. No estimate proves randomness: this refuses what cannot be random, the rest is
+    the operator's to get right."""
+    bits = estimated_bits(secret)
+    if bits < MIN_SECRET_BITS:
         raise UiSecretTooWeak(
-            "ENGRAM_API_UI_SECRET must be at least 32 random bytes written out "
-            f"({MIN_SECRET_CHARS} or more characters); {problem}. Make one with: {MAKE_A_SECRET}"
+            f"ENGRAM_API_UI_SECRET must hold at least {MIN_SECRET_BITS} bits (32 bytes) of "
+            f"randomness; its {len(secret)} characters hold at most {bits:.0f} by Engram's "
+            "estimate (a repeated stretch, a run like 1234 or qwerty, and words count for "
+            f"little). Make one with: {MAKE_A_SECRET}"
         )
     return secret.encode()
 
