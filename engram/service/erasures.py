@@ -88,7 +88,13 @@ def _log_says(row: Row, topic: str, retention: str) -> str:
         key = "which this forgetting destroyed" if row["data_key_id"] else "which no longer exists"
         parts.append(
             f"{sealed} episode(s) in {topic}, and their claims batches, are sealed under the data "
-            f"key {key}: sealed, unreadable from now on, in every copy and backup of the log."
+            f"key {key}: unreadable from now on in the log, its copies and its backups, to "
+            f"anyone without a database backup taken before {row['applied_at']:%Y-%m-%d %H:%M} "
+            "UTC. Such a backup still holds the data key, wrapped by the key-encryption key "
+            "(KEK) in use then, and with that KEK it opens the words in any copy of the log: "
+            "they die in those backups once that KEK is rotated away (`engram keys rotate`) "
+            "and destroyed, or once the backups themselves are (docs/privacy.md, \"Backups "
+            "that die with their keys\")."
         )
     elif sealed:
         parts.append(

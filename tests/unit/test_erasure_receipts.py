@@ -40,7 +40,17 @@ def test_a_forgetting_of_sealed_words_says_they_are_unreadable_from_now_on() -> 
         receipt.says[0] == "Forgotten: 9 row(s) about ana deleted from PostgreSQL, and their "
         "data key Xq3vQ destroyed."
     )
-    assert "sealed, unreadable from now on" in receipt.log.says
+    assert "unreadable from now on in the log" in receipt.log.says
+
+
+def test_a_forgetting_says_which_backups_still_open_the_words_and_until_when() -> None:
+    """A database backup from before the forget holds the wrapped data key, which the KEK in use
+    then opens: the receipt never promises "every backup" unreadable."""
+    receipt = build_receipt(_row(), principal="ana", topic="engram.episodes", retention_ms=-1)
+    said = receipt.log.says
+    assert "every copy and backup" not in said
+    assert "database backup taken before 2026-12-04 00:00 UTC" in said
+    assert "`engram keys rotate`" in said and "destroyed" in said
     assert {r.table: r.rows for r in receipt.erased} == {
         "belief": 3,
         "evidence": 4,
