@@ -5,6 +5,7 @@ land in shell history and in every process listing."""
 from __future__ import annotations
 
 import asyncio
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated
 
@@ -19,7 +20,7 @@ from engram.keys.errors import RotationRefused
 from engram.keys.kek import keks_from_settings, new_kek_text
 from engram.keys.kek_file import create_kek_file
 from engram.keys.rotation import RotationProgress, remaining, rotate
-from engram.keys.store import ensure_canary, verify_keks
+from engram.keys.store import ensure_canary, kek_first_seen, verify_keks
 
 keys_app = typer.Typer(
     no_args_is_help=True, help="Per-principal data keys: make a KEK, check it, rotate it."
@@ -50,6 +51,27 @@ def new_kek(
         out.print(f"{file} exists and is kept (a KEK is never replaced: rotate it instead)")
 
 
+def kek_age(seen: tuple[datetime, bool] | None) -> str:
+    """How old the KEK is, in words: a forget reaches the database backups taken before it
+    only once the KEK that wrapped their keys is rotated away and destroyed."""
+    if seen is None:
+        return "age unknown"
+    since, before_recorded = seen
+    days = (datetime.now(UTC) - since).days
+    when = (
+        f"in use since before {since:%Y-%m-%d} (at least {days} days: it was in use before "
+        "Engram recorded when a KEK came into use)"
+        if before_recorded
+        else f"in use since {since:%Y-%m-%d} ({days} days)"
+    )
+    return (
+        f"{when}; "
+        "database backups taken while it is in use open forgotten words until it is rotated "
+        'away (`engram keys rotate`) and destroyed (docs/privacy.md, "Backups that die with '
+        'their keys")'
+    )
+
+
 @keys_app.command("check")
 def check() -> None:
     """The start-up check alone: every stored key's KEK is configured and unwraps."""
@@ -65,9 +87,10 @@ def check() -> None:
             await verify_keks(conn, keks, configured=", ".join(sorted(keks)))
             await ensure_canary(conn, current)
             left = 0 if previous is None else await remaining(conn, previous)
+            seen = await kek_first_seen(conn, current.key_id)
         finally:
             await conn.close()
-        out.print(f"key-encryption key {current.key_id}: ok")
+        out.print(f"key-encryption key {current.key_id}: ok, {kek_age(seen)}")
         if previous is not None:
             out.print(f"previous key-encryption key {previous.key_id}: ok, wraps {left} keys")
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Mapping
+from datetime import datetime
 from secrets import token_bytes
 
 import asyncpg
@@ -130,6 +131,15 @@ async def ensure_canary(conn: asyncpg.Connection, kek: KeyEncryptionKey) -> None
         kek.key_id,
         wrapped,
     )
+
+
+async def kek_first_seen(conn: asyncpg.Connection, kek_id: str) -> tuple[datetime, bool] | None:
+    """When a KEK's canary was first stored (the KEK first used), and whether it was in use
+    before Engram recorded that (then it is at least that old); None for a KEK with no canary."""
+    row = await conn.fetchrow(
+        "SELECT first_seen_at, seen_before_recorded FROM kek_canary WHERE kek_id = $1", kek_id
+    )
+    return None if row is None else (row["first_seen_at"], row["seen_before_recorded"])
 
 
 class KeyStore:

@@ -93,8 +93,8 @@ def _log_says(row: Row, topic: str, retention: str) -> str:
             "UTC. Such a backup still holds the data key, wrapped by the key-encryption key "
             "(KEK) in use then, and with that KEK it opens the words in any copy of the log: "
             "they die in those backups once that KEK is rotated away (`engram keys rotate`) "
-            "and destroyed, or once the backups themselves are (docs/privacy.md, \"Backups "
-            "that die with their keys\")."
+            'and destroyed, or once the backups themselves are (docs/privacy.md, "Backups '
+            'that die with their keys").'
         )
     elif sealed:
         parts.append(

@@ -10,6 +10,7 @@ import os
 import signal
 import subprocess
 import sys
+from datetime import UTC, datetime
 from pathlib import Path
 
 import asyncpg
@@ -233,7 +234,12 @@ def test_engram_keys_check_refuses_a_missing_or_wrong_kek(fresh_database: str) -
     missing = check()
     assert missing.returncode == 2, missing.stderr
     assert "no key-encryption key is configured" in " ".join(missing.stderr.split())
-    assert check(ENGRAM_KEYS_KEK=KEK_A_TEXT).returncode == 0
+    first = check(ENGRAM_KEYS_KEK=KEK_A_TEXT)
+    assert first.returncode == 0, first.stderr
+    said = " ".join(first.stderr.split())
+    today = datetime.now(UTC).strftime("%Y-%m-%d")
+    assert f"in use since {today} (0 days)" in said, said  # how old the KEK is
+    assert "`engram keys rotate`" in said and "Backups that die with their keys" in said
     wrong = check(ENGRAM_KEYS_KEK=KEK_B_TEXT)
     assert wrong.returncode == 2 and "not configured" in wrong.stderr, wrong.stderr
     assert KEK_B_TEXT not in wrong.stderr + wrong.stdout
