@@ -126,5 +126,5 @@ def test_an_ipv6_form_of_a_public_ipv4_address_is_public() -> None:
 
 def test_allow_private_opens_an_ipv6_form_of_loopback_but_never_of_link_local() -> None:
     _check(PRIVATE_OK, "http://[64:ff9b::7f00:1]:8089/hook")
-    with pytest.raises(DestinationRefused, match="169.254.169.254, which is a link-local"):
+    with pytest.raises(DestinationRefused, match=r"169\.254\.169\.254, which is a link-local"):
         _check(PRIVATE_OK, "http://[2002:a9fe:a9fe::]/")
