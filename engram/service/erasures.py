@@ -78,6 +78,27 @@ def log_state(sealed: int, clear: int, unknown: int) -> LogState:
     return "unknown" if unknown and not clear and not sealed else "partly_in_clear"
 
 
+def _why_clear(clear: int, after_sealed: int) -> str:
+    """Why ``clear`` episodes are in clear, from where they lie on the log: those after a sealed
+    episode of their partition were written while the log was encrypted, by a producer that
+    wrote straight to the topic (Engram's doors seal every episode while encryption is on)."""
+    before = clear - after_sealed
+    said = []
+    if before:
+        said.append(
+            f"{before} of them were appended while the log was not encrypted "
+            "(before any sealed episode of their partition)"
+        )
+    if after_sealed:
+        said.append(
+            f"{after_sealed} of them were written straight to the topic by a producer other than "
+            "Engram's doors while the log was encrypted (after sealed episodes of their "
+            "partition; every Engram door seals while ENGRAM_KEYS_ENCRYPT_LOG is on): have that "
+            "producer send through the API, `engram ingest` or the Python client"
+        )
+    return "; ".join(said) + "."
+
+
 def _log_says(row: Row, topic: str, retention: str) -> str:
     sealed, clear = row["episodes_sealed"], row["episodes_in_clear"]
     unknown, forgetting = row["episodes_unknown"], row["kind"] == "principal.forgotten"
@@ -105,8 +126,8 @@ def _log_says(row: Row, topic: str, retention: str) -> str:
     if clear:
         parts.append(
             f"{clear} episode(s) stay in {topic} in clear, readable by whoever reads the topic, "
-            f"{_until(retention)}: they were appended while the log was not encrypted. An "
-            "operator copies the log sealed with `engram log encrypt` (docs/privacy.md)."
+            f"{_until(retention)}: {_why_clear(clear, row.get('episodes_in_clear_after_sealed', 0))}"
+            " An operator copies the log sealed with `engram log encrypt` (docs/privacy.md)."
         )
     if unknown:
         parts.append(

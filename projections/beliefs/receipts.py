@@ -38,11 +38,21 @@ INDEXED = ("message", "public.embedding_vector")
 """What a deletion takes from the index of messages and the vectors, counted before and after."""
 
 _EPISODES = """
-SELECT coalesce(log_words, 'unknown') AS words, count(*) AS episodes FROM formation_backlog
-WHERE tenant = $1 AND principal_hash = $2 AND coalesce(log_words, '') <> 'none'
-  AND ($3::uuid[] IS NULL OR episode_id = ANY($3::uuid[]))
+SELECT CASE WHEN b.log_words = 'clear' AND EXISTS (
+                SELECT 1 FROM formation_backlog s
+                WHERE s.topic = b.topic AND s.partition = b.partition
+                  AND s."offset" < b."offset" AND s.log_words = 'sealed')
+            THEN 'clear_after_sealed' ELSE coalesce(b.log_words, 'unknown') END AS words,
+       count(*) AS episodes
+FROM formation_backlog b
+WHERE b.tenant = $1 AND b.principal_hash = $2 AND coalesce(b.log_words, '') <> 'none'
+  AND ($3::uuid[] IS NULL OR b.episode_id = ANY($3::uuid[]))
 GROUP BY 1
 """
+"""How the episodes that held the words lie on the log: sealed, in clear (``clear``: before
+any sealed episode of their partition, so appended while the log was not encrypted;
+``clear_after_sealed``: after one, so written around Engram's doors, which seal every episode
+while encryption is on), or unknown (read before Engram recorded it)."""
 
 _CONTENT = """
 WITH gone AS (SELECT belief_id, statement, object_text FROM belief
@@ -194,15 +204,17 @@ async def write_receipts(conn: asyncpg.Connection, measured: Sequence[Erasing]) 
                 orjson.dumps(done.rows).decode(),
                 done.data_key_id,
                 done.episodes.get("sealed", 0),
-                done.episodes.get("clear", 0),
+                done.episodes.get("clear", 0) + done.episodes.get("clear_after_sealed", 0),
                 done.episodes.get("unknown", 0),
+                done.episodes.get("clear_after_sealed", 0),
             )
         )
     if rows:
         await conn.executemany(
             "INSERT INTO erasure_receipt (event_id, kind, tenant, principal_hash, belief_id, "
             "requested_at, already, erased, data_key_id, episodes_sealed, episodes_in_clear, "
-            "episodes_unknown) VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb, $9, $10, $11, $12) "
+            "episodes_unknown, episodes_in_clear_after_sealed) "
+            "VALUES ($1, $2, $3, $4, $5, $6, $7, $8::jsonb, $9, $10, $11, $12, $13) "
             "ON CONFLICT (event_id) DO NOTHING",
             rows,
         )

@@ -307,3 +307,27 @@ async def test_rotating_the_kek_under_load_with_a_kill_9_loses_nothing(
         await wait_for_watermarks(pool, memory.positions, timeout_s=WAIT_S)
         await indexed_to_the_end(kafka, pool, timeout_s=WAIT_S)
     assert await projection_digest(pool) == digest
+
+
+async def test_a_receipt_names_a_producer_writing_in_clear_around_the_doors_as_the_cause(
+    memory: SealedMemory, isolated: Isolated, pool: asyncpg.Pool
+) -> None:
+    """With encryption on, a turn written straight to the log in clear (a producer that is not
+    Engram's doors) lies after sealed episodes of its partition: the receipt says that, not that
+    it was appended while the log was not encrypted."""
+    t = isolated.tenant
+    await memory.say(turn(t, "ana", "p", "I live in Zanzibar.", seq=0))
+    async with EpisodeProducer(memory.kafka) as around_the_doors:  # no sealer: in clear
+        await memory.formed(
+            await around_the_doors.publish_many([turn(t, "ana", "p", "I like tea.", seq=1)])
+        )
+    forgetting = await memory.service.forget(tenant=t, principal="ana")
+    await memory.formed([forgetting])
+    receipt = await Erasures(pool, memory.kafka).receipt(
+        event_id=forgetting.event_id, tenant=t, principal="ana"
+    )
+    assert receipt is not None and receipt.log.state == "partly_in_clear", receipt
+    assert receipt.log.episodes_in_clear == 1 and receipt.log.episodes_sealed >= 1
+    said = receipt.log.says
+    assert "written straight to the topic by a producer other than Engram's doors" in said, said
+    assert "while the log was not encrypted" not in said, said

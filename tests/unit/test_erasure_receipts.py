@@ -117,3 +117,13 @@ def test_retention_in_words() -> None:
     assert describe_retention(3_600_000) == "1 hour"
     assert describe_retention(7_200_000) == "2 hours"
     assert describe_retention(604_800_000) == "7 days"
+
+
+def test_words_in_clear_are_given_the_cause_their_place_on_the_log_shows() -> None:
+    row = _row(episodes_sealed=2, episodes_in_clear=3, episodes_in_clear_after_sealed=2)
+    said = build_receipt(row, principal="ana", topic="engram.episodes", retention_ms=-1).log.says
+    assert "1 of them were appended while the log was not encrypted" in said
+    assert "2 of them were written straight to the topic by a producer other than" in said
+    only_around = _row(episodes_sealed=2, episodes_in_clear=1, episodes_in_clear_after_sealed=1)
+    said = build_receipt(only_around, principal="ana", topic="t", retention_ms=-1).log.says
+    assert "not encrypted" not in said and "ENGRAM_KEYS_ENCRYPT_LOG is on" in said
