@@ -23,13 +23,13 @@ from __future__ import annotations
 
 import json
 import uuid
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from typing import Any, Literal
 
-from agents import FunctionTool, TResponseInputItem, function_tool
+from agents import RunContextWrapper, Tool, TResponseInputItem, function_tool
 from agents.memory import SessionSettings
 
-from engram.client import AsyncEngram
+from engram.client import AsyncEngram, EngramError
 from engram.integrations.turns import FORGET_INSTEAD, Conversation, Said, refused
 from engram.schemas.api import RecalledBelief, RecallResults, SessionMessage
 from engram.schemas.common import Role
@@ -156,11 +156,20 @@ def compact(results: RecallResults) -> list[dict[str, Any]]:
     return found
 
 
-def engram_tools(engram: AsyncEngram, *, project: str, limit: int = 8) -> list[FunctionTool]:
+def tool_failure(context: RunContextWrapper[Any], error: Exception) -> str:
+    """What the model is told when a tool fails: Engram's own reason (a belief that is not this
+    person's, a correction that cannot apply, the API out of reach), so it can say what to do;
+    the SDK's default hides it behind "An error occurred"."""
+    if isinstance(error, EngramError):
+        return f"Engram refused: {error}"
+    return f"the tool failed: {type(error).__name__}: {error}"
+
+
+def engram_tools(engram: AsyncEngram, *, project: str, limit: int = 8) -> list[Tool]:
     """``recall``, ``remember`` and ``correct`` as function tools over ``engram``'s token: the
     principal is the token's, never an argument the model could change."""
 
-    @function_tool
+    @function_tool(failure_error_function=tool_failure)
     async def recall(query: str) -> str:
         """Look up what is known about the person: what Engram believes (with the quotes it
         came from and each belief's id) and the messages that answer the question.
@@ -171,7 +180,7 @@ def engram_tools(engram: AsyncEngram, *, project: str, limit: int = 8) -> list[F
         results = await engram.recall(query, project=project, limit=limit)
         return json.dumps(compact(results))
 
-    @function_tool
+    @function_tool(failure_error_function=tool_failure)
     async def remember(text: str) -> str:
         """Remember something in the person's own words, when they ask you to.
 
@@ -181,7 +190,7 @@ def engram_tools(engram: AsyncEngram, *, project: str, limit: int = 8) -> list[F
         where = await engram.remember(text, project=project)
         return f"remembered (offset {where.offset}); it applies once formed"
 
-    @function_tool
+    @function_tool(failure_error_function=tool_failure)
     async def correct(
         belief_id: str,
         kind: Literal["untrue", "changed", "not_here", "unspecified"],
@@ -201,5 +210,4 @@ def engram_tools(engram: AsyncEngram, *, project: str, limit: int = 8) -> list[F
         )
         return f"correction appended (offset {where.offset}); it applies once formed"
 
-    tools: Iterable[FunctionTool] = (recall, remember, correct)
-    return list(tools)
+    return [recall, remember, correct]

@@ -34,7 +34,9 @@ class Stack:
 
 
 @pytest.fixture(scope="module")
-async def stack(services: Services, tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Stack]:
+async def stack(
+    services: Services, tmp_path_factory: pytest.TempPathFactory
+) -> AsyncIterator[Stack]:
     name = f"engram_{new_prefix()}"
     database = await create_database(services.database_url, name)
     isolated = Isolated(new_prefix(), services.bootstrap, database)
