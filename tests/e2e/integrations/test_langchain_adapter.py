@@ -6,6 +6,10 @@ quotes — and a token reaches only its own principal."""
 from __future__ import annotations
 
 import asyncio
+import os
+import sys
+from pathlib import Path
+from typing import Any
 
 import pytest
 from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
@@ -16,9 +20,12 @@ from pydantic import SecretStr
 from engram.client import AsyncEngram
 from engram.integrations.langchain import EngramChatMessageHistory, EngramRetriever
 from tests.e2e.integrations.conftest import Stack
+from tests.fakes.openai_server import FakeOpenAIServer, Reply
 from tests.support.conditions import wait_until
+from tests.support.episodes import turn
 
 pytestmark = pytest.mark.e2e
+REPO = Path(__file__).resolve().parents[3]
 
 
 async def test_a_chains_history_is_turns_that_form_correct_and_forget(stack: Stack) -> None:
@@ -95,3 +102,34 @@ async def test_a_token_reaches_only_its_own_principal_through_the_adapters(stack
     ana_recall = EngramRetriever(base_url=stack.url, token=SecretStr(stack.ana), project="lc2")
     assert [d.page_content for d in await ana_recall.ainvoke("When does Marta visit?")] != []
     assert all("stamps" not in d.page_content for d in await ana_recall.ainvoke("stamps"))
+
+
+def _say_what_was_given(body: Any) -> Reply:
+    messages = body["messages"]
+    return Reply.text(f"{len(messages)} messages; {messages[0]['content']!r}")
+
+
+async def test_the_example_chat_recalls_and_keeps_its_history_in_engram(stack: Stack) -> None:
+    async with AsyncEngram(stack.url, token=stack.ana) as ana:
+        t = stack.isolated.tenant
+        [where] = await ana.append_turns([turn(t, "ana", "lc3", "I live in Lisbon.", session="x")])
+        await ana.wait_formed(where, timeout_s=90)
+        await ana.wait_indexed(where, timeout_s=90)
+    async with FakeOpenAIServer(script=_say_what_was_given) as server:
+        process = await asyncio.create_subprocess_exec(
+            sys.executable,
+            str(REPO / "examples" / "langchain_memory.py"),
+            *("--engram-url", stack.url, "--model-url", server.base_url, "--project", "lc3"),
+            *("--session", "chat-9", "Where do I live?", "Thanks!"),
+            env={**os.environ, "ENGRAM_TOKEN": stack.ana, "OPENAI_API_KEY": "test"},
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+        )
+        out, err = await asyncio.wait_for(process.communicate(), timeout=120)
+        assert process.returncode == 0, err.decode()
+    first, second = out.decode().splitlines()
+    assert first.startswith("2 messages;") and "ana lives in Lisbon ('I live in Lisbon')" in first
+    assert second.startswith("4 messages;"), "the second call had the first from Engram's history"
+    async with AsyncEngram(stack.url, token=stack.ana) as ana:
+        said = await ana.session_messages("chat-9", project="lc3")
+        assert [m.role.value for m in said] == ["user", "assistant", "user", "assistant"]
