@@ -21,7 +21,7 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage
 from langgraph.checkpoint.memory import InMemorySaver
-from langgraph.graph import END, START, StateGraph
+from langgraph.graph import START, StateGraph
 from openai import AsyncOpenAI
 
 from engram.client import AsyncEngram
@@ -63,14 +63,12 @@ async def main(argv: list[str] | None = None) -> None:
     )
     async with AsyncEngram(args.engram_url, token=os.environ["ENGRAM_TOKEN"]) as engram:
         memory = EngramMemory(engram, project=args.project)
-        graph = StateGraph(EngramState)
-        graph.add_node("recall", memory.recall)
-        graph.add_node("model", model_node(openai, args.model))
-        graph.add_node("record", memory.record)
-        graph.add_edge(START, "recall")
-        graph.add_edge("recall", "model")
-        graph.add_edge("model", "record")
-        graph.add_edge("record", END)
+        steps = [
+            ("recall", memory.recall),
+            ("model", model_node(openai, args.model)),
+            ("record", memory.record),
+        ]
+        graph = StateGraph(EngramState).add_sequence(steps).add_edge(START, "recall")
         app = graph.compile(checkpointer=InMemorySaver())
         config: Any = {"configurable": {"thread_id": args.thread}}
         for question in args.questions:

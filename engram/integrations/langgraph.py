@@ -3,8 +3,8 @@ nodes — one that recalls before the model, one that appends the turn after it 
 graph's own checkpointer, which keeps the thread's short-term state.
 
     memory = EngramMemory(AsyncEngram(URL, token=TOKEN), project="garden")
-    graph.add_node("recall", memory.recall); graph.add_node("record", memory.record)
-    graph.add_edge(START, "recall"); graph.add_edge("recall", "model"); graph.add_edge("model", "record")
+    steps = [("recall", memory.recall), ("model", call_model), ("record", memory.record)]
+    graph = StateGraph(EngramState).add_sequence(steps).add_edge(START, "recall")
 
 Why nodes and not LangGraph's ``BaseStore``: a store is a key-value document store — ``put``
 a value under a key, ``get`` the same value back, ``delete`` it, ``list_namespaces``. Engram is
