@@ -173,7 +173,7 @@ def create_api(settings: Settings) -> FastAPI:
             *api.router.routes,
             *(
                 route
-                for part in (turns, search, recall, audit, webhooks)
+                for part in (turns, search, recall, audit, conversations, webhooks)
                 for route in part.router.routes
             ),
             *(route for part in ui.ROUTERS for route in part.routes),
