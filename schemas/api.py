@@ -523,6 +523,41 @@ class RecalledMessage(BaseModel):
 RecallHit = Annotated[RecalledBelief | RecalledMessage, Field(discriminator="kind")]
 
 
+class Whoami(BaseModel):
+    """Whom a request acts for: the token's tenant and principal (an operator's token names the
+    principal in the query). What an adapter builds its episodes with, so it appends only as
+    the person its token names."""
+
+    tenant: str
+    principal: str
+
+
+class SessionMessage(BaseModel):
+    """One message of a conversation as the message index holds it: the turn's ``event_id`` and
+    the message's ``message_ordinal`` in it, who said it (``role``, ``author``), when (the turn's
+    ``occurred_at``) and where in the log (partition, offset). A message a deleted belief quoted,
+    or any message of a forgotten principal, is not held, so it is not here."""
+
+    event_id: uuid.UUID
+    message_ordinal: int
+    role: Role
+    author: str | None
+    project: str
+    session: str
+    occurred_at: datetime
+    partition: int
+    offset: int
+    content: str
+
+
+class SessionMessagePage(BaseModel):
+    """A conversation's messages in the order they were said (event time, then log position,
+    then ordinal); pass ``next_cursor`` back as ``cursor`` for the next page."""
+
+    items: list[SessionMessage]
+    next_cursor: str | None
+
+
 class RecallResults(BaseModel):
     """One page of what answers a question: every belief hit before every message hit, each
     best first; ``next_cursor`` fetches the next page (null on the last). ``reflects`` is the
