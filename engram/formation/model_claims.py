@@ -1,0 +1,201 @@
+"""What a model proposes, held to the principal and to one name per thing (issue 42, item 5).
+
+A model reads a message as a whole and writes down what it says, whoever or whatever it is
+about, in whatever words come: "owns my dance studio" in one message, "my own studio" and "my
+own dance studio" in the next; "prefers fantasy books" beside "prefers reading fantasy books";
+"Edinburgh is located in Scotland"; "my car's status is broken down"; "participated in that
+event". The pattern arm's readers only ever propose the speaker's own facts, about named
+things; this module holds the model's proposals to the same, before admission, one outcome per
+proposal (so ``proposed == admitted + refused + overflow`` still holds):
+
+* **one name per thing** — an object is written in a deterministic normal form
+  (:func:`normal_object`): no leading article, possessive or "own" ("my own dance studio" is
+  "dance studio"), no reading, watching or listening before a work that is read, watched or
+  heard ("reading fantasy books" is "fantasy books"). Two proposals of a message with the same
+  relation whose objects are one thing, one named more fully ("studio", "dance studio": the
+  shorter is the last words of the longer), are one claim: the fuller stays, the other is
+  refused ``duplicate_claim``. This merges by words alone, never by meaning; across messages,
+  the same normal form makes the same belief;
+* **the principal's facts only** — a proposal whose subject is not the speaker (nor the
+  project) is a fact of someone or something else: about a thing of the speaker's ("my car's
+  status is broken down") it is kept as the principal's relation to it, (speaker, owns, car),
+  and about a relative ("my sister lives in Oslo") as (speaker, related_to, sister); anything
+  else ("Edinburgh is located in Scotland", a film star's tastes, a friend's job) is refused
+  ``not_spoken_by_principal`` with a detail that says so;
+* **no vague referent** — an object that points instead of naming ("that event", "it", "an
+  event", "the thing") is refused ``unresolvable_subject``, as admission refuses a subject
+  that names nothing.
+
+Pure and deterministic: words in, words out; only proposals of a model extractor are touched
+(the pattern arm's own gate, :mod:`.deterministic.ends`, does this for its proposals).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import replace
+
+from engram.formation.admission import Refused
+from engram.formation.deterministic.ends import ownable
+from engram.formation.deterministic.lexicon import RELATIVE_FACETS
+from engram.formation.proposals import (
+    PROJECT_TERMS,
+    SPEAKER_TERMS,
+    UNRESOLVABLE_TERMS,
+    Proposal,
+    normalise_term,
+)
+from engram.schemas.claims import RefusalReason
+
+__all__ = ["MODEL_EXTRACTOR_PREFIX", "normal_object", "shape_model_proposals"]
+
+MODEL_EXTRACTOR_PREFIX = "model:"
+"""The model arm stamps ``model:<model name>`` on its proposals (:mod:`streams.model.reply`)."""
+
+_LEADING = re.compile(
+    r"^(?:(?:a|an|the|my|our|mine|his|her|their|your|its|some)\s+)*(?:(?:very\s+)?own\s+)?",
+    re.IGNORECASE,
+)
+_CONSUMING = re.compile(
+    r"^(?:reading|watching|listening\s+to|hearing|viewing|collecting)\s+(?=\S+(?:\s+\S+)*\s*$)",
+    re.IGNORECASE,
+)
+_WORKS = frozenset(
+    {
+        "book", "books", "novel", "novels", "comic", "comics", "manga", "poetry", "poems",
+        "magazine", "magazines", "movie", "movies", "film", "films", "show", "shows", "series",
+        "documentary", "documentaries", "anime", "music", "songs", "podcast", "podcasts",
+        "albums", "album", "stories", "fiction", "thrillers", "romance", "mysteries", "sitcoms",
+        "dramas", "romcoms", "biographies", "memoirs", "articles", "blogs", "records",
+    }
+)  # fmt: skip
+"""What is read, watched or heard: "reading fantasy books" prefers the books."""
+_VAGUE_HEADS = frozenset(
+    {
+        "event", "events", "thing", "things", "stuff", "activity", "activities", "something",
+        "it", "that", "this", "one", "place", "experience", "experiences", "moment", "moments",
+        "situation", "time", "times", "item", "items",
+    }
+)  # fmt: skip
+"""Heads that name no particular thing when nothing more is told of them."""
+_DATINGS = frozenset({"occurred_on", "scheduled_for"})
+"""A date of an event the speaker told (its subject is the event): where it goes is the date
+folding's to decide (issue 42, item 4), not a fact of someone else."""
+_POINTING = re.compile(r"^(?:that|this|these|those|such|said|the\s+same)\b", re.IGNORECASE)
+_MY = re.compile(r"^(?:my|mine|our)\s+(?:(?:very\s+)?own\s+)?(?P<thing>.+?)(?:'s|\u2019s)?$", re.I)
+
+
+def normal_object(text: str) -> str:
+    """The object written one way whatever the paraphrase: "my own dance studio" → "dance
+    studio", "reading fantasy books" → "fantasy books"; otherwise as written (spacing
+    collapsed, case kept: "Tesla" stays a name)."""
+    said = " ".join(text.split()).strip(" .,!;:")
+    plain = _LEADING.sub("", said).strip() or said
+    consumed = _CONSUMING.sub("", plain)
+    if consumed != plain and consumed.lower().split()[-1] in _WORKS:
+        plain = consumed
+    return plain
+
+
+def _vague(text: str) -> bool:
+    """A pointing word or a bare general head: "that event", "an event", "it"."""
+    said = " ".join(text.split()).strip(" .,!;:")
+    if not said or normalise_term(said) in UNRESOLVABLE_TERMS or _POINTING.match(said):
+        return True
+    plain = _LEADING.sub("", said).lower().split()
+    return not plain or (len(plain) <= 2 and plain[-1] in _VAGUE_HEADS and plain[0] != "own")
+
+
+def _of_the_principal(proposal: Proposal) -> Proposal | Refused:
+    """A proposal about someone or something else, as the principal's relation to it, or its
+    refusal with why."""
+    subject = normalise_term(proposal.subject)
+    if subject in SPEAKER_TERMS or subject in PROJECT_TERMS or proposal.relation in _DATINGS:
+        return proposal
+    mine = _MY.match(" ".join(proposal.subject.split()))
+    if mine is not None:
+        thing = mine.group("thing").strip()
+        kin = RELATIVE_FACETS.get(thing.lower())
+        if kin is not None:
+            return replace(
+                proposal,
+                subject="I",
+                relation="related_to",
+                object=thing,
+                facet=kin,
+                polarity="assert",
+                tense="present",
+                statement=None,
+            )
+        if ownable(thing):
+            return replace(
+                proposal,
+                subject="I",
+                relation="owns",
+                object=thing,
+                facet=None,
+                polarity="assert",
+                tense="present",
+                statement=None,
+            )
+    detail = (
+        f"a fact of {proposal.subject!r}, not of the principal: kept only as the principal's"
+        " relation to it (a relative, a thing owned)"
+    )
+    return Refused(proposal, RefusalReason.NOT_SPOKEN_BY_PRINCIPAL, detail)
+
+
+def _one_claim(a: Proposal, b: Proposal) -> bool:
+    """Whether ``b``'s object names the same thing as ``a``'s, less fully ("studio" of "dance
+    studio"): same subject, relation, polarity and facet, and ``b``'s words end ``a``'s."""
+    if (normalise_term(a.subject), a.relation, a.polarity, a.facet) != (
+        normalise_term(b.subject),
+        b.relation,
+        b.polarity,
+        b.facet,
+    ):
+        return False
+    longer, shorter = a.object.lower().split(), b.object.lower().split()
+    return len(shorter) <= len(longer) and longer[len(longer) - len(shorter) :] == shorter
+
+
+def shape_model_proposals(proposals: Sequence[Proposal]) -> list[Proposal | Refused]:
+    """Each proposal, a model's held to the principal and written in its normal form, or its
+    refusal; a proposal of any other extractor as it is. One outcome per proposal, in order."""
+    shaped: list[Proposal | Refused] = []
+    for proposal in proposals:
+        if not proposal.extractor.startswith(MODEL_EXTRACTOR_PREFIX):
+            shaped.append(proposal)
+            continue
+        if _vague(proposal.object):
+            detail = f"the object {proposal.object!r} points at something instead of naming it"
+            shaped.append(Refused(proposal, RefusalReason.UNRESOLVABLE_SUBJECT, detail))
+            continue
+        held = _of_the_principal(proposal)
+        if isinstance(held, Proposal):
+            held = replace(held, object=normal_object(held.object))
+        shaped.append(held)
+    return _fullest_names(shaped)
+
+
+def _fullest_names(shaped: list[Proposal | Refused]) -> list[Proposal | Refused]:
+    """Of a message's proposals that name one thing more or less fully, the fullest."""
+    kept = [
+        (index, item)
+        for index, item in enumerate(shaped)
+        if isinstance(item, Proposal) and item.extractor.startswith(MODEL_EXTRACTOR_PREFIX)
+    ]
+    for index, item in kept:
+        fuller = next(
+            (
+                other
+                for at, other in kept
+                if at != index and len(other.object) > len(item.object) and _one_claim(other, item)
+            ),
+            None,
+        )
+        if fuller is not None:
+            detail = f"the same thing as {fuller.object!r}, named more fully in this message"
+            shaped[index] = Refused(item, RefusalReason.DUPLICATE_CLAIM, detail)
+    return shaped
