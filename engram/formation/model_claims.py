@@ -22,6 +22,9 @@ proposal (so ``proposed == admitted + refused + overflow`` still holds):
   and about a relative ("my sister lives in Oslo") as (speaker, related_to, sister); anything
   else ("Edinburgh is located in Scotland", a film star's tastes, a friend's job) is refused
   ``not_spoken_by_principal`` with a detail that says so;
+* "we" is the project only for the project's kinds of claim (a decision, a rule, a tool, a
+  status), as in the pattern arm; "we went camping" is the speaker's outing, and a household's
+  taste ("we love board games") is refused with why;
 * **no vague referent** — an object that points instead of naming ("that event", "it", "an
   event", "the thing") is refused ``unresolvable_subject``, as admission refuses a subject
   that names nothing.
@@ -37,7 +40,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from engram.formation.admission import Refused
-from engram.formation.deterministic.ends import ownable
+from engram.formation.deterministic.ends import PROJECT_RELATIONS, ownable
 from engram.formation.deterministic.lexicon import RELATIVE_FACETS
 from engram.formation.proposals import (
     PROJECT_TERMS,
@@ -79,6 +82,8 @@ _VAGUE_HEADS = frozenset(
     }
 )  # fmt: skip
 """Heads that name no particular thing when nothing more is told of them."""
+_TAKEN_PART = frozenset({"participated_in"})
+"""What "we" did, the speaker did too (as the pattern arm reads a household's outing)."""
 _DATINGS = frozenset({"occurred_on", "scheduled_for"})
 """A date of an event the speaker told (its subject is the event): where it goes is the date
 folding's to decide (issue 42, item 4), not a fact of someone else."""
@@ -111,8 +116,18 @@ def _of_the_principal(proposal: Proposal) -> Proposal | Refused:
     """A proposal about someone or something else, as the principal's relation to it, or its
     refusal with why."""
     subject = normalise_term(proposal.subject)
-    if subject in SPEAKER_TERMS or subject in PROJECT_TERMS or proposal.relation in _DATINGS:
+    if subject in SPEAKER_TERMS or proposal.relation in _DATINGS:
         return proposal
+    if subject in PROJECT_TERMS:
+        if proposal.relation in PROJECT_RELATIONS:
+            return proposal  # the project's decisions, rules, tools and status
+        if proposal.relation in _TAKEN_PART:
+            return replace(proposal, subject="I", statement=None)  # "we went camping": I went
+        detail = (
+            f"'we' {proposal.relation.replace('_', ' ')} is a household's, not the project's"
+            " nor the principal's own"
+        )
+        return Refused(proposal, RefusalReason.NOT_SPOKEN_BY_PRINCIPAL, detail)
     mine = _MY.match(" ".join(proposal.subject.split()))
     if mine is not None:
         thing = mine.group("thing").strip()

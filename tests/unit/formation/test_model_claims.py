@@ -141,3 +141,17 @@ def test_in_the_core_every_proposal_has_one_outcome_and_the_refusal_says_why() -
         "duplicate_claim",
         "not_spoken_by_principal",
     ]
+
+
+def test_we_is_the_project_only_for_the_projects_kinds_of_claim() -> None:
+    decided, outing, taste = shape_model_proposals(
+        [
+            _claim("we", "committed_to", "ship on Fridays"),
+            _claim("we", "participated_in", "camping trip", tense="past"),
+            _claim("we", "prefers", "board games"),
+        ]
+    )
+    assert isinstance(decided, Proposal) and decided.subject == "we"
+    assert isinstance(outing, Proposal) and outing.subject == "I"
+    assert isinstance(taste, Refused)
+    assert taste.reason is RefusalReason.NOT_SPOKEN_BY_PRINCIPAL
