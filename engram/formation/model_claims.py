@@ -23,11 +23,19 @@ proposal (so ``proposed == admitted + refused + overflow`` still holds):
   else ("Edinburgh is located in Scotland", a film star's tastes, a friend's job) is refused
   ``not_spoken_by_principal`` with a detail that says so;
 * "we" is the project only for the project's kinds of claim (a decision, a rule, a tool, a
-  status), as in the pattern arm; "we went camping" is the speaker's outing, and a household's
-  taste ("we love board games") is refused with why;
-* **no vague referent** — an object that points instead of naming ("that event", "it", "an
-  event", "the thing") is refused ``unresolvable_subject``, as admission refuses a subject
-  that names nothing.
+  status), as in the pattern arm; otherwise the principal is one of "we": "we went camping",
+  "we love old films at Christmas" and "we're putting on a show" are the speaker's own
+  outing, taste and undertaking (the pattern arm forms only the outing), and any other
+  relation of "we" is refused with why;
+* **no vague referent** — an object that points instead of naming ("that event", "these
+  shoes", "it", "an event", "the thing") is refused ``unresolvable_subject``, as admission
+  refuses a subject that names nothing; a pointing word before a name ("that community
+  meeting") is dropped from the normal form;
+* **one-off events provisional** — an event that is neither a known kind of event nor a
+  pastime (the pattern arm forms only those) is kept at a confidence under the salience
+  threshold, so it forms provisional until another message tells it again; a work of the
+  speaker's told by its state ("my screenplay is nearly done") is the speaker's work under way,
+  (speaker, responsible_for, screenplay).
 
 Pure and deterministic: words in, words out; only proposals of a model extractor are touched
 (the pattern arm's own gate, :mod:`.deterministic.ends`, does this for its proposals).
@@ -41,7 +49,9 @@ from dataclasses import replace
 
 from engram.formation.admission import Refused
 from engram.formation.deterministic.ends import PROJECT_RELATIONS, ownable
+from engram.formation.deterministic.habits import pastime
 from engram.formation.deterministic.lexicon import RELATIVE_FACETS
+from engram.formation.deterministic.nouns import CREATIONS, EVENT_HEADS
 from engram.formation.proposals import (
     PROJECT_TERMS,
     SPEAKER_TERMS,
@@ -82,8 +92,11 @@ _VAGUE_HEADS = frozenset(
     }
 )  # fmt: skip
 """Heads that name no particular thing when nothing more is told of them."""
-_TAKEN_PART = frozenset({"participated_in"})
-"""What "we" did, the speaker did too (as the pattern arm reads a household's outing)."""
+_TAKEN_PART = frozenset(
+    {"participated_in", "prefers", "dislikes", "interested_in", "responsible_for"}
+)
+"""What "we" did, loved or took on, the speaker did too: the principal is one of "we" ("we
+went camping", "we love old films at Christmas", "we're putting on a talent show")."""
 _DATINGS = frozenset({"occurred_on", "scheduled_for"})
 """A date of an event the speaker told (its subject is the event): where it goes is the date
 folding's to decide (issue 42, item 4), not a fact of someone else."""
@@ -96,6 +109,7 @@ def normal_object(text: str) -> str:
     studio", "reading fantasy books" → "fantasy books"; otherwise as written (spacing
     collapsed, case kept: "Tesla" stays a name)."""
     said = " ".join(text.split()).strip(" .,!;:")
+    said = _POINTING.sub("", said).strip() or said
     plain = _LEADING.sub("", said).strip() or said
     consumed = _CONSUMING.sub("", plain)
     if consumed != plain and consumed.lower().split()[-1] in _WORKS:
@@ -104,12 +118,47 @@ def normal_object(text: str) -> str:
 
 
 def _vague(text: str) -> bool:
-    """A pointing word or a bare general head: "that event", "an event", "it"."""
+    """A pointing word with at most one word after it ("that event", "these shoes", "this
+    pic": what is pointed at is in a picture or an earlier message), or a general head alone
+    ("an event", "the thing", "it"). "That community meeting" names one: the pointing goes
+    (:func:`normal_object`), as the pattern arm drops it (:mod:`.deterministic.ends`)."""
     said = " ".join(text.split()).strip(" .,!;:")
-    if not said or normalise_term(said) in UNRESOLVABLE_TERMS or _POINTING.match(said):
+    if not said or normalise_term(said) in UNRESOLVABLE_TERMS:
         return True
+    pointed = _POINTING.match(said)
+    if pointed is not None:
+        return len(said[pointed.end() :].split()) < 2
     plain = _LEADING.sub("", said).lower().split()
-    return not plain or (len(plain) <= 2 and plain[-1] in _VAGUE_HEADS and plain[0] != "own")
+    return not plain or (len(plain) == 1 and plain[0] in _VAGUE_HEADS)
+
+
+_PREPOSITIONS = frozenset({"at", "in", "on", "near", "with", "for", "of", "about", "from", "by"})
+
+
+def _head(words: list[str]) -> str:
+    """The head of a noun phrase: its last word before a preposition ("experience" of
+    "meaningful experience at a memorial")."""
+    for index, word in enumerate(words):
+        if index and word in _PREPOSITIONS:
+            return words[index - 1]
+    return words[-1]
+
+
+ONE_OFF_CONFIDENCE = 0.4
+"""Below the default policy's salience threshold (0.45): a one-off event forms provisional."""
+
+
+def _one_off(proposal: Proposal) -> bool:
+    """An event that is neither a known kind of event nor a pastime ("giving out food at the
+    shelter", "a first call-out"): the pattern arm forms only those two (:mod:`.deterministic
+    .events`), so a model's other events are kept, but provisional until told again."""
+    if proposal.relation != "participated_in":
+        return False
+    found = _LEADING.sub("", " ".join(proposal.object.split())).lower().split()
+    if not found:
+        return False
+    head = _head(found)
+    return head not in EVENT_HEADS and pastime(found[0]) is None and pastime(head) is None
 
 
 def _of_the_principal(proposal: Proposal) -> Proposal | Refused:
@@ -122,7 +171,7 @@ def _of_the_principal(proposal: Proposal) -> Proposal | Refused:
         if proposal.relation in PROJECT_RELATIONS:
             return proposal  # the project's decisions, rules, tools and status
         if proposal.relation in _TAKEN_PART:
-            return replace(proposal, subject="I", statement=None)  # "we went camping": I went
+            return replace(proposal, subject="I", statement=None)  # the principal is one of us
         detail = (
             f"'we' {proposal.relation.replace('_', ' ')} is a household's, not the project's"
             " nor the principal's own"
@@ -139,6 +188,17 @@ def _of_the_principal(proposal: Proposal) -> Proposal | Refused:
                 relation="related_to",
                 object=thing,
                 facet=kin,
+                polarity="assert",
+                tense="present",
+                statement=None,
+            )
+        if thing.lower().split()[-1] in CREATIONS:
+            return replace(
+                proposal,
+                subject="I",
+                relation="responsible_for",
+                object=thing,
+                facet=None,
                 polarity="assert",
                 tense="present",
                 statement=None,
@@ -190,6 +250,9 @@ def shape_model_proposals(proposals: Sequence[Proposal]) -> list[Proposal | Refu
         held = _of_the_principal(proposal)
         if isinstance(held, Proposal):
             held = replace(held, object=normal_object(held.object))
+            if _one_off(held):
+                confidence = min(held.confidence or ONE_OFF_CONFIDENCE, ONE_OFF_CONFIDENCE)
+                held = replace(held, confidence=confidence)
         shaped.append(held)
     return _fullest_names(shaped)
 

@@ -144,14 +144,50 @@ def test_in_the_core_every_proposal_has_one_outcome_and_the_refusal_says_why() -
 
 
 def test_we_is_the_project_only_for_the_projects_kinds_of_claim() -> None:
-    decided, outing, taste = shape_model_proposals(
+    decided, outing, taste, other = shape_model_proposals(
         [
             _claim("we", "committed_to", "ship on Fridays"),
             _claim("we", "participated_in", "camping trip", tense="past"),
-            _claim("we", "prefers", "board games"),
+            _claim("we", "prefers", "old films at Christmas"),
+            _claim("we", "lives_in", "a small flat"),
         ]
     )
     assert isinstance(decided, Proposal) and decided.subject == "we"
     assert isinstance(outing, Proposal) and outing.subject == "I"
-    assert isinstance(taste, Refused)
-    assert taste.reason is RefusalReason.NOT_SPOKEN_BY_PRINCIPAL
+    assert isinstance(taste, Proposal) and taste.subject == "I"
+    assert isinstance(other, Refused)
+    assert other.reason is RefusalReason.NOT_SPOKEN_BY_PRINCIPAL
+
+
+def test_a_pointing_word_before_a_name_goes_from_the_normal_form() -> None:
+    (meeting,) = shape_model_proposals(
+        [_claim("I", "participated_in", "that community meeting", tense="past")]
+    )
+    assert isinstance(meeting, Proposal) and meeting.object == "community meeting"
+
+
+def test_a_work_of_the_speakers_told_by_its_state_is_the_speakers_work_under_way() -> None:
+    (novel,) = shape_model_proposals([_claim("my novel", "has_status", "nearly done")])
+    assert isinstance(novel, Proposal)
+    assert (novel.subject, novel.relation, novel.object) == ("I", "responsible_for", "novel")
+
+
+@pytest.mark.parametrize(
+    ("obj", "provisional"),
+    [
+        ("handing out blankets at the shelter", True),
+        ("first call-out", True),
+        ("meaningful afternoon at the memorial", True),
+        ("book fair", False),
+        ("pottery workshop", False),
+        ("hiking", False),
+        ("kayaking at the lake", False),
+    ],
+)
+def test_a_one_off_event_is_kept_provisional_a_known_kind_of_event_is_not(
+    obj: str, provisional: bool
+) -> None:
+    content = f"I went to the {obj} last week."
+    proposals = [_claim("I", "participated_in", obj, quote=content, tense="past")]
+    (formed,) = form(episode(message(content)), by_message={0: proposals}).candidates
+    assert formed.provisional is provisional
