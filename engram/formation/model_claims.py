@@ -132,7 +132,9 @@ def _vague(text: str) -> bool:
     return not plain or (len(plain) == 1 and plain[0] in _VAGUE_HEADS)
 
 
-_PREPOSITIONS = frozenset({"at", "in", "on", "near", "with", "for", "of", "about", "from", "by"})
+_PREPOSITIONS = frozenset(
+    {"at", "in", "on", "near", "with", "for", "of", "about", "from", "by", "to", "during"}
+)
 
 
 def _head(words: list[str]) -> str:
@@ -158,7 +160,9 @@ def _one_off(proposal: Proposal) -> bool:
     if not found:
         return False
     head = _head(found)
-    return head not in EVENT_HEADS and pastime(found[0]) is None and pastime(head) is None
+    if head.endswith("ing") or pastime(found[0]) is not None:
+        return False  # an activity: "kickboxing", "horseback riding with my dad"
+    return head not in EVENT_HEADS and head.removesuffix("s") not in EVENT_HEADS
 
 
 def _of_the_principal(proposal: Proposal) -> Proposal | Refused:

@@ -182,6 +182,10 @@ def test_a_work_of_the_speakers_told_by_its_state_is_the_speakers_work_under_way
         ("pottery workshop", False),
         ("hiking", False),
         ("kayaking at the lake", False),
+        ("trip to Lisbon", False),
+        ("kickboxing", False),
+        ("horseback riding with my dad", False),
+        ("community meetings", False),
     ],
 )
 def test_a_one_off_event_is_kept_provisional_a_known_kind_of_event_is_not(
