@@ -48,10 +48,10 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from engram.formation.admission import Refused
-from engram.formation.deterministic.ends import PROJECT_RELATIONS, ownable
+from engram.formation.deterministic.ends import PROJECT_RELATIONS
 from engram.formation.deterministic.habits import pastime
 from engram.formation.deterministic.lexicon import RELATIVE_FACETS
-from engram.formation.deterministic.nouns import CREATIONS, EVENT_HEADS
+from engram.formation.deterministic.nouns import CREATIONS, EVENT_HEADS, OWNABLE_HEADS
 from engram.formation.proposals import (
     PROJECT_TERMS,
     SPEAKER_TERMS,
@@ -97,9 +97,17 @@ _TAKEN_PART = frozenset(
 )
 """What "we" did, loved or took on, the speaker did too: the principal is one of "we" ("we
 went camping", "we love old films at Christmas", "we're putting on a talent show")."""
-_DATINGS = frozenset({"occurred_on", "scheduled_for"})
-"""A date of an event the speaker told (its subject is the event): where it goes is the date
-folding's to decide (issue 42, item 4), not a fact of someone else."""
+_WORK_STATE = frozenset(
+    {
+        "has_status", "blocked_by", "due_on", "scheduled_for", "occurred_on", "depends_on",
+        "requires", "prohibits", "part_of",
+    }
+)  # fmt: skip
+"""The state, schedule and rules of a piece of work ("the migration is done", "the release is
+blocked by QA", "the report is due Friday"): the project's kind of fact, whose subject is the
+work, kept as it is. Dates of an event the speaker told are here too: where they go is the date
+folding's to decide (issue 42, item 4). A thing or person of the speaker's ("my car is broken
+down") is the speaker's relation to it instead."""
 _POINTING = re.compile(r"^(?:that|this|these|those|such|said|the\s+same)\b", re.IGNORECASE)
 _MY = re.compile(r"^(?:my|mine|our)\s+(?:(?:very\s+)?own\s+)?(?P<thing>.+?)(?:'s|\u2019s)?$", re.I)
 
@@ -154,11 +162,11 @@ def _one_off(proposal: Proposal) -> bool:
     """An event that is neither a known kind of event nor a pastime ("giving out food at the
     shelter", "a first call-out"): the pattern arm forms only those two (:mod:`.deterministic
     .events`), so a model's other events are kept, but provisional until told again."""
-    if proposal.relation != "participated_in":
-        return False
+    if proposal.relation != "participated_in" or proposal.tense != "past":
+        return False  # a present participation is an activity kept up ("I do judo")
     found = _LEADING.sub("", " ".join(proposal.object.split())).lower().split()
-    if not found:
-        return False
+    if len(found) < 2:
+        return False  # one word names an activity or a kind of event ("yoga", "a concert")
     head = _head(found)
     if head.endswith("ing") or pastime(found[0]) is not None:
         return False  # an activity: "kickboxing", "horseback riding with my dad"
@@ -169,60 +177,61 @@ def _of_the_principal(proposal: Proposal) -> Proposal | Refused:
     """A proposal about someone or something else, as the principal's relation to it, or its
     refusal with why."""
     subject = normalise_term(proposal.subject)
-    if subject in SPEAKER_TERMS or proposal.relation in _DATINGS:
-        return proposal
+    if subject in SPEAKER_TERMS or normalise_term(proposal.object) in SPEAKER_TERMS:
+        return proposal  # the principal's own, or someone's relation to the principal
     if subject in PROJECT_TERMS:
-        if proposal.relation in PROJECT_RELATIONS:
-            return proposal  # the project's decisions, rules, tools and status
-        if proposal.relation in _TAKEN_PART:
-            return replace(proposal, subject="I", statement=None)  # the principal is one of us
-        detail = (
-            f"'we' {proposal.relation.replace('_', ' ')} is a household's, not the project's"
-            " nor the principal's own"
-        )
-        return Refused(proposal, RefusalReason.NOT_SPOKEN_BY_PRINCIPAL, detail)
+        return _ours(proposal)
     mine = _MY.match(" ".join(proposal.subject.split()))
-    if mine is not None:
-        thing = mine.group("thing").strip()
-        kin = RELATIVE_FACETS.get(thing.lower())
-        if kin is not None:
-            return replace(
-                proposal,
-                subject="I",
-                relation="related_to",
-                object=thing,
-                facet=kin,
-                polarity="assert",
-                tense="present",
-                statement=None,
-            )
-        if thing.lower().split()[-1] in CREATIONS:
-            return replace(
-                proposal,
-                subject="I",
-                relation="responsible_for",
-                object=thing,
-                facet=None,
-                polarity="assert",
-                tense="present",
-                statement=None,
-            )
-        if ownable(thing):
-            return replace(
-                proposal,
-                subject="I",
-                relation="owns",
-                object=thing,
-                facet=None,
-                polarity="assert",
-                tense="present",
-                statement=None,
-            )
+    thing = mine.group("thing").strip() if mine is not None else ""
+    if thing and RELATIVE_FACETS.get(thing.lower()) is not None:
+        return _relation_to(proposal, "related_to", thing, RELATIVE_FACETS[thing.lower()])
+    head = thing.lower().split()[-1] if thing else ""
+    if proposal.relation in _WORK_STATE and (head in CREATIONS or not _owned(head)):
+        return proposal  # the state or date of a piece of work or an event: kept as it is
+    if head in CREATIONS:
+        return _relation_to(proposal, "responsible_for", thing, None)
+    if _owned(head):
+        return _relation_to(proposal, "owns", thing, None)
     detail = (
         f"a fact of {proposal.subject!r}, not of the principal: kept only as the principal's"
-        " relation to it (a relative, a thing owned)"
+        " relation to it (a relative, a thing owned, a work of theirs)"
     )
     return Refused(proposal, RefusalReason.NOT_SPOKEN_BY_PRINCIPAL, detail)
+
+
+def _owned(head: str) -> bool:
+    """A head noun of a thing a person owns (a closed list: "car", "laptop", "kayak"); a name
+    or a number does not make "my 18th birthday" a possession."""
+    return head in OWNABLE_HEADS or head.removesuffix("s") in OWNABLE_HEADS
+
+
+def _ours(proposal: Proposal) -> Proposal | Refused:
+    """ "We …": the project's decision, rule, tool or status; else the principal is one of
+    us (an outing, a taste, an undertaking); else refused with why."""
+    if proposal.relation in PROJECT_RELATIONS or proposal.relation in _WORK_STATE:
+        return proposal
+    if proposal.relation in _TAKEN_PART:
+        return replace(proposal, subject="I", statement=None)
+    detail = (
+        f"'we' {proposal.relation.replace('_', ' ')} is a household's, not the project's"
+        " nor the principal's own"
+    )
+    return Refused(proposal, RefusalReason.NOT_SPOKEN_BY_PRINCIPAL, detail)
+
+
+def _relation_to(proposal: Proposal, relation: str, thing: str, facet: str | None) -> Proposal:
+    """The principal's relation to a thing or person of theirs, in place of a fact of it:
+    "my car has status broken down" is (speaker, owns, car)."""
+    return replace(
+        proposal,
+        subject="I",
+        relation=relation,
+        object=thing,
+        facet=facet,
+        polarity="assert",
+        tense="present",
+        statement=None,
+    )
 
 
 def _one_claim(a: Proposal, b: Proposal) -> bool:
@@ -235,8 +244,17 @@ def _one_claim(a: Proposal, b: Proposal) -> bool:
         b.facet,
     ):
         return False
-    longer, shorter = a.object.lower().split(), b.object.lower().split()
+    longer, shorter = _phrase(a.object.lower().split()), b.object.lower().split()
     return len(shorter) <= len(longer) and longer[len(longer) - len(shorter) :] == shorter
+
+
+def _phrase(words: list[str]) -> list[str]:
+    """The words of a noun phrase up to its head, before any preposition: a "speech at my
+    cousin's wedding" is a speech, and names no wedding more fully."""
+    for index, word in enumerate(words):
+        if index and word in _PREPOSITIONS:
+            return words[:index]
+    return words
 
 
 def shape_model_proposals(proposals: Sequence[Proposal]) -> list[Proposal | Refused]:

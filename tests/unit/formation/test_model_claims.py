@@ -63,6 +63,16 @@ def test_a_thing_named_more_fully_in_the_same_message_is_one_claim_the_fullest()
     assert "dance studio" in refused[0].detail
 
 
+def test_a_thing_named_inside_another_after_a_preposition_is_another_thing() -> None:
+    shaped = shape_model_proposals(
+        [
+            _claim("I", "participated_in", "speech at my cousin's wedding", tense="past"),
+            _claim("I", "participated_in", "cousin's wedding", tense="past"),
+        ]
+    )
+    assert all(isinstance(p, Proposal) for p in shaped)
+
+
 def test_paraphrases_across_messages_become_the_same_claim() -> None:
     one = shape_model_proposals([_claim("I", "prefers", "fantasy books", facet="genre")])
     two = shape_model_proposals([_claim("I", "prefers", "reading fantasy books", facet="genre")])
@@ -166,14 +176,30 @@ def test_a_pointing_word_before_a_name_goes_from_the_normal_form() -> None:
     assert isinstance(meeting, Proposal) and meeting.object == "community meeting"
 
 
-def test_a_work_of_the_speakers_told_by_its_state_is_the_speakers_work_under_way() -> None:
-    (novel,) = shape_model_proposals([_claim("my novel", "has_status", "nearly done")])
-    assert isinstance(novel, Proposal)
-    assert (novel.subject, novel.relation, novel.object) == ("I", "responsible_for", "novel")
+def test_a_work_of_the_speakers_is_the_speakers_work_its_state_stays_the_works() -> None:
+    kind, state = shape_model_proposals(
+        [_claim("my novel", "instance_of", "a thriller"), _claim("my novel", "has_status", "done")]
+    )
+    assert isinstance(kind, Proposal)
+    assert (kind.subject, kind.relation, kind.object) == ("I", "responsible_for", "novel")
+    assert isinstance(state, Proposal)
+    assert (state.subject, state.relation) == ("my novel", "has_status")
+
+
+def test_the_state_of_a_piece_of_work_and_a_relation_to_the_principal_are_kept() -> None:
+    shaped = shape_model_proposals(
+        [
+            _claim("The migration", "has_status", "done"),
+            _claim("The release", "blocked_by", "QA sign-off"),
+            _claim("Priya", "manages", "me"),
+            _claim("my 18th birthday", "occurred_on", "2015"),
+        ]
+    )
+    assert all(isinstance(p, Proposal) for p in shaped)
 
 
 @pytest.mark.parametrize(
-    ("obj", "provisional"),
+    ("obj", "provisional"),  # told in the past: "I went to the … last week"
     [
         ("handing out blankets at the shelter", True),
         ("first call-out", True),
