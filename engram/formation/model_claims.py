@@ -18,10 +18,14 @@ proposal (so ``proposed == admitted + refused + overflow`` still holds):
   the same normal form makes the same belief;
 * **the principal's facts only** — a proposal whose subject is not the speaker (nor the
   project) is a fact of someone or something else: about a thing of the speaker's ("my car's
-  status is broken down") it is kept as the principal's relation to it, (speaker, owns, car),
-  and about a relative ("my sister lives in Oslo") as (speaker, related_to, sister); anything
-  else ("Edinburgh is located in Scotland", a film star's tastes, a friend's job) is refused
-  ``not_spoken_by_principal`` with a detail that says so;
+  status is broken down") it is kept as the principal's relation to it, (speaker, owns, car);
+  about a relative ("my sister lives in Oslo") as (speaker, related_to, sister); about a work of
+  theirs ("my screenplay is a love story") as (speaker, responsible_for, screenplay); a relation
+  whose object is the principal ("Priya manages me") is theirs already; anything else
+  ("Edinburgh is located in Scotland", a film star's tastes, a friend's job) is refused
+  ``not_spoken_by_principal`` with a detail that says so. The state, schedule and rules of a
+  piece of work (:data:`_WORK_STATE`: "the release is blocked by QA") stay as they are: the
+  project's kind of fact, which words alone do not tell from a personal work's state;
 * "we" is the project only for the project's kinds of claim (a decision, a rule, a tool, a
   status), as in the pattern arm; otherwise the principal is one of "we": "we went camping",
   "we love old films at Christmas" and "we're putting on a show" are the speaker's own
@@ -31,11 +35,9 @@ proposal (so ``proposed == admitted + refused + overflow`` still holds):
   shoes", "it", "an event", "the thing") is refused ``unresolvable_subject``, as admission
   refuses a subject that names nothing; a pointing word before a name ("that community
   meeting") is dropped from the normal form;
-* **one-off events provisional** — an event that is neither a known kind of event nor a
-  pastime (the pattern arm forms only those) is kept at a confidence under the salience
-  threshold, so it forms provisional until another message tells it again; a work of the
-  speaker's told by its state ("my screenplay is nearly done") is the speaker's work under way,
-  (speaker, responsible_for, screenplay).
+* **one-off events provisional** — a past event of more than one word that is neither a known
+  kind of event nor an activity (the pattern arm forms only those) is kept at a confidence
+  under the salience threshold, so it forms provisional until another message tells it again.
 
 Pure and deterministic: words in, words out; only proposals of a model extractor are touched
 (the pattern arm's own gate, :mod:`.deterministic.ends`, does this for its proposals).
