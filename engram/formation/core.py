@@ -37,6 +37,7 @@ from engram.formation.admission import Admitted, MessageAdmission, Refused
 from engram.formation.explicit import remembered_ranges, within
 from engram.formation.gates import Cited, classify_sensitivity, eligibility_refusal, redact_cited
 from engram.formation.injection import in_private_reasoning, sentences_around
+from engram.formation.model_claims import shape_model_proposals
 from engram.formation.policy import FormationPolicy
 from engram.formation.proposals import Proposal
 from engram.formation.spans import Span
@@ -436,8 +437,9 @@ def _form_message(
     outcome: _Outcome,
 ) -> None:
     content, policy = forming.message.content, forming.policy
-    for position, proposal in enumerate(proposals):
-        verdict = admission.check(proposal)
+    for position, shaped in enumerate(shape_model_proposals(proposals)):
+        proposal = shaped.proposal if isinstance(shaped, Refused) else shaped
+        verdict = shaped if isinstance(shaped, Refused) else admission.check(shaped)
         if isinstance(verdict, Refused):
             refused_at_admission = (verdict.reason, verdict.detail)
             outcome.refusals.append(_refusal(forming, position, proposal, refused_at_admission))
