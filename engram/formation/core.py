@@ -143,12 +143,21 @@ def authorised_scope(episode: Episode) -> str:
 
 
 def render_statement(
-    subject: ClaimEnd, relation: str, obj: ClaimEnd, facet: str | None, polarity: str
+    subject: ClaimEnd,
+    relation: str,
+    obj: ClaimEnd,
+    facet: str | None,
+    polarity: str,
+    *,
+    ended: bool = False,
 ) -> str:
-    """The canonical statement, rendered locally: a model never authors belief prose."""
+    """The canonical statement, rendered locally: a model never authors belief prose. A state
+    that has ended (``ended``) reads "used to"."""
     verb = relation.replace("_", " ")
     if polarity == Polarity.RETRACT:
         verb = f"no longer {verb}"
+    elif ended:
+        verb = f"used to {verb}"
     about = f" ({facet})" if facet else ""
     return f"{subject.text} {verb} {obj.text}{about}"
 
@@ -358,7 +367,7 @@ def _first_person(admitted: Admitted) -> bool:
     proposal = admitted.proposal
     return (
         admitted.subject.kind is EndKind.SPEAKER
-        and proposal.tense in (None, Tense.PRESENT.value)
+        and admitted.tense == Tense.PRESENT.value
         and proposal.polarity != Polarity.RETRACT.value
     )
 
@@ -381,8 +390,9 @@ def _candidate(
     sensitivity = classify_sensitivity(f"{statement} {admitted.span.quote}")
     if relation.sensitivity is not None and relation.sensitivity not in sensitivity:
         sensitivity = [relation.sensitivity, *sensitivity]  # "I'm vegan" names no health term
-    single = relation.cardinality == "single" or (
-        relation.belief_type == "preference" and admitted.facet is not None
+    single = not admitted.past_state and (
+        relation.cardinality == "single"
+        or (relation.belief_type == "preference" and admitted.facet is not None)
     )
     subject, obj, span = admitted.subject, admitted.object, admitted.span
     return Candidate(
@@ -403,7 +413,7 @@ def _candidate(
         object=obj,
         facet=admitted.facet,
         polarity=_POLARITIES[proposal.polarity],
-        tense=_TENSES[proposal.tense],
+        tense=_TENSES[admitted.tense],
         statement=statement,
         quote=span.quote,
         span_start=span.start,
@@ -448,6 +458,7 @@ def _form_message(
             verdict.object,
             verdict.facet,
             proposal.polarity or "",
+            ended=verdict.past_state,
         )
         chars = _char_range(content, verdict.span, forming.ascii)
         refused = _gate(verdict, forming, statement, chars)
