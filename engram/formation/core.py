@@ -34,6 +34,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from engram.formation.admission import Admitted, MessageAdmission, Refused
+from engram.formation.cardinality import single_valued
 from engram.formation.explicit import remembered_ranges, within
 from engram.formation.gates import Cited, classify_sensitivity, eligibility_refusal, redact_cited
 from engram.formation.injection import in_private_reasoning, sentences_around
@@ -390,10 +391,7 @@ def _candidate(
     sensitivity = classify_sensitivity(f"{statement} {admitted.span.quote}")
     if relation.sensitivity is not None and relation.sensitivity not in sensitivity:
         sensitivity = [relation.sensitivity, *sensitivity]  # "I'm vegan" names no health term
-    single = not admitted.past_state and (
-        relation.cardinality == "single"
-        or (relation.belief_type == "preference" and admitted.facet is not None)
-    )
+    single = single_valued(relation, admitted.facet, past_state=admitted.past_state)
     subject, obj, span = admitted.subject, admitted.object, admitted.span
     return Candidate(
         candidate_id=forming.names.candidate(
