@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from engram.formation.cardinality import CHOICE_FACETS, choice_facet, single_valued
 from engram.formation.vocabulary import Relation, lookup
+from engram.policies.prompt import load_extraction_prompt
 from engram.resolution.beliefs import BeliefState
 from engram.resolution.chunk import resolve_chunk
 from tests.support.episodes import turn
@@ -71,3 +72,10 @@ def test_a_new_choice_replaces_the_old_one() -> None:
         ("emacs", "active"),
         ("vim", "superseded"),
     ]
+
+
+def test_the_prompt_names_the_same_choice_facets() -> None:
+    """The model is told which facets hold one choice at a time: exactly these."""
+    section = " ".join(load_extraction_prompt(None).section("relations").split())
+    listed = section.split("a new value replacing the old:")[1].split(".")[0]
+    assert {name.strip() for name in listed.split(",")} == CHOICE_FACETS
