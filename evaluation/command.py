@@ -352,6 +352,12 @@ def coverage(
     answers: Path | None = typer.Option(None, "--answers", help=_ANSWERS_HELP),
     answers_prompt: str | None = typer.Option(None, "--answers-prompt", help=_PROMPT_HELP),
     accept_stale: bool = typer.Option(False, "--accept-stale", help=_STALE_HELP),
+    over_http: bool = typer.Option(
+        False,
+        "--over-http",
+        help="With --answers: serve them at the replay endpoint (127.0.0.1:8089) and ask it over "
+        "HTTP as a worker does; the report adds the sizes of prompts and completions.",
+    ),
 ) -> None:
     """Fact coverage, a proxy for recall: the share of facts one of whose evidence messages
     is cited by a belief of the principal, with the arm(s) of the policy and the resolution
@@ -361,7 +367,12 @@ def coverage(
         known = load_facts(facts)
         if arm in (ArmChoice.MODEL, ArmChoice.BOTH):
             report = _model_coverage(
-                turns, known, arm, answers, answers_prompt, accept_stale, show_missed, seed
+                turns,
+                known,
+                arm,
+                (answers, answers_prompt, accept_stale, over_http),
+                show_missed,
+                seed,
             )
         else:
             if answers is not None:
@@ -444,12 +455,13 @@ def _model_coverage(
     turns: Path,
     facts: list[Fact],
     arm: ArmChoice,
-    answers: Path | None,
-    answers_prompt: str | None,
-    accept_stale: bool,
+    given: tuple[Path | None, str | None, bool, bool],
     show_missed: int,
     seed: int,
 ) -> CoverageReport:
+    """``given``: the answers file, its prompt digest, whether stale answers are accepted, and
+    whether to ask them over HTTP."""
+    answers, answers_prompt, accept_stale, over_http = given
     settings = load_settings()
     if answers is not None:
         settings = replay_settings(settings)
@@ -460,7 +472,16 @@ def _model_coverage(
         else None
     )
     return asyncio.run(
-        model_coverage(turns, facts, policy, settings, source, show_missed=show_missed, seed=seed)
+        model_coverage(
+            turns,
+            facts,
+            policy,
+            settings,
+            source,
+            show_missed=show_missed,
+            seed=seed,
+            over_http=over_http,
+        )
     )
 
 

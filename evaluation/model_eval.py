@@ -24,6 +24,7 @@ from engram.evaluation.answers import RecordedAnswers, StaleAnswers, answer_key,
 from engram.evaluation.corpus import Case
 from engram.evaluation.coverage import CoverageReport, Fact, measure, resolve_formed
 from engram.evaluation.model_run import ModelCalls, case_arm, form_with_model, replayed
+from engram.evaluation.replay import ReplayServer
 from engram.evaluation.scoring import ArmReport, episode_for, evaluate_episode_arm
 from engram.formation.formable import nothing_can_form
 from engram.formation.gates import redact
@@ -37,7 +38,8 @@ from engram.streams.model.prompt import new_fence, render_system_prompt, render_
 from engram.streams.wiring import model_extractor_for
 
 REPLAY_MODEL = "recorded"
-REPLAY_ENDPOINT = "http://127.0.0.1:8089/v1"
+REPLAY_PORT = 8089
+REPLAY_ENDPOINT = f"http://127.0.0.1:{REPLAY_PORT}/v1"
 """Where ``engram eval replay`` listens by default, and the origin the answers' policy names."""
 
 
@@ -100,12 +102,22 @@ async def model_coverage(
     *,
     show_missed: int = 0,
     seed: int = 0,
+    over_http: bool = False,
 ) -> CoverageReport:
     """Fact coverage with the model arm (``policy``'s kind, model or both): from ``source``'s
-    answers, or from the settings' endpoint when there are none."""
+    answers, or from the settings' endpoint when there are none. ``over_http``: the answers
+    are served by the replay endpoint at :data:`REPLAY_ENDPOINT` and asked over HTTP by the
+    worker's extractor (the worker path, the same policy), and the report gives the sizes of
+    what was sent and answered."""
     episodes = list(read_episodes(turns))
     calls = ModelCalls()
-    if source is not None:
+    sizes: dict[str, object] | None = None
+    if source is not None and over_http:
+        async with ReplayServer(source.answers, port=REPLAY_PORT) as server:
+            async with model_extractor_for(settings, policy) as extractor:
+                batches = await form_with_model(episodes, policy, extractor.propose, calls)
+            sizes = server.log.sizes()
+    elif source is not None:
         batches = await form_with_model(
             episodes, policy, replayed(source.answers, policy, calls), calls
         )
@@ -117,6 +129,8 @@ async def model_coverage(
     report.arm = policy.extractor_kind
     described = source.describe() if source is not None else {"endpoint": settings.model.endpoint}
     report.model = {**described, "model": policy.model_name, "calls": calls.to_dict()}
+    if sizes is not None:
+        report.model["over_http"] = sizes
     return report
 
 

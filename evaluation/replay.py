@@ -41,6 +41,10 @@ class Sent:
     answered: bool
 
 
+CHARS_PER_TOKEN = 4
+"""A rough estimate for English text and JSON: tokens are about a quarter of the characters."""
+
+
 @dataclass(slots=True)
 class ReplayLog:
     """Every request served, and whether every system prompt was the first one's bytes."""
@@ -48,6 +52,41 @@ class ReplayLog:
     sent: list[Sent] = field(default_factory=list)
     system_prompt: str | None = None
     system_first_and_identical: bool = True
+
+    def sizes(self) -> dict[str, object]:
+        """What the arm sent and got back per request: characters (mean, p50, p95, max) and
+        tokens estimated at :data:`CHARS_PER_TOKEN` characters each."""
+        if not self.sent:
+            return {"requests": 0}
+        system = self.sent[0].system_chars
+        return {
+            "requests": len(self.sent),
+            "system_prompt_first_and_identical": self.system_first_and_identical,
+            "system_chars": system,
+            "user_chars": _spread([s.user_chars for s in self.sent]),
+            "prompt_chars": _spread([system + s.user_chars for s in self.sent]),
+            "completion_chars": _spread([s.reply_chars for s in self.sent]),
+            "prompt_tokens_estimate_mean": round(
+                sum(system + s.user_chars for s in self.sent) / len(self.sent) / CHARS_PER_TOKEN
+            ),
+            "completion_tokens_estimate_mean": round(
+                sum(s.reply_chars for s in self.sent) / len(self.sent) / CHARS_PER_TOKEN
+            ),
+        }
+
+
+def _spread(values: list[int]) -> dict[str, int]:
+    ordered = sorted(values)
+
+    def at(share: float) -> int:
+        return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
+
+    return {
+        "mean": round(sum(ordered) / len(ordered)),
+        "p50": at(0.5),
+        "p95": at(0.95),
+        "max": ordered[-1],
+    }
 
 
 def parse_request(body: dict[str, Any]) -> tuple[str, str, str, str]:
