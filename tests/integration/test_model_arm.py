@@ -185,7 +185,7 @@ class TestAMessageNothingOfWhichCanBeKeptIsNotAsked:
             (Role.USER, "I live in Cusco."),
         )
         before = {
-            reason: MODEL_SKIPPED.labels(reason)._value.get()  # noqa: SLF001
+            reason: MODEL_SKIPPED.labels(reason)._value.get()
             for reason in ("untrusted_source", "system_restatement")
         }
         async with (
@@ -198,7 +198,7 @@ class TestAMessageNothingOfWhichCanBeKeptIsNotAsked:
         assert [r.message("user").count("Speaker: user") for r in server.requests] == [1]
         assert (
             MODEL_SKIPPED.labels("untrusted_source")._value.get() == before["untrusted_source"] + 2
-        )  # noqa: SLF001
+        )
         assert [c.object.text for c in batch.candidates] == ["Cusco"]
         # the pattern arm still reads the others' words: what it found is refused, with a reason
         assert {r.reason for r in batch.refusals} == {RefusalReason.NOT_SPOKEN_BY_PRINCIPAL}
