@@ -193,6 +193,12 @@ deadline. Told in the future tense ("I'm going to learn the cello") they are hel
 are current: every model marks them ``future``, and refusing them refused every plan."""
 
 
+_TRANSIENT_STATES = frozenset({"has_status"})
+"""States not kept as history: a task's or a thing's status ("the audition went alright", "my
+laptop crashed") is transient while it holds (the policy's ``transient_days``) and worth nothing
+once it has passed."""
+
+
 def kept_tense(tense: str | None, polarity: str | None, relation: Relation) -> str | None:
     """The tense a claim is kept in, or None when it cannot be kept (``not_current``).
 
@@ -200,7 +206,8 @@ def kept_tense(tense: str | None, polarity: str | None, relation: Relation) -> s
     * ``past`` on an event: something that happened ("I went to Oslo"), kept as it is;
     * ``past`` on a state, asserted: a state that held and has ended ("I used to be a
       librarian"): kept as history, a belief with an end (``valid_to``) that supersedes
-      nothing and that nothing current replaces;
+      nothing and that nothing current replaces — except a past status (``has_status``),
+      transient while it held and nothing once over;
     * ``past`` on a state, retracted ("I lost my job as a banker"): the state has ended, which
       is a retraction now ("no longer a banker"), ``present``;
     * ``future`` on a plan (:data:`HELD_NOW_ABOUT_LATER`): an intention held now, ``present``;
@@ -211,7 +218,7 @@ def kept_tense(tense: str | None, polarity: str | None, relation: Relation) -> s
     if tense == "present":
         return "present"
     if tense == "past":
-        if relation.is_event or polarity == "assert":
+        if relation.is_event or (polarity == "assert" and relation.name not in _TRANSIENT_STATES):
             return "past"
         return "present" if polarity == "retract" else None
     if tense == "future" and relation.name in HELD_NOW_ABOUT_LATER:

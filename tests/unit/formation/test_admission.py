@@ -87,6 +87,12 @@ def test_a_past_state_is_kept_as_history() -> None:
     assert verdict.tense == "past" and verdict.past_state
 
 
+def test_a_past_status_is_not_kept() -> None:
+    """A thing's status that has passed ("the build was broken") is worth nothing as history."""
+    p = proposal(subject="the build", relation="has_status", object="broken", quote="I live")
+    assert reason(replace(p, tense="past")) is RefusalReason.NOT_CURRENT
+
+
 def test_a_past_state_retracted_is_a_retraction_now() -> None:
     """A past state retracted ("I lost my job in Berlin"): the state has ended, "no longer"."""
     verdict = check(proposal(tense="past", polarity="retract"))
