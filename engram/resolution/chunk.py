@@ -45,6 +45,7 @@ from engram.resolution.resolve import (
     Reinforce,
     Rejected,
     Replayed,
+    ended_state,
     resolve,
 )
 from engram.resolution.undo import AliasImage, BatchUndo, BeliefImage
@@ -374,6 +375,9 @@ class _BatchWriter:
             sensitivity=list(c.sensitivity),
             is_single=c.cardinality == "single",
             valid_from=batch.occurred_at,
+            # a state told in the past had ended by the time it was told; when it began is
+            # not known, so its valid time is the instant it was told, closed
+            valid_to=batch.occurred_at if ended_state(c) else None,
             known_from=batch.occurred_at,
             supersedes=decision.supersedes[0] if decision.supersedes else None,
             formation_run=batch.batch_id,

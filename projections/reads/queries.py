@@ -10,7 +10,7 @@ from typing import Any
 import asyncpg
 import orjson
 
-from engram.formation.wording import Person, readable_statement
+from engram.formation.wording import Person, kept_as_history, readable_statement
 from engram.projections.reads.decay_in_force import decay_in_force
 from engram.projections.reads.runs import REFUSAL_COLUMNS, get_run, refusal_view
 from engram.resolution.decay import Decay
@@ -95,6 +95,7 @@ def belief_view(row: asyncpg.Record, decay: Decay, now: datetime) -> BeliefView:
             facet=row["facet"] or None,
             retracted=row["polarity"] == "retract",
             person=Person(row["principal"]),
+            ended=kept_as_history(row["status"], row["valid_to"]),
         ),
         subject=subject,
         relation=row["relation"],

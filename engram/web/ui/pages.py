@@ -18,7 +18,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
 from engram.formation.vocabulary import RELATIONS, BeliefType
-from engram.formation.wording import readable_refusal, readable_statement
+from engram.formation.wording import kept_as_history, readable_refusal, readable_statement
 from engram.generations.reading import reading
 from engram.projections.messages.conversation import messages_around
 from engram.projections.reads.cursor import InvalidCursor
@@ -51,6 +51,7 @@ def say(viewer: Viewer, belief: BeliefView) -> str:
         facet=belief.facet,
         retracted=belief.polarity == "retract",
         person=viewer.person,
+        ended=kept_as_history(belief.status, belief.valid_to),
     )
 
 

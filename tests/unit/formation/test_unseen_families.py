@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from engram.schemas.claims import ClaimsBatchFormed
+from engram.schemas.claims import ClaimsBatchFormed, Tense
 from engram.schemas.common import Role
 from tests.unit.formation.formed import batch
 
@@ -32,7 +32,12 @@ def _batch(sentence: str) -> ClaimsBatchFormed:
 
 
 def _of_family(sentence: str, family: Family) -> set[str]:
-    return {c.statement for c in _batch(sentence).candidates if c.relation in family.relations}
+    """What forms of the family and holds now (a state kept as history, "used to", does not)."""
+    return {
+        c.statement
+        for c in _batch(sentence).candidates
+        if c.relation in family.relations and (c.tense is Tense.PRESENT or c.is_event)
+    }
 
 
 def _beliefs(*statements: str) -> frozenset[str]:
