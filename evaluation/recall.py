@@ -36,6 +36,7 @@ import time
 from collections.abc import AsyncIterator, Iterable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field, replace
+from datetime import datetime
 from pathlib import Path
 
 import asyncpg
@@ -100,6 +101,8 @@ class Question:
     evidence: frozenset[str]
     own_evidence: bool
     """Whether an evidence message is the principal's own (``evidence_by_principal``)."""
+    asked_at: datetime | None = None
+    """When the question is asked (``asked_at``, RFC 3339), if the file says."""
 
 
 def load_questions(path: Path) -> list[Question]:
@@ -118,6 +121,9 @@ def load_questions(path: Path) -> list[Question]:
                     category=int(row["category"]),
                     evidence=frozenset(str(e) for e in row["evidence_event_ids"]),
                     own_evidence=any(row.get("evidence_by_principal") or [True]),
+                    asked_at=(
+                        datetime.fromisoformat(row["asked_at"]) if row.get("asked_at") else None
+                    ),
                 )
             )
         except (orjson.JSONDecodeError, KeyError, TypeError, ValueError) as exc:
@@ -253,21 +259,51 @@ class OwnMessages:
         return [frozenset({events[i]}) for i in index.top(tokens(question.text), TOP)]
 
 
+_LAST_SAID = "SELECT max(occurred_at) FROM message WHERE tenant = $1 AND principal = $2"
+
+
+class AskedAt:
+    """When each question is asked: its own ``asked_at`` if the file gives one; else, with
+    ``at_end``, just after the principal's last message (the benchmark asks its questions
+    after the whole conversation, so "last year" means the year before its last session);
+    else None, the clock's now."""
+
+    def __init__(self, pool: asyncpg.Pool, *, at_end: bool) -> None:
+        self._pool = pool
+        self._at_end = at_end
+        self._ends: dict[tuple[str, str], datetime | None] = {}
+
+    async def of(self, question: Question) -> datetime | None:
+        if question.asked_at is not None or not self._at_end:
+            return question.asked_at
+        who = (question.tenant, question.principal)
+        if who not in self._ends:
+            async with reading(self._pool, principal=who) as conn:
+                self._ends[who] = await conn.fetchval(_LAST_SAID, *who)
+        return self._ends[who]
+
+
 async def measure(
     pool: asyncpg.Pool,
     questions: Iterable[Question],
     embedder: Embedder | None = None,
     *,
     semantic_weight: float | None = None,
+    asked_at_end: bool = True,
 ) -> Report:
     """Every question through recall (semantically when ``embedder``'s generation is active;
-    ``semantic_weight`` overrides the default weight of its list), and the baselines."""
+    ``semantic_weight`` overrides the default weight of its list), and the baselines; each
+    asked at :class:`AskedAt`'s date (``asked_at_end``: the conversation's end where the file
+    gives none)."""
     report = Report()
     baseline = OwnMessages(pool)
+    dates = AskedAt(pool, at_end=asked_at_end)
     for question in questions:
         if not question.evidence:
             report.without_evidence += 1
             continue
+        if question.asked_at is None and asked_at_end:
+            question = replace(question, asked_at=await dates.of(question))
         who = (question.tenant, question.principal)
         started = time.perf_counter()
         semantic: SemanticQuery | None = None
@@ -305,6 +341,7 @@ async def _ask(
         query=question.text,
         limit=TOP,
         semantic=semantic,
+        asked_at=question.asked_at,
     )
 
 
@@ -394,12 +431,17 @@ async def scratch_database(admin_url: str, prefix: str = "recall_eval_") -> Asyn
 
 
 async def evaluate(
-    database_url: str, qa: Path, turns: Path | None, embedder: Embedder | None = None
+    database_url: str,
+    qa: Path,
+    turns: Path | None,
+    embedder: Embedder | None = None,
+    *,
+    asked_at_end: bool = True,
 ) -> dict[str, object]:
     """The whole run: questions loaded first (a bad file fails before any database work)."""
     questions = load_questions(qa)
     if turns is None:
-        return await _measure_at(database_url, questions, embedder)
+        return await _measure_at(database_url, questions, embedder, asked_at_end)
     async with scratch_database(database_url) as url:
         conn = await asyncpg.connect(url)
         try:
@@ -408,15 +450,16 @@ async def evaluate(
         finally:
             await conn.close()
         formed = {"turns": str(turns), "batches": batches, "messages_indexed": messages}
-        return {**formed, **(await _measure_at(url, questions, embedder))}
+        return {**formed, **(await _measure_at(url, questions, embedder, asked_at_end))}
 
 
 async def _measure_at(
-    url: str, questions: list[Question], embedder: Embedder | None
+    url: str, questions: list[Question], embedder: Embedder | None, asked_at_end: bool
 ) -> dict[str, object]:
     pool = await asyncpg.create_pool(url, min_size=1, max_size=2)
     try:
-        report = await measure(pool, questions, embedder)
+        report = await measure(pool, questions, embedder, asked_at_end=asked_at_end)
     finally:
         await pool.close()
-    return {"questions": len(questions), **report.to_dict()}
+    asked = "the principal's last message" if asked_at_end else "now"
+    return {"questions": len(questions), "asked_at": asked, **report.to_dict()}
