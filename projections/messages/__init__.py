@@ -11,6 +11,7 @@ from engram.projections.messages.embeddings.embedder import Embedder, Vectors
 from engram.projections.messages.embeddings.generation import EmbeddingGeneration
 from engram.projections.messages.embeddings.resident import RESIDENT as resident_vectors
 from engram.projections.messages.lexical import best_messages, question_statistics
+from engram.projections.messages.spelling import Spelling, read_spelling
 from engram.projections.messages.store import (
     INDEXER,
     MessageKey,
@@ -25,12 +26,14 @@ __all__ = [
     "Embedder",
     "EmbeddingGeneration",
     "MessageKey",
+    "Spelling",
     "Vectors",
     "best_messages",
     "embedding_store",
     "hide_messages",
     "message_of_item",
     "question_statistics",
+    "read_spelling",
     "redacted_messages",
     "resident_vectors",
 ]

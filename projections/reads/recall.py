@@ -35,6 +35,7 @@ hit's key and id. While memory stands still the pages walk every hit once.
 
 from __future__ import annotations
 
+import asyncio
 import unicodedata
 import uuid
 from collections.abc import Hashable, Mapping, Sequence, Set
@@ -52,6 +53,7 @@ from engram.projections.messages import (
     embedding_store,
     message_of_item,
     question_statistics,
+    read_spelling,
     resident_vectors,
 )
 from engram.projections.reads.cursor import InvalidCursor, decode_score_cursor, encode_cursor
@@ -377,6 +379,7 @@ async def recall(
     after = decode_score_cursor(CURSOR_KIND, cursor) if cursor is not None else None
     role_names = sorted({Role(r).value for r in roles})
     timed = periods(query, asked_at or datetime.now(UTC))
+    spelling = await asyncio.to_thread(read_spelling, timed.words)  # loads a word list once
 
     stats = await question_statistics(
         conn,
@@ -385,6 +388,7 @@ async def recall(
         words=question_words(timed.words, principal),
         roles=role_names,
         project=project,
+        spelling=spelling,
     )
     idf = stats.idf
     # A question that is only a date ("May 2023"): answered by the messages said then, not by

@@ -143,3 +143,50 @@ async def test_relative_time_is_read_from_the_date_the_question_is_asked(
         )
     hits = [h for h in then.hits if isinstance(h, RecalledMessage)]
     assert first(hits) == "I planted tomatoes and peppers in the garden."
+
+
+WORDS_SAID = [
+    "The new sofa cost a fortune.",
+    "We painted the shed green on Sunday.",
+    "I walked in the park after lunch.",
+    "Last month I moved to a bigger flat.",
+    "Meditation helps me sleep.",
+]
+
+
+async def said_only(conn: asyncpg.Connection, tenant: str) -> None:
+    """Ana's :data:`WORDS_SAID`, indexed (no vectors: these questions are matched by words)."""
+    turns = [
+        turn(tenant, "ana", "p", text, seq=i, session=f"s{i}") for i, text in enumerate(WORDS_SAID)
+    ]
+    records = [LogRecord(0, i, t.model_dump_json().encode()) for i, t in enumerate(turns)]
+    await index_records(conn, TOPIC, 0, records)
+
+
+async def by_words(conn: asyncpg.Connection, tenant: str, question: str) -> list[str]:
+    found = await recall(conn, tenant=tenant, principal="ana", query=question, asked_at=ASKED)
+    return [h.content for h in found.hits if isinstance(h, RecalledMessage)]
+
+
+async def test_a_real_word_the_principal_never_said_is_not_rewritten(pool: asyncpg.Pool) -> None:
+    async with pool.acquire() as conn:
+        await said_only(conn, "words")
+        coat = await by_words(conn, "words", "How many coats did the shed get?")
+        para = await by_words(conn, "words", "O que eu comprei para o jardim?")
+        montou = await by_words(conn, "words", "Quando ele montou a tenda?")
+    assert coat == ["We painted the shed green on Sunday."], "coat is not cost"
+    assert "I walked in the park after lunch." not in para, "para is not park"
+    assert "Last month I moved to a bigger flat." not in montou, "montou is not month"
+
+
+async def test_a_word_that_is_no_word_is_corrected_by_adding_its_word(
+    pool: asyncpg.Pool,
+) -> None:
+    async with pool.acquire() as conn:
+        await said_only(conn, "meditaion")
+        found = await recall(
+            conn, tenant="meditaion", principal="ana", query="When did I start meditaion?"
+        )
+    hits = [h for h in found.hits if isinstance(h, RecalledMessage)]
+    assert first(hits) == "Meditation helps me sleep."
+    assert hits[0].lexical_rank == 1
