@@ -45,7 +45,7 @@ MIN_CORRECTED = 4
 MAX_CANDIDATES = 8
 """The most spellings one word may have meant (the list's commonest first)."""
 
-_WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)?")
+_WORD = re.compile("[^\\W\\d_]+(?:['\u2019][^\\W\\d_]+)?")
 
 
 def words_of(text: str) -> list[str]:
