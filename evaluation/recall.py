@@ -80,6 +80,9 @@ CATEGORIES = {
 adversarial; its prompts add the conversation's date for 2; its tables order 4, 1, 2, 3, 5 as
 the paper's single-hop, multi-hop, temporal, open-domain, adversarial). The paper's numbered
 list reads otherwise; the data's numbers are these."""
+EMBEDDED = frozenset(r.value for r in OWN_WORDS)
+"""Whose messages the evaluation embeds: the principal's own, as the vectors' sink does by
+default (``ENGRAM_EMBEDDING_ROLES``) and all recall's semantic list searches by default."""
 CHUNK = 200
 CLAIMS_TOPIC = "eval.claims"
 EPISODES_TOPIC = "eval.episodes"
@@ -490,8 +493,8 @@ async def form_into(
         indexed += await index_records(conn, EPISODES_TOPIC, 0, log[start : start + CHUNK])
         if embedder is not None and generation is not None:
             part = log[start : start + CHUNK]
-            vectors = await embed_messages(embedder, generation, part)
-            await write_vectors(conn, generation.name, EPISODES_TOPIC, 0, part, vectors)
+            vectors = await embed_messages(embedder, generation, part, EMBEDDED)
+            await write_vectors(conn, generation.name, EPISODES_TOPIC, 0, part, vectors, EMBEDDED)
     if generation is not None:
         await embedding_store.mark_built(conn, generation.name)
         await embedding_store.activate(conn, generation.name)

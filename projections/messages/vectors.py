@@ -157,11 +157,14 @@ async def write_entry_vectors(
 
 
 async def embed_messages(
-    embedder: Embedder, generation: EmbeddingGeneration, records: Sequence[LogRecord]
+    embedder: Embedder,
+    generation: EmbeddingGeneration,
+    records: Sequence[LogRecord],
+    roles: Set[str] | None = None,
 ) -> dict[MessageKey, Vectors]:
-    """:func:`embed_entries` of plaintext records: for writers outside a follower (a bench,
-    the recall evaluation)."""
-    return await embed_entries(embedder, generation, [entry_of(r) for r in records])
+    """:func:`embed_entries` of plaintext records (of ``roles``; None: every role): for writers
+    outside a follower (a bench, the recall evaluation)."""
+    return await embed_entries(embedder, generation, [entry_of(r) for r in records], roles)
 
 
 async def write_vectors(
@@ -171,6 +174,7 @@ async def write_vectors(
     partition: int,
     records: Sequence[LogRecord],
     vectors: Mapping[MessageKey, Vectors],
+    roles: Set[str] | None = None,
 ) -> int:
     """Write the vectors of ``records``' messages (one partition's plaintext records in offset
     order, ``vectors`` from :func:`embed_messages` of them) and store the offset past the last,
@@ -181,6 +185,6 @@ async def write_vectors(
     batch = Batch(topic, partition, [entry_of(r) for r in records], records[-1].offset + 1)
 
     async def write(unread: Batch[LogEntry]) -> int:
-        return await write_entry_vectors(conn, generation, unread.records, vectors)
+        return await write_entry_vectors(conn, generation, unread.records, vectors, roles)
 
     return await write_tracked(conn, vectors_tracking(generation), batch, write)
