@@ -444,14 +444,17 @@ class AsyncEngram:
         cursor: str | None = None,
         principal: str | None = None,
         semantic: bool = True,
+        asked_at: datetime | None = None,
     ) -> RecallResults:
         """What answers ``q``: current beliefs (each with its quotes), then the messages that
         answer — the principal's own words unless ``roles`` names others (each message says its
         role); ``reflects`` says how far formation and the message index had got. Pass
-        ``next_cursor`` back as ``cursor`` for the next page. ``semantic=False``: by words only."""
+        ``next_cursor`` back as ``cursor`` for the next page. ``semantic=False``: by words only.
+        ``asked_at``: when the question is asked (default: the server's now), which "last week"
+        or "two months ago" in it is read from."""
         params = {
             **self._r.who(principal),
-            **_query(q=q, project=project, limit=limit, cursor=cursor),
+            **_query(q=q, project=project, limit=limit, cursor=cursor, asked_at=asked_at),
             **({} if semantic else {"semantic": "false"}),
         }
         pairs = [*params.items(), *(("role", Role(r).value) for r in roles)]

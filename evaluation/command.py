@@ -531,6 +531,18 @@ def recall_questions(
         help="Recall with its semantic list (the configured embedder, ENGRAM_EMBEDDING_*), "
         "beside recall without it and dense-only; --no-dense: lexical recall only.",
     ),
+    translations: Path | None = typer.Option(
+        None,
+        "--translations",
+        help="Also ask these translated questions (JSONL: qa_line, language, question) beside "
+        "their English originals from --qa (needs --dense).",
+    ),
+    asked_at_end: bool = typer.Option(
+        True,
+        "--asked-at-end/--asked-now",
+        help="Ask each question as of the principal's last message (the conversation's end; "
+        "a question's own asked_at wins), or as of now.",
+    ),
     as_json: bool = typer.Option(False, "--json", help="Print the report as JSON."),
 ) -> None:
     """Ask every question through recall and score what it returns on the evidence messages:
@@ -541,7 +553,16 @@ def recall_questions(
     url = settings.database.url.get_secret_value()
     try:
         embedder = embedder_from_settings(settings.embedding) if dense else None
-        report = asyncio.run(evaluate(url, qa, turns, embedder))
+        report = asyncio.run(
+            evaluate(
+                url,
+                qa,
+                turns,
+                embedder,
+                asked_at_end=asked_at_end,
+                translations=translations,
+            )
+        )
     except (OSError, InvalidEpisodeLine, QuestionsError, ModelConfigurationError) as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from exc

@@ -22,6 +22,8 @@ grows and freshness shows it).
 
 from __future__ import annotations
 
+from collections.abc import Set
+
 import asyncpg
 import structlog
 
@@ -51,10 +53,15 @@ class MessageVectors(BatchSink[LogEntry, dict[MessageKey, Vectors]]):
 
     waits_out = (EmbeddingFailure,)
 
-    def __init__(self, pool: asyncpg.Pool, embedder: Embedder) -> None:
+    def __init__(
+        self, pool: asyncpg.Pool, embedder: Embedder, roles: Set[str] | None = None
+    ) -> None:
         self.generation = EmbeddingGeneration.of(embedder.model)
         super().__init__(pool, vectors_tracking(self.generation.name), name=EMBEDDINGS)
         self._embedder = embedder
+        self._roles = roles
+        """Whose messages are embedded (None: every role's): by default the principal's own,
+        what recall's semantic list searches unless asked (``ENGRAM_EMBEDDING_ROLES``)."""
         self._building = True
 
     async def start(self) -> None:
@@ -62,7 +69,7 @@ class MessageVectors(BatchSink[LogEntry, dict[MessageKey, Vectors]]):
             self._building = (await store.register(conn, self.generation)).status == "building"
 
     async def prepare(self, batch: Batch[LogEntry]) -> dict[MessageKey, Vectors]:
-        return await embed_entries(self._embedder, self.generation, batch.records)
+        return await embed_entries(self._embedder, self.generation, batch.records, self._roles)
 
     async def write(
         self,
@@ -70,7 +77,9 @@ class MessageVectors(BatchSink[LogEntry, dict[MessageKey, Vectors]]):
         batch: Batch[LogEntry],
         prepared: dict[MessageKey, Vectors],
     ) -> int:
-        return await write_entry_vectors(conn, self.generation.name, batch.records, prepared)
+        return await write_entry_vectors(
+            conn, self.generation.name, batch.records, prepared, self._roles
+        )
 
     def committed(self, count: int) -> None:
         MESSAGES_EMBEDDED.inc(count)

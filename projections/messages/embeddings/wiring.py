@@ -55,4 +55,4 @@ def _local(settings: EmbeddingSettings) -> Embedder:
             f"ENGRAM_EMBEDDING_DIMENSIONS={settings.dimensions}: multilingual-e5-small makes "
             f"{DIMENSIONS}"
         )
-    return E5Embedder(settings.threads)
+    return E5Embedder(settings.threads or None)  # 0: the engine decides (every core)
