@@ -3,7 +3,11 @@
 The digest's corpus is formed by the deterministic arm (:mod:`.behaviour`), so what the core
 does only with a model's proposals (:mod:`engram.formation.model_claims`: one normal form per
 object, the principal's relation to someone else's fact, vague referents, one-off events) would
-change without the digest moving. These turns and the claims a model could answer for them,
+change without the digest moving; so would what the arm does with a model's tenses (an
+intention told in the future is held now, a past state is kept as history), its facets (a
+category holds many values) and its event dates (folded into the event by
+:func:`engram.formation.merge.merge_proposals`, which the worker calls and so does this file).
+These turns and the claims a model could answer for them,
 written for this file (no sentence of evaluation data), are formed through the same core after
 the corpus, so a change to that handling changes the digest and with it the policy version.
 """
@@ -15,6 +19,7 @@ from collections.abc import Iterator
 from datetime import UTC, datetime
 
 from engram.formation.core import form_episode
+from engram.formation.merge import merge_proposals
 from engram.formation.policy import FormationPolicy
 from engram.formation.proposals import Proposal
 from engram.schemas.claims import ClaimsBatchFormed, SourcePosition
@@ -26,8 +31,9 @@ __all__ = ["MODEL_TURNS", "model_batches"]
 _EXTRACTOR = "model:behaviour"
 _AT = datetime(2026, 2, 2, 10, 0, tzinfo=UTC)
 
-Claim = tuple[str, str, str, str, str]
-"""(subject, relation, object, tense, quote) as a model writes them; polarity ``assert``."""
+Claim = tuple[str, str, str, str, str] | tuple[str, str, str, str, str, str]
+"""(subject, relation, object, tense, quote[, facet]) as a model writes them; polarity
+``assert``."""
 
 MODEL_TURNS: tuple[tuple[str, tuple[Claim, ...]], ...] = (
     (
@@ -68,22 +74,38 @@ MODEL_TURNS: tuple[tuple[str, tuple[Claim, ...]], ...] = (
             ("I", "participated_in", "jazz concert", "past", "went to a jazz concert"),
         ),
     ),
+    (
+        "I plan to learn the cello next year, and I used to work as a night porter.",
+        (
+            ("I", "intends_to", "learn the cello", "future", "I plan to learn the cello"),
+            ("I", "has_role", "night porter", "past", "I used to work as a night porter"),
+        ),
+    ),
+    (
+        "For fun I knit, climb and bake bread; I gave a talk at the guild on Friday.",
+        (
+            ("I", "prefers", "knitting", "present", "For fun I knit", "hobby"),
+            ("I", "prefers", "climbing", "present", "climb", "hobby"),
+            ("I", "prefers", "baking bread", "present", "bake bread", "hobby"),
+            ("I", "participated_in", "talk at the guild", "past", "I gave a talk at the guild"),
+            ("talk at the guild", "occurred_on", "2026-01-30", "past", "on Friday"),
+        ),
+    ),
 )
 
 
-def _proposals(claims: tuple[Claim, ...]) -> list[Proposal]:
-    return [
-        Proposal(
-            subject=subject,
-            relation=relation,
-            object=obj,
-            quote=quote,
-            polarity="assert",
-            tense=tense,
-            extractor=_EXTRACTOR,
-        )
-        for subject, relation, obj, tense, quote in claims
-    ]
+def _proposal(claim: Claim) -> Proposal:
+    subject, relation, obj, tense, quote = claim[:5]
+    return Proposal(
+        subject=subject,
+        relation=relation,
+        object=obj,
+        quote=quote,
+        polarity="assert",
+        tense=tense,
+        extractor=_EXTRACTOR,
+        facet=claim[5] if len(claim) > 5 else None,
+    )
 
 
 def model_batches(policy: FormationPolicy, first_offset: int) -> Iterator[ClaimsBatchFormed]:
@@ -99,4 +121,5 @@ def model_batches(policy: FormationPolicy, first_offset: int) -> Iterator[Claims
             messages=[Message(ordinal=0, role=Role.USER, content=content)],
         )
         source = SourcePosition(topic="behaviour", partition=0, offset=first_offset + index)
-        yield form_episode(turn, policy, {0: _proposals(claims)}, source=source)
+        proposals = merge_proposals([], [_proposal(claim) for claim in claims])
+        yield form_episode(turn, policy, {0: proposals}, source=source)
