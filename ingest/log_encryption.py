@@ -53,6 +53,7 @@ from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, ConsumerRecord, TopicPa
 from pydantic import ValidationError
 
 from engram.infra.errors import EngramFailure
+from engram.infra.log_reading import log_consumer
 from engram.infra.settings import KafkaSettings
 from engram.ingest.producer import encode_episode
 from engram.ingest.topics import source_partitions
@@ -184,10 +185,8 @@ class LogEncryption:
         self._fetch_records = fetch_records
 
     def _consumer(self) -> AIOKafkaConsumer:
-        return AIOKafkaConsumer(
-            bootstrap_servers=self._settings.bootstrap,
-            enable_auto_commit=False,
-            isolation_level="read_committed",
+        return log_consumer(
+            bootstrap=self._settings.bootstrap,
             max_partition_fetch_bytes=max(self._settings.max_event_bytes * 2, 1_048_576),
         )
 

@@ -12,10 +12,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import asyncpg
-from aiokafka import AIOKafkaConsumer, TopicPartition
+from aiokafka import TopicPartition
 from aiokafka.admin import AIOKafkaAdminClient
 
 from engram.generations.registry import Generation
+from engram.infra.log_reading import log_consumer
 from engram.infra.settings import KafkaSettings, Settings, StateSettings
 
 
@@ -106,7 +107,7 @@ async def end_offsets(kafka: KafkaSettings, topic: str) -> dict[int, int]:
     tps = [TopicPartition(topic, p["partition"]) for p in described["partitions"]]
     if described["error_code"] or not tps:
         return {}
-    consumer = AIOKafkaConsumer(bootstrap_servers=kafka.bootstrap, enable_auto_commit=False)
+    consumer = log_consumer(bootstrap=kafka.bootstrap)
     await consumer.start()
     try:
         ends = await consumer.end_offsets(tps)
