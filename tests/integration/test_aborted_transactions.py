@@ -13,7 +13,7 @@ import asyncpg
 import pytest
 from aiokafka import AIOKafkaProducer
 
-from engram.generations.runtime import committed_offsets
+from engram.generations.runtime import committed_offsets, end_offsets, generation_lag
 from engram.ingest.producer import encode_episode
 from engram.ingest.topics import ensure_topics
 from engram.projections.messages.indexer import indexed_offsets
@@ -109,3 +109,47 @@ async def test_an_aborted_turn_forms_nothing_and_the_log_moves_past_it(
     assert [(r["principal"], r["episode_id"]) for r in indexed] == [("bo", committed.event_id)]
     mark = await watermark(pool, tenant=t, project="p")
     assert mark.formed_offset == committed_at and mark.formed_through(aborted_at)
+
+
+async def test_a_log_ending_in_an_aborted_transaction_is_caught_up_once_formed(
+    isolated: Isolated, pool: asyncpg.Pool, tmp_path: Path
+) -> None:
+    """The last offsets of the log are a commit marker, an aborted turn and its abort marker:
+    no record formation is handed, so its committed offset stays short of the end; the
+    generation's lag still reaches zero (what `engram rederive --until-caught-up` waits on)."""
+    t = isolated.tenant
+    kafka = isolated.kafka(partitions=1)
+    await ensure_topics(kafka)
+    committed = turn(t, "bo", "p", "I live in Kilimanjaro.", seq=0)
+    aborted = turn(t, "ana", "p", "I live in Zanzibar.", seq=1)
+    producer = AIOKafkaProducer(
+        bootstrap_servers=kafka.bootstrap, transactional_id=f"{isolated.prefix}-{uuid.uuid4()}"
+    )
+    await producer.start()
+    try:
+        await producer.begin_transaction()
+        committed_at = await _append(producer, kafka.episodes_topic, committed)
+        await producer.commit_transaction()
+        await producer.begin_transaction()
+        aborted_at = await _append(producer, kafka.episodes_topic, aborted)
+        await producer.abort_transaction()
+    finally:
+        await producer.stop()
+    ends = await end_offsets(kafka, kafka.episodes_topic)
+    assert ends[0] == aborted_at + 2 and aborted_at >= committed_at + 2
+    position = LogPosition(
+        event_id=committed.event_id, tenant=t, project="p", partition=0, offset=committed_at
+    )
+    env = {k: v for k, v in isolated.env(partitions=1).items() if not k.startswith("ENGRAM_KEYS_")}
+    env |= {"ENGRAM_KEYS_ENCRYPT_LOG": "false"}
+    with running_worker(isolated, log_path=tmp_path / "worker.log", env=env):
+        await wait_for_watermarks(pool, [position], timeout_s=WAIT_S)
+
+        async def caught_up() -> bool:
+            return (await generation_lag(kafka, pool, "public")).caught_up
+
+        await wait_until(caught_up, timeout_s=WAIT_S, what="the generation reaches the head")
+    formed = await committed_offsets(kafka, kafka.group_id, kafka.episodes_topic)
+    assert committed_at < formed[0] < ends[0]  # the gap is skipped, not committed past
+    assert await list_beliefs(pool, tenant=t, principal="ana", include_all=True) == []
+    assert {b.object for b in await list_beliefs(pool, tenant=t, principal="bo")} >= {"Kilimanjaro"}
