@@ -37,7 +37,7 @@ async def _append(producer: AIOKafkaProducer, topic: str, episode: TurnAppended)
     sent = await producer.send_and_wait(
         topic, encode_episode(episode), key=episode_key(episode.tenant, episode.project)
     )
-    return sent.offset
+    return int(sent.offset)
 
 
 async def test_an_aborted_turn_forms_nothing_and_the_log_moves_past_it(
