@@ -45,6 +45,7 @@ from pydantic import ValidationError
 
 from engram.infra.backoff import Backoff
 from engram.infra.errors import EngramFailure
+from engram.infra.log_reading import log_consumer
 from engram.infra.retry import Retrying, retry
 from engram.infra.settings import KafkaSettings
 from engram.ingest.inbox_rolling import ROLL_HEADER, SegmentRoller, is_roll_marker
@@ -203,13 +204,11 @@ class InboxIntake:
 
     async def _run_once(self) -> None:
         settings = self._settings
-        consumer = AIOKafkaConsumer(
+        consumer = log_consumer(
             settings.inbox_topic,
-            bootstrap_servers=settings.bootstrap,
+            bootstrap=settings.bootstrap,
             group_id=self._group,
-            enable_auto_commit=False,
             auto_offset_reset="earliest",
-            isolation_level="read_committed",
             session_timeout_ms=settings.session_timeout_ms,
             heartbeat_interval_ms=max(settings.session_timeout_ms // 3, 500),
             max_partition_fetch_bytes=max(settings.max_event_bytes * 2, 1_048_576),

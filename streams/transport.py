@@ -31,9 +31,34 @@ from faust.transport.drivers import aiokafka as faust_aiokafka
 from faust.types import TP
 from mode import Service
 
+from engram.infra.log_reading import READ_COMMITTED
+
+
+class EngramConsumerThread(faust_aiokafka.AIOKafkaConsumerThread):
+    """faust's consumer thread, whose aiokafka consumer reads committed records only.
+
+    faust reads ``read_committed`` only under ``processing_guarantee="exactly_once"``, which
+    would also make its producer transactional; formation needs only the reading (why:
+    ``engram/infra/log_reading.py``). faust builds the consumer in one call with every setting,
+    isolation among them, and aiokafka first uses the level when the consumer starts (building
+    its fetcher), so the level is set on the built, not yet started, consumer."""
+
+    def _create_worker_consumer(self, transport: faust_aiokafka.Transport) -> Any:
+        consumer = super()._create_worker_consumer(transport)
+        if not hasattr(consumer, "_isolation_level"):  # aiokafka renamed it: fail, never read all
+            raise RuntimeError(
+                "aiokafka's consumer has no _isolation_level: update EngramConsumerThread"
+            )
+        consumer._isolation_level = READ_COMMITTED
+        return consumer
+
 
 class EngramConsumer(faust_aiokafka.Consumer):
-    """faust's aiokafka consumer; records that can be delivered at once are, without tasks."""
+    """faust's aiokafka consumer; records that can be delivered at once are, without tasks.
+    Its thread's consumer reads committed records only (:class:`EngramConsumerThread`)."""
+
+    def _new_consumer_thread(self) -> faust_aiokafka.AIOKafkaConsumerThread:
+        return EngramConsumerThread(self, loop=self.loop, beacon=self.beacon)
 
     def _delivers_at_once(self) -> Callable[[TP], bool]:
         """A check, bound once per drain loop: can a record of ``tp`` be delivered now

@@ -27,7 +27,7 @@ from engram.cli.extract import extract_lines
 from engram.cli.failures import refuse
 from engram.cli.generations import generations_app
 from engram.cli.keys import keys_app
-from engram.cli.log import log_app, log_checked
+from engram.cli.log import copy_checked, log_app, log_checked
 from engram.cli.operations import digest, dlq_app, formation_app, freshness
 from engram.cli.output import appending, console, err
 from engram.cli.policy import policy_app
@@ -258,6 +258,7 @@ def worker(
     settings = generation_settings(_settings(), generation)
     schema = generation.schema_name
     _keys_checked(settings)
+    copy_checked(settings)
     asyncio.run(ensure_topics(settings.kafka))
     log_checked(settings)
     streams = build_app(settings, build_stage(settings, policy, activation), schema=schema)

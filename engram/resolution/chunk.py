@@ -290,12 +290,19 @@ class _BatchWriter:
     def delete(self, event: BeliefDeleted) -> None:
         """Tombstone the content; the store removes its words from every projection."""
         batch = self._batch
+        key = (batch.tenant, batch.principal, event.content_hash)
         for belief in self._state.with_content(batch.tenant, batch.principal, event.content_hash):
             # Rows this chunk already wrote for it are written and then deleted with the rest
             # by the store; later batches of the chunk no longer see it.
             self._state.remove(belief)
             self.outcome.deleted.append(belief.belief_id)
-        key = (batch.tenant, batch.principal, event.content_hash)
+        # The rows that stood before the chunk (announced when they formed): the rewind a
+        # deletion takes resolved the principal again without them, so they are not in the
+        # state, but they are what this deletion removes. Announced once, by the first
+        # deletion of the content in the chunk.
+        for belief_id in self._state.deleting.pop(key, []):
+            if belief_id not in self.outcome.deleted:
+                self.outcome.deleted.append(belief_id)
         if key in self._state.tombstones:
             return  # deleted twice (two requests raced): one tombstone
         self._state.tombstones.add(key)

@@ -57,6 +57,7 @@ from engram.resolution.ordering import (
 )
 from engram.schemas.claims import ClaimsBatchFormed, RefusalReason
 from engram.schemas.common import principal_hash, principal_key
+from engram.schemas.corrections import BeliefDeleted
 from engram.schemas.memory_events import MemoryChanged, PrincipalErased
 from engram.watermarks.backlog import mark_formed
 
@@ -165,10 +166,12 @@ async def resolve_in_canonical_order(
     }
     todo = list({b.batch_id: b for b in fresh if b.batch_id not in applied}.values())
     rewind = principals_to_rewind(todo, await last_applied(conn, {principal_of(b) for b in todo}))
+    deleting = await _deleted_rows(conn, todo)  # before the rewind empties their principals
     kept = await _undo_for_rewind(conn, todo, rewind)
     unredacted = chunk_order(todo, rewind, kept, ())
     # None of these is applied: ``todo`` was just checked, and ``kept``'s runs were undone.
     state = await load_state(conn, unredacted)
+    state.deleting = deleting
     ordered = chunk_order(todo, rewind, kept, state.tombstones)
     # What redaction takes from the batches leaves the index of messages too (ids and quotes).
     hidden, quotes = redacted_messages([*kept, *todo], state.tombstones)
@@ -189,6 +192,37 @@ async def resolve_in_canonical_order(
         ],
     )
     return changes, _outcomes_of(fresh, ordered, outcomes)
+
+
+async def _deleted_rows(
+    conn: asyncpg.Connection, todo: Sequence[ClaimsBatchFormed]
+) -> dict[tuple[str, str, str], list[uuid.UUID]]:
+    """The belief rows each deletion in ``todo`` removes, as they stand before the chunk
+    (current and past values of the content), oldest first: what it announces as
+    ``memory.deleted`` (:attr:`resolution.beliefs.BeliefState.deleting`)."""
+    keys = sorted(
+        {
+            (b.tenant, b.principal, b.correction.content_hash)
+            for b in todo
+            if isinstance(b.correction, BeliefDeleted)
+        }
+    )
+    if not keys:
+        return {}
+    rows = await conn.fetch(
+        """
+        SELECT b.tenant, b.principal, b.content_hash, b.belief_id FROM belief b
+        JOIN unnest($1::text[], $2::text[], $3::text[]) AS h(tenant, principal, content_hash)
+          ON (b.tenant, b.principal, b.content_hash) = (h.tenant, h.principal, h.content_hash)
+        ORDER BY b.valid_from, b.belief_id
+        """,
+        *(list(column) for column in zip(*keys, strict=True)),
+    )
+    deleting: dict[tuple[str, str, str], list[uuid.UUID]] = {}
+    for row in rows:
+        key = (row["tenant"], row["principal"], row["content_hash"])
+        deleting.setdefault(key, []).append(row["belief_id"])
+    return deleting
 
 
 async def _undo_for_rewind(

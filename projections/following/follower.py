@@ -31,6 +31,7 @@ from aiokafka.errors import IllegalStateError, KafkaError
 from prometheus_client import Gauge
 
 from engram.infra.db import DATABASE_BACKOFF, UNAVAILABLE, retry_while_unavailable
+from engram.infra.log_reading import log_consumer
 from engram.infra.metrics import FOLLOWER_LAG, FOLLOWER_RECORDS
 from engram.infra.settings import KafkaSettings
 from engram.projections.following.listener import SeekToStoredOffsets
@@ -128,14 +129,12 @@ class LogFollower(Generic[T]):
     async def run(self) -> None:
         for follows in self._follows:
             await retry_while_unavailable(follows.sink.start, what=f"{follows.sink.name}.start")
-        consumer = self._consumer = AIOKafkaConsumer(
-            bootstrap_servers=self._settings.bootstrap,
+        consumer = self._consumer = log_consumer(
+            bootstrap=self._settings.bootstrap,
             group_id=self.group,
-            enable_auto_commit=False,
             auto_offset_reset="earliest",
             session_timeout_ms=self._settings.session_timeout_ms,
             heartbeat_interval_ms=max(self._settings.session_timeout_ms // 3, 500),
-            isolation_level="read_committed",
         )
         listener = self._listener = SeekToStoredOffsets(
             consumer, self._offsets_to_seek, name=self.name, on_revoked=self._hold

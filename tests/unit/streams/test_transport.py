@@ -16,7 +16,8 @@ from faust.transport.conductor import Conductor, ConductorCompiler
 from faust.transport.consumer import Consumer
 from faust.types import TP
 
-from engram.streams.transport import EngramApp, EngramConsumer
+from engram.infra.log_reading import READ_COMMITTED
+from engram.streams.transport import EngramApp, EngramConsumer, EngramConsumerThread
 
 TOPIC = "unit.episodes"
 TP0 = TP(TOPIC, 0)
@@ -96,6 +97,21 @@ async def test_a_full_producer_buffer_hands_delivery_back_to_fausts_race(
     buffer = app.producer.buffer
     buffer.max_messages = -1  # any size is over the limit: the delivery would wait to flush
     assert not check(TP0)
+
+
+async def test_formations_kafka_consumer_reads_committed_records_only(
+    assigned: tuple[faust.App, faust.TopicT],
+) -> None:
+    """faust itself reads ``read_committed`` only under ``exactly_once``; this app does always
+    (an aborted transaction's turn must never form). Built, never started."""
+    app, _ = assigned
+    thread = cast(Any, app.consumer)._thread
+    assert isinstance(thread, EngramConsumerThread)
+    built = thread._create_worker_consumer(cast(Any, app.transport))
+    try:
+        assert built._isolation_level == READ_COMMITTED
+    finally:
+        await built.stop()
 
 
 def test_the_copied_drain_loop_and_the_delivery_it_relies_on_are_fausts_own() -> None:
