@@ -14,3 +14,9 @@ No wing imports another's modules except through what import-linter allows
 (pyproject.toml): the beliefs wing hides a deleted belief's messages, and the reads wing reads
 the messages wing; the messages wing imports neither.
 """
+
+# One name per module (docs/development.md, "One import name"): a bare `projections` would load these
+# files a second time as other modules, so a checkout with the repository root on sys.path
+# refuses it here as well as in ruff (TID251).
+if __name__ != "engram.projections":
+    raise ImportError(f"import engram.projections, not {__name__}: Engram's modules have one name")
