@@ -16,7 +16,7 @@ after it re-reads nothing. Formation's identities derive from the event id besid
 
 After each committed transaction the records it consumed are deleted from the inbox
 (``DeleteRecords``, best effort), and once they are older than the topic's ``segment.ms`` the
-segment that holds them is closed with a roll marker (:mod:`ingest.inbox_rolling`), so the broker
+segment that holds them is closed with a roll marker (:mod:`engram.ingest.inbox_rolling`), so the broker
 deletes its file at its next retention check: the plaintext leaves the broker's disk within
 ``segment.ms`` + the broker's ``log.retention.check.interval.ms`` + ``file.delete.delay.ms`` of
 being moved (docs/privacy.md states the bound). Retention is the bound for what the stage never

@@ -11,7 +11,7 @@ others) and reports readiness and lag (``engram_follower_lag``). The anchors are
 eventsourcing's ``Follower`` (a tracking record in the projection's transaction) and Quix
 Streams' ``BatchingSink`` (one place a batch is written and its offsets committed).
 
-How to write a sink (:mod:`projections.notifying` is a small one):
+How to write a sink (:mod:`engram.projections.notifying` is a small one):
 
 1. A decoder for the topic, ``async (TopicPartition, [ConsumerRecord]) -> [T]``, where ``T``
    has an ``offset``: it decodes (and opens) each record once for every sink of the follower;
@@ -34,7 +34,7 @@ How to write a sink (:mod:`projections.notifying` is a small one):
 A sink with its own schedule (the belief projector's lanes commit chunks out of offset order)
 subclasses :class:`Sink`, implements ``take`` (queue) and the hooks the follower calls around
 it (``room``, ``settle``, ``hold``, ``finish``, ``abandon``); see
-:mod:`projections.beliefs.projector`.
+:mod:`engram.projections.beliefs.projector`.
 """
 
 from engram.projections.following.follower import Decode, LogFollower

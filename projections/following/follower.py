@@ -11,7 +11,7 @@ Where the consumer reads: each sink's stored offsets are read on every assignmen
 seek, and each partition is positioned at the lowest of them among the sinks that are not
 resting; a record below a sink's own offset is not handed to it, and not decoded at all when
 no sink wants it. Records fetched across a rebalance are dropped and read again from there
-(:class:`projections.following.listener.SeekToStoredOffsets`). Kafka's committed offsets are
+(:class:`engram.projections.following.listener.SeekToStoredOffsets`). Kafka's committed offsets are
 written after each fetch, as a lag gauge only.
 """
 

@@ -1,7 +1,7 @@
 """What a projection of a topic does with the records a follower hands it: a sink.
 
 A :class:`Sink` is told each partition's decoded records of a fetch (a :class:`Batch`) and
-writes them with its stored offset (:mod:`projections.following.tracking`). Most sinks are a
+writes them with its stored offset (:mod:`engram.projections.following.tracking`). Most sinks are a
 :class:`BatchSink`: "write this batch in this transaction" — the follower's one place that
 opens the transaction, locks the tracking row, leaves out what a rival already wrote, and
 stores the offset past the batch before it commits. A sink that commits on its own schedule

@@ -35,9 +35,9 @@ for name in names:
     except ImportError as error:
         refused[name] = str(error)
 files = {}
-for module in list(sys.modules.values()):
+for module in {id(m): m for m in list(sys.modules.values())}.values():  # objects, not aliases
     path = getattr(module, "__file__", None)
-    if path:
+    if path and os.path.realpath(path).startswith(os.getcwd() + os.sep):
         files.setdefault(os.path.realpath(path), []).append(module.__name__)
 twice = {path: mods for path, mods in files.items() if len(mods) > 1}
 bare = sorted(m for m in sys.modules if m.split(".")[0] in json.loads(sys.argv[2]))
