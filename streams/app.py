@@ -22,6 +22,7 @@ from engram.infra.heap import freeze_startup_heap
 from engram.infra.metrics import CONSUMER_LAG
 from engram.infra.settings import Settings
 from engram.sealing.opening import open_sealer
+from engram.streams.faust_private import aiokafka_producer
 from engram.streams.fetch import fetch_record
 from engram.streams.formation_stage import FormationStage
 from engram.streams.pipeline import FormationPipeline, Record, Send, Serves, serves_everyone
@@ -86,7 +87,7 @@ class EngramStreams:
         and wraps the client's errors. Formation uses none of that, and
         :mod:`engram.streams.publishing` classifies the client's own errors."""
         producer = await self.app.maybe_start_producer()
-        client = cast(Any, producer)._ensure_producer()  # faust's AIOKafkaProducer, started
+        client = aiokafka_producer(producer)  # faust's AIOKafkaProducer, started
         return partial(client.send, topic)
 
 
