@@ -35,7 +35,7 @@ from engram.projections.beliefs.store import (
     advance_offset,
     project_records,
 )
-from engram.projections.following import Batch, Sink
+from engram.projections.following import Batch, ScheduledSink
 from engram.resolution.chunk import BatchOutcome
 
 log = structlog.get_logger(__name__)
@@ -47,7 +47,7 @@ _ChunkKey = tuple[int, tuple[int, ...]]
 """A chunk in flight: its partition and its lanes (no two chunks in flight share a lane)."""
 
 
-class BeliefSink(Sink[ClaimsRecord]):
+class BeliefSink(ScheduledSink[ClaimsRecord]):
     """Applies claims batches by lanes; see the module docstring."""
 
     def __init__(

@@ -34,7 +34,7 @@ from engram.infra.db import DATABASE_BACKOFF, UNAVAILABLE, retry_while_unavailab
 from engram.infra.metrics import FOLLOWER_LAG, FOLLOWER_RECORDS
 from engram.infra.settings import KafkaSettings
 from engram.projections.following.listener import SeekToStoredOffsets
-from engram.projections.following.sink import Batch, Sink, T, lowest
+from engram.projections.following.sink import Batch, Schedule, Sink, T, lowest, schedule_of
 
 log = structlog.get_logger(__name__)
 
@@ -48,6 +48,9 @@ class _Follows(Generic[T]):
     """A sink, and how far the follower has handed it records."""
 
     sink: Sink[T]
+    schedule: Schedule
+    """The sink's own, if it writes on one (:class:`ScheduledSink`); else one that waits for
+    nothing."""
     next: dict[int, int] = field(default_factory=dict)
     """By partition, the first offset not yet handed to the sink (its stored offset at the
     last seek, then past each batch it took)."""
@@ -80,7 +83,7 @@ class LogFollower(Generic[T]):
         self.topic = topic
         self.name = "+".join(names)
         self._decode = decode
-        self._follows = [_Follows(sink) for sink in sinks]
+        self._follows = [_Follows(sink, schedule_of(sink)) for sink in sinks]
         self._max_records = max_records
         self._stopping = asyncio.Event()
         self._listener: SeekToStoredOffsets | None = None
@@ -151,7 +154,7 @@ class LogFollower(Generic[T]):
         except BaseException:
             # Cancelled, or failed: what did not commit is read again after the next seek.
             for follows in self._follows:
-                follows.sink.abandon()
+                follows.schedule.abandon()
             raise
         finally:
             self._consumer = None
@@ -169,7 +172,7 @@ class LogFollower(Generic[T]):
         ):
             return False
         for follows in active:
-            await self._guarded(follows, follows.sink.room)
+            await self._guarded(follows, follows.schedule.room)
         generation = listener.generation
         if self._stopping.is_set() or not self._active() or generation != self._positioned_at:
             return False  # a rebalance since the seek: settle and seek again first
@@ -252,7 +255,7 @@ class LogFollower(Generic[T]):
             else f"{sink.name}: {type(error).__name__}; retrying"
         )
         with contextlib.suppress(*UNAVAILABLE, *sink.waits_out):
-            await sink.settle()
+            await follows.schedule.settle()
 
     def _wake_rested(self) -> list[_Follows[T]]:
         """Wake the sinks whose rest is over; the sinks not resting."""
@@ -278,7 +281,7 @@ class LogFollower(Generic[T]):
         """Settle every sink, then seek to the stored offsets; False when the database could
         not say where they are (every sink rests, and the seek is tried again after)."""
         for follows in self._active():
-            await self._guarded(follows, follows.sink.settle)
+            await self._guarded(follows, follows.schedule.settle)
         generation = listener.generation
         try:
             await listener.reseek()
@@ -297,11 +300,11 @@ class LogFollower(Generic[T]):
 
     def _hold(self) -> None:
         for follows in self._follows:
-            follows.sink.hold()
+            follows.schedule.hold()
 
     async def _finish(self, follows: _Follows[T]) -> None:
         try:
-            await follows.sink.finish()
+            await follows.schedule.finish()
         except Exception as error:
             if not follows.sink.waits_for(error):
                 raise
