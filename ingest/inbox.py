@@ -43,7 +43,7 @@ from aiokafka.admin import AIOKafkaAdminClient, RecordsToDelete
 from aiokafka.errors import KafkaError, ProducerFenced
 from pydantic import ValidationError
 
-from engram.infra.backoff import Backoff
+from engram.infra.backoff import Backoff, pause_unless
 from engram.infra.errors import EngramFailure
 from engram.infra.retry import Retrying, retry
 from engram.infra.settings import KafkaSettings
@@ -198,8 +198,7 @@ class InboxIntake:
             await self._run_once()
 
     async def _wait_unless_stopping(self, seconds: float) -> None:
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(self._stopping.wait(), timeout=seconds)
+        await pause_unless(self._stopping, seconds)
 
     async def _run_once(self) -> None:
         settings = self._settings

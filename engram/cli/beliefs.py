@@ -19,11 +19,12 @@ from engram.cli.failures import refuse
 from engram.cli.identifiers import identifier
 from engram.cli.output import (
     BELIEF_COLUMNS,
+    PageAsked,
     cell,
     console,
     err,
     field,
-    print_page,
+    print_listed,
     print_rows,
     query,
     query_one,
@@ -99,15 +100,8 @@ def beliefs_list(
         relation=relation,
         min_confidence=min_confidence,
     )
-    page = query_one(
-        lambda conn: page_beliefs(
-            conn, tenant=tenant, principal=principal, chosen=chosen, limit=limit, cursor=cursor
-        ),
-        generation,
-        principal=(tenant, principal),
-    )
-    assert page is not None
-    print_page(page, json=json, title=f"beliefs of {tenant}/{principal}", columns=BELIEF_COLUMNS)
+    asked = PageAsked(tenant, principal, limit, cursor, generation, json)
+    print_listed(page_beliefs, chosen, asked, what="beliefs", columns=BELIEF_COLUMNS)
 
 
 @beliefs_app.command("show")
@@ -300,15 +294,8 @@ def refusals_list(
 ) -> None:
     """List refused proposals with their reason, relation, statement and quote."""
     chosen = RefusalFilter(reason=reason, project=project, relation=relation, since=since)
-    page = query_one(
-        lambda conn: page_refusals(
-            conn, tenant=tenant, principal=principal, chosen=chosen, limit=limit, cursor=cursor
-        ),
-        generation,
-        principal=(tenant, principal),
-    )
-    assert page is not None
-    print_page(page, json=json, title=f"refusals of {tenant}/{principal}", columns=REFUSAL_COLUMNS)
+    asked = PageAsked(tenant, principal, limit, cursor, generation, json)
+    print_listed(page_refusals, chosen, asked, what="refusals", columns=REFUSAL_COLUMNS)
 
 
 @refusals_app.command("summary")

@@ -23,7 +23,6 @@ memory events from the outbox, and the dead letters.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from collections.abc import Awaitable, Callable
 from functools import partial
 
@@ -33,6 +32,7 @@ from aiokafka import AIOKafkaProducer, ConsumerRecord, TopicPartition
 from aiokafka.errors import KafkaError, MessageSizeTooLargeError, RecordTooLargeError
 from pydantic import ValidationError
 
+from engram.infra.backoff import pause_unless
 from engram.infra.db import (
     DATABASE_BACKOFF,
     UNAVAILABLE,
@@ -170,8 +170,7 @@ class BeliefProjector:
 
     async def _pause(self, seconds: float) -> None:
         """Back off, but end the pause as soon as the projector is asked to stop."""
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(self._stopping.wait(), timeout=seconds)
+        await pause_unless(self._stopping, seconds)
 
     async def _drain(self, producer: AIOKafkaProducer, topic: str) -> int:
         """Publish pending memory events (how many); while the database or the broker is

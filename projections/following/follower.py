@@ -30,6 +30,7 @@ from aiokafka import AIOKafkaConsumer, ConsumerRecord, TopicPartition
 from aiokafka.errors import IllegalStateError, KafkaError
 from prometheus_client import Gauge
 
+from engram.infra.backoff import pause_unless
 from engram.infra.db import DATABASE_BACKOFF, UNAVAILABLE, retry_while_unavailable
 from engram.infra.metrics import FOLLOWER_LAG, FOLLOWER_RECORDS
 from engram.infra.settings import KafkaSettings
@@ -313,8 +314,7 @@ class LogFollower(Generic[T]):
 
     async def _pause(self, seconds: float) -> None:
         """Wait, but no longer than until the follower is asked to stop."""
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(self._stopping.wait(), timeout=seconds)
+        await pause_unless(self._stopping, seconds)
 
     def _gauge_lag(self, consumer: AIOKafkaConsumer) -> None:
         """Each sink's lag in each partition held, after a fetch that brought records (one
