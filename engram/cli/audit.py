@@ -4,7 +4,6 @@ the API, from the command line, through the same query functions the API serves.
 from __future__ import annotations
 
 import uuid
-from datetime import datetime
 from typing import Annotated, Any
 
 import typer
@@ -13,12 +12,13 @@ from engram.cli.beliefs import (
     REFUSAL_COLUMNS,
     GenerationOption,
     Json,
+    OnlyProject,
     PageCursor,
     PageLimit,
     Principal,
+    Since,
     Tenant,
 )
-from engram.cli.identifiers import identifier
 from engram.cli.output import (
     Columns,
     PageAsked,
@@ -59,12 +59,10 @@ BRIEF_COLUMNS: Columns = {c: field(c) for c in ("statement", "status", "confiden
 def runs_list(
     principal: Principal,
     tenant: Tenant = "default",
-    project: Annotated[
-        str | None, typer.Option(callback=identifier, help="Only this project.")
-    ] = None,
+    project: OnlyProject = None,
     session: Annotated[str | None, typer.Option(help="Only this session.")] = None,
     trigger: Annotated[str | None, typer.Option(help="turn, explicit or correction.")] = None,
-    since: Annotated[datetime | None, typer.Option(help="Only from this time on.")] = None,
+    since: Since = None,
     limit: PageLimit = 100,
     cursor: PageCursor = None,
     json: Json = False,

@@ -62,6 +62,10 @@ PageLimit = Annotated[int, typer.Option(min=1, max=500, help="Items per page.")]
 PageCursor = Annotated[
     str | None, typer.Option(help="The cursor a previous page printed, for the next page.")
 ]
+OnlyProject = Annotated[
+    str | None, typer.Option("--project", callback=identifier, help="Only this project.")
+]
+Since = Annotated[datetime | None, typer.Option("--since", help="Only from this time on.")]
 
 
 @beliefs_app.command("list")
@@ -282,11 +286,9 @@ def refusals_list(
     principal: Principal,
     tenant: Tenant = "default",
     reason: Annotated[RefusalReason | None, typer.Option(help="Only this reason.")] = None,
-    project: Annotated[
-        str | None, typer.Option(callback=identifier, help="Only this project.")
-    ] = None,
+    project: OnlyProject = None,
     relation: Annotated[str | None, typer.Option(help="Only this relation.")] = None,
-    since: Annotated[datetime | None, typer.Option(help="Only from this time on.")] = None,
+    since: Since = None,
     limit: PageLimit = 100,
     cursor: PageCursor = None,
     json: Json = False,
@@ -303,10 +305,8 @@ def refusals_summary(
     principal: Principal,
     tenant: Tenant = "default",
     reason: Annotated[RefusalReason | None, typer.Option(help="Only this reason.")] = None,
-    project: Annotated[
-        str | None, typer.Option(callback=identifier, help="Only this project.")
-    ] = None,
-    since: Annotated[datetime | None, typer.Option(help="Only from this time on.")] = None,
+    project: OnlyProject = None,
+    since: Since = None,
     json: Json = False,
     generation: GenerationOption = None,
 ) -> None:
