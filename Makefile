@@ -106,4 +106,4 @@ schemas: install
 	$(BIN)/engram schemas export
 
 clean: services-down
-	rm -rf $(VENV) .dev
+	rm -rf $(VENV) .dev site
