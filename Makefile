@@ -53,7 +53,7 @@ lint: install
 	$(BIN)/pip check
 	$(BIN)/check-jsonschema --builtin-schema vendor.compose-spec compose.yaml
 	$(BIN)/engram schemas export --check
-	$(MKDOCS) build --strict --quiet
+	$(MKDOCS) build --strict  # not --quiet: it drops the warnings strict counts
 
 # docs/ as a site in site/ (mkdocs.yml; docs/development.md, "The docs site"): strict, so a
 # broken link, a page left out of the navigation, a missing ::: reference or a backticked
