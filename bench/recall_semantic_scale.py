@@ -10,9 +10,9 @@ noise (so no two are equal, as no two real messages are), written with ``COPY`` 
 generation. The other principals' messages have no vectors (a search reads one principal's).
 
 For each measured principal: the first recall (which loads its vectors into memory, and from
-:data:`~projections.messages.embeddings.resident.EXACT_BELOW` on starts the HNSW graph in a
+:data:`~engram.projections.messages.embeddings.resident.EXACT_BELOW` on starts the HNSW graph in a
 thread), how long the graph took to build, then ``--questions`` questions asked one at a time
-through :func:`projections.reads.recall.recall` (first page of 10) with the question embedded
+through :func:`engram.projections.reads.recall.recall` (first page of 10) with the question embedded
 (embedding time excluded: it is the same at any size, reported apart) and without; p50/p99/max.
 Also: how many of the exact top 10 of the semantic list the resident search returns.
 

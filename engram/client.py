@@ -1,7 +1,7 @@
 """A Python client of the Engram API: :class:`AsyncEngram` and its blocking twin :class:`Engram`.
 
-Built on httpx and typed with the HTTP contract (``schemas.api``) and the event models
-(``schemas.episodes``) — the very models the server validates with, so a turn the client
+Built on httpx and typed with the HTTP contract (``engram.schemas.api``) and the event models
+(``engram.schemas.episodes``) — the very models the server validates with, so a turn the client
 builds is a turn the server accepts. It imports nothing else of Engram's (an import-linter
 contract holds it to that), so an agent runtime can depend on it without the server's stack.
 
@@ -421,7 +421,7 @@ class AsyncEngram:
         """Current beliefs matching ``q``, best first, each with its evidence; pass
         ``next_cursor`` back as ``cursor`` for the next page. ``mode``: ``any`` (the server's
         default) reads ``q`` as a question, ``all`` as web-search syntax where every word must
-        match (:class:`schemas.api.SearchMode`)."""
+        match (:class:`engram.schemas.api.SearchMode`)."""
         params = {
             **self._r.who(principal),
             **_query(

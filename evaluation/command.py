@@ -4,7 +4,7 @@ Runs every case of a corpus file or folder through the deterministic arm, the mo
 both, prints precision, recall and the safety counts (a rich table, or JSON with ``--json``),
 and exits 1 when any arm formed something fabricated, forbidden, untrusted-owner or secret, or
 failed. With ``--record`` it also writes the model arm's evaluation artifact, the evidence a
-``model`` or ``both`` worker needs to start (:mod:`streams.model.evidence`), and exits 1 when
+``model`` or ``both`` worker needs to start (:mod:`engram.streams.model.evidence`), and exits 1 when
 that evidence does not pass. ``engram eval sample`` draws labeling sheets from real turns and
 ``engram eval coverage`` measures how many known facts formed a belief (:mod:`.coverage`).
 """

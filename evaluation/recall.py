@@ -1,7 +1,7 @@
 """``engram eval recall``: real questions asked through recall, scored on their evidence messages.
 
 Each question (JSONL: ``tenant``, ``principal``, ``question``, ``answer``, ``category``,
-``evidence_event_ids``) is asked through :func:`projections.reads.recall.recall` — the code behind
+``evidence_event_ids``) is asked through :func:`engram.projections.reads.recall.recall` — the code behind
 ``GET /v1/recall``, ``engram recall`` and the MCP tool — in the generation serving the
 principal, with its defaults (the principal's own words). A hit *holds* an evidence message when
 it is that message, or a belief one of whose quotes comes from it. Reported, by category and
@@ -24,7 +24,7 @@ conversations are formed in process — the deterministic arm under the default 
 by the projector's own store and indexed by the indexer's own store, into a scratch database
 created and dropped on the configured PostgreSQL, as ``bench/search_questions.py`` does —
 and every message is embedded into the embedder's generation by the embedding follower's own
-store (:mod:`projections.messages.vectors`), which is then activated; otherwise the questions are
+store (:mod:`engram.projections.messages.vectors`), which is then activated; otherwise the questions are
 asked of the configured database as it stands (running services), semantically when the
 embedder's generation is the active one.
 """

@@ -91,7 +91,7 @@ class RememberRequest(BaseModel):
 class LogPosition(BaseModel):
     """Where an event landed in the episodic log; wait on ``/v1/freshness`` for ``offset``."""
 
-    # The one type for a log position: what the producer returns (``ingest.producer``), what
+    # The one type for a log position: what the producer returns (``engram.ingest.producer``), what
     # the service's writes return, what the API and the MCP tools answer, what the client
     # decodes and what ``watermarks.waiting.wait_for_watermarks`` waits on. Frozen: a value.
     model_config = ConfigDict(frozen=True)

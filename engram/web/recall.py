@@ -2,7 +2,7 @@
 
 Scoped by the token exactly as ``/v1/search`` (``Who``: the tenant and principal come from the
 token, never from the request; ``generation`` reads another generation). The ranking, the
-roles and the cursor are :mod:`projections.reads.recall`'s. Every refusal of the request itself is a
+roles and the cursor are :mod:`engram.projections.reads.recall`'s. Every refusal of the request itself is a
 422 in the shape of FastAPI's own field errors, naming ``q`` (or ``cursor``), so a client
 handles one format.
 """

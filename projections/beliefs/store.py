@@ -96,8 +96,8 @@ async def project_records(
     """Apply records of one partition exactly once, in one transaction.
 
     The records are in offset order, and every record of their principals below the last of
-    them has been applied or is among them (the projector's lanes: :mod:`projections.beliefs.lanes`).
-    The transaction first takes its principals' locks (:data:`projections.principal_lock.LOCK_PRINCIPALS`), so a second
+    them has been applied or is among them (the projector's lanes: :mod:`engram.projections.beliefs.lanes`).
+    The transaction first takes its principals' locks (:data:`engram.projections.principal_lock.LOCK_PRINCIPALS`), so a second
     projector of the partition (one a rebalance has not yet stopped) resolves them only after
     this commits, and then sees these batches applied. Records below the stored offset were
     applied already and are skipped; so is a batch whose run is there.
@@ -370,13 +370,13 @@ def erasure_notices(changes: Changes) -> list[PrincipalErased]:
 async def _record_in_outbox(
     conn: asyncpg.Connection, events: Sequence[MemoryChanged | PrincipalErased]
 ) -> list[tuple[uuid.UUID, str]]:
-    """Memory events, published after commit by :func:`projections.beliefs.memory_events.drain_outbox`;
+    """Memory events, published after commit by :func:`engram.projections.beliefs.memory_events.drain_outbox`;
     the ones queued now, with their JSON. An event id is stable, so a replay into emptied
     projections does not queue it twice, and an event already queued keeps its row.
 
     Each event queued gets a row in the outbox (kept) and one in ``memory_event_pending``
     (deleted once published), in the same order. Both are copied in a savepoint, as the other
-    idempotent rows are (:func:`projections.rows.copy_rows`); only when an id is in the outbox
+    idempotent rows are (:func:`engram.projections.rows.copy_rows`); only when an id is in the outbox
     already (a rewind queues events again) is that undone and the events inserted with
     ``ON CONFLICT DO NOTHING``, whose returned rows are the ones queued as pending."""
     if not events:

@@ -1,5 +1,5 @@
 """The message vectors as a sink of the episodic log's follower: every message of the log
-embedded into one embedding generation (:mod:`projections.messages.vectors`).
+embedded into one embedding generation (:mod:`engram.projections.messages.vectors`).
 
 Off the formation path, like the index: its own stored offsets (``projector_offset``,
 projector ``embeddings/<generation>``), so formation and the projector never wait for it and
@@ -15,7 +15,7 @@ embedder`` runs it alone.
 The generation is the one the settings name (model, size and the default text recipe). It is
 registered ``building``; once every partition's stored offset has reached the log's end the
 sink marks it ``built`` and, if no generation is active, activates it (atomically,
-:func:`embeddings.store.activate`). Switching models is therefore: configure the new one, let
+:func:`engram.projections.messages.embeddings.store.activate`). Switching models is therefore: configure the new one, let
 it build, activate it; the previously active generation is not followed meanwhile (its lag
 grows and freshness shows it).
 """

@@ -1,7 +1,7 @@
 """The lexical list of messages: Okapi BM25's best over the principal's messages in scope, read
 from postings, not from every message holding a common word.
 
-Recall's lexical list (:mod:`projections.reads.recall`) ranks the messages that hold any term of the
+Recall's lexical list (:mod:`engram.projections.reads.recall`) ranks the messages that hold any term of the
 question by Okapi BM25 (:data:`BM25_K1`, :data:`BM25_B`; idf ``ln(1 + (N - df + 0.5) / (df +
 0.5))``; a message's length is the number of its lexemes' occurrences, normalised by the
 average over the principal's messages in scope). What it reads is kept by the indexer

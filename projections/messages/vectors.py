@@ -1,9 +1,9 @@
 """Message vectors followed live: what the vectors' sink writes, and where it stores its offsets.
 
-The vectors' sink (:mod:`projections.messages.embedding_follower`) takes the same log entries as
-the index (:class:`projections.messages.store.LogEntry`, decoded and opened once by their
+The vectors' sink (:mod:`engram.projections.messages.embedding_follower`) takes the same log entries as
+the index (:class:`engram.projections.messages.store.LogEntry`, decoded and opened once by their
 follower) and embeds the same messages; this module writes a batch's vectors into one
-embedding generation (:mod:`embeddings.store`'s tables, migration 0022) inside the sink's
+embedding generation (:mod:`engram.projections.messages.embeddings.store`'s tables, migration 0022) inside the sink's
 transaction, which also stores the offset past them, so a killed follower neither loses nor
 doubles a vector, and a new generation replays the log from offset 0.
 
@@ -15,7 +15,7 @@ A projection generation's recall joins the dense hits with its own index of mess
 answers only with messages that generation holds.
 
 What must not be embedded is left out as the index leaves it out, under the principal's lock
-(:mod:`projections.principal_lock`): a message named in ``message_hidden`` (a deleted belief
+(:mod:`engram.projections.principal_lock`): a message named in ``message_hidden`` (a deleted belief
 quoted it; the deletion also removes any vector already written, :func:`delete_message_vectors`)
 or a forgotten principal's (``principal_tombstone``; a ``principal.forgotten`` record also
 removes every vector of theirs at that point in the log).

@@ -147,7 +147,7 @@ async def list_beliefs(
     """Current beliefs; or every belief with its status (``include_all``); or what was
     believed at ``as_of`` (valid and known at that time); with ``project``, only what applies
     in that project. Every belief at once: the API and the CLI page through
-    :func:`projections.reads.pages.page_beliefs` instead."""
+    :func:`engram.projections.reads.pages.page_beliefs` instead."""
     args: list[object] = [tenant, principal]
     if as_of is not None:
         args.append(as_of)

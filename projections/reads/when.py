@@ -3,7 +3,7 @@
 "What did I do in May 2023?", "on 3 June, 2023", "the week before August 3, 2023", "last May",
 "last year", "two weeks ago", "yesterday": :func:`periods` returns each as a half-open
 interval ``[start, end)`` and the question with those words taken out (:attr:`Timed.words`).
-Recall uses both (:mod:`projections.reads.recall`): the periods to put the messages said in
+Recall uses both (:mod:`engram.projections.reads.recall`): the periods to put the messages said in
 them first, the rest of the words to match by — a year or a month name is not a content word:
 no message holds "2023", so BM25 would weigh it as the rarest word of the question and every
 belief dated that year would come first (measured on held-out questions: 44 of 48 questions

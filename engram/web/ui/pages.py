@@ -1,7 +1,7 @@
 """The inspector's reading pages: beliefs (with the question box), one belief, what was refused.
 
-Each reads through the same functions the API's routes call (``projections.reads.pages``,
-``projections.reads.queries``, ``projections.reads.recall``, ``projections.reads.refusals``), in the generation
+Each reads through the same functions the API's routes call (``engram.projections.reads.pages``,
+``engram.projections.reads.queries``, ``engram.projections.reads.recall``, ``engram.projections.reads.refusals``), in the generation
 that serves the principal (:func:`generations.reading.reading`), scoped by the viewer — so a
 page can show nothing the API would not. Every page says how fresh it is.
 """
