@@ -13,7 +13,7 @@ of an aborted one; the offsets the aborted records and the transaction markers t
 so positions still move past them.
 
 Every :class:`AIOKafkaConsumer` of Engram's is built here; faust's own consumer is told the same
-in ``engram.streams.transport`` (faust reads committed only under ``exactly_once``).
+in ``engram.streams.faust_private`` (faust reads committed only under ``exactly_once``).
 """
 
 from __future__ import annotations
