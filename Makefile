@@ -8,7 +8,7 @@ BIN    := $(VENV)/bin
 include dev/services.mk
 
 .PHONY: install migrate demo test lint unit integration bench schemas clean fuzz faults soak hostile
-.PHONY: browser screenshots
+.PHONY: browser screenshots docs
 .PHONY: lock upgrade
 
 # Installs take every distribution from the lock, pinned and checked against its hashes, then
@@ -53,6 +53,15 @@ lint: install
 	$(BIN)/pip check
 	$(BIN)/check-jsonschema --builtin-schema vendor.compose-spec compose.yaml
 	$(BIN)/engram schemas export --check
+	$(MKDOCS) build --strict  # not --quiet: it drops the warnings strict counts
+
+# docs/ as a site in site/ (mkdocs.yml; docs/development.md, "The docs site"): strict, so a
+# broken link, a page left out of the navigation, a missing ::: reference or a backticked
+# repository path that does not exist fails it (make lint builds it the same way).
+MKDOCS := NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs
+
+docs: install
+	$(MKDOCS) build --strict
 
 unit: install
 	$(BIN)/pytest -q tests/unit
@@ -97,4 +106,4 @@ schemas: install
 	$(BIN)/engram schemas export
 
 clean: services-down
-	rm -rf $(VENV) .dev
+	rm -rf $(VENV) .dev site

@@ -1,7 +1,7 @@
 """Everything the formation core decides over three corpora, as one canonical dump: a safety net.
 
 A change meant to make the core cheaper must not change a single output. This runs
-:class:`streams.formation_stage.FormationStage` (the deterministic arm, then the pure core; no
+:class:`engram.streams.formation_stage.FormationStage` (the deterministic arm, then the pure core; no
 Kafka) over:
 
   (corpus)  every case of the labeled corpus in ``tests/corpus`` (formation, red team, frozen),

@@ -13,7 +13,7 @@ evidence message of the principal's own (the bar of ``engram eval recall``'s
 - per model, ``dense`` (its own recipe: questions as queries where it is asymmetric), for the
   E5 models also ``dense_symmetric`` (questions embedded as documents, the old single-input
   way) and, with ``--context``, ``dense_with_previous`` (each message embedded after its
-  previous one); and ``combined@w``: :func:`projections.reads.fusion.combine` of
+  previous one); and ``combined@w``: :func:`engram.projections.reads.fusion.combine` of
   ``bm25_with_previous`` and ``dense`` at semantic weight w (what recall does);
 - the CPU milliseconds each model spent per message embedded (``time.process_time`` over the
   messages; one thread for the E5 engine unless ``--threads``).

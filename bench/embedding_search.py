@@ -7,10 +7,10 @@
    in a fresh, migrated database next to the configured one (dropped at the end), with as many
    vectors again spread over 50 other principals so the scope has work to do. For each size,
    ``--queries`` real questions from ``--qa`` are asked one after the other:
-   - ``exact_search``: :func:`embeddings.store.search` (one statement fetches the principal's
+   - ``exact_search``: :func:`engram.projections.messages.embeddings.store.search` (one statement fetches the principal's
      vectors, numpy scores them), the query already embedded;
    - ``embed_and_search``: embedding the question too, what a recall request would pay;
-   - ``in_memory_scoring``: :func:`embeddings.store.rank` (the scoring and top 10 the search
+   - ``in_memory_scoring``: :func:`engram.projections.messages.embeddings.store.rank` (the scoring and top 10 the search
      runs) over a matrix already in memory: what search costs without fetching the vectors,
      the floor of any per-principal cache;
    - ``lexical_baseline``: PostgreSQL full-text search over the same principal's message texts

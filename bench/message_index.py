@@ -3,7 +3,7 @@ embedding follower's, against the same rows written plainly, and the index again
 it was before migration 0027 (no postings or counts), in the same run.
 
 The log's records (the dev conversations, or synthetic turns) are written in chunks of 500 by
-:func:`projections.messages.store.index_records` — the principals' locks, the hidden and
+:func:`engram.projections.messages.store.index_records` — the principals' locks, the hidden and
 forgotten checks, the ``engram_english`` vector and its GIN index, the stored offset — and, as
 the baseline, the same message rows inserted into a table of the same columns and key without
 the vector (no index but the key, no checks). A third contender, ``unposted``, is the indexer's transaction
@@ -12,7 +12,7 @@ without what migration 0027 adds: the same locks and checks, the same ``INSERT``
 emptied first, so a slow spell on a shared machine hits both; prints JSON with each one's messages/s
 (median over rounds), the index's share of the baseline's rate and of the index before 0027.
 
-The third arm is the embedding follower's work per fetch (:mod:`projections.messages.vectors`):
+The third arm is the embedding follower's work per fetch (:mod:`engram.projections.messages.vectors`):
 embed every message with the local default (WordLlama, 256 dimensions, ``content-words-v1``) and
 write the vectors with the principals' locks, the hidden and forgotten checks and the stored
 offset. For it the bench also reports this process's CPU time per message (``time.process_time``,

@@ -169,7 +169,7 @@ def _module(name: str) -> Any:
 
 def _policy_type() -> Any:
     """The checkout's ``FormationPolicy``: in ``formation.policy`` since the layering issue, in
-    ``streams.formation.policy`` before it (the code throughput issue 13 was filed against,
+    ``engram.streams.formation.policy`` before it (the code throughput issue 13 was filed against,
     1bd4b0f, which ``--corpora bench --core-only`` can take as its baseline)."""
     try:
         return _module("formation.policy").FormationPolicy

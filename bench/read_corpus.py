@@ -1,7 +1,7 @@
 """A large belief projection for the read bench, written through the projector's own store.
 
 Every belief here was formed by the formation core (:func:`formation.core.form_episode`, from
-proposals, so no extractor cost) and written by :func:`projections.beliefs.store.project_records`
+proposals, so no extractor cost) and written by :func:`engram.projections.beliefs.store.project_records`
 — load, resolve, set-based writes and the stored offset, exactly as the belief projector does
 for a chunk of ``engram.claims`` — only without Kafka in between. Nothing is hand-inserted.
 

@@ -5,7 +5,7 @@ The conversations of ``--turns`` are formed, projected, indexed and embedded onc
 configured embedder, ``ENGRAM_EMBEDDING_*``: the local default unless set; the embedding
 follower's own store) into a scratch database, exactly as
 ``engram eval recall --turns`` does; then every question of ``--qa`` is asked through
-:func:`projections.reads.recall.recall` with the semantic list fused at each weight of ``--weights``
+:func:`engram.projections.reads.recall.recall` with the semantic list fused at each weight of ``--weights``
 (weight 0: the lexical lists only, the same ranking as without embeddings). Each pass also
 reports BM25 over the principal's own messages and dense-only, computed on the same messages.
 Recall@k does not depend on the machine's load (latency does; read latencies as ratios within

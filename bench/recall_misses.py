@@ -3,14 +3,14 @@ evidence holds the principal's own words), where the evidence is and what could 
 
 The dev conversations are formed, projected and indexed into a scratch database as
 ``engram eval recall --turns`` does; each question is asked through
-:func:`projections.reads.recall.recall` (first page of 10). Then, against the index itself:
+:func:`engram.projections.reads.recall.recall` (first page of 10). Then, against the index itself:
 
 - **indexed**: an evidence message is in the index among the principal's own words (the scope
   recall searches) — the ceiling of any ranking over the index (an oracle's recall@10);
 - **shares a term**: an evidence message holds a term of the question (the ``engram_english``
-  lexemes of :func:`projections.reads.search.question_words`) — the ceiling of any lexical ranking;
+  lexemes of :func:`engram.projections.reads.search.question_words`) — the ceiling of any lexical ranking;
 - **lexical rank**: the first evidence message's rank in the exhaustive BM25 list of the
-  principal's own words (:func:`projections.messages.lexical.best_messages`, unbounded).
+  principal's own words (:func:`engram.projections.messages.lexical.best_messages`, unbounded).
 
 - **dense**: whether a WordLlama 256 embedding generation (the light option,
   ``content-words-v1``, exact cosine over the principal's own indexed messages) puts an

@@ -5,7 +5,7 @@ same run, on the same data.
 The messages are the dev conversations' real text (every message of ``--turns``, both roles),
 repeated with fresh ids and times, written straight into ``message`` of a scratch database by
 one ``INSERT … SELECT`` per 100k rows; then the postings and counts are computed from them as
-the indexer's writes compute them (:func:`projections.messages.store.recount_stats`). The other
+the indexer's writes compute them (:func:`engram.projections.messages.store.recount_stats`). The other
 principals share the rest. Then the questions of ``--qa`` (the first ``--questions``) are
 asked of each measured principal, one at a time (the rate this bench offers: one question in
 flight), and for each question and principal, in turn:
@@ -13,9 +13,9 @@ flight), and for each question and principal, in turn:
 - ``before``: the lexical list as recall computed it at 4257140 (:data:`BEFORE_WEIGHTS`, then
   :data:`BEFORE_MESSAGES`: each term's document frequency counted over the principal's
   messages, every message holding any term scored from its vector);
-- ``after``: :func:`projections.messages.lexical.question_statistics` and
-  :func:`projections.messages.lexical.best_messages` (counts looked up, postings summed);
-- ``recall``: the whole of :func:`projections.reads.recall.recall` — the code of ``GET /v1/recall``,
+- ``after``: :func:`engram.projections.messages.lexical.question_statistics` and
+  :func:`engram.projections.messages.lexical.best_messages` (counts looked up, postings summed);
+- ``recall``: the whole of :func:`engram.projections.reads.recall.recall` — the code of ``GET /v1/recall``,
   first page of 10.
 
 Prints JSON: p50, p99 and max in milliseconds of each, per principal, the ratios after/before,
@@ -130,7 +130,7 @@ LIMIT $6
 """Recall's lexical list at 4257140 (``projections/reads/recall.py``'s ``_MESSAGES``), verbatim."""
 
 LIST = 100
-"""How long a lexical list recall asks for (``projections.reads.recall.CANDIDATES``)."""
+"""How long a lexical list recall asks for (``engram.projections.reads.recall.CANDIDATES``)."""
 
 MessageKey = tuple[object, int]
 

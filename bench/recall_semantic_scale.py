@@ -10,11 +10,18 @@ noise (so no two are equal, as no two real messages are), written with ``COPY`` 
 generation. The other principals' messages have no vectors (a search reads one principal's).
 
 For each measured principal: the first recall (which loads its vectors into memory, and from
-:data:`~projections.messages.embeddings.resident.EXACT_BELOW` on starts the HNSW graph in a
+:data:`~engram.projections.messages.embeddings.resident.EXACT_BELOW` on starts the HNSW graph in a
 thread), how long the graph took to build, then ``--questions`` questions asked one at a time
-through :func:`projections.reads.recall.recall` (first page of 10) with the question embedded
+through :func:`engram.projections.reads.recall.recall` (first page of 10) with the question embedded
 (embedding time excluded: it is the same at any size, reported apart) and without; p50/p99/max.
 Also: how many of the exact top 10 of the semantic list the resident search returns.
+
+With ``--load N``: whole recall as the API runs it (the question embedded by the local default
+model, then recall) for the largest principal with N questions in flight at once, each
+question asked with the semantic list and without it in turn, for each ``--threads`` setting of
+the model (``0``: unset, the engine's default of every core; the arms alternate for
+``--rounds`` rounds, so they share the machine's conditions): p50/p99 of each, and the semantic
+list's p99 over lexical-only's in the same run.
 
     .venv/bin/python -m bench.recall_semantic_scale --turns /work/shared/data/locomo-dev.jsonl \\
         --qa /work/shared/data/locomo-dev-qa.jsonl --total 1000000
@@ -43,7 +50,7 @@ from engram.projections.messages.embeddings.e5 import E5Embedder
 from engram.projections.messages.embeddings.embedder import unit_rows
 from engram.projections.messages.embeddings.generation import EmbeddingGeneration
 from engram.projections.messages.embeddings.resident import RESIDENT
-from engram.projections.reads.recall import SemanticQuery, recall
+from engram.projections.reads.recall import SemanticQuery, recall, semantic_query
 from engram.projections.reads.search import UnsearchableQuery
 
 NOISE = 0.05
@@ -129,8 +136,63 @@ async def measure(
     return report
 
 
+async def _whole(pool: asyncpg.Pool, who: str, question: str, embedder: E5Embedder | None) -> float:
+    """One recall as ``GET /v1/recall`` runs it: the question embedded (with ``embedder``),
+    then recall; wall milliseconds."""
+    started = time.perf_counter()
+    async with reading(pool, principal=(TENANT, who)) as conn:
+        with contextlib.suppress(UnsearchableQuery):
+            meaning = await semantic_query(conn, embedder, question)
+            await recall(
+                conn, tenant=TENANT, principal=who, query=question, limit=10, semantic=meaning
+            )
+    return (time.perf_counter() - started) * 1000
+
+
+async def under_load(
+    pool: asyncpg.Pool, questions: list[str], threads: list[int], load: int, rounds: int
+) -> dict[str, object]:
+    """Whole recall of the largest principal, ``load`` questions in flight, per threads arm."""
+    who = principal(max(SIZES))
+    arms = {n: E5Embedder(n or None) for n in threads}
+    for embedder in arms.values():
+        await _whole(pool, who, questions[0], embedder)  # loads the vectors, warms the engine
+    times: dict[tuple[int, bool], list[float]] = {
+        (n, on): [] for n in threads for on in (True, False)
+    }
+
+    async def asker(embedder: E5Embedder, mine: list[str], n: int, flip: bool) -> None:
+        for i, question in enumerate(mine):
+            for on in (1, 0) if (i % 2 == 0) != flip else (0, 1):
+                took = await _whole(pool, who, question, embedder if on else None)
+                times[(n, bool(on))].append(took)
+
+    for round_ in range(rounds):
+        for n in threads if round_ % 2 == 0 else threads[::-1]:
+            slices = [questions[k::load] for k in range(load)]
+            await asyncio.gather(
+                *(asker(arms[n], mine, n, k % 2 == 1) for k, mine in enumerate(slices))
+            )
+    report: dict[str, object] = {"principal_messages": max(SIZES), "in_flight": load}
+    for n in threads:
+        on, off = summary(times[(n, True)]), summary(times[(n, False)])
+        report[f"threads={n or 'unset'}"] = {
+            "recall_semantic": on,
+            "recall_lexical_only": off,
+            "semantic_adds_p99_ms": round(on["p99_ms"] - off["p99_ms"], 1),
+        }
+    return report
+
+
 async def main(
-    turns: Path, qa: Path, total: int, questions: int, distinct: int
+    turns: Path,
+    qa: Path,
+    total: int,
+    questions: int,
+    distinct: int,
+    load: int = 0,
+    threads: tuple[int, ...] = (),
+    rounds: int = 2,
 ) -> dict[str, object]:
     texts = corpus(turns)
     asked_texts = [q.text for q in load_questions(qa)[:questions]]
@@ -155,9 +217,13 @@ async def main(
             held = await conn.fetchval("SELECT count(*) FROM embedding_vector")
         finally:
             await conn.close()
-        pool = await asyncpg.create_pool(url, min_size=1, max_size=2)
+        pool = await asyncpg.create_pool(url, min_size=1, max_size=max(2, load))
         try:
-            measured = await measure(pool, generation, asked_texts, query_vectors)
+            if load:
+                loaded = await under_load(pool, asked_texts, list(threads), load, rounds)
+                measured: dict[str, object] = {"under_load": loaded}
+            else:
+                measured = await measure(pool, generation, asked_texts, query_vectors)
         finally:
             await pool.close()
     return {
@@ -181,6 +247,20 @@ if __name__ == "__main__":
     parser.add_argument("--total", type=int, default=1_000_000)
     parser.add_argument("--questions", type=int, default=100)
     parser.add_argument("--distinct", type=int, default=500, help="corpus texts embedded")
+    parser.add_argument("--load", type=int, default=0, help="questions in flight (whole recall)")
+    parser.add_argument("--threads", type=int, nargs="+", default=[0, 1], help="0: unset")
+    parser.add_argument("--rounds", type=int, default=2)
     args = parser.parse_args()
-    result = asyncio.run(main(args.turns, args.qa, args.total, args.questions, args.distinct))
+    result = asyncio.run(
+        main(
+            args.turns,
+            args.qa,
+            args.total,
+            args.questions,
+            args.distinct,
+            args.load,
+            tuple(args.threads),
+            args.rounds,
+        )
+    )
     sys.stdout.write(orjson.dumps(result, option=orjson.OPT_INDENT_2).decode() + "\n")

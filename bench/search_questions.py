@@ -4,9 +4,9 @@ must match: the behaviour before issue 28) next to mode ``any`` (questions), in 
 
 The beliefs are the deterministic arm's, formed in process from real conversations exactly as
 ``engram eval coverage`` forms them (:func:`policies.behaviour.form`, the policy in force) and
-written by the projector's own store (:func:`projections.beliefs.store.project_records`) into a
+written by the projector's own store (:func:`engram.projections.beliefs.store.project_records`) into a
 fresh, migrated database on the real PostgreSQL; every question is then asked through
-:func:`projections.reads.search.search_beliefs` inside :func:`generations.reading.reading`, the code
+:func:`engram.projections.reads.search.search_beliefs` inside :func:`generations.reading.reading`, the code
 ``GET /v1/search`` runs. The database is dropped at the end.
 
 ``ceiling`` counts the questions where some current belief of the principal cites an evidence

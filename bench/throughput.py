@@ -179,6 +179,22 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def embedder_children(pid: int) -> list[int]:
+    """The ``engram embedder`` children of process ``pid`` (Linux /proc)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text().rpartition(")")[2].split()
+            command = (entry / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if int(stat[1]) == pid and b"embedder" in command:
+            found.append(int(entry.name))
+    return found
+
+
 @dataclass
 class EndToEndRun:
     """Turns/s end to end, and over the same stretch the CPU a turn of each process (by the
@@ -790,13 +806,16 @@ async def encryption_pairs(count: int, pairs: int) -> dict[str, object]:
 
 
 async def embedder_pairs(count: int, pairs: int) -> dict[str, object]:
-    """End to end with ``engram worker`` as it runs by default (the vectors' sink on, the local
-    model) and with ``--no-embedder``, alternated ``pairs`` times in one run, each on fresh
+    """End to end with ``engram worker`` as it runs by default (the vectors on, the local model:
+    the contextual default in a child process the worker starts, niced) and with
+    ``--no-embedder``, alternated ``pairs`` times in one run, each on fresh
     topics and a fresh database: the ratio is what embedding, sharing the worker's process and
     the machine, costs formation (formation never waits for it, but they share the CPUs). Also,
     when formation has finished, the share of the run's messages that already have a vector (the
     vectors' lag at that moment) and the worker's CPU a turn. The order within a pair
-    alternates."""
+    alternates. With the child: its CPU per vector written when formation had finished
+    (``embedder_child_cpu_ms_per_vector_when_formed``: the vectors' CPU per embedded message,
+    the model's loading included)."""
     settings = load_settings()
     admin_url = settings.database.url.get_secret_value()
     run = "benchemb" + secrets.token_hex(3)
@@ -807,21 +826,30 @@ async def embedder_pairs(count: int, pairs: int) -> dict[str, object]:
     indexed_share_without: list[float] = []
     cpu_without, cpu_with = [], []
 
+    child_cpu_ms_per_vector: list[float] = []
+
     async def once(name: str, *args: str) -> tuple[EndToEndRun, int, int]:
         kafka, db = await fresh(settings.kafka, admin_url, name)
         written: dict[str, int] = {}
+        worker = start_worker(env_for(kafka, db), *args)
 
         async def count_written() -> None:
-            """What the vectors and the index hold once formation has finished."""
+            """What the vectors and the index hold once formation has finished, and the CPU
+            the worker's embedder child has used so far (its model's loading included)."""
+            child_cpu = sum(cpu_seconds(pid) for pid in embedder_children(worker.pid))
             conn = await asyncpg.connect(db)
             try:
                 for table in ("embedding_vector", "message"):
                     written[table] = await conn.fetchval(f"SELECT count(*) FROM {table}")
             finally:
                 await conn.close()
+            if child_cpu and written["embedding_vector"]:
+                child_cpu_ms_per_vector.append(
+                    round(1000 * child_cpu / written["embedding_vector"], 1)
+                )
 
         measured = await measure_end_to_end(
-            {"worker": start_worker(env_for(kafka, db), *args)},
+            {"worker": worker},
             kafka,
             db,
             turns,
@@ -856,6 +884,7 @@ async def embedder_pairs(count: int, pairs: int) -> dict[str, object]:
         "with_over_without_median": statistics.median(ratios),
         "worker_cpu_us_per_turn_without": cpu_without,
         "worker_cpu_us_per_turn_with": cpu_with,
+        "embedder_child_cpu_ms_per_vector_when_formed": child_cpu_ms_per_vector,
         "messages_embedded_when_formed_share": embedded_share,
         "messages_indexed_when_formed_share": indexed_share,
         "messages_indexed_when_formed_share_without_embedder": indexed_share_without,

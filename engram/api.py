@@ -46,7 +46,7 @@ from engram.sealing.opening import open_sealer
 from engram.service.corrections import Corrections
 from engram.service.erasures import Erasures
 from engram.watermarks.backlog import watermark
-from engram.web import audit, failures, openapi, recall, search, turns, ui, webhooks
+from engram.web import audit, conversations, failures, openapi, recall, search, turns, ui, webhooks
 from engram.web.auth import Calling, NameQuery, Tenant, Who
 from engram.web.invalid import invalid_request
 from engram.web.json_body import JsonRoute
@@ -164,6 +164,7 @@ def create_api(settings: Settings) -> FastAPI:
     api.include_router(search.router, responses=READ_ERRORS)
     api.include_router(recall.router, responses=READ_ERRORS)
     api.include_router(audit.router, responses=READ_ERRORS)
+    api.include_router(conversations.router, responses=READ_ERRORS)
     api.include_router(webhooks.router, responses=webhooks.ERRORS)
     api.include_router(probes)
     ui.install(api, settings)
@@ -172,7 +173,7 @@ def create_api(settings: Settings) -> FastAPI:
             *api.router.routes,
             *(
                 route
-                for part in (turns, search, recall, audit, webhooks)
+                for part in (turns, search, recall, audit, conversations, webhooks)
                 for route in part.router.routes
             ),
             *(route for part in ui.ROUTERS for route in part.routes),

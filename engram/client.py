@@ -1,7 +1,7 @@
 """A Python client of the Engram API: :class:`AsyncEngram` and its blocking twin :class:`Engram`.
 
-Built on httpx and typed with the HTTP contract (``schemas.api``) and the event models
-(``schemas.episodes``) — the very models the server validates with, so a turn the client
+Built on httpx and typed with the HTTP contract (``engram.schemas.api``) and the event models
+(``engram.schemas.episodes``) — the very models the server validates with, so a turn the client
 builds is a turn the server accepts. It imports nothing else of Engram's (an import-linter
 contract holds it to that), so an agent runtime can depend on it without the server's stack.
 
@@ -57,8 +57,11 @@ from engram.schemas.api import (
     SearchMode,
     SearchResults,
     SessionDiagnosis,
+    SessionMessage,
+    SessionMessagePage,
     TurnsAccepted,
     UserModel,
+    Whoami,
 )
 from engram.schemas.common import Role
 from engram.schemas.corrections import CorrectionKind
@@ -418,7 +421,7 @@ class AsyncEngram:
         """Current beliefs matching ``q``, best first, each with its evidence; pass
         ``next_cursor`` back as ``cursor`` for the next page. ``mode``: ``any`` (the server's
         default) reads ``q`` as a question, ``all`` as web-search syntax where every word must
-        match (:class:`schemas.api.SearchMode`)."""
+        match (:class:`engram.schemas.api.SearchMode`)."""
         params = {
             **self._r.who(principal),
             **_query(
@@ -441,14 +444,17 @@ class AsyncEngram:
         cursor: str | None = None,
         principal: str | None = None,
         semantic: bool = True,
+        asked_at: datetime | None = None,
     ) -> RecallResults:
         """What answers ``q``: current beliefs (each with its quotes), then the messages that
         answer — the principal's own words unless ``roles`` names others (each message says its
         role); ``reflects`` says how far formation and the message index had got. Pass
-        ``next_cursor`` back as ``cursor`` for the next page. ``semantic=False``: by words only."""
+        ``next_cursor`` back as ``cursor`` for the next page. ``semantic=False``: by words only.
+        ``asked_at``: when the question is asked (default: the server's now), which "last week"
+        or "two months ago" in it is read from."""
         params = {
             **self._r.who(principal),
-            **_query(q=q, project=project, limit=limit, cursor=cursor),
+            **_query(q=q, project=project, limit=limit, cursor=cursor, asked_at=asked_at),
             **({} if semantic else {"semantic": "false"}),
         }
         pairs = [*params.items(), *(("role", Role(r).value) for r in roles)]
@@ -531,6 +537,63 @@ class AsyncEngram:
             "GET", f"/v1/sessions/{session}/diagnosis", params=self._r.who(principal)
         )
         return _decode(SessionDiagnosis, response)
+
+    async def whoami(self, *, principal: str | None = None) -> Whoami:
+        """The tenant and principal the token acts for (an operator's: ``principal``)."""
+        response = await self._send("GET", "/v1/whoami", params=self._r.who(principal))
+        return _decode(Whoami, response)
+
+    async def session_messages_page(
+        self,
+        session: str,
+        *,
+        project: str | None = None,
+        cursor: str | None = None,
+        limit: int = PAGE_SIZE,
+        principal: str | None = None,
+    ) -> SessionMessagePage:
+        """One page of a session's messages, oldest first, as the message index holds them."""
+        params = {**self._r.who(principal), **_query(project=project, cursor=cursor, limit=limit)}
+        response = await self._send("GET", f"/v1/sessions/{session}/messages", params=params)
+        return _decode(SessionMessagePage, response)
+
+    async def session_messages(
+        self, session: str, *, project: str | None = None, principal: str | None = None
+    ) -> list[SessionMessage]:
+        """Every message of a session, oldest first, all pages read."""
+        found: list[SessionMessage] = []
+        cursor: str | None = None
+        while True:
+            page = await self.session_messages_page(
+                session, project=project, cursor=cursor, principal=principal
+            )
+            found.extend(page.items)
+            if page.next_cursor is None:
+                return found
+            cursor = page.next_cursor
+
+    async def wait_indexed(
+        self, position: LogPosition, *, timeout_s: float = 60.0, poll_s: float = 0.05
+    ) -> Freshness:
+        """Return once the message index has read the project through ``position`` (what
+        :meth:`session_messages` and recall's messages show); :class:`NotFormedYet` after
+        ``timeout_s``. Polls ``/v1/freshness``, from ``poll_s`` doubling to 1 s."""
+        deadline = time.monotonic() + timeout_s
+        pause = poll_s
+        while True:
+            fresh = await self.freshness(position.project)
+            if fresh.indexed_offset is not None and fresh.indexed_offset >= position.offset:
+                return fresh
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise NotFormedYet(
+                    None,
+                    f"the message index of {position.project} has not read offset "
+                    f"{position.offset} after {timeout_s} s; is `engram worker` (or "
+                    "`engram indexer`) running?",
+                )
+            await asyncio.sleep(min(pause, left))
+            pause = min(pause * 2, 1.0)
 
     async def user_model(self, *, principal: str | None = None) -> UserModel:
         response = await self._send("GET", "/v1/user-model", params=self._r.who(principal))
@@ -650,6 +713,24 @@ class Engram:
 
     def diagnosis(self, session: str, **options: Any) -> SessionDiagnosis:
         result: SessionDiagnosis = self._run(self._async.diagnosis, session, **options)
+        return result
+
+    def whoami(self, **options: Any) -> Whoami:
+        result: Whoami = self._run(self._async.whoami, **options)
+        return result
+
+    def session_messages(self, session: str, **options: Any) -> list[SessionMessage]:
+        result: list[SessionMessage] = self._run(self._async.session_messages, session, **options)
+        return result
+
+    def session_messages_page(self, session: str, **options: Any) -> SessionMessagePage:
+        result: SessionMessagePage = self._run(
+            self._async.session_messages_page, session, **options
+        )
+        return result
+
+    def wait_indexed(self, position: LogPosition, **options: Any) -> Freshness:
+        result: Freshness = self._run(self._async.wait_indexed, position, **options)
         return result
 
     def user_model(self, **options: Any) -> UserModel:

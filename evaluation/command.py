@@ -4,7 +4,7 @@ Runs every case of a corpus file or folder through the deterministic arm, the mo
 both, prints precision, recall and the safety counts (a rich table, or JSON with ``--json``),
 and exits 1 when any arm formed something fabricated, forbidden, untrusted-owner or secret, or
 failed. With ``--record`` it also writes the model arm's evaluation artifact, the evidence a
-``model`` or ``both`` worker needs to start (:mod:`streams.model.evidence`), and exits 1 when
+``model`` or ``both`` worker needs to start (:mod:`engram.streams.model.evidence`), and exits 1 when
 that evidence does not pass. ``engram eval sample`` draws labeling sheets from real turns and
 ``engram eval coverage`` measures how many known facts formed a belief (:mod:`.coverage`).
 """
@@ -12,7 +12,9 @@ that evidence does not pass. ``engram eval sample`` draws labeling sheets from r
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
+from dataclasses import replace
 from enum import StrEnum
 from pathlib import Path
 from typing import Any
@@ -21,10 +23,20 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from engram.evaluation.answers import AnswersError, StaleAnswers, load_answers
 from engram.evaluation.corpus import Case, CorpusError, load_corpus
-from engram.evaluation.coverage import FactsError, load_facts, measure
-from engram.evaluation.evidence import evaluate_model, record
+from engram.evaluation.coverage import CoverageReport, Fact, FactsError, load_facts, measure
+from engram.evaluation.evidence import corpus_digest, evaluate_model, record, score
+from engram.evaluation.model_eval import (
+    model_coverage,
+    open_answers,
+    replay_settings,
+    replayed_cases,
+    with_section,
+    write_corpus_requests,
+)
 from engram.evaluation.recall import QuestionsError, evaluate
+from engram.evaluation.replay import ReplayServer
 from engram.evaluation.sample import (
     draw,
     draw_excluding,
@@ -36,15 +48,27 @@ from engram.evaluation.scoring import ArmReport, EvaluationReport, evaluate_arm
 from engram.evaluation.sheets import render_beliefs, render_coverage, render_messages
 from engram.formation.deterministic.arm import deterministic_arm
 from engram.formation.policy import FormationPolicy
-from engram.infra.settings import load_settings
+from engram.infra.settings import Settings, load_settings
 from engram.ingest.jsonl import InvalidEpisodeLine
 from engram.policies.document import PolicyFileError
 from engram.policies.endpoint import ModelConfigurationError
 from engram.policies.in_force import default_policy, effective_policy, model_policy
 from engram.policies.prompt import PromptError
 from engram.projections.messages.embeddings.wiring import embedder_from_settings
-from engram.streams.model.evidence import Evidence, write_evidence
+from engram.streams.model.evidence import Evidence, evidence_for, write_evidence
 from engram.streams.wiring import evidence_path
+
+_ANSWERS_HELP = (
+    "A JSONL file of recorded model answers ({key, claims} a line, key = SHA-256 of role, "
+    "NUL, message): the model arm answers from it instead of an endpoint."
+)
+_PROMPT_HELP = (
+    "The SHA-256 of the prompt file the answers were recorded for, when the file has no "
+    '{"prompt_sha256": ...} header line.'
+)
+_STALE_HELP = (
+    "Use answers recorded for another prompt than the one in force; the report says they are stale."
+)
 
 eval_app = typer.Typer(
     help="Evaluate formation: a labeled corpus, sheets to label from real turns, or the "
@@ -175,6 +199,15 @@ def formation(
     output: Path | None = typer.Option(
         None, "--output", help="Where --record writes (default ENGRAM_FORMATION_EVIDENCE_PATH)."
     ),
+    answers: Path | None = typer.Option(None, "--answers", help=_ANSWERS_HELP),
+    answers_prompt: str | None = typer.Option(None, "--answers-prompt", help=_PROMPT_HELP),
+    accept_stale: bool = typer.Option(False, "--accept-stale", help=_STALE_HELP),
+    write_requests: Path | None = typer.Option(
+        None,
+        "--write-requests",
+        help="Write the request the model arm would send for every message of the corpus "
+        "(JSONL: key, role, system, user), to have a model answer them; nothing is scored.",
+    ),
 ) -> None:
     """Score the extractor arm(s) on a labeled corpus; exit 1 when anything unsafe formed."""
     try:
@@ -182,6 +215,21 @@ def formation(
     except CorpusError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from exc
+    if write_requests is not None:
+        settings = replay_settings(load_settings())
+        count = write_corpus_requests(
+            cases, _arm_policy(settings, ArmChoice.MODEL), settings, write_requests
+        )
+        typer.echo(f"wrote {count} requests to {write_requests}")
+        return
+    if answers is not None:
+        if arm is ArmChoice.DETERMINISTIC:
+            typer.echo("error: --answers needs --arm model or --arm both", err=True)
+            raise typer.Exit(2)
+        _replayed_formation(
+            cases, arm, answers, answers_prompt, accept_stale, record_evidence, output, as_json
+        )
+        return
     if record_evidence:
         if arm is not ArmChoice.MODEL:
             typer.echo("error: --record evaluates the model arm: use --arm model", err=True)
@@ -295,21 +343,172 @@ def coverage(
     policy_file: Path | None = typer.Option(
         None, "--policy", help="A policy file (default: the policy in force)."
     ),
+    arm: ArmChoice | None = typer.Option(
+        None,
+        "--arm",
+        help="model or both: run the model arm, from --answers or the configured endpoint "
+        "(default: the policy in force).",
+    ),
+    answers: Path | None = typer.Option(None, "--answers", help=_ANSWERS_HELP),
+    answers_prompt: str | None = typer.Option(None, "--answers-prompt", help=_PROMPT_HELP),
+    accept_stale: bool = typer.Option(False, "--accept-stale", help=_STALE_HELP),
+    over_http: bool = typer.Option(
+        False,
+        "--over-http",
+        help="With --answers: serve them at the replay endpoint (127.0.0.1:8089) and ask it over "
+        "HTTP as a worker does; the report adds the sizes of prompts and completions.",
+    ),
 ) -> None:
     """Fact coverage, a proxy for recall: the share of facts one of whose evidence messages
-    is cited by a belief of the principal, with the deterministic arm and the resolution core
-    in process. A belief from the right message can still be the wrong fact: read what forms."""
-    policy = _policy_in_force(policy_file)
+    is cited by a belief of the principal, with the arm(s) of the policy and the resolution
+    core in process. A belief from the right message can still be the wrong fact: read what
+    forms."""
     try:
         known = load_facts(facts)
-        report = measure(turns, known, policy, show_missed=show_missed, seed=seed)
-    except (OSError, InvalidEpisodeLine, FactsError) as exc:
+        if arm in (ArmChoice.MODEL, ArmChoice.BOTH):
+            report = _model_coverage(
+                turns,
+                known,
+                arm,
+                (answers, answers_prompt, accept_stale, over_http),
+                show_missed,
+                seed,
+            )
+        else:
+            if answers is not None:
+                typer.echo("error: --answers needs --arm model or --arm both", err=True)
+                raise typer.Exit(2)
+            policy = _policy_in_force(policy_file)
+            report = measure(turns, known, policy, show_missed=show_missed, seed=seed)
+    except (OSError, InvalidEpisodeLine, FactsError, AnswersError, StaleAnswers) as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from exc
     if as_json:
         typer.echo(json.dumps(report.to_dict(), indent=2, sort_keys=True))
     else:
         render_coverage(report, Console())
+
+
+def _replayed_formation(
+    cases: list[Case],
+    arm: ArmChoice,
+    answers: Path,
+    answers_prompt: str | None,
+    accept_stale: bool,
+    record_evidence: bool,
+    output: Path | None,
+    as_json: bool,
+) -> None:
+    """The corpus with the model arm answered from recorded answers (and the deterministic
+    arm beside it for ``both`` or ``--record``); with ``--record``, the evidence for the
+    replay policy."""
+    settings = replay_settings(load_settings())
+    policy = _arm_policy(settings, ArmChoice.MODEL)
+    try:
+        source = open_answers(answers, answers_prompt, policy, accept_stale=accept_stale)
+    except (OSError, AnswersError, StaleAnswers) as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from exc
+    plain = replace(policy, extractor_kind="deterministic")
+    reports: list[ArmReport] = []
+    if arm is ArmChoice.BOTH or record_evidence:
+        reports.append(asyncio.run(evaluate_arm("deterministic", cases, deterministic_arm, plain)))
+    model, calls = asyncio.run(replayed_cases(cases, policy, source))
+    reports.append(model)
+    report = EvaluationReport(arms=reports)
+    about = {**source.describe(), "calls": calls.to_dict()}
+    evidence = None
+    if record_evidence:
+        evidence = evidence_for(policy, corpus_digest(cases), score(model), score(reports[0]))
+        if source.stale is not None:
+            typer.echo("error: --record refuses stale answers: record them again", err=True)
+            raise typer.Exit(2)
+        path = output or evidence_path(settings)
+        write_evidence(evidence, path)
+    if as_json:
+        body = {**report.to_dict(), "model": about}
+        if evidence is not None:
+            body["evidence"] = evidence.model_dump(mode="json")
+        typer.echo(json.dumps(body, indent=2, sort_keys=True))
+    else:
+        render(report, Console())
+        for key, value in about.items():
+            typer.echo(f"model {key}: {value}")
+    if evidence is not None and not evidence.passed:
+        raise typer.Exit(1)
+    if evidence is None and not report.ok:
+        raise typer.Exit(1)
+
+
+def _arm_policy(settings: Settings, arm: ArmChoice) -> FormationPolicy:
+    """The policy a worker of kind ``arm`` (model or both) runs with these settings, or exit 2
+    saying what is wrong."""
+    forced = settings.formation.model_copy(update={"extractor": arm.value})
+    try:
+        return effective_policy(with_section(settings, formation=forced))
+    except (ModelConfigurationError, PolicyFileError, PromptError, ValueError) as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from exc
+
+
+def _model_coverage(
+    turns: Path,
+    facts: list[Fact],
+    arm: ArmChoice,
+    given: tuple[Path | None, str | None, bool, bool],
+    show_missed: int,
+    seed: int,
+) -> CoverageReport:
+    """``given``: the answers file, its prompt digest, whether stale answers are accepted, and
+    whether to ask them over HTTP."""
+    answers, answers_prompt, accept_stale, over_http = given
+    settings = load_settings()
+    if answers is not None:
+        settings = replay_settings(settings)
+    policy = _arm_policy(settings, arm)
+    source = (
+        open_answers(answers, answers_prompt, policy, accept_stale=accept_stale)
+        if answers is not None
+        else None
+    )
+    return asyncio.run(
+        model_coverage(
+            turns,
+            facts,
+            policy,
+            settings,
+            source,
+            show_missed=show_missed,
+            seed=seed,
+            over_http=over_http,
+        )
+    )
+
+
+@eval_app.command("replay")
+def replay(
+    answers: Path = typer.Option(..., "--answers", help=_ANSWERS_HELP),
+    answers_prompt: str | None = typer.Option(None, "--answers-prompt", help=_PROMPT_HELP),
+    port: int = typer.Option(8089, "--port", help="The port on 127.0.0.1 to answer on."),
+) -> None:
+    """Serve recorded answers as an OpenAI-compatible endpoint on 127.0.0.1 (a worker's
+    ENGRAM_MODEL_ENDPOINT), until interrupted."""
+    try:
+        recorded = load_answers(answers, answers_prompt)
+    except (OSError, AnswersError) as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from exc
+
+    async def serve() -> None:
+        async with ReplayServer(recorded, port=port) as server:
+            typer.echo(
+                f"answering {len(recorded.claims)} recorded answers (prompt "
+                f"{recorded.prompt_sha256[:12]}…) at {server.base_url}"
+            )
+            await asyncio.Event().wait()
+
+    with contextlib.suppress(KeyboardInterrupt):
+        asyncio.run(serve())
 
 
 @eval_app.command("recall")
@@ -332,6 +531,18 @@ def recall_questions(
         help="Recall with its semantic list (the configured embedder, ENGRAM_EMBEDDING_*), "
         "beside recall without it and dense-only; --no-dense: lexical recall only.",
     ),
+    translations: Path | None = typer.Option(
+        None,
+        "--translations",
+        help="Also ask these translated questions (JSONL: qa_line, language, question) beside "
+        "their English originals from --qa (needs --dense).",
+    ),
+    asked_at_end: bool = typer.Option(
+        True,
+        "--asked-at-end/--asked-now",
+        help="Ask each question as of the principal's last message (the conversation's end; "
+        "a question's own asked_at wins), or as of now.",
+    ),
     as_json: bool = typer.Option(False, "--json", help="Print the report as JSON."),
 ) -> None:
     """Ask every question through recall and score what it returns on the evidence messages:
@@ -342,7 +553,16 @@ def recall_questions(
     url = settings.database.url.get_secret_value()
     try:
         embedder = embedder_from_settings(settings.embedding) if dense else None
-        report = asyncio.run(evaluate(url, qa, turns, embedder))
+        report = asyncio.run(
+            evaluate(
+                url,
+                qa,
+                turns,
+                embedder,
+                asked_at_end=asked_at_end,
+                translations=translations,
+            )
+        )
     except (OSError, InvalidEpisodeLine, QuestionsError, ModelConfigurationError) as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from exc

@@ -33,6 +33,10 @@ class LabeledClaim(_Strict):
     object: str = Field(min_length=1)
     facet: str | None = None
     polarity: Literal["assert", "retract"] = "assert"
+    tense: Literal["present", "past"] = "present"
+    """``past``: a state that held and has ended, kept as history ("I used to live in Cork").
+    Events match whatever their tense; a state matches only a label of its own tense, so a
+    ``forbid`` of a current value is not met by the same value kept as history."""
 
 
 class CorpusMessage(_Strict):

@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import json
 import random
-from collections.abc import Iterable
+from collections import Counter
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
@@ -152,6 +153,11 @@ class CoverageReport:
     unknown_evidence: int = 0
     """Evidence event ids (over all facts) that name no turn of the input."""
     missed: list[Missed] = field(default_factory=list)
+    refusals: Counter[tuple[str, str, str]] = field(default_factory=Counter)
+    """By (arm, reason, detail)."""
+    arm: str = "deterministic"
+    model: dict[str, object] | None = None
+    """With a model arm: its calls, where its answers came from, whether they were stale."""
 
     @property
     def total(self) -> PrincipalCoverage:
@@ -162,13 +168,29 @@ class CoverageReport:
 
     def to_dict(self) -> dict[str, object]:
         return {
-            "arm": "deterministic",
+            "arm": self.arm,
             "policy_version": self.policy_version,
+            "refusals_by_reason": _by_reason(self.refusals),
+            "refusals_by_detail": [
+                {"arm": arm, "reason": reason, "detail": detail, "count": count}
+                for (arm, reason, detail), count in sorted(
+                    self.refusals.items(), key=lambda item: (-item[1], item[0])
+                )
+            ],
+            **({"model": self.model} if self.model is not None else {}),
             "total": self.total.to_dict(),
             "principals": [p.to_dict() for p in self.principals],
             "unknown_evidence": self.unknown_evidence,
             "missed": [m.to_dict() for m in self.missed],
         }
+
+
+def _by_reason(refusals: Counter[tuple[str, str, str]]) -> dict[str, dict[str, int]]:
+    """Per arm, refusals by reason."""
+    found: dict[str, Counter[str]] = {}
+    for (arm, reason, _), count in refusals.items():
+        found.setdefault(arm, Counter())[reason] += count
+    return {arm: dict(sorted(counts.items())) for arm, counts in sorted(found.items())}
 
 
 def load_facts(path: Path) -> list[Fact]:
@@ -208,6 +230,10 @@ class _Formed:
     cited: dict[str, set[MessageKey]] = field(default_factory=dict)
     """Per principal, the messages cited by evidence of a counted belief."""
     beliefs: dict[str, int] = field(default_factory=dict)
+    statements: list[str] = field(default_factory=list)
+    """The counted beliefs' statements, per principal in order of id."""
+    refusals: Counter[tuple[str, str, str]] = field(default_factory=Counter)
+    """Refusals of formation and resolution by (arm, reason, detail)."""
 
 
 def form_and_resolve(path: Path, policy: FormationPolicy) -> _Formed:
@@ -218,11 +244,21 @@ def form_and_resolve(path: Path, policy: FormationPolicy) -> _Formed:
     for offset, episode in enumerate(read_episodes(path)):
         episodes.append(episode)
         batches.append(form(episode, policy, offset))
+    return resolve_formed(episodes, batches, policy.version)
+
+
+def resolve_formed(
+    episodes: Sequence[TurnAppended | MemoryRemembered],
+    batches: Sequence[ClaimsBatchFormed],
+    policy_version: str,
+) -> _Formed:
+    """Resolve each principal's batches (one per episode, in order) from an empty state in
+    canonical order, as the projector would, and say what each message formed."""
     by_principal: dict[tuple[str, str], list[ClaimsBatchFormed]] = {}
     for batch in canonical(batches):
         by_principal.setdefault((batch.tenant, batch.principal), []).append(batch)
     changes: dict[tuple[str, str], Changes] = {}
-    formed = _Formed(policy.version)
+    formed = _Formed(policy_version)
     for owner, owned in sorted(by_principal.items()):
         resolved, outcomes = resolve_chunk(BeliefState(), owned)
         changes[owner] = resolved
@@ -239,6 +275,12 @@ def form_and_resolve(path: Path, policy: FormationPolicy) -> _Formed:
             if row.belief_id in counted:
                 cited.add((str(row.episode_id), row.message_ordinal))
         formed.beliefs[owner[1]] = formed.beliefs.get(owner[1], 0) + len(counted)
+        formed.statements.extend(
+            resolved.beliefs_new[b].statement for b in sorted(counted, key=str)
+        )
+        for refusal in resolved.refusals:
+            arm = "model" if refusal.extractor.startswith("model:") else "deterministic"
+            formed.refusals[(arm, refusal.reason, refusal.detail)] += 1
     for episode, batch in zip(episodes, batches, strict=True):
         refusals = changes[(batch.tenant, batch.principal)].refusals
         for message in episode_messages(episode):
@@ -269,10 +311,13 @@ def measure(
     *,
     show_missed: int = 0,
     seed: int = 0,
+    formed: _Formed | None = None,
 ) -> CoverageReport:
     """Fact coverage of ``turns`` under ``policy``; ``show_missed`` uncovered facts drawn for
-    ``seed`` with what formation did with their evidence messages."""
-    formed = form_and_resolve(turns, policy)
+    ``seed`` with what formation did with their evidence messages. ``formed`` is what another
+    arm formed of the same turns (:func:`resolve_formed`); by default the deterministic arm's."""
+    if formed is None:
+        formed = form_and_resolve(turns, policy)
     by_event: dict[str, list[MessageSeen]] = {}
     for seen in formed.messages.values():
         by_event.setdefault(seen.episode_id, []).append(seen)
@@ -304,6 +349,7 @@ def measure(
         policy_version=formed.policy_version,
         principals=[rows[p] for p in sorted(rows)],
         unknown_evidence=unknown,
+        refusals=formed.refusals,
     )
     if show_missed:
         drawn = _draw(uncovered, show_missed, seed)

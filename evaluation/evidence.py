@@ -17,6 +17,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from engram.evaluation.corpus import Case
+from engram.evaluation.model_run import ModelCalls, case_arm
 from engram.evaluation.scoring import (
     ArmReport,
     EpisodeArm,
@@ -25,10 +26,7 @@ from engram.evaluation.scoring import (
 )
 from engram.formation.deterministic.arm import deterministic_arm
 from engram.formation.policy import FormationPolicy
-from engram.formation.proposals import Proposal
 from engram.infra.settings import Settings
-from engram.schemas.episodes import Message, TurnAppended
-from engram.streams.model.context import ContextMessage, context_text, context_window
 from engram.streams.model.evidence import ArmScore, Evidence, evidence_for
 from engram.streams.wiring import model_extractor_for
 
@@ -60,20 +58,9 @@ def score(report: ArmReport) -> ArmScore:
 
 
 def with_context(extractor: ModelExtractor, policy: FormationPolicy) -> EpisodeArm:
-    """The model arm over a case: earlier messages of the case as context, its date."""
-
-    async def propose(episode: TurnAppended, message: Message) -> list[Proposal]:
-        earlier = [
-            ContextMessage(m.role, context_text(m.content))
-            for m in episode.messages
-            if m.ordinal < message.ordinal
-        ]
-        window = context_window(
-            earlier, max_messages=policy.context_messages, max_chars=policy.context_chars
-        )
-        return await extractor.propose(message, window, episode.occurred_at.date())
-
-    return propose
+    """The model arm over a case: earlier messages of the case as context, its date; a message
+    nothing of which can be kept is not asked about (:func:`.model_run.case_arm`)."""
+    return case_arm(extractor.propose, policy, ModelCalls())
 
 
 async def evaluate_model(

@@ -1,7 +1,7 @@
 """``engram eval recall``: real questions asked through recall, scored on their evidence messages.
 
 Each question (JSONL: ``tenant``, ``principal``, ``question``, ``answer``, ``category``,
-``evidence_event_ids``) is asked through :func:`projections.reads.recall.recall` — the code behind
+``evidence_event_ids``) is asked through :func:`engram.projections.reads.recall.recall` — the code behind
 ``GET /v1/recall``, ``engram recall`` and the MCP tool — in the generation serving the
 principal, with its defaults (the principal's own words). A hit *holds* an evidence message when
 it is that message, or a belief one of whose quotes comes from it. Reported, by category and
@@ -24,7 +24,7 @@ conversations are formed in process — the deterministic arm under the default 
 by the projector's own store and indexed by the indexer's own store, into a scratch database
 created and dropped on the configured PostgreSQL, as ``bench/search_questions.py`` does —
 and every message is embedded into the embedder's generation by the embedding follower's own
-store (:mod:`projections.messages.vectors`), which is then activated; otherwise the questions are
+store (:mod:`engram.projections.messages.vectors`), which is then activated; otherwise the questions are
 asked of the configured database as it stands (running services), semantically when the
 embedder's generation is the active one.
 """
@@ -36,6 +36,7 @@ import time
 from collections.abc import AsyncIterator, Iterable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field, replace
+from datetime import datetime
 from pathlib import Path
 
 import asyncpg
@@ -79,6 +80,9 @@ CATEGORIES = {
 adversarial; its prompts add the conversation's date for 2; its tables order 4, 1, 2, 3, 5 as
 the paper's single-hop, multi-hop, temporal, open-domain, adversarial). The paper's numbered
 list reads otherwise; the data's numbers are these."""
+EMBEDDED = frozenset(r.value for r in OWN_WORDS)
+"""Whose messages the evaluation embeds: the principal's own, as the vectors' sink does by
+default (``ENGRAM_EMBEDDING_ROLES``) and all recall's semantic list searches by default."""
 CHUNK = 200
 CLAIMS_TOPIC = "eval.claims"
 EPISODES_TOPIC = "eval.episodes"
@@ -100,6 +104,27 @@ class Question:
     evidence: frozenset[str]
     own_evidence: bool
     """Whether an evidence message is the principal's own (``evidence_by_principal``)."""
+    asked_at: datetime | None = None
+    """When the question is asked (``asked_at``, RFC 3339), if the file says."""
+
+
+def question_of(row: dict[str, object]) -> Question:
+    """One line's question (``KeyError``, ``TypeError``, ``ValueError`` for one that is not)."""
+    evidence = row["evidence_event_ids"]
+    by_principal = row.get("evidence_by_principal")
+    asked_at = row.get("asked_at")
+    if not isinstance(evidence, list) or not isinstance(by_principal, list | None):
+        raise TypeError("evidence_event_ids and evidence_by_principal are lists")
+    return Question(
+        tenant=str(row["tenant"]),
+        principal=str(row["principal"]),
+        text=str(row["question"]),
+        answer=str(row["answer"]),
+        category=int(str(row["category"])),
+        evidence=frozenset(str(e) for e in evidence),
+        own_evidence=any(by_principal or [True]),
+        asked_at=datetime.fromisoformat(str(asked_at)) if asked_at else None,
+    )
 
 
 def load_questions(path: Path) -> list[Question]:
@@ -108,18 +133,7 @@ def load_questions(path: Path) -> list[Question]:
         if not line.strip():
             continue
         try:
-            row = orjson.loads(line)
-            questions.append(
-                Question(
-                    tenant=str(row["tenant"]),
-                    principal=str(row["principal"]),
-                    text=str(row["question"]),
-                    answer=str(row["answer"]),
-                    category=int(row["category"]),
-                    evidence=frozenset(str(e) for e in row["evidence_event_ids"]),
-                    own_evidence=any(row.get("evidence_by_principal") or [True]),
-                )
-            )
+            questions.append(question_of(orjson.loads(line)))
         except (orjson.JSONDecodeError, KeyError, TypeError, ValueError) as exc:
             raise QuestionsError(f"{path}:{number}: not a question ({exc})") from exc
     return questions
@@ -253,21 +267,51 @@ class OwnMessages:
         return [frozenset({events[i]}) for i in index.top(tokens(question.text), TOP)]
 
 
+_LAST_SAID = "SELECT max(occurred_at) FROM message WHERE tenant = $1 AND principal = $2"
+
+
+class AskedAt:
+    """When each question is asked: its own ``asked_at`` if the file gives one; else, with
+    ``at_end``, just after the principal's last message (the benchmark asks its questions
+    after the whole conversation, so "last year" means the year before its last session);
+    else None, the clock's now."""
+
+    def __init__(self, pool: asyncpg.Pool, *, at_end: bool) -> None:
+        self._pool = pool
+        self._at_end = at_end
+        self._ends: dict[tuple[str, str], datetime | None] = {}
+
+    async def of(self, question: Question) -> datetime | None:
+        if question.asked_at is not None or not self._at_end:
+            return question.asked_at
+        who = (question.tenant, question.principal)
+        if who not in self._ends:
+            async with reading(self._pool, principal=who) as conn:
+                self._ends[who] = await conn.fetchval(_LAST_SAID, *who)
+        return self._ends[who]
+
+
 async def measure(
     pool: asyncpg.Pool,
     questions: Iterable[Question],
     embedder: Embedder | None = None,
     *,
     semantic_weight: float | None = None,
+    asked_at_end: bool = True,
 ) -> Report:
     """Every question through recall (semantically when ``embedder``'s generation is active;
-    ``semantic_weight`` overrides the default weight of its list), and the baselines."""
+    ``semantic_weight`` overrides the default weight of its list), and the baselines; each
+    asked at :class:`AskedAt`'s date (``asked_at_end``: the conversation's end where the file
+    gives none)."""
     report = Report()
     baseline = OwnMessages(pool)
+    dates = AskedAt(pool, at_end=asked_at_end)
     for question in questions:
         if not question.evidence:
             report.without_evidence += 1
             continue
+        if question.asked_at is None and asked_at_end:
+            question = replace(question, asked_at=await dates.of(question))
         who = (question.tenant, question.principal)
         started = time.perf_counter()
         semantic: SemanticQuery | None = None
@@ -296,7 +340,10 @@ async def measure(
 
 
 async def _ask(
-    conn: asyncpg.Connection, question: Question, semantic: SemanticQuery | None
+    conn: asyncpg.Connection,
+    question: Question,
+    semantic: SemanticQuery | None,
+    foreign_lexical_weight: float | None = None,
 ) -> RecallResults:
     return await recall(
         conn,
@@ -305,7 +352,90 @@ async def _ask(
         query=question.text,
         limit=TOP,
         semantic=semantic,
+        asked_at=question.asked_at,
+        foreign_lexical_weight=foreign_lexical_weight,
     )
+
+
+@dataclass(frozen=True, slots=True)
+class Translation:
+    """A question of the questions file (its line, from 1) asked in another language."""
+
+    qa_line: int
+    language: str
+    text: str
+
+
+def load_translations(path: Path) -> list[Translation]:
+    """``qa_line``, ``language``, ``question`` a line (the English is the questions file's own:
+    only the translation, written for this evaluation, is kept in the project)."""
+    found = []
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            row = orjson.loads(line)
+            found.append(Translation(int(row["qa_line"]), str(row["language"]), row["question"]))
+        except (orjson.JSONDecodeError, KeyError, TypeError, ValueError) as exc:
+            raise QuestionsError(f"{path}:{number}: not a translation ({exc})") from exc
+    return found
+
+
+FOREIGN_WEIGHTS = {"default": None, "unadjusted": 1.0, "words_off": 0.0}
+"""The lexical list's weight for a translated question: recall's default for a question in
+another language, the same as an English question's, and none (meaning alone)."""
+
+
+async def measure_translations(
+    pool: asyncpg.Pool,
+    qa: Path,
+    translations: Sequence[Translation],
+    embedder: Embedder,
+    *,
+    asked_at_end: bool = True,
+) -> dict[str, object]:
+    """Each translated question and its English original through recall (semantically): per
+    language, of the questions whose English version holds an evidence message in the first
+    five, the share whose translation does too (``kept_top5``), at each of
+    :data:`FOREIGN_WEIGHTS`, and the translations' evidence recall."""
+    lines = qa.read_text(encoding="utf-8").splitlines()
+    dates = AskedAt(pool, at_end=asked_at_end)
+    by_language: dict[str, dict[str, list[tuple[int | None, int | None]]]] = {}
+    for translation in translations:
+        english = question_of(orjson.loads(lines[translation.qa_line - 1]))
+        if asked_at_end:
+            english = replace(english, asked_at=await dates.of(english))
+        asked = replace(english, text=translation.text)
+        who = (english.tenant, english.principal)
+        async with reading(pool, principal=who) as conn:
+            meaning = await semantic_query(conn, embedder, english.text)
+            rank_en = first_rank(held(await _ask(conn, english, meaning)), english.evidence)
+            meaning = await semantic_query(conn, embedder, asked.text)
+            for arm, weight in FOREIGN_WEIGHTS.items():
+                found = await _ask(conn, asked, meaning, weight)
+                rank = first_rank(held(found), asked.evidence)
+                arms = by_language.setdefault(translation.language, {})
+                arms.setdefault(arm, []).append((rank_en, rank))
+    report: dict[str, object] = {}
+    for language, arms in sorted(by_language.items()):
+        summary: dict[str, object] = {}
+        for arm, pairs in arms.items():
+            english_top5 = [r for e, r in pairs if e is not None and e <= 5]
+            kept = sum(r is not None and r <= 5 for r in english_top5)
+            summary[arm] = {
+                "asked": len(pairs),
+                "english_top5": len(english_top5),
+                "kept_top5": round(kept / len(english_top5), 4) if english_top5 else 0.0,
+                **{
+                    f"recall_at_{cut}": round(
+                        sum(r is not None and r <= cut for _, r in pairs) / len(pairs), 4
+                    )
+                    for cut in CUTS
+                },
+                "english_recall_at_5": round(len(english_top5) / len(pairs), 4),
+            }
+        report[language] = summary
+    return report
 
 
 async def _semantic_baselines(
@@ -363,8 +493,8 @@ async def form_into(
         indexed += await index_records(conn, EPISODES_TOPIC, 0, log[start : start + CHUNK])
         if embedder is not None and generation is not None:
             part = log[start : start + CHUNK]
-            vectors = await embed_messages(embedder, generation, part)
-            await write_vectors(conn, generation.name, EPISODES_TOPIC, 0, part, vectors)
+            vectors = await embed_messages(embedder, generation, part, EMBEDDED)
+            await write_vectors(conn, generation.name, EPISODES_TOPIC, 0, part, vectors, EMBEDDED)
     if generation is not None:
         await embedding_store.mark_built(conn, generation.name)
         await embedding_store.activate(conn, generation.name)
@@ -394,12 +524,21 @@ async def scratch_database(admin_url: str, prefix: str = "recall_eval_") -> Asyn
 
 
 async def evaluate(
-    database_url: str, qa: Path, turns: Path | None, embedder: Embedder | None = None
+    database_url: str,
+    qa: Path,
+    turns: Path | None,
+    embedder: Embedder | None = None,
+    *,
+    asked_at_end: bool = True,
+    translations: Path | None = None,
 ) -> dict[str, object]:
     """The whole run: questions loaded first (a bad file fails before any database work)."""
     questions = load_questions(qa)
+    translated = load_translations(translations) if translations is not None else []
     if turns is None:
-        return await _measure_at(database_url, questions, embedder)
+        return await _measure_at(
+            database_url, questions, embedder, asked_at_end, qa=qa, translated=translated
+        )
     async with scratch_database(database_url) as url:
         conn = await asyncpg.connect(url)
         try:
@@ -408,15 +547,31 @@ async def evaluate(
         finally:
             await conn.close()
         formed = {"turns": str(turns), "batches": batches, "messages_indexed": messages}
-        return {**formed, **(await _measure_at(url, questions, embedder))}
+        measured = await _measure_at(
+            url, questions, embedder, asked_at_end, qa=qa, translated=translated
+        )
+        return {**formed, **measured}
 
 
 async def _measure_at(
-    url: str, questions: list[Question], embedder: Embedder | None
+    url: str,
+    questions: list[Question],
+    embedder: Embedder | None,
+    asked_at_end: bool,
+    *,
+    qa: Path,
+    translated: Sequence[Translation] = (),
 ) -> dict[str, object]:
     pool = await asyncpg.create_pool(url, min_size=1, max_size=2)
     try:
-        report = await measure(pool, questions, embedder)
+        report = await measure(pool, questions, embedder, asked_at_end=asked_at_end)
+        languages: dict[str, object] = {}
+        if translated and embedder is not None:
+            languages = await measure_translations(
+                pool, qa, translated, embedder, asked_at_end=asked_at_end
+            )
     finally:
         await pool.close()
-    return {"questions": len(questions), **report.to_dict()}
+    asked = "the principal's last message" if asked_at_end else "now"
+    extra = {"translated": languages} if languages else {}
+    return {"questions": len(questions), "asked_at": asked, **report.to_dict(), **extra}

@@ -32,7 +32,7 @@ from engram.formation.policy import FormationPolicy
 from engram.formation.proposals import Proposal
 from engram.formation.secrets import find_secrets
 from engram.formation.spans import quote_at
-from engram.schemas.claims import Authority, Candidate, ClaimEnd, EndKind, SourcePosition
+from engram.schemas.claims import Authority, Candidate, ClaimEnd, EndKind, SourcePosition, Tense
 from engram.schemas.common import Role
 from engram.schemas.episodes import Message, TurnAppended
 
@@ -67,6 +67,8 @@ def claim_matches(candidate: Candidate, label: LabeledClaim) -> bool:
     """Whether a formed candidate is the labeled claim, by the rules above."""
     if candidate.relation != label.relation or candidate.polarity.value != label.polarity:
         return False
+    if not candidate.is_event and (candidate.tense is Tense.PAST) != (label.tense == "past"):
+        return False
     if label.facet is not None and normalise_end(candidate.facet or "") != normalise_end(
         label.facet
     ):
@@ -79,13 +81,16 @@ def claim_matches(candidate: Candidate, label: LabeledClaim) -> bool:
 def describe(candidate: Candidate) -> str:
     facet = f" [{candidate.facet}]" if candidate.facet else ""
     retract = " (retract)" if candidate.polarity.value == "retract" else ""
-    return f"{candidate.subject.text} {candidate.relation} {candidate.object.text}{facet}{retract}"
+    past = " (past)" if candidate.tense is Tense.PAST and not candidate.is_event else ""
+    head = f"{candidate.subject.text} {candidate.relation} {candidate.object.text}"
+    return f"{head}{facet}{retract}{past}"
 
 
 def describe_label(label: LabeledClaim) -> str:
     facet = f" [{label.facet}]" if label.facet else ""
     retract = " (retract)" if label.polarity == "retract" else ""
-    return f"{label.subject} {label.relation} {label.object}{facet}{retract}"
+    past = " (past)" if label.tense == "past" else ""
+    return f"{label.subject} {label.relation} {label.object}{facet}{retract}{past}"
 
 
 def episode_for(case: Case) -> TurnAppended:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections import Counter
+
 from rich.console import Console
 from rich.table import Table
 
@@ -41,11 +43,38 @@ _COVERAGE_COLUMNS = (
 )
 
 
+_TOP_DETAILS = 15
+
+
+def _render_model(report: CoverageReport, console: Console) -> None:
+    """The model arm's calls and answers, then refusals by reason and the commonest details."""
+    if report.model is not None:
+        for key, value in report.model.items():
+            line = f"model {key}: {value}"
+            console.print(f"[red]{line}[/red]" if key == "stale" and value else line)
+    reasons: Counter[tuple[str, str]] = Counter()
+    for (arm, reason, _), count in report.refusals.items():
+        reasons[(arm, reason)] += count
+    table = Table(title="refusals by reason")
+    for column in ("arm", "reason", "count"):
+        table.add_column(column)
+    for (arm, reason), count in sorted(reasons.items()):
+        table.add_row(arm, reason, str(count))
+    console.print(table)
+    details = Table(title=f"refusals: the {_TOP_DETAILS} commonest details")
+    for column in ("arm", "reason", "detail", "count"):
+        details.add_column(column)
+    ranked = sorted(report.refusals.items(), key=lambda item: (-item[1], item[0]))
+    for (arm, reason, detail), count in ranked[:_TOP_DETAILS]:
+        details.add_row(arm, reason, detail, str(count))
+    console.print(details)
+
+
 def render_coverage(report: CoverageReport, console: Console) -> None:
     """The coverage table, then any uncovered facts drawn, each evidence message with what
     formation proposed, refused and abstained from."""
     table = Table(
-        title=f"fact coverage (deterministic arm, policy {report.policy_version}): "
+        title=f"fact coverage ({report.arm} arm, policy {report.policy_version}): "
         "a proxy — read what forms"
     )
     for title, _ in _COVERAGE_COLUMNS:
@@ -62,6 +91,7 @@ def render_coverage(report: CoverageReport, console: Console) -> None:
     )
     if report.unknown_evidence:
         console.print(f"[yellow]{report.unknown_evidence} evidence ids name no turn[/yellow]")
+    _render_model(report, console)
     if not report.missed:
         return
     missed = Table(title=f"{len(report.missed)} uncovered facts and their evidence messages")

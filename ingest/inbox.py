@@ -16,7 +16,7 @@ after it re-reads nothing. Formation's identities derive from the event id besid
 
 After each committed transaction the records it consumed are deleted from the inbox
 (``DeleteRecords``, best effort), and once they are older than the topic's ``segment.ms`` the
-segment that holds them is closed with a roll marker (:mod:`ingest.inbox_rolling`), so the broker
+segment that holds them is closed with a roll marker (:mod:`engram.ingest.inbox_rolling`), so the broker
 deletes its file at its next retention check: the plaintext leaves the broker's disk within
 ``segment.ms`` + the broker's ``log.retention.check.interval.ms`` + ``file.delete.delay.ms`` of
 being moved (docs/privacy.md states the bound). Retention is the bound for what the stage never
@@ -43,8 +43,9 @@ from aiokafka.admin import AIOKafkaAdminClient, RecordsToDelete
 from aiokafka.errors import KafkaError, ProducerFenced
 from pydantic import ValidationError
 
-from engram.infra.backoff import Backoff
+from engram.infra.backoff import Backoff, pause_unless
 from engram.infra.errors import EngramFailure
+from engram.infra.log_reading import log_consumer
 from engram.infra.retry import Retrying, retry
 from engram.infra.settings import KafkaSettings
 from engram.ingest.inbox_rolling import ROLL_HEADER, SegmentRoller, is_roll_marker
@@ -198,18 +199,15 @@ class InboxIntake:
             await self._run_once()
 
     async def _wait_unless_stopping(self, seconds: float) -> None:
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(self._stopping.wait(), timeout=seconds)
+        await pause_unless(self._stopping, seconds)
 
     async def _run_once(self) -> None:
         settings = self._settings
-        consumer = AIOKafkaConsumer(
+        consumer = log_consumer(
             settings.inbox_topic,
-            bootstrap_servers=settings.bootstrap,
+            bootstrap=settings.bootstrap,
             group_id=self._group,
-            enable_auto_commit=False,
             auto_offset_reset="earliest",
-            isolation_level="read_committed",
             session_timeout_ms=settings.session_timeout_ms,
             heartbeat_interval_ms=max(settings.session_timeout_ms // 3, 500),
             max_partition_fetch_bytes=max(settings.max_event_bytes * 2, 1_048_576),

@@ -10,7 +10,7 @@ there: a record with an empty value and the header ``engram.inbox.roll``, which 
 and which the intake then moves past like any record, appending nothing.
 
 What a marker does is checked against the broker's own clock: the topic's timestamps are
-``LogAppendTime`` (``ingest.topics.inbox_config``), and the marker's acknowledged timestamp must
+``LogAppendTime`` (``engram.ingest.topics.inbox_config``), and the marker's acknowledged timestamp must
 be more than ``segment.ms`` past the oldest moved record's, or another marker follows.
 :class:`SegmentRoller` decides when; it does no I/O.
 """

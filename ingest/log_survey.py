@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from aiokafka import AIOKafkaConsumer, TopicPartition
 from pydantic import ValidationError
 
+from engram.infra.log_reading import log_consumer
 from engram.infra.settings import KafkaSettings
 from engram.ingest.topics import source_partitions
 from engram.schemas.log import decode_log_event
@@ -63,10 +64,8 @@ async def survey_log(settings: KafkaSettings, *, sample: int = SAMPLE) -> LogSur
         count = await source_partitions(settings.bootstrap, topic)
     except LookupError:
         return LogSurvey(topic, 0, 0, 0)  # no log yet: nothing in clear
-    consumer = AIOKafkaConsumer(
-        bootstrap_servers=settings.bootstrap,
-        enable_auto_commit=False,
-        isolation_level="read_committed",
+    consumer = log_consumer(
+        bootstrap=settings.bootstrap,
         max_partition_fetch_bytes=max(settings.max_event_bytes * 2, 1_048_576),
     )
     await consumer.start()

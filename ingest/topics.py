@@ -48,7 +48,7 @@ def inbox_config(settings: KafkaSettings) -> dict[str, str]:
 
     Kafka deletes whole closed segments only, once the log start offset (moved by the intake's
     ``DeleteRecords``) has passed them: so segments are short (``segment.ms``: the intake rolls
-    one with a marker record once it is older than that, :mod:`ingest.inbox`), their files are
+    one with a marker record once it is older than that, :mod:`engram.ingest.inbox`), their files are
     removed a second after deletion, and timestamps are the broker's (``LogAppendTime``), so a
     producer's clock can neither hold a segment open nor expire a record early. Retention is
     the bound for what no intake reached."""

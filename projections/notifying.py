@@ -1,7 +1,7 @@
 """The notifier as a stage: a log follower of ``engram.memory-events`` whose one sink owes
 deliveries, beside the sender that pays them.
 
-The sink (:class:`OwedDeliveries`) is a :class:`projections.following.BatchSink`: the follower
+The sink (:class:`OwedDeliveries`) is a :class:`engram.projections.following.BatchSink`: the follower
 seeks to its stored offsets (``public.projector_offset``, projector ``notifications``: shared
 by every projection generation, like the deliveries), fetches, decodes each record once
 (:func:`decode_memory_events`) and writes one partition's batch with its offset in one

@@ -35,7 +35,7 @@ SELECT count(pg_advisory_xact_lock(s.lock)) FROM (
 chunks naming the same principals never wait for each other in a cycle). Held to the commit:
 a projector that has lost its partitions but not yet noticed, and the one that has them now,
 apply a principal's batches one transaction after the other, the second finding the first's
-runs there. Within one projector lanes never share a principal (:mod:`projections.beliefs.lanes`),
+runs there. Within one projector lanes never share a principal (:mod:`engram.projections.beliefs.lanes`),
 so there it is waited for only when a principal's batches sit in two partitions."""
 
 

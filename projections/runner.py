@@ -101,7 +101,8 @@ async def messages_follower(
     if index:
         sinks.append(MessageIndex(pool))
     if embed:
-        sinks.append(MessageVectors(pool, embedder_from_settings(settings.embedding)))
+        embedder = embedder_from_settings(settings.embedding)
+        sinks.append(MessageVectors(pool, embedder, set(settings.embedding.roles)))
     return follow_messages(settings.kafka, sinks, await open_sealer(settings.keys, pool))
 
 
@@ -129,10 +130,25 @@ def keeps_the_index_pace(embedding: EmbeddingSettings) -> bool:
     return embedding.provider == "local" and embedding.local_model == "wordllama"
 
 
+def embeds_in_a_child(settings: Settings, *, embed: bool) -> bool:
+    """Whether ``engram worker`` makes the vectors in a child process (``engram embedder``,
+    started and stopped with it) rather than on its own event loop: by default, whenever the
+    embedder would not keep the index's pace. On a 2-core machine the contextual model in
+    the worker's interpreter halved its formation rate (docs/benchmarks.md, "The message index
+    and the vectors"); a process of its own, niced, leaves formation its pace and the vectors
+    lag instead. ``ENGRAM_EMBEDDING_IN_WORKER=true`` keeps it in the worker."""
+    return (
+        embed and not settings.embedding.in_worker and not keeps_the_index_pace(settings.embedding)
+    )
+
+
 def message_followers(settings: Settings, *, index: bool, embed: bool) -> list[tuple[bool, bool]]:
     """The followers of the log's messages a process runs, as (index, embed) each: one for both
     when the embedder keeps the index's pace (one fetch and one opening of each record), else
-    one each."""
+    one each; none for the vectors when they are made in a child process
+    (:func:`embeds_in_a_child`)."""
+    if embeds_in_a_child(settings, embed=embed):
+        embed = False
     if index and embed and not keeps_the_index_pace(settings.embedding):
         return [(True, False), (False, True)]
     return [(index, embed)] if index or embed else []

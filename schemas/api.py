@@ -100,7 +100,7 @@ class RememberRequest(RequestModel):
 class LogPosition(BaseModel):
     """Where an event landed in the episodic log; wait on ``/v1/freshness`` for ``offset``."""
 
-    # The one type for a log position: what the producer returns (``ingest.producer``), what
+    # The one type for a log position: what the producer returns (``engram.ingest.producer``), what
     # the service's writes return, what the API and the MCP tools answer, what the client
     # decodes and what ``watermarks.waiting.wait_for_watermarks`` waits on. Frozen: a value.
     model_config = ConfigDict(frozen=True)
@@ -530,6 +530,41 @@ class RecalledMessage(BaseModel):
 
 
 RecallHit = Annotated[RecalledBelief | RecalledMessage, Field(discriminator="kind")]
+
+
+class Whoami(BaseModel):
+    """Whom a request acts for: the token's tenant and principal (an operator's token names the
+    principal in the query). What an adapter builds its episodes with, so it appends only as
+    the person its token names."""
+
+    tenant: str
+    principal: str
+
+
+class SessionMessage(BaseModel):
+    """One message of a conversation as the message index holds it: the turn's ``event_id`` and
+    the message's ``message_ordinal`` in it, who said it (``role``, ``author``), when (the turn's
+    ``occurred_at``) and where in the log (partition, offset). A message a deleted belief quoted,
+    or any message of a forgotten principal, is not held, so it is not here."""
+
+    event_id: uuid.UUID
+    message_ordinal: int
+    role: Role
+    author: str | None
+    project: str
+    session: str
+    occurred_at: datetime
+    partition: int
+    offset: int
+    content: str
+
+
+class SessionMessagePage(BaseModel):
+    """A conversation's messages in the order they were said (event time, then log position,
+    then ordinal); pass ``next_cursor`` back as ``cursor`` for the next page."""
+
+    items: list[SessionMessage]
+    next_cursor: str | None
 
 
 class RecallResults(BaseModel):

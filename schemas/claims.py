@@ -138,9 +138,13 @@ class FormationCounts(ContractModel):
     retracted: NonNegative = 0
 
 
-class ClaimsBatchFormed(ContractModel):
+class ClaimsBatchHeader(ContractModel):
+    """What a claims batch says of itself, formed or sealed (:class:`engram.schemas.sealed.
+    SealedClaimsBatch` keeps it in clear): its id, whose episode, where in the log, when, and
+    under which policy. Each kind names its own ``type``, in this place among the fields."""
+
     schema_version: Literal[1] = 1
-    type: Literal["claims.formed"] = "claims.formed"
+    type: str
     batch_id: UUID
     tenant: Identifier
     principal: Identifier
@@ -152,6 +156,10 @@ class ClaimsBatchFormed(ContractModel):
     source: SourcePosition
     occurred_at: AwareDatetime
     policy_version: str
+
+
+class ClaimsBatchFormed(ClaimsBatchHeader):
+    type: Literal["claims.formed"] = "claims.formed"
     candidates: list[Candidate]
     refusals: list[Refusal]
     counts: FormationCounts

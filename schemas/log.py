@@ -1,6 +1,6 @@
 """Everything on ``engram.episodes``: what producers append (turns, explicit memories) and what
 Engram appends for a principal (corrections, deletions, forgetting). Consumers of the log decode
-this union and dispatch on ``type``; producers' doors accept only :data:`~schemas.episodes.EpisodeEvent`.
+this union and dispatch on ``type``; producers' doors accept only :data:`~engram.schemas.episodes.EpisodeEvent`.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from engram.schemas.sealed import SealedEvent
 OpenEvent = TurnAppended | MemoryRemembered | BeliefCorrected | BeliefDeleted | PrincipalForgotten
 """An event whose words, if any, are readable: what formation and the indexer work on."""
 LogEvent = OpenEvent | SealedEvent
-"""Anything on the log: an open event, or one whose words are sealed (:mod:`schemas.sealed`)."""
+"""Anything on the log: an open event, or one whose words are sealed (:mod:`engram.schemas.sealed`)."""
 LogEventField = Annotated[
     TurnAppended
     | MemoryRemembered

@@ -19,10 +19,8 @@ forgettings carry no words and stay in clear.
 from __future__ import annotations
 
 from typing import Annotated, Any, Literal
-from uuid import UUID
 
 from pydantic import (
-    AwareDatetime,
     Field,
     GetCoreSchemaHandler,
     GetJsonSchemaHandler,
@@ -31,8 +29,7 @@ from pydantic import (
 from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import PydanticCustomError, core_schema
 
-from engram.schemas.claims import ClaimsBatchFormed, FormationCounts, SourcePosition
-from engram.schemas.common import ContractModel, Identifier
+from engram.schemas.claims import ClaimsBatchFormed, ClaimsBatchHeader, FormationCounts
 from engram.schemas.episodes import EpisodeBase
 
 SEALED_FIELD = "event"
@@ -127,25 +124,13 @@ SEALED_CLAIMS_CLEAR = frozenset(
 candidates, refusals and correction, which quote or restate a person's words."""
 
 
-class SealedClaimsBatch(ContractModel):
+class SealedClaimsBatch(ClaimsBatchHeader):
     """A claims batch of ``engram.claims`` sealed whole under the principal's data key, with
     a clear copy of everything but its candidates, refusals and correction — ids, source
     position, counts, policy — so a batch whose key was destroyed still projects (as one that
     formed nothing) and the watermarks still pass it."""
 
-    schema_version: Literal[1] = 1
     type: Literal["claims.sealed"] = "claims.sealed"
-    batch_id: UUID
-    tenant: Identifier
-    principal: Identifier
-    project: Identifier
-    session: Identifier
-    episode_id: UUID
-    episode_type: str
-    trigger: Literal["turn", "explicit", "correction"]
-    source: SourcePosition
-    occurred_at: AwareDatetime
-    policy_version: str
     counts: FormationCounts
     activation_corroborations: int = Field(default=1, ge=1)
     words: SealedToken = Field(

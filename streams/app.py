@@ -22,6 +22,7 @@ from engram.infra.heap import freeze_startup_heap
 from engram.infra.metrics import CONSUMER_LAG
 from engram.infra.settings import Settings
 from engram.sealing.opening import open_sealer
+from engram.streams.faust_private import aiokafka_producer
 from engram.streams.fetch import fetch_record
 from engram.streams.formation_stage import FormationStage
 from engram.streams.pipeline import FormationPipeline, Record, Send, Serves, serves_everyone
@@ -84,9 +85,9 @@ class EngramStreams:
         take a turn of the event loop first; faust's ``Producer.send`` fires the app's
         ``on_produce_message`` signal (no receivers here: ~10% of the framework's CPU a turn)
         and wraps the client's errors. Formation uses none of that, and
-        :mod:`streams.publishing` classifies the client's own errors."""
+        :mod:`engram.streams.publishing` classifies the client's own errors."""
         producer = await self.app.maybe_start_producer()
-        client = cast(Any, producer)._ensure_producer()  # faust's AIOKafkaProducer, started
+        client = aiokafka_producer(producer)  # faust's AIOKafkaProducer, started
         return partial(client.send, topic)
 
 
@@ -98,7 +99,7 @@ def build_app(
     serves: Serves = serves_everyone,
 ) -> EngramStreams:
     """The formation worker's app. Another stage (the belief projector) can share its event
-    loop as a task: ``streams.app.task(...)``, wired by the entry point that wants both.
+    loop as a task: ``engram.streams.app.task(...)``, wired by the entry point that wants both.
 
     ``schema`` and ``serves`` place it in a generation: where its backlog is written and which
     principals' episodes it forms (the settings carry the generation's groups and topics)."""

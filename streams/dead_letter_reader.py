@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from aiokafka import AIOKafkaConsumer
-
+from engram.infra.log_reading import log_consumer
 from engram.infra.settings import KafkaSettings
 
 
@@ -21,12 +20,11 @@ class DeadLetterView:
 
 
 async def read_dead_letters(settings: KafkaSettings, *, limit: int = 100) -> list[DeadLetterView]:
-    consumer = AIOKafkaConsumer(
+    consumer = log_consumer(
         settings.dlq_topic,
-        bootstrap_servers=settings.bootstrap,
+        bootstrap=settings.bootstrap,
         group_id=None,
         auto_offset_reset="earliest",
-        enable_auto_commit=False,
     )
     await consumer.start()
     letters: list[DeadLetterView] = []

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import asyncio
 
-from aiokafka import AIOKafkaConsumer, TopicPartition
+from aiokafka import TopicPartition
 
+from engram.infra.log_reading import log_consumer
 from engram.infra.settings import KafkaSettings
 from engram.streams.pipeline import Record
 
@@ -13,9 +14,7 @@ from engram.streams.pipeline import Record
 async def fetch_record(
     settings: KafkaSettings, topic: str, partition: int, offset: int, *, timeout_s: float = 10.0
 ) -> Record | None:
-    consumer = AIOKafkaConsumer(
-        bootstrap_servers=settings.bootstrap, enable_auto_commit=False, group_id=None
-    )
+    consumer = log_consumer(bootstrap=settings.bootstrap, group_id=None)
     await consumer.start()
     try:
         tp = TopicPartition(topic, partition)

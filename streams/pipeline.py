@@ -7,10 +7,10 @@ claims batch on the producer; mark it finished when Kafka acknowledges the batch
 committed offset advances over a prefix of finished records only.
 
 Nothing on this path waits for a round trip of its own: backlog rows are written a chunk per
-statement (:mod:`streams.pending`), and a batch's acknowledgement finishes its episode from a
+statement (:mod:`engram.streams.pending`), and a batch's acknowledgement finishes its episode from a
 callback while the lane goes on to the next episode.
 
-No publish error strands an episode (:mod:`streams.publishing` classifies them): a retriable
+No publish error strands an episode (:mod:`engram.streams.publishing` classifies them): a retriable
 one is retried (:func:`infra.retry.retry`) until Kafka takes the batch; a batch Kafka will never take (larger
 than ``ENGRAM_KAFKA_PRODUCER_MAX_REQUEST_BYTES``, say) is not split — one episode's batch is the
 projector's unit of idempotence and order — but dead-lettered with its reason, its episode

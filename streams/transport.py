@@ -17,6 +17,7 @@ suspends only on those conditions or on the lock it holds while rebuilding its d
 a rebalance, which is checked too (``faust/transport/conductor.py``), so the direct await
 finishes within the same turn of the loop, as the raced one would have; ordering, offsets and
 acknowledgements are untouched (the loop still tracks the read offset after each delivery).
+What this reads of faust's private state, it reads through :mod:`engram.streams.faust_private`.
 """
 
 from __future__ import annotations
@@ -29,10 +30,16 @@ import faust
 from faust.transport import consumer as faust_consumer
 from faust.transport.drivers import aiokafka as faust_aiokafka
 from faust.types import TP
-from mode import Service
+
+from engram.streams.faust_private import (
+    DrainingConsumer,
+    conductor_lock,
+    stopped,
+    stream_channels,
+)
 
 
-class EngramConsumer(faust_aiokafka.Consumer):
+class EngramConsumer(DrainingConsumer):
     """faust's aiokafka consumer; records that can be delivered at once are, without tasks."""
 
     def _delivers_at_once(self) -> Callable[[TP], bool]:
@@ -45,9 +52,8 @@ class EngramConsumer(faust_aiokafka.Consumer):
         # The conductor's own index of the streams' channels per partition, and the lock it
         # holds while it rebuilds its deliveries (private in faust; its delivery takes the
         # lock, then delivers to the channels of this same mapping).
-        conductor = cast(Any, app.topics)
-        channels_of = conductor._tp_index.get
-        rebuilding = conductor._tp_to_callback_lock.locked
+        channels_of = stream_channels(app)
+        rebuilding = conductor_lock(app).locked
 
         def at_once(tp: TP) -> bool:
             if suspended() or not flow_active() or rebuilding():
@@ -63,9 +69,9 @@ class EngramConsumer(faust_aiokafka.Consumer):
         skip what was read already, record a gap, commit every ``commit_every`` acks, deliver,
         then advance the read offset."""
         callback = self.callback
-        get_read_offset = self._read_offset.__getitem__
-        set_read_offset = self._read_offset.__setitem__
-        commit_every = self._commit_every
+        get_read_offset = self.read_offsets.__getitem__
+        set_read_offset = self.read_offsets.__setitem__
+        commit_every = self.commit_every
         acks_enabled_for = self.app.topics.acks_enabled_for
         at_once = self._delivers_at_once()
 
@@ -76,9 +82,9 @@ class EngramConsumer(faust_aiokafka.Consumer):
                 gap = offset - (r_offset or 0)
                 # We have a gap in income messages
                 if gap > 1 and r_offset and acks_enabled_for(message.topic):
-                    await self._add_gap(tp, r_offset + 1, offset)
-                if commit_every is not None and self._n_acked >= commit_every:
-                    self._n_acked = 0
+                    await self.add_gap(tp, r_offset + 1, offset)
+                if commit_every is not None and self.acked_since_commit >= commit_every:
+                    self.restart_ack_count()
                     await self.commit()
                 # Engram: deliver directly when the delivery cannot wait.
                 if at_once(tp):
@@ -93,11 +99,11 @@ class EngramConsumer(faust_aiokafka.Consumer):
 
         return deliver
 
-    async def _drain_messages(self, fetcher: Any) -> None:  # pragma: no cover
+    async def drain(self, fetcher: Any) -> None:  # pragma: no cover
         """faust-streaming 0.15.3's loop, its per-record body in :meth:`_delivery`."""
         getmany = self.getmany
-        consumer_should_stop = cast(Service, self)._stopped.is_set
-        fetcher_should_stop = cast(Service, fetcher)._stopped.is_set
+        consumer_should_stop = stopped(self)
+        fetcher_should_stop = stopped(fetcher)
         flag_consumer_fetching = faust_consumer.CONSUMER_FETCHING
         set_flag = self.diag.set_flag
         unset_flag = self.diag.unset_flag

@@ -2,7 +2,7 @@
 
 The policy in force comes from :mod:`policies.in_force` (the one place that decides it). Here
 it gets its arms: a policy that uses a model is built only with passing evidence for it
-(:mod:`streams.model.evidence`), or under the explicit, loudly logged override.
+(:mod:`engram.streams.model.evidence`), or under the explicit, loudly logged override.
 """
 
 from __future__ import annotations

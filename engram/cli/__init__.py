@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import socket
 import sys
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -26,7 +27,7 @@ from engram.cli.extract import extract_lines
 from engram.cli.failures import refuse
 from engram.cli.generations import generations_app
 from engram.cli.keys import keys_app
-from engram.cli.log import log_app, log_checked
+from engram.cli.log import copy_checked, log_app, log_checked
 from engram.cli.operations import digest, dlq_app, formation_app, freshness
 from engram.cli.output import appending, console, err
 from engram.cli.policy import policy_app
@@ -40,6 +41,7 @@ from engram.cli.webhooks import webhooks_app
 from engram.formation.policy import FormationPolicy
 from engram.generations.registry import Generation, PolicyChanged, pin_policy
 from engram.generations.runtime import generation_settings
+from engram.infra.child import keep_child
 from engram.infra.db import connect, create_pool, retry_while_unavailable
 from engram.infra.errors import EngramFailure
 from engram.infra.health import run_stage_alone
@@ -55,6 +57,7 @@ from engram.policies.in_force import effective_policy
 from engram.projections.migrate import MigrationError
 from engram.projections.migrate import migrate as run_migrations
 from engram.projections.runner import (
+    embeds_in_a_child,
     follow_messages_in_worker,
     message_followers,
     notify_in_worker,
@@ -191,6 +194,19 @@ def _keys_checked(settings: Settings) -> None:
         refuse(failure, "not started")
 
 
+def _embedder_child(settings: Settings) -> Callable[[], Awaitable[None]]:
+    """A task of ``engram worker``'s loop: ``engram embedder`` as a child process, niced
+    (``ENGRAM_EMBEDDING_NICE``), started and stopped with the worker. The worker's /health port
+    is the worker's: the child serves none."""
+    argv = [sys.executable, "-m", "engram", "embedder", "--nice", str(settings.embedding.nice)]
+    env = {**os.environ, "ENGRAM_WORKER_HTTP_PORT": "0"}
+
+    async def embedder_child() -> None:
+        await keep_child(argv, env=env, name="embedder")
+
+    return embedder_child
+
+
 def _following_messages(
     settings: Settings, *, index: bool, embed: bool, schema: str | None
 ) -> Callable[[], Awaitable[None]]:
@@ -242,6 +258,7 @@ def worker(
     settings = generation_settings(_settings(), generation)
     schema = generation.schema_name
     _keys_checked(settings)
+    copy_checked(settings)
     asyncio.run(ensure_topics(settings.kafka))
     log_checked(settings)
     streams = build_app(settings, build_stage(settings, policy, activation), schema=schema)
@@ -252,9 +269,12 @@ def worker(
 
         streams.app.task(project)
     # The index and the vectors: one follower for both when the embedder keeps the index's
-    # pace (one fetch and one opening of each record), else one each (runner.message_followers).
+    # pace (one fetch and one opening of each record), else one each (runner.message_followers);
+    # the contextual model's vectors in a child process of their own (runner.embeds_in_a_child).
     for index, embed in message_followers(settings, index=indexer, embed=embedder):
         streams.app.task(_following_messages(settings, index=index, embed=embed, schema=schema))
+    if embeds_in_a_child(settings, embed=embedder):
+        streams.app.task(_embedder_child(settings))
     if notifier and not kek_configured(settings.keys):
         structlog.get_logger("engram.worker").info(
             "notifier.off",
@@ -322,13 +342,20 @@ def indexer() -> None:
 
 
 @app.command("embedder")
-def embedder_command() -> None:
+def embedder_command(
+    nice: Annotated[
+        int, typer.Option(min=0, max=19, help="Lower this process's CPU priority by this much.")
+    ] = 0,
+) -> None:
     """Run only the embedding follower (the log's messages into the configured embedding
     generation: recall's semantic list) until interrupted.
 
-    Pair it with `engram worker --no-embedder` to give embedding a process of its own. It serves
-    /health, /ready and /metrics like the worker (ENGRAM_WORKER_HTTP_*).
+    `engram worker` starts one as its child by default (the contextual model); with
+    `engram worker --no-embedder` run it yourself, anywhere. It serves /health, /ready and
+    /metrics like the worker (ENGRAM_WORKER_HTTP_*).
     """
+    if nice:
+        os.nice(nice)
     generation = _live_generation(_settings(), effective_policy(_settings()))
     settings = generation_settings(_settings(), generation)
     asyncio.run(ensure_topics(settings.kafka))

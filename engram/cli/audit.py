@@ -4,7 +4,6 @@ the API, from the command line, through the same query functions the API serves.
 from __future__ import annotations
 
 import uuid
-from datetime import datetime
 from typing import Annotated, Any
 
 import typer
@@ -13,13 +12,23 @@ from engram.cli.beliefs import (
     REFUSAL_COLUMNS,
     GenerationOption,
     Json,
+    OnlyProject,
     PageCursor,
     PageLimit,
     Principal,
+    Since,
     Tenant,
 )
-from engram.cli.identifiers import identifier
-from engram.cli.output import Columns, console, err, field, print_page, print_rows, query_one
+from engram.cli.output import (
+    Columns,
+    PageAsked,
+    console,
+    field,
+    one_of_principal,
+    print_listed,
+    print_rows,
+    query_one,
+)
 from engram.projections.reads.diagnosis import diagnose_session
 from engram.projections.reads.runs import RunFilter, page_runs, run_detail
 from engram.projections.reads.user_model import user_model as read_user_model
@@ -50,12 +59,10 @@ BRIEF_COLUMNS: Columns = {c: field(c) for c in ("statement", "status", "confiden
 def runs_list(
     principal: Principal,
     tenant: Tenant = "default",
-    project: Annotated[
-        str | None, typer.Option(callback=identifier, help="Only this project.")
-    ] = None,
+    project: OnlyProject = None,
     session: Annotated[str | None, typer.Option(help="Only this session.")] = None,
     trigger: Annotated[str | None, typer.Option(help="turn, explicit or correction.")] = None,
-    since: Annotated[datetime | None, typer.Option(help="Only from this time on.")] = None,
+    since: Since = None,
     limit: PageLimit = 100,
     cursor: PageCursor = None,
     json: Json = False,
@@ -63,15 +70,8 @@ def runs_list(
 ) -> None:
     """List formation runs in event-time order: policy, source position, counts."""
     chosen = RunFilter(project=project, session=session, trigger=trigger, since=since)
-    page = query_one(
-        lambda conn: page_runs(
-            conn, tenant=tenant, principal=principal, chosen=chosen, limit=limit, cursor=cursor
-        ),
-        generation,
-        principal=(tenant, principal),
-    )
-    assert page is not None
-    print_page(page, json=json, title=f"runs of {tenant}/{principal}", columns=RUN_COLUMNS)
+    asked = PageAsked(tenant, principal, limit, cursor, generation, json)
+    print_listed(page_runs, chosen, asked, what="runs", columns=RUN_COLUMNS)
 
 
 @runs_app.command("show")
@@ -83,14 +83,13 @@ def runs_show(
     generation: GenerationOption = None,
 ) -> None:
     """One run: what it formed, reinforced and refused, its episode's attempts, the watermark."""
-    detail = query_one(
+    detail = one_of_principal(
         lambda conn: run_detail(conn, tenant=tenant, principal=principal, run_id=run_id),
         generation,
-        principal=(tenant, principal),
+        tenant=tenant,
+        principal=principal,
+        missing=f"run {run_id}",
     )
-    if detail is None:
-        err.print(f"[red]no run {run_id} for {tenant}/{principal}[/red]")
-        raise typer.Exit(1)
     if json:
         print_rows([detail], json=True, title="")
         return
@@ -116,14 +115,13 @@ def sessions_diagnose(
     generation: GenerationOption = None,
 ) -> None:
     """What a session formed, what was refused and why, attempts and parking (no messages)."""
-    found = query_one(
+    found = one_of_principal(
         lambda conn: diagnose_session(conn, tenant=tenant, principal=principal, session=session),
         generation,
-        principal=(tenant, principal),
+        tenant=tenant,
+        principal=principal,
+        missing=f"session {session}",
     )
-    if found is None:
-        err.print(f"[red]no session {session} for {tenant}/{principal}[/red]")
-        raise typer.Exit(1)
     if json:
         print_rows([found], json=True, title="")
         return

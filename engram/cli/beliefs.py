@@ -19,11 +19,12 @@ from engram.cli.failures import refuse
 from engram.cli.identifiers import identifier
 from engram.cli.output import (
     BELIEF_COLUMNS,
+    PageAsked,
     cell,
     console,
     err,
     field,
-    print_page,
+    print_listed,
     print_rows,
     query,
     query_one,
@@ -61,6 +62,10 @@ PageLimit = Annotated[int, typer.Option(min=1, max=500, help="Items per page.")]
 PageCursor = Annotated[
     str | None, typer.Option(help="The cursor a previous page printed, for the next page.")
 ]
+OnlyProject = Annotated[
+    str | None, typer.Option("--project", callback=identifier, help="Only this project.")
+]
+Since = Annotated[datetime | None, typer.Option("--since", help="Only from this time on.")]
 
 
 @beliefs_app.command("list")
@@ -99,15 +104,8 @@ def beliefs_list(
         relation=relation,
         min_confidence=min_confidence,
     )
-    page = query_one(
-        lambda conn: page_beliefs(
-            conn, tenant=tenant, principal=principal, chosen=chosen, limit=limit, cursor=cursor
-        ),
-        generation,
-        principal=(tenant, principal),
-    )
-    assert page is not None
-    print_page(page, json=json, title=f"beliefs of {tenant}/{principal}", columns=BELIEF_COLUMNS)
+    asked = PageAsked(tenant, principal, limit, cursor, generation, json)
+    print_listed(page_beliefs, chosen, asked, what="beliefs", columns=BELIEF_COLUMNS)
 
 
 @beliefs_app.command("show")
@@ -288,11 +286,9 @@ def refusals_list(
     principal: Principal,
     tenant: Tenant = "default",
     reason: Annotated[RefusalReason | None, typer.Option(help="Only this reason.")] = None,
-    project: Annotated[
-        str | None, typer.Option(callback=identifier, help="Only this project.")
-    ] = None,
+    project: OnlyProject = None,
     relation: Annotated[str | None, typer.Option(help="Only this relation.")] = None,
-    since: Annotated[datetime | None, typer.Option(help="Only from this time on.")] = None,
+    since: Since = None,
     limit: PageLimit = 100,
     cursor: PageCursor = None,
     json: Json = False,
@@ -300,15 +296,8 @@ def refusals_list(
 ) -> None:
     """List refused proposals with their reason, relation, statement and quote."""
     chosen = RefusalFilter(reason=reason, project=project, relation=relation, since=since)
-    page = query_one(
-        lambda conn: page_refusals(
-            conn, tenant=tenant, principal=principal, chosen=chosen, limit=limit, cursor=cursor
-        ),
-        generation,
-        principal=(tenant, principal),
-    )
-    assert page is not None
-    print_page(page, json=json, title=f"refusals of {tenant}/{principal}", columns=REFUSAL_COLUMNS)
+    asked = PageAsked(tenant, principal, limit, cursor, generation, json)
+    print_listed(page_refusals, chosen, asked, what="refusals", columns=REFUSAL_COLUMNS)
 
 
 @refusals_app.command("summary")
@@ -316,10 +305,8 @@ def refusals_summary(
     principal: Principal,
     tenant: Tenant = "default",
     reason: Annotated[RefusalReason | None, typer.Option(help="Only this reason.")] = None,
-    project: Annotated[
-        str | None, typer.Option(callback=identifier, help="Only this project.")
-    ] = None,
-    since: Annotated[datetime | None, typer.Option(help="Only from this time on.")] = None,
+    project: OnlyProject = None,
+    since: Since = None,
     json: Json = False,
     generation: GenerationOption = None,
 ) -> None:

@@ -1,5 +1,5 @@
 """The identifier contract at the CLI's door: a tenant, principal or project named on the
-command line must be one an episode could carry (``schemas.common.IDENTIFIER_PATTERN``).
+command line must be one an episode could carry (``engram.schemas.common.IDENTIFIER_PATTERN``).
 
 Without it ``engram tokens create --tenant 'a b'`` issues a token that can never reach anything,
 and a control character in a name reaches PostgreSQL as a query parameter; either way the

@@ -15,9 +15,16 @@ from rich.console import Console
 
 from engram.cli.failures import refuse
 from engram.generations.registry import live_generation
-from engram.infra.db import connect, create_pool
+from engram.infra.db import connect, create_pool, retry_while_unavailable
 from engram.infra.errors import EngramFailure
 from engram.infra.settings import Settings, load_settings
+from engram.ingest.log_copies import (
+    LogCopy,
+    UnfinishedCopy,
+    begin_copy,
+    finish_copy,
+    unfinished_copy,
+)
 from engram.ingest.log_encryption import (
     CopyProgress,
     LogEncryption,
@@ -61,11 +68,30 @@ def log_checked(settings: Settings) -> LogSurvey | None:
     return survey
 
 
+def copy_checked(settings: Settings) -> None:
+    """Refuse to read an episodic log that is a copy ``engram log encrypt`` has not finished:
+    it holds only the start of the log, and what formed from it would pass for everything."""
+
+    async def _unfinished() -> LogCopy | None:
+        conn = await connect(settings.database)
+        try:
+            return await unfinished_copy(conn, settings.kafka.episodes_topic)
+        finally:
+            await conn.close()
+
+    # A database that is not up yet is waited for, as every stage's start does.
+    copy = asyncio.run(retry_while_unavailable(_unfinished, what="log.copy_check"))
+    if copy is not None:
+        refuse(UnfinishedCopy(copy), "not started")
+
+
 @log_app.command("check")
 def check() -> None:
     """Read the ends of the episodic log's partitions and say whether people's words are in
-    clear there (exit 3) or sealed (exit 0), and what to do about it."""
+    clear there (exit 3) or sealed (exit 0), and what to do about it; a copy `engram log
+    encrypt` has not finished is refused (exit 2)."""
     settings = load_settings()
+    copy_checked(settings)
     survey = log_checked(settings)
     if survey is None:
         raise typer.Exit(1)
@@ -86,9 +112,11 @@ def encrypt(
     ] = None,
 ) -> None:
     """Copy a plaintext episodic log into a new topic with every person's words sealed under
-    their data key (needs ENGRAM_KEYS_KEK). Resumable: run it again after a stop and it goes on
-    from its last commit; exactly once. Afterwards point ENGRAM_KAFKA_EPISODES_TOPIC at the new
-    topic, re-derive (`engram rederive`), and delete the old topic (docs/privacy.md)."""
+    their data key (needs ENGRAM_KEYS_KEK), in order, whatever gaps its offsets have (each
+    copied record names its source offset). Resumable: run it again after a stop and it goes
+    on after the last record copied; exactly once. Until it finishes, `engram worker` and
+    `engram rederive` refuse to read the copy. Afterwards point ENGRAM_KAFKA_EPISODES_TOPIC at
+    the new topic, re-derive (`engram rederive`), and delete the old topic (docs/privacy.md)."""
     settings = load_settings()
     source_topic = source or settings.kafka.episodes_topic
     if source_topic == to:
@@ -107,6 +135,7 @@ def encrypt(
             assert isinstance(sealer, LogSealer)  # a KEK is required, or open_sealer refused
             forgotten = await forgotten_principals(pool)
             partitions = await source_partitions(settings.kafka.bootstrap, source_topic)
+            await begin_copy(pool, source=source_topic, target=to)  # before its first record
             await _create(settings.kafka.bootstrap, to, partitions)
             copy = LogEncryption(
                 settings.kafka,
@@ -116,7 +145,9 @@ def encrypt(
                 forgotten=forgotten,
                 on_forgotten_before_encryption=partial(record_pre_encryption_forgetting, pool),
             )
-            return await copy.run(on_progress=_report)
+            done = await copy.run(on_progress=_report)
+            await finish_copy(pool, target=to, records=done.copied)
+            return done
         finally:
             await pool.close()
 
@@ -128,12 +159,13 @@ def encrypt(
         out.print(f"[red]not copied:[/red] {failure}")
         raise typer.Exit(1) from None
     _report(done)
-    out.print(f"{source_topic} is copied to {to}")
+    out.print(f"{source_topic} is copied to {to}, finished")
 
 
 def _report(progress: CopyProgress) -> None:
     out.print(
-        f"copied {progress.copied} of {progress.total}: {progress.sealed} sealed, "
+        f"through {progress.passed} of {progress.total} source offsets, {progress.copied} "
+        f"records in the copy: {progress.sealed} sealed, "
         f"{progress.kept} kept as they were, {progress.forgotten} of forgotten principals "
         f"left unreadable, {progress.invalid} invalid emptied"
         + (

@@ -11,10 +11,12 @@ import asyncio
 import sys
 from collections.abc import Awaitable, Callable, Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Any
 
 import asyncpg
 import orjson
+import typer
 from pydantic import BaseModel
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
@@ -132,6 +134,63 @@ def query_one(
 
     rows = query(one, generation, principal=principal)
     return rows[0] if rows else None
+
+
+def one_of_principal(
+    read: Callable[[asyncpg.Connection], Awaitable[BaseModel | None]],
+    generation: str | None,
+    *,
+    tenant: str,
+    principal: str,
+    missing: str,
+) -> dict[str, Any]:
+    """What ``read`` finds of the principal's (a run, a session); if nothing, say there is no
+    ``missing`` for them and exit 1."""
+    found = query_one(read, generation, principal=(tenant, principal))
+    if found is None:
+        err.print(f"[red]no {missing} for {tenant}/{principal}[/red]")
+        raise typer.Exit(1)
+    return found
+
+
+@dataclass(frozen=True)
+class PageAsked:
+    """What every paged list command is asked besides its filters: whose list, how many from
+    which cursor, in which generation, and whether as JSON."""
+
+    tenant: str
+    principal: str
+    limit: int
+    cursor: str | None
+    generation: str | None
+    json: bool
+
+
+def print_listed(
+    read: Callable[..., Awaitable[BaseModel]],
+    chosen: object,
+    asked: PageAsked,
+    *,
+    what: str,
+    columns: Columns,
+) -> None:
+    """One page of a principal's list, printed: ``read`` is the list's paged read (its
+    ``page_*``, given ``chosen``, the filters), ``what`` names the list in the title."""
+    tenant, principal = asked.tenant, asked.principal
+    page = query_one(
+        lambda conn: read(
+            conn,
+            tenant=tenant,
+            principal=principal,
+            chosen=chosen,
+            limit=asked.limit,
+            cursor=asked.cursor,
+        ),
+        asked.generation,
+        principal=(tenant, principal),
+    )
+    assert page is not None
+    print_page(page, json=asked.json, title=f"{what} of {tenant}/{principal}", columns=columns)
 
 
 def print_page(page: dict[str, Any], *, json: bool, title: str, columns: Columns) -> None:

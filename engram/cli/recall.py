@@ -4,6 +4,7 @@ beliefs first (with their quotes), then the messages that answer, each labelled 
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Annotated, Any
 
 import typer
@@ -84,6 +85,14 @@ def recall_command(
     generation: Annotated[
         str | None, typer.Option("--generation", help="Read this generation (default: live).")
     ] = None,
+    asked_at: Annotated[
+        datetime | None,
+        typer.Option(
+            "--asked-at",
+            help="When the question is asked (default: now): 'last week' or 'two months ago' "
+            "in it is read from this date.",
+        ),
+    ] = None,
     wait: Annotated[
         float | None,
         typer.Option(
@@ -114,6 +123,7 @@ def recall_command(
                 limit=limit,
                 cursor=cursor,
                 semantic=semantic,
+                asked_at=asked_at,
             )
         ]
 

@@ -27,6 +27,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 from engram.cli.activation import activation_or_exit
 from engram.cli.failures import refuse
 from engram.cli.identifiers import identifier
+from engram.cli.log import copy_checked
 from engram.cli.output import console, err
 from engram.formation.policy import FormationPolicy
 from engram.generations import registry
@@ -74,6 +75,7 @@ def rederive(
         _plan(settings, formed_under, tenant, principals)
         return
     activation = activation_or_exit(settings, formed_under)
+    copy_checked(settings)
     generation = asyncio.run(_prepare(settings, formed_under, tenant, principals))
     run_settings = generation_settings(settings, generation)
     asyncio.run(ensure_topics(run_settings.kafka))

@@ -32,6 +32,13 @@ class Admitted:
     object: ClaimEnd
     facet: str | None
     span: Span
+    tense: str = "present"
+    """The tense the claim is kept in (:func:`kept_tense`): ``present`` or ``past``."""
+
+    @property
+    def past_state(self) -> bool:
+        """A state that held and has ended: kept as history, with an end."""
+        return self.tense == "past" and not self.relation.is_event
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,13 +128,14 @@ class MessageAdmission:
         if proposal.polarity not in ADMITTED_POLARITIES:
             detail = f"polarity {proposal.polarity!r} is not an assertion"
             return Refused(proposal, RefusalReason.NOT_ASSERTED, detail)
-        if proposal.tense not in TENSES or not _is_current(proposal.tense, relation):
+        tense = kept_tense(proposal.tense, proposal.polarity, relation)
+        if tense is None:
             detail = f"tense {proposal.tense!r} on {'an event' if relation.is_event else 'a state'}"
             return Refused(proposal, RefusalReason.NOT_CURRENT, detail)
-        return self._admit_unless_duplicate(proposal, relation, span, subject_term)
+        return self._admit_unless_duplicate(proposal, relation, span, subject_term, tense)
 
     def _admit_unless_duplicate(
-        self, proposal: Proposal, relation: Relation, span: Span, subject_term: str
+        self, proposal: Proposal, relation: Relation, span: Span, subject_term: str, tense: str
     ) -> Verdict:
         object_term = normalise_term(proposal.object)
         bounded = _unbounded_end(proposal, object_term, self._max_name_bytes)
@@ -151,7 +159,7 @@ class MessageAdmission:
                 proposal, RefusalReason.DUPLICATE_CLAIM, "already claimed in this message"
             )
         self._seen.add(key)
-        return Admitted(proposal, relation, subject, obj, facet, span)
+        return Admitted(proposal, relation, subject, obj, facet, span, tense)
 
     def _key_term(self, end: ClaimEnd) -> str:
         """``normalise_term(end.text)``, looked up for the two ends this admission shares (the
@@ -179,5 +187,40 @@ def _unbounded_end(proposal: Proposal, object_term: str, max_bytes: int) -> Refu
     return None
 
 
-def _is_current(tense: str | None, relation: Relation) -> bool:
-    return tense == "present" or (tense == "past" and relation.is_event)
+HELD_NOW_ABOUT_LATER = frozenset({"intends_to", "committed_to", "scheduled_for", "due_on"})
+"""Relations whose object is a later act or date: an intention, a decision, a plan's date or a
+deadline. Told in the future tense ("I'm going to learn the cello") they are held now, so they
+are current: every model marks them ``future``, and refusing them refused every plan."""
+
+
+_TRANSIENT_STATES = frozenset({"has_status"})
+"""States not kept as history: a task's or a thing's status ("the audition went alright", "my
+laptop crashed") is transient while it holds (the policy's ``transient_days``) and worth nothing
+once it has passed."""
+
+
+def kept_tense(tense: str | None, polarity: str | None, relation: Relation) -> str | None:
+    """The tense a claim is kept in, or None when it cannot be kept (``not_current``).
+
+    * ``present``: current;
+    * ``past`` on an event: something that happened ("I went to Oslo"), kept as it is;
+    * ``past`` on a state, asserted: a state that held and has ended ("I used to be a
+      librarian"): kept as history, a belief with an end (``valid_to``) that supersedes
+      nothing and that nothing current replaces — except a past status (``has_status``),
+      transient while it held and nothing once over;
+    * ``past`` on a state, retracted ("I lost my job as a banker"): the state has ended, which
+      is a retraction now ("no longer a banker"), ``present``;
+    * ``future`` on a plan (:data:`HELD_NOW_ABOUT_LATER`): an intention held now, ``present``;
+    * anything else (a future state, a hypothetical, an unknown tense) is not a fact now.
+    """
+    if tense not in TENSES:
+        return None
+    if tense == "present":
+        return "present"
+    if tense == "past":
+        if relation.is_event or (polarity == "assert" and relation.name not in _TRANSIENT_STATES):
+            return "past"
+        return "present" if polarity == "retract" else None
+    if tense == "future" and relation.name in HELD_NOW_ABOUT_LATER:
+        return "present"
+    return None

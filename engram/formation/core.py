@@ -34,9 +34,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from engram.formation.admission import Admitted, MessageAdmission, Refused
+from engram.formation.cardinality import single_valued
 from engram.formation.explicit import remembered_ranges, within
 from engram.formation.gates import Cited, classify_sensitivity, eligibility_refusal, redact_cited
 from engram.formation.injection import in_private_reasoning, sentences_around
+from engram.formation.model_claims import shape_model_proposals
 from engram.formation.policy import FormationPolicy
 from engram.formation.proposals import Proposal
 from engram.formation.spans import Span
@@ -143,12 +145,21 @@ def authorised_scope(episode: Episode) -> str:
 
 
 def render_statement(
-    subject: ClaimEnd, relation: str, obj: ClaimEnd, facet: str | None, polarity: str
+    subject: ClaimEnd,
+    relation: str,
+    obj: ClaimEnd,
+    facet: str | None,
+    polarity: str,
+    *,
+    ended: bool = False,
 ) -> str:
-    """The canonical statement, rendered locally: a model never authors belief prose."""
+    """The canonical statement, rendered locally: a model never authors belief prose. A state
+    that has ended (``ended``) reads "used to"."""
     verb = relation.replace("_", " ")
     if polarity == Polarity.RETRACT:
         verb = f"no longer {verb}"
+    elif ended:
+        verb = f"used to {verb}"
     about = f" ({facet})" if facet else ""
     return f"{subject.text} {verb} {obj.text}{about}"
 
@@ -358,7 +369,7 @@ def _first_person(admitted: Admitted) -> bool:
     proposal = admitted.proposal
     return (
         admitted.subject.kind is EndKind.SPEAKER
-        and proposal.tense in (None, Tense.PRESENT.value)
+        and admitted.tense == Tense.PRESENT.value
         and proposal.polarity != Polarity.RETRACT.value
     )
 
@@ -381,9 +392,7 @@ def _candidate(
     sensitivity = classify_sensitivity(f"{statement} {admitted.span.quote}")
     if relation.sensitivity is not None and relation.sensitivity not in sensitivity:
         sensitivity = [relation.sensitivity, *sensitivity]  # "I'm vegan" names no health term
-    single = relation.cardinality == "single" or (
-        relation.belief_type == "preference" and admitted.facet is not None
-    )
+    single = single_valued(relation, admitted.facet, past_state=admitted.past_state)
     subject, obj, span = admitted.subject, admitted.object, admitted.span
     return Candidate(
         candidate_id=forming.names.candidate(
@@ -403,7 +412,7 @@ def _candidate(
         object=obj,
         facet=admitted.facet,
         polarity=_POLARITIES[proposal.polarity],
-        tense=_TENSES[proposal.tense],
+        tense=_TENSES[admitted.tense],
         statement=statement,
         quote=span.quote,
         span_start=span.start,
@@ -436,8 +445,9 @@ def _form_message(
     outcome: _Outcome,
 ) -> None:
     content, policy = forming.message.content, forming.policy
-    for position, proposal in enumerate(proposals):
-        verdict = admission.check(proposal)
+    for position, shaped in enumerate(shape_model_proposals(proposals)):
+        proposal = shaped.proposal if isinstance(shaped, Refused) else shaped
+        verdict = shaped if isinstance(shaped, Refused) else admission.check(shaped)
         if isinstance(verdict, Refused):
             refused_at_admission = (verdict.reason, verdict.detail)
             outcome.refusals.append(_refusal(forming, position, proposal, refused_at_admission))
@@ -448,6 +458,7 @@ def _form_message(
             verdict.object,
             verdict.facet,
             proposal.polarity or "",
+            ended=verdict.past_state,
         )
         chars = _char_range(content, verdict.span, forming.ascii)
         refused = _gate(verdict, forming, statement, chars)

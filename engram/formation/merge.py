@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from engram.formation.event_dates import fold_event_dates
 from engram.formation.proposals import (
     Proposal,
     is_project_term,
@@ -43,10 +44,12 @@ def _end(text: str) -> str:
 
 
 def merge_proposals(deterministic: Iterable[Proposal], model: Iterable[Proposal]) -> list[Proposal]:
-    """Deterministic proposals, then the model's, each claim once, in a stable order."""
+    """Deterministic proposals, then the model's, each claim once, in a stable order. The
+    model's event dates are first folded into their events (:mod:`.event_dates`), as the
+    deterministic arm names a dated event."""
     seen: set[ProposalKey] = set()
     merged: list[Proposal] = []
-    for proposal in (*deterministic, *model):
+    for proposal in (*deterministic, *fold_event_dates(list(model))):
         key = proposal_key(proposal)
         if key not in seen:
             seen.add(key)

@@ -179,6 +179,11 @@ def _sentence(text: str) -> str:
     return text[:1].upper() + text[1:] if text.startswith(("you", "your")) else text
 
 
+def kept_as_history(status: str, valid_to: object | None) -> bool:
+    """A current belief with an end: a state that held and has ended, read "used to"."""
+    return status in ("active", "provisional") and valid_to is not None
+
+
 def readable_statement(
     *,
     subject: str,
@@ -188,12 +193,18 @@ def readable_statement(
     facet: str | None,
     retracted: bool,
     person: Person,
+    ended: bool = False,
 ) -> str:
     """One belief as a sentence: "You live in Lisbon", "ana's name is Ana Lima", "Your sister
-    is Maria" (a family relation's facet names it). ``obj`` "speaker" is the principal too."""
+    is Maria" (a family relation's facet names it). ``obj`` "speaker" is the principal too. A
+    state that has ended (``ended``: a belief kept as history) "used to" hold: "You used to
+    live in Oslo"."""
     who = _subject_of(subject, subject_is_principal, person)
     what = _object_of(obj, person)
     wording = WORDING.get(relation)
+    if ended and not retracted and wording is not None and wording.form in _STATES:
+        about = f" (about {facet})" if facet else ""
+        return _sentence(f"{_used_to(wording, who, what)}{about}")
     if relation == "related_to" and facet:
         return _sentence(_relative(who, what, facet, retracted))
     if wording is None:
@@ -207,6 +218,22 @@ def readable_statement(
         text = f"{who.who} {_predicate(wording, who, retracted)} {what}"
     about = f" (about {facet})" if facet else ""
     return _sentence(f"{text}{about}")
+
+
+_STATES = frozenset({Form.VERB, Form.BE, Form.OWN})
+"""The forms of a state, which can have held and ended (events happened: "made", "was born")."""
+
+
+def _used_to(wording: Wording, who: _Subject, what: str) -> str:
+    """A state that held and ended: "used to live in", "used to be learning", "Ana's role used
+    to be"."""
+    match wording.form:
+        case Form.VERB:
+            return f"{who.who} used to {wording.base} {what}"
+        case Form.BE:
+            return f"{who.who} used to be {wording.words} {what}"
+        case _:
+            return f"{who.whose} {wording.words} used to be {what}"
 
 
 _STATE_OF: dict[str, tuple[str, str]] = {

@@ -9,13 +9,15 @@ subscribers. ``public``, the first generation, keeps the base names.
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass
 
 import asyncpg
-from aiokafka import AIOKafkaConsumer, TopicPartition
+from aiokafka import TopicPartition
 from aiokafka.admin import AIOKafkaAdminClient
 
 from engram.generations.registry import Generation
+from engram.infra.log_reading import log_consumer
 from engram.infra.settings import KafkaSettings, Settings, StateSettings
 
 
@@ -77,7 +79,8 @@ async def generation_lag(
     # topic, so claims' end offsets read after the committed ones include every batch of the
     # episodes counted as formed, and "caught up" is never claimed early.
     episodes_end = await end_offsets(kafka, kafka.episodes_topic)
-    formed = await committed_offsets(kafka, kafka.group_id, kafka.episodes_topic)
+    committed = await committed_offsets(kafka, kafka.group_id, kafka.episodes_topic)
+    formed = await past_gaps(kafka, kafka.episodes_topic, committed, episodes_end)
     claims_end = await end_offsets(kafka, kafka.claims_topic)
     rows = await db.fetch(
         f'SELECT partition, next_offset FROM "{schema}".projector_offset WHERE topic = $1',
@@ -106,13 +109,54 @@ async def end_offsets(kafka: KafkaSettings, topic: str) -> dict[int, int]:
     tps = [TopicPartition(topic, p["partition"]) for p in described["partitions"]]
     if described["error_code"] or not tps:
         return {}
-    consumer = AIOKafkaConsumer(bootstrap_servers=kafka.bootstrap, enable_auto_commit=False)
+    consumer = log_consumer(bootstrap=kafka.bootstrap)
     await consumer.start()
     try:
         ends = await consumer.end_offsets(tps)
     finally:
         await consumer.stop()
     return {tp.partition: offset for tp, offset in ends.items()}
+
+
+async def past_gaps(
+    kafka: KafkaSettings,
+    topic: str,
+    reached: dict[int, int],
+    ends: dict[int, int],
+    *,
+    timeout_s: float = 5.0,
+) -> dict[int, int]:
+    """``reached`` with each partition moved to its end where no committed record lies between.
+
+    A consumer commits (or stores) the offset after the last record it processed, but the log's
+    end can lie further: a transaction's commit or abort marker and an aborted transaction's
+    records take offsets that no reader of committed records is ever handed, so after the last
+    record of a log the inbox intake appended, the committed offset stays one short of the end
+    for good. Reading on from ``reached`` (committed records only) tells a gap from a record
+    not yet processed: no record before the end, and the partition has reached it. A partition
+    not read through within ``timeout_s`` keeps its offset: it is counted behind, never early.
+    """
+    behind = [p for p, end in ends.items() if reached.get(p, 0) < end]
+    if not behind:
+        return dict(reached)
+    moved = dict(reached)
+    consumer = log_consumer(bootstrap=kafka.bootstrap)
+    await consumer.start()
+    try:
+        for partition in behind:
+            tp = TopicPartition(topic, partition)
+            consumer.assign([tp])
+            consumer.seek(tp, reached.get(partition, 0))
+            deadline = asyncio.get_running_loop().time() + timeout_s
+            while asyncio.get_running_loop().time() < deadline:
+                if (await consumer.getmany(tp, timeout_ms=200, max_records=1)).get(tp):
+                    break  # a record not yet processed: behind
+                if await consumer.position(tp) >= ends[partition]:
+                    moved[partition] = ends[partition]
+                    break
+    finally:
+        await consumer.stop()
+    return moved
 
 
 async def committed_offsets(kafka: KafkaSettings, group: str, topic: str) -> dict[int, int]:

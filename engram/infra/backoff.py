@@ -11,6 +11,8 @@ runtime can install it without the server); it waits by the same doubling, from 
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import math
 from dataclasses import dataclass
 
@@ -26,3 +28,10 @@ class Backoff:
     def after(self, failures: int) -> float:
         """The wait after the ``failures``-th consecutive failure (1 for the first)."""
         return float(min(self.first_s * 2 ** max(failures - 1, 0), self.max_s))
+
+
+async def pause_unless(stopping: asyncio.Event, seconds: float) -> None:
+    """Wait ``seconds`` (a back-off, a poll), but no longer than until ``stopping`` is set: a
+    stage asked to stop does not sit out its pause first."""
+    with contextlib.suppress(TimeoutError):
+        await asyncio.wait_for(stopping.wait(), timeout=seconds)

@@ -4,7 +4,7 @@ Each failure says two things its callers need without knowing its class: a stabl
 (for logs, metrics and the answers of the HTTP API, the CLI and the MCP tools) and whether it is
 ``retriable`` — whether the same call may succeed later (an outage, a timeout) or will fail the
 same way until something changes (bad input, a refused policy, a bug in a pure core). The
-formation retry loop (:mod:`streams.retrying`) parks an episode at once on a failure that is not
+formation retry loop (:mod:`engram.streams.retrying`) parks an episode at once on a failure that is not
 retriable; the surfaces map failures to answers in one place each: ``engram.web.failures``
 (HTTP status), ``engram.cli.failures`` (message and exit status) and
 ``engram.mcp_server.server._refusing`` (a tool error).
@@ -12,7 +12,7 @@ retriable; the surfaces map failures to answers in one place each: ``engram.web.
 Every subclass also keeps the built-in class it had (``ValueError``, ``LookupError`` …), so code
 and tests that catch those still do. The pure cores (``formation``, ``resolution``,
 ``schemas``) sit below this layer and raise no failure of their own that crosses it:
-:class:`streams.formation_stage.CoreFailure` wraps what escapes them.
+:class:`engram.streams.formation_stage.CoreFailure` wraps what escapes them.
 """
 
 from __future__ import annotations

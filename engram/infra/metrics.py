@@ -43,6 +43,13 @@ MODEL_ATTEMPTS = Counter(
     ["status", "failure"],
     registry=REGISTRY,
 )
+MODEL_SKIPPED = Counter(
+    "engram_model_skipped",
+    "Messages the model arm did not ask about because every claim of theirs would be refused, "
+    "by that refusal's reason (untrusted_source, system_restatement).",
+    ["reason"],
+    registry=REGISTRY,
+)
 MODEL_FALLBACKS = Counter(
     "engram_model_fallbacks",
     "Messages formed by the deterministic arm alone in both mode after every model attempt "

@@ -168,6 +168,10 @@ class ModelSettings(BaseSettings):
     )
 
 
+EmbeddedRole = Literal["user", "assistant", "system", "tool"]
+"""A message's role (``schemas.common.Role``'s values)."""
+
+
 class EmbeddingSettings(BaseSettings):
     model_config = _section("ENGRAM_EMBEDDING_")
 
@@ -196,10 +200,32 @@ class EmbeddingSettings(BaseSettings):
         "(plain-v1, content-words-v1, e5-query-passage-v1: questions and messages prefixed the "
         "E5 way, input-type-v1: sent as `input_type`); a local model has its own.",
     )
-    threads: int | None = Field(
-        None,
-        ge=1,
-        description="CPU threads of the local contextual model (unset: every core).",
+    threads: int = Field(
+        1,
+        ge=0,
+        description="CPU threads of the local contextual model per embedding call (default 1: "
+        "a question's embedding spread over every core of a busy machine waited on the "
+        "slowest; docs/benchmarks.md); 0: the engine's default, every core.",
+    )
+    roles: list[EmbeddedRole] = Field(
+        default_factory=lambda: list[EmbeddedRole](["user"]),
+        min_length=1,
+        description="Whose messages are embedded: by default the principal's own (user), what "
+        "recall's semantic list searches unless asked; add roles for recall role= to find "
+        'theirs by meaning too (JSON list, e.g. ["user","assistant"]).',
+    )
+    in_worker: bool = Field(
+        False,
+        description="engram worker embeds on its own event loop rather than in a child "
+        "process it starts and stops (`engram embedder`); the light model (wordllama) always "
+        "shares the index's follower in the worker.",
+    )
+    nice: int = Field(
+        10,
+        ge=0,
+        le=19,
+        description="The niceness of the embedding child process `engram worker` starts: "
+        "formation and the index go first on a busy machine, the vectors lag.",
     )
     endpoint: str | None = Field(
         None, description="OpenAI-compatible base URL for provider=openai, e.g. http://h/v1."

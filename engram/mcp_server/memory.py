@@ -138,9 +138,11 @@ class AgentMemory:
         cursor: str | None = None,
         roles: Sequence[Role] = OWN_WORDS,
         semantic: bool = True,
+        asked_at: datetime | None = None,
     ) -> Recall:
         """What ``GET /v1/recall`` answers, in the principal's generation: beliefs, then the
-        messages of ``roles``; ``semantic=False``: matched by words only."""
+        messages of ``roles``; ``semantic=False``: matched by words only; ``asked_at``: when the
+        question is asked (default now), which relative times in it are read from."""
         tenant, principal = who
         async with reading(self.pool, principal=who) as conn:
             embedder = self.embedder if semantic else None
@@ -155,6 +157,7 @@ class AgentMemory:
                 limit=limit,
                 cursor=cursor,
                 semantic=meaning,
+                asked_at=asked_at,
             )
         return Recall(
             hits=[_recalled(h) for h in found.hits if isinstance(h, RecalledBelief)],

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Awaitable, Callable
+from datetime import datetime
 from typing import Annotated, Any, TypeVar
 
 import uvicorn
@@ -85,6 +86,13 @@ def build_server(memory: AgentMemory, token_of: TokenOf) -> MCPServer:
             bool,
             Field(description="Also match by meaning (default); false: by words only."),
         ] = True,
+        asked_at: Annotated[
+            datetime | None,
+            Field(
+                description="When the question is asked, RFC 3339 (default now): 'last week' "
+                "or 'two months ago' in it is read from this date."
+            ),
+        ] = None,
     ) -> Recall:
         """Recall what answers a question about this person: what is believed, best first, each
         belief with the exact words it came from (quotes with their episode and byte span) to
@@ -99,6 +107,7 @@ def build_server(memory: AgentMemory, token_of: TokenOf) -> MCPServer:
                 limit=limit,
                 cursor=cursor,
                 semantic=semantic,
+                asked_at=asked_at,
             )
         )
 

@@ -40,6 +40,7 @@ from engram.formation import deterministic
 from engram.formation.core import form_episode
 from engram.formation.corrections import candidate_content, content_hash, form_correction
 from engram.formation.policy import FormationPolicy
+from engram.policies.model_behaviour import model_batches
 from engram.resolution.beliefs import BeliefState
 from engram.resolution.chunk import resolve_chunk
 from engram.resolution.ordering import canonical
@@ -102,6 +103,9 @@ def canonical_output(episodes: Iterable[OpenEvent]) -> Iterator[bytes]:
     for amendment in amender.at_end():
         batches.append(form(amendment, policy, len(batches)))
         yield _canonical(batches[-1].model_dump(mode="json"))
+    for batch in model_batches(policy, len(batches)):  # what only a model's claims meet
+        batches.append(batch)
+        yield _canonical(batch.model_dump(mode="json"))
     by_principal: dict[tuple[str, str], list[ClaimsBatchFormed]] = {}
     for batch in canonical(batches):
         by_principal.setdefault((batch.tenant, batch.principal), []).append(batch)

@@ -1,8 +1,8 @@
 """The one client a person's words leave the process through: OpenAI-compatible, for an
 allow-listed origin only.
 
-The model-assisted extractor (:mod:`streams.model.extractor`) and the remote embedder
-(:mod:`projections.messages.embeddings.remote`) both send message text to an endpoint an
+The model-assisted extractor (:mod:`engram.streams.model.extractor`) and the remote embedder
+(:mod:`engram.projections.messages.embeddings.remote`) both send message text to an endpoint an
 operator chose. What keeps that text where it is allowed to go is built here, once:
 
 - the endpoint's origin (``scheme://host:port``, the default port made explicit:

@@ -2,7 +2,7 @@
 
 Prompts live in ``prompts/`` as YAML; their bytes are part of the policy version (the digest),
 so the policy in force is learnt here, below the stages, without the model arm that renders the
-prompt (:mod:`streams.model.prompt`). A broken file raises :class:`PromptError` at start, naming the
+prompt (:mod:`engram.streams.model.prompt`). A broken file raises :class:`PromptError` at start, naming the
 file and what is wrong: a worker whose prompt does not parse must not start.
 """
 

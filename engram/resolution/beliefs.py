@@ -274,6 +274,11 @@ class BeliefState:
         """(tenant, principal, content hash) of deleted content."""
         self.forgotten: set[str] = set(forgotten)
         """Principal hashes of forgotten principals."""
+        self.deleting: dict[tuple[str, str, str], list[uuid.UUID]] = {}
+        """(tenant, principal, content hash) of content the chunk deletes → the ids of its
+        belief rows as they stood before the chunk: a deletion resolves the principal again
+        from batches without the deleted words, so those rows are never in the state, yet
+        each is announced as ``memory.deleted`` (the store reads them before it undoes)."""
 
     def add(self, belief: BeliefRow) -> None:
         self.beliefs[belief.belief_id] = belief

@@ -45,6 +45,7 @@ from engram.resolution.resolve import (
     Reinforce,
     Rejected,
     Replayed,
+    ended_state,
     resolve,
 )
 from engram.resolution.undo import AliasImage, BatchUndo, BeliefImage
@@ -289,12 +290,19 @@ class _BatchWriter:
     def delete(self, event: BeliefDeleted) -> None:
         """Tombstone the content; the store removes its words from every projection."""
         batch = self._batch
+        key = (batch.tenant, batch.principal, event.content_hash)
         for belief in self._state.with_content(batch.tenant, batch.principal, event.content_hash):
             # Rows this chunk already wrote for it are written and then deleted with the rest
             # by the store; later batches of the chunk no longer see it.
             self._state.remove(belief)
             self.outcome.deleted.append(belief.belief_id)
-        key = (batch.tenant, batch.principal, event.content_hash)
+        # The rows that stood before the chunk (announced when they formed): the rewind a
+        # deletion takes resolved the principal again without them, so they are not in the
+        # state, but they are what this deletion removes. Announced once, by the first
+        # deletion of the content in the chunk.
+        for belief_id in self._state.deleting.pop(key, []):
+            if belief_id not in self.outcome.deleted:
+                self.outcome.deleted.append(belief_id)
         if key in self._state.tombstones:
             return  # deleted twice (two requests raced): one tombstone
         self._state.tombstones.add(key)
@@ -374,6 +382,9 @@ class _BatchWriter:
             sensitivity=list(c.sensitivity),
             is_single=c.cardinality == "single",
             valid_from=batch.occurred_at,
+            # a state told in the past had ended by the time it was told; when it began is
+            # not known, so its valid time is the instant it was told, closed
+            valid_to=batch.occurred_at if ended_state(c) else None,
             known_from=batch.occurred_at,
             supersedes=decision.supersedes[0] if decision.supersedes else None,
             formation_run=batch.batch_id,

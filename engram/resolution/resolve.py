@@ -19,7 +19,7 @@ from datetime import datetime
 from engram.formation.corrections import ContentParts
 from engram.formation.proposals import normalise_term
 from engram.resolution.beliefs import BeliefRow, BeliefState
-from engram.schemas.claims import Authority, Candidate, RefusalReason
+from engram.schemas.claims import Authority, Candidate, RefusalReason, Tense
 from engram.schemas.common import Polarity
 
 AUTHORITY_RANK = {Authority.INFERRED: 1, Authority.AFFIRMED: 2, Authority.USER: 3}
@@ -91,7 +91,8 @@ def resolve(
     """
     subject_key, relation, object_key, facet, polarity = parts
     key = (tenant, principal, subject_key, relation, facet)
-    same_object = state.with_object(key, object_key)
+    past = ended_state(candidate)
+    same_object = [b for b in state.with_object(key, object_key) if kept_past(b) == past]
     same_claim = [b for b in same_object if b.polarity == polarity]
     for belief in same_claim:
         if (belief.belief_id, project, episode_id, candidate.message_ordinal) in state.cited:
@@ -103,6 +104,9 @@ def resolve(
     if named is not None:
         cited = (named.belief_id, project, episode_id, candidate.message_ordinal) in state.cited
         return Replayed(candidate, named.belief_id) if cited else _reinforce(candidate, named)
+    if past:
+        # History: a state that has ended supersedes nothing and conflicts with nothing.
+        return Create(candidate, new_belief_id())
     exact = [b for b in same_object if b.current]
     if candidate.polarity is Polarity.RETRACT:
         # A retraction supersedes what it retracts and nothing else.
@@ -115,10 +119,24 @@ def resolve(
     rivals = [
         b
         for b in state.with_key(key)
-        if b.current and b.polarity == Polarity.ASSERT.value and b.object_key != object_key
+        if b.current
+        and b.polarity == Polarity.ASSERT.value
+        and b.object_key != object_key
+        and not kept_past(b)
     ]
     history = [b for b in same_claim if b.superseded]
     return _contradict(candidate, new_belief_id, occurred_at, rivals, supersedes, history)
+
+
+def ended_state(candidate: Candidate) -> bool:
+    """A state told in the past ("I used to be a librarian"): kept as history, with an end."""
+    return candidate.tense is Tense.PAST and not candidate.is_event
+
+
+def kept_past(belief: BeliefRow) -> bool:
+    """A belief kept about a state that has ended: current, with an end. A value that was
+    replaced is not current; a current value has no end."""
+    return belief.current and belief.valid_to is not None
 
 
 _SEVERAL = frozenset({"child"})

@@ -1,6 +1,6 @@
 """Seal an event of the log before it is appended; open it again where it is read.
 
-The doors (one writer behind all of them: :class:`ingest.producer.EpisodeProducer`) seal, and
+The doors (one writer behind all of them: :class:`engram.ingest.producer.EpisodeProducer`) seal, and
 every reader of ``engram.episodes`` — formation, the message indexer — opens. Sealing is a
 choice of the deployment (``ENGRAM_KEYS_ENCRYPT_LOG``); opening is not: a log may hold sealed
 events from before encryption was turned off, or plaintext ones from before it was turned on,

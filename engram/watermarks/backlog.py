@@ -157,7 +157,7 @@ async def record_skipped(db: asyncpg.Pool | asyncpg.Connection, entry: BacklogEn
 
 async def park(db: asyncpg.Connection, position: tuple[str, int, int], *, kind: str) -> None:
     """Park one episode, by (topic, partition, offset), whatever its state: its claims batch
-    cannot be projected (:mod:`projections.beliefs.quarantine`), in the transaction that moves the
+    cannot be projected (:mod:`engram.projections.beliefs.quarantine`), in the transaction that moves the
     projector past it. Counted as a failed attempt, so ``engram formation parked`` shows when."""
     await db.execute(
         """

@@ -2,7 +2,7 @@
 
 Scoped by the token exactly as ``/v1/search`` (``Who``: the tenant and principal come from the
 token, never from the request; ``generation`` reads another generation). The ranking, the
-roles and the cursor are :mod:`projections.reads.recall`'s. Every refusal of the request itself is a
+roles and the cursor are :mod:`engram.projections.reads.recall`'s. Every refusal of the request itself is a
 422 in the shape of FastAPI's own field errors, naming ``q`` (or ``cursor``), so a client
 handles one format.
 """
@@ -26,7 +26,7 @@ from engram.schemas.api import RecallResults
 from engram.schemas.common import Role, StoredText
 from engram.web.auth import NameQuery, Who
 from engram.web.invalid import invalid_query
-from engram.web.readers import PrincipalReader
+from engram.web.readers import DateTimeQuery, PrincipalReader
 
 router = APIRouter(tags=["read"])
 
@@ -42,6 +42,7 @@ async def recall_route(
     limit: Annotated[int, Query(ge=1, le=MAX_LIMIT)] = 20,
     cursor: Annotated[str | None, Query(min_length=1, max_length=200)] = None,
     semantic: bool = True,
+    asked_at: DateTimeQuery = None,
 ) -> RecallResults:
     """What answers ``q`` (a question in plain words): the caller's current beliefs that match,
     each with the quotes it came from, then the messages that answer — by default only the
@@ -51,7 +52,8 @@ async def recall_route(
     project of the page. ``next_cursor`` fetches the next page. Messages are matched by their
     words and, when the configured embedding generation is the active one, by meaning (a
     message's ``semantic_rank``); ``semantic=false`` matches by words only (no embedding of the
-    question, no vector search)."""
+    question, no vector search). ``asked_at`` (RFC 3339, default now): when the question is
+    asked, which relative times in it ("last week", "two months ago") are read from."""
     tenant, principal = who
     try:
         embedder = request.app.state.embedder if semantic else None
@@ -65,6 +67,7 @@ async def recall_route(
             limit=limit,
             cursor=cursor,
             semantic=await semantic_query(db, embedder, q),
+            asked_at=asked_at,
         )
     except UnsearchableQuery as error:
         raise invalid_query("q", str(error), q) from None

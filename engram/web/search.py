@@ -2,7 +2,7 @@
 
 The tenant and principal come from the token (``Who``), as for every reader; ``project``
 narrows to what applies there, ``generation`` reads another generation. The ranking and the
-cursor are :mod:`projections.reads.search`'s. Every refusal of the query itself is a 422 in the shape
+cursor are :mod:`engram.projections.reads.search`'s. Every refusal of the query itself is a 422 in the shape
 of FastAPI's own field errors, naming ``q`` (or ``cursor``), so a client handles one format.
 """
 

@@ -1,10 +1,10 @@
 """The belief projector's sink: claims batches applied by lanes, chunk by chunk, each chunk in
 its own transaction with the offset it may store.
 
-A sink of the claims topic's log follower (:mod:`projections.following`) with its own
+A sink of the claims topic's log follower (:mod:`engram.projections.following`) with its own
 schedule: the follower fetches, decodes once and hands each partition's records here
 (:meth:`BeliefSink.take`), which queues them on the partition's lanes
-(:mod:`projections.beliefs.lanes`); every lane of every partition applies one chunk at a time,
+(:mod:`engram.projections.beliefs.lanes`); every lane of every partition applies one chunk at a time,
 in offset order, in its own transaction, as soon as its last chunk has committed — so while
 one lane's statements run in PostgreSQL, another's chunk is resolved here, and the two cores
 work at once instead of taking turns. A chunk stores only an offset below every record still
@@ -35,7 +35,7 @@ from engram.projections.beliefs.store import (
     advance_offset,
     project_records,
 )
-from engram.projections.following import Batch, Sink
+from engram.projections.following import Batch, ScheduledSink
 from engram.resolution.chunk import BatchOutcome
 
 log = structlog.get_logger(__name__)
@@ -47,7 +47,7 @@ _ChunkKey = tuple[int, tuple[int, ...]]
 """A chunk in flight: its partition and its lanes (no two chunks in flight share a lane)."""
 
 
-class BeliefSink(Sink[ClaimsRecord]):
+class BeliefSink(ScheduledSink[ClaimsRecord]):
     """Applies claims batches by lanes; see the module docstring."""
 
     def __init__(
@@ -83,7 +83,7 @@ class BeliefSink(Sink[ClaimsRecord]):
         """Set when a chunk finishes (or the follower is asked to stop): room may have freed."""
         self.projected = 0
         self.set_aside = 0
-        """Claims batches set aside as unprojectable (:mod:`projections.beliefs.quarantine`)."""
+        """Claims batches set aside as unprojectable (:mod:`engram.projections.beliefs.quarantine`)."""
 
     async def take(self, batch: Batch[ClaimsRecord]) -> None:
         """Queue a partition's records on its lanes and start what is ready. Should a

@@ -112,7 +112,7 @@ async def keep_batches(
     those bytes (readers only decode the payload, and they decode to the batch); one without
     (redacted, or read back from here) is serialised.
 
-    Copied in (:func:`projections.rows.copy_rows`, which falls back to ``ON CONFLICT DO
+    Copied in (:func:`engram.projections.rows.copy_rows`, which falls back to ``ON CONFLICT DO
     NOTHING`` only when a run is kept already: a redelivered batch is left out before this,
     so that is rare) rather than inserted from ``unnest`` of ``bytea`` arrays: a chunk's
     ~1.5 MB of payloads no longer goes through an array on both sides, ~25% less backend CPU

@@ -57,7 +57,7 @@ async def drop_projections(conn: asyncpg.Connection, *, backlog: bool = False) -
 async def projection_digest(
     conn: asyncpg.Connection | asyncpg.Pool, *, tenant: str | None = None
 ) -> str:
-    """The digest of the projection (or of ``tenant``'s rows); :class:`projections.beliefs.integrity.
+    """The digest of the projection (or of ``tenant``'s rows); :class:`engram.projections.beliefs.integrity.
     BrokenLinksError` instead when a row cites one that is not there — two projections that
     both dangle the same way are not a determinism result worth reporting."""
     await check_links(conn, tenant=tenant)

@@ -6,7 +6,7 @@ of the same content), their evidence, the refusals that quote the same words, th
 nothing else names, and the words of any correction of that content all go. Forgetting a person
 deletes every projected row that names them; a tombstone of their hash stays.
 
-The index of messages (:mod:`projections.messages.store`) loses every message a deleted belief
+The index of messages (:mod:`engram.projections.messages.store`) loses every message a deleted belief
 quoted — by its evidence, by the refusals scrubbed with it, and by any indexed message of the
 principal holding one of its quotes — and each is named in ``message_hidden`` (ids, no words) so
 the indexer, should it reach the message later, leaves it out; the messages' vectors and the
@@ -16,7 +16,7 @@ that destroys their data key. Both run after a
 chunk's other writes, in its transaction: what resolution wrote earlier in the chunk goes too.
 
 What each removed, and where the words still are (the episodic log and the claims topic in
-Kafka, sealed or in clear), is the erasure's receipt (:mod:`projections.beliefs.receipts`) and
+Kafka, sealed or in clear), is the erasure's receipt (:mod:`engram.projections.beliefs.receipts`) and
 docs/privacy.md.
 """
 

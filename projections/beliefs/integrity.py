@@ -6,7 +6,7 @@ entities and the beliefs it supersedes. The live schema used to keep the per-row
 more than half of what inserting evidence cost (migration 0017). A generation's schema never had
 any (``LIKE`` does not copy them). Only the projector writes these tables, from one resolution in
 one transaction, so the links are whole by construction; this module is how that is checked: one
-anti-join per link, over the whole projection or one tenant. :func:`projections.beliefs.digest.
+anti-join per link, over the whole projection or one tenant. :func:`engram.projections.beliefs.digest.
 projection_digest` refuses a projection with a broken link, so every test that compares digests
 (exactly-once, kills, rewinds, replays, generations) checks the links as well.
 """

@@ -1,14 +1,14 @@
 """The belief projector: the claims topic's log follower with the belief sink behind it.
 
 Offsets are owned by PostgreSQL, not by the consumer group: the follower
-(:mod:`projections.following`) seeks to the offsets stored beside the beliefs on every
+(:mod:`engram.projections.following`) seeks to the offsets stored beside the beliefs on every
 assignment, and each chunk advances its offset in the same transaction as its rows. Kafka's
 committed offsets are written too, but only as a lag gauge.
 
 Lanes, and what they may not do: a partition's records are split by principal into lanes
-(:mod:`projections.beliefs.lanes`), and every lane of every partition applies one chunk at a
+(:mod:`engram.projections.beliefs.lanes`), and every lane of every partition applies one chunk at a
 time, in offset order, in its own transaction, as soon as its last chunk has committed
-(:mod:`projections.beliefs.applying`, the sink). A chunk's resolution reads only the rows of its
+(:mod:`engram.projections.beliefs.applying`, the sink). A chunk's resolution reads only the rows of its
 own principals, which no other lane writes; a chunk stores only an offset below every record
 still unsettled in its partition. State resolved from is never carried over from one chunk to
 the next in memory: every chunk loads what it consults inside its own transaction, so a failed
@@ -23,7 +23,6 @@ memory events from the outbox, and the dead letters.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from collections.abc import Awaitable, Callable
 from functools import partial
 
@@ -33,6 +32,7 @@ from aiokafka import AIOKafkaProducer, ConsumerRecord, TopicPartition
 from aiokafka.errors import KafkaError, MessageSizeTooLargeError, RecordTooLargeError
 from pydantic import ValidationError
 
+from engram.infra.backoff import pause_unless
 from engram.infra.db import (
     DATABASE_BACKOFF,
     UNAVAILABLE,
@@ -122,7 +122,7 @@ class BeliefProjector:
 
     @property
     def set_aside(self) -> int:
-        """Claims batches set aside as unprojectable (:mod:`projections.beliefs.quarantine`)."""
+        """Claims batches set aside as unprojectable (:mod:`engram.projections.beliefs.quarantine`)."""
         return self.sink.set_aside
 
     @property
@@ -170,8 +170,7 @@ class BeliefProjector:
 
     async def _pause(self, seconds: float) -> None:
         """Back off, but end the pause as soon as the projector is asked to stop."""
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(self._stopping.wait(), timeout=seconds)
+        await pause_unless(self._stopping, seconds)
 
     async def _drain(self, producer: AIOKafkaProducer, topic: str) -> int:
         """Publish pending memory events (how many); while the database or the broker is

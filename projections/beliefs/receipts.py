@@ -8,7 +8,7 @@ a forgetting's by the store or, for the index of messages and the vectors, by th
 indexer and the embedding follower reading the same record first. So the rows that name the
 content (a deletion) or the principal (a forgetting) are counted **before** the transaction
 changes anything (:func:`measure_erasures`) and the index and vectors **after** as well
-(:func:`write_receipts`); the followers add what they removed first (:mod:`projections.erased`).
+(:func:`write_receipts`); the followers add what they removed first (:mod:`engram.projections.erased`).
 
 A receipt also says how the episodes that held the words lie in the episodic log — sealed
 (unreadable once the key is gone), in clear, or unknown (read before Engram recorded it) — and
@@ -72,7 +72,7 @@ SELECT (SELECT count(*) FROM gone) AS belief,
           AND (statement IS NOT NULL OR replacement IS NOT NULL)) AS belief_rejection,
        ARRAY(SELECT episode_id FROM quoted UNION SELECT episode_id FROM refused) AS episodes
 """
-"""What deleting a content will take: the same rows :func:`projections.beliefs.forgetting.
+"""What deleting a content will take: the same rows :func:`engram.projections.beliefs.forgetting.
 delete_content` (or a re-resolution without them) removes, and the episodes they cite."""
 
 

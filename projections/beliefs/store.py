@@ -57,6 +57,7 @@ from engram.resolution.ordering import (
 )
 from engram.schemas.claims import ClaimsBatchFormed, RefusalReason
 from engram.schemas.common import principal_hash, principal_key
+from engram.schemas.corrections import BeliefDeleted
 from engram.schemas.memory_events import MemoryChanged, PrincipalErased
 from engram.watermarks.backlog import mark_formed
 
@@ -95,8 +96,8 @@ async def project_records(
     """Apply records of one partition exactly once, in one transaction.
 
     The records are in offset order, and every record of their principals below the last of
-    them has been applied or is among them (the projector's lanes: :mod:`projections.beliefs.lanes`).
-    The transaction first takes its principals' locks (:data:`projections.principal_lock.LOCK_PRINCIPALS`), so a second
+    them has been applied or is among them (the projector's lanes: :mod:`engram.projections.beliefs.lanes`).
+    The transaction first takes its principals' locks (:data:`engram.projections.principal_lock.LOCK_PRINCIPALS`), so a second
     projector of the partition (one a rebalance has not yet stopped) resolves them only after
     this commits, and then sees these batches applied. Records below the stored offset were
     applied already and are skipped; so is a batch whose run is there.
@@ -165,10 +166,12 @@ async def resolve_in_canonical_order(
     }
     todo = list({b.batch_id: b for b in fresh if b.batch_id not in applied}.values())
     rewind = principals_to_rewind(todo, await last_applied(conn, {principal_of(b) for b in todo}))
+    deleting = await _deleted_rows(conn, todo)  # before the rewind empties their principals
     kept = await _undo_for_rewind(conn, todo, rewind)
     unredacted = chunk_order(todo, rewind, kept, ())
     # None of these is applied: ``todo`` was just checked, and ``kept``'s runs were undone.
     state = await load_state(conn, unredacted)
+    state.deleting = deleting
     ordered = chunk_order(todo, rewind, kept, state.tombstones)
     # What redaction takes from the batches leaves the index of messages too (ids and quotes).
     hidden, quotes = redacted_messages([*kept, *todo], state.tombstones)
@@ -189,6 +192,37 @@ async def resolve_in_canonical_order(
         ],
     )
     return changes, _outcomes_of(fresh, ordered, outcomes)
+
+
+async def _deleted_rows(
+    conn: asyncpg.Connection, todo: Sequence[ClaimsBatchFormed]
+) -> dict[tuple[str, str, str], list[uuid.UUID]]:
+    """The belief rows each deletion in ``todo`` removes, as they stand before the chunk
+    (current and past values of the content), oldest first: what it announces as
+    ``memory.deleted`` (:attr:`resolution.beliefs.BeliefState.deleting`)."""
+    keys = sorted(
+        {
+            (b.tenant, b.principal, b.correction.content_hash)
+            for b in todo
+            if isinstance(b.correction, BeliefDeleted)
+        }
+    )
+    if not keys:
+        return {}
+    rows = await conn.fetch(
+        """
+        SELECT b.tenant, b.principal, b.content_hash, b.belief_id FROM belief b
+        JOIN unnest($1::text[], $2::text[], $3::text[]) AS h(tenant, principal, content_hash)
+          ON (b.tenant, b.principal, b.content_hash) = (h.tenant, h.principal, h.content_hash)
+        ORDER BY b.valid_from, b.belief_id
+        """,
+        *(list(column) for column in zip(*keys, strict=True)),
+    )
+    deleting: dict[tuple[str, str, str], list[uuid.UUID]] = {}
+    for row in rows:
+        key = (row["tenant"], row["principal"], row["content_hash"])
+        deleting.setdefault(key, []).append(row["belief_id"])
+    return deleting
 
 
 async def _undo_for_rewind(
@@ -336,13 +370,13 @@ def erasure_notices(changes: Changes) -> list[PrincipalErased]:
 async def _record_in_outbox(
     conn: asyncpg.Connection, events: Sequence[MemoryChanged | PrincipalErased]
 ) -> list[tuple[uuid.UUID, str]]:
-    """Memory events, published after commit by :func:`projections.beliefs.memory_events.drain_outbox`;
+    """Memory events, published after commit by :func:`engram.projections.beliefs.memory_events.drain_outbox`;
     the ones queued now, with their JSON. An event id is stable, so a replay into emptied
     projections does not queue it twice, and an event already queued keeps its row.
 
     Each event queued gets a row in the outbox (kept) and one in ``memory_event_pending``
     (deleted once published), in the same order. Both are copied in a savepoint, as the other
-    idempotent rows are (:func:`projections.rows.copy_rows`); only when an id is in the outbox
+    idempotent rows are (:func:`engram.projections.rows.copy_rows`); only when an id is in the outbox
     already (a rewind queues events again) is that undone and the events inserted with
     ``ON CONFLICT DO NOTHING``, whose returned rows are the ones queued as pending."""
     if not events:

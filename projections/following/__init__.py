@@ -11,7 +11,7 @@ others) and reports readiness and lag (``engram_follower_lag``). The anchors are
 eventsourcing's ``Follower`` (a tracking record in the projection's transaction) and Quix
 Streams' ``BatchingSink`` (one place a batch is written and its offsets committed).
 
-How to write a sink (:mod:`projections.notifying` is a small one):
+How to write a sink (:mod:`engram.projections.notifying` is a small one):
 
 1. A decoder for the topic, ``async (TopicPartition, [ConsumerRecord]) -> [T]``, where ``T``
    has an ``offset``: it decodes (and opens) each record once for every sink of the follower;
@@ -31,15 +31,25 @@ How to write a sink (:mod:`projections.notifying` is a small one):
    or as a stage (:func:`infra.health.run_stage_alone`: ``stop``, ``readiness``); the consumer
    group is ``<group>-<sink names joined by +>``.
 
-A sink with its own schedule (the belief projector's lanes commit chunks out of offset order)
-subclasses :class:`Sink`, implements ``take`` (queue) and the hooks the follower calls around
-it (``room``, ``settle``, ``hold``, ``finish``, ``abandon``); see
-:mod:`projections.beliefs.projector`.
+The follower's contract with every sink is :class:`Sink`: a name, a :class:`Tracking`,
+``take``, and optionally ``start``, ``idle``, ``stop``, ``waits_out`` and ``report``. A sink with
+its own schedule (the belief projector's lanes commit chunks out of offset order) is a
+:class:`ScheduledSink`: ``take`` queues, and it implements the :class:`Schedule` the follower
+keeps around the queue (``room``, ``settle``, ``hold``, ``finish``, ``abandon``); see
+:mod:`engram.projections.beliefs.applying`.
 """
 
 from engram.projections.following.follower import Decode, LogFollower
 from engram.projections.following.listener import SeekToStoredOffsets
-from engram.projections.following.sink import Batch, BatchSink, Positions, Sink, write_tracked
+from engram.projections.following.sink import (
+    Batch,
+    BatchSink,
+    Positions,
+    Schedule,
+    ScheduledSink,
+    Sink,
+    write_tracked,
+)
 from engram.projections.following.tracking import Tracking
 
 __all__ = [
@@ -48,6 +58,8 @@ __all__ = [
     "Decode",
     "LogFollower",
     "Positions",
+    "Schedule",
+    "ScheduledSink",
     "SeekToStoredOffsets",
     "Sink",
     "Tracking",

@@ -11,7 +11,7 @@ Where the consumer reads: each sink's stored offsets are read on every assignmen
 seek, and each partition is positioned at the lowest of them among the sinks that are not
 resting; a record below a sink's own offset is not handed to it, and not decoded at all when
 no sink wants it. Records fetched across a rebalance are dropped and read again from there
-(:class:`projections.following.listener.SeekToStoredOffsets`). Kafka's committed offsets are
+(:class:`engram.projections.following.listener.SeekToStoredOffsets`). Kafka's committed offsets are
 written after each fetch, as a lag gauge only.
 """
 
@@ -30,11 +30,13 @@ from aiokafka import AIOKafkaConsumer, ConsumerRecord, TopicPartition
 from aiokafka.errors import IllegalStateError, KafkaError
 from prometheus_client import Gauge
 
+from engram.infra.backoff import pause_unless
 from engram.infra.db import DATABASE_BACKOFF, UNAVAILABLE, retry_while_unavailable
+from engram.infra.log_reading import log_consumer
 from engram.infra.metrics import FOLLOWER_LAG, FOLLOWER_RECORDS
 from engram.infra.settings import KafkaSettings
 from engram.projections.following.listener import SeekToStoredOffsets
-from engram.projections.following.sink import Batch, Sink, T, lowest
+from engram.projections.following.sink import Batch, Schedule, Sink, T, lowest, schedule_of
 
 log = structlog.get_logger(__name__)
 
@@ -48,6 +50,9 @@ class _Follows(Generic[T]):
     """A sink, and how far the follower has handed it records."""
 
     sink: Sink[T]
+    schedule: Schedule
+    """The sink's own, if it writes on one (:class:`ScheduledSink`); else one that waits for
+    nothing."""
     next: dict[int, int] = field(default_factory=dict)
     """By partition, the first offset not yet handed to the sink (its stored offset at the
     last seek, then past each batch it took)."""
@@ -80,7 +85,7 @@ class LogFollower(Generic[T]):
         self.topic = topic
         self.name = "+".join(names)
         self._decode = decode
-        self._follows = [_Follows(sink) for sink in sinks]
+        self._follows = [_Follows(sink, schedule_of(sink)) for sink in sinks]
         self._max_records = max_records
         self._stopping = asyncio.Event()
         self._listener: SeekToStoredOffsets | None = None
@@ -128,14 +133,12 @@ class LogFollower(Generic[T]):
     async def run(self) -> None:
         for follows in self._follows:
             await retry_while_unavailable(follows.sink.start, what=f"{follows.sink.name}.start")
-        consumer = self._consumer = AIOKafkaConsumer(
-            bootstrap_servers=self._settings.bootstrap,
+        consumer = self._consumer = log_consumer(
+            bootstrap=self._settings.bootstrap,
             group_id=self.group,
-            enable_auto_commit=False,
             auto_offset_reset="earliest",
             session_timeout_ms=self._settings.session_timeout_ms,
             heartbeat_interval_ms=max(self._settings.session_timeout_ms // 3, 500),
-            isolation_level="read_committed",
         )
         listener = self._listener = SeekToStoredOffsets(
             consumer, self._offsets_to_seek, name=self.name, on_revoked=self._hold
@@ -151,7 +154,7 @@ class LogFollower(Generic[T]):
         except BaseException:
             # Cancelled, or failed: what did not commit is read again after the next seek.
             for follows in self._follows:
-                follows.sink.abandon()
+                follows.schedule.abandon()
             raise
         finally:
             self._consumer = None
@@ -169,7 +172,7 @@ class LogFollower(Generic[T]):
         ):
             return False
         for follows in active:
-            await self._guarded(follows, follows.sink.room)
+            await self._guarded(follows, follows.schedule.room)
         generation = listener.generation
         if self._stopping.is_set() or not self._active() or generation != self._positioned_at:
             return False  # a rebalance since the seek: settle and seek again first
@@ -252,7 +255,7 @@ class LogFollower(Generic[T]):
             else f"{sink.name}: {type(error).__name__}; retrying"
         )
         with contextlib.suppress(*UNAVAILABLE, *sink.waits_out):
-            await sink.settle()
+            await follows.schedule.settle()
 
     def _wake_rested(self) -> list[_Follows[T]]:
         """Wake the sinks whose rest is over; the sinks not resting."""
@@ -278,7 +281,7 @@ class LogFollower(Generic[T]):
         """Settle every sink, then seek to the stored offsets; False when the database could
         not say where they are (every sink rests, and the seek is tried again after)."""
         for follows in self._active():
-            await self._guarded(follows, follows.sink.settle)
+            await self._guarded(follows, follows.schedule.settle)
         generation = listener.generation
         try:
             await listener.reseek()
@@ -297,11 +300,11 @@ class LogFollower(Generic[T]):
 
     def _hold(self) -> None:
         for follows in self._follows:
-            follows.sink.hold()
+            follows.schedule.hold()
 
     async def _finish(self, follows: _Follows[T]) -> None:
         try:
-            await follows.sink.finish()
+            await follows.schedule.finish()
         except Exception as error:
             if not follows.sink.waits_for(error):
                 raise
@@ -310,8 +313,7 @@ class LogFollower(Generic[T]):
 
     async def _pause(self, seconds: float) -> None:
         """Wait, but no longer than until the follower is asked to stop."""
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(self._stopping.wait(), timeout=seconds)
+        await pause_unless(self._stopping, seconds)
 
     def _gauge_lag(self, consumer: AIOKafkaConsumer) -> None:
         """Each sink's lag in each partition held, after a fetch that brought records (one

@@ -1,7 +1,7 @@
 """Positioning a consumer at the offsets stored with a projection's rows, not the group's.
 
 Every state-writing consumer of a topic here owns its offsets in PostgreSQL
-(:mod:`projections.following.tracking`), so a restart, a rebalance or a rewind resumes exactly
+(:mod:`engram.projections.following.tracking`), so a restart, a rebalance or a rewind resumes exactly
 after what was written. Kafka's committed offsets, where written at all, are only a lag gauge.
 """
 

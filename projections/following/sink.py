@@ -1,14 +1,19 @@
 """What a projection of a topic does with the records a follower hands it: a sink.
 
 A :class:`Sink` is told each partition's decoded records of a fetch (a :class:`Batch`) and
-writes them with its stored offset (:mod:`projections.following.tracking`). Most sinks are a
-:class:`BatchSink`: "write this batch in this transaction" — the follower's one place that
-opens the transaction, locks the tracking row, leaves out what a rival already wrote, and
-stores the offset past the batch before it commits. A sink that commits on its own schedule
-(the belief projector's lanes: several chunks of a partition in flight, each storing an offset
-below every record still unsettled) implements :meth:`Sink.take` itself and the hooks the
-follower calls around it (:meth:`Sink.room`, :meth:`Sink.settle`, :meth:`Sink.hold`,
-:meth:`Sink.finish`, :meth:`Sink.abandon`).
+writes them with its stored offset (:mod:`engram.projections.following.tracking`): that, where
+the offsets are stored, and which errors it waits out, is all every sink must say. Most sinks
+are a :class:`BatchSink`: "write this batch in this transaction" — the follower's one place
+that opens the transaction, locks the tracking row, leaves out what a rival already wrote, and
+stores the offset past the batch before it commits.
+
+A sink that commits on its own schedule (the belief projector's lanes: several chunks of a
+partition in flight, each storing an offset below every record still unsettled) is a
+:class:`ScheduledSink`: its :meth:`Sink.take` queues, and it implements the :class:`Schedule`
+the follower keeps around the queue (:meth:`Schedule.room`, :meth:`Schedule.settle`,
+:meth:`Schedule.hold`, :meth:`Schedule.finish`, :meth:`Schedule.abandon`). Any other sink
+writes what it takes before returning, so the follower's schedule for it
+(:data:`IMMEDIATE`) has nothing to wait for, settle or drop.
 """
 
 from __future__ import annotations
@@ -74,7 +79,8 @@ class Positions(Protocol):
 
 
 class Sink(ABC, Generic[T]):
-    """A projection of a topic: where it stores its offsets, and how it takes a batch.
+    """A projection of a topic: where it stores its offsets, and how it takes a batch (written
+    before :meth:`take` returns, unless the sink is a :class:`ScheduledSink`).
 
     ``name`` names it in logs and metrics and, joined with the other sinks of its follower, in
     the follower's consumer group. ``waits_out`` are the errors, beside PostgreSQL being
@@ -100,29 +106,11 @@ class Sink(ABC, Generic[T]):
     @abstractmethod
     async def take(self, batch: Batch[T]) -> None:
         """Write ``batch`` and store ``batch.next_offset`` with it, exactly once (or queue it to
-        be written, for a sink with its own schedule). Raising one of the errors it waits out
-        (or :data:`infra.db.UNAVAILABLE`) rests the sink; anything else ends the follower."""
-
-    async def room(self) -> None:
-        """Return once the sink can take another fetch; raise what made a write it was
-        doing on its own fail. Nothing to wait for by default."""
-
-    async def settle(self) -> None:
-        """Finish or forget whatever was taken and not yet written (it is read again after
-        the seek that follows), raising what made a write fail. Called before every seek."""
-
-    def hold(self) -> None:
-        """The follower's partitions are being revoked: start no new write until settled."""
+        be written, for a :class:`ScheduledSink`). Raising one of the errors it waits out
+        (or :data:`engram.infra.db.UNAVAILABLE`) rests the sink; anything else ends the follower."""
 
     async def idle(self, follower: Positions) -> None:
         """A fetch came back empty: the sink has been handed everything the broker had."""
-
-    async def finish(self) -> None:
-        """The follower is stopping: write what is settled (errors it waits out are reported,
-        not raised further: the next start reads again from the stored offsets)."""
-
-    def abandon(self) -> None:
-        """The follower is cancelled or failed: drop what is in flight without waiting."""
 
     def stop(self) -> None:
         """The follower has been asked to stop (wake anything waiting)."""
@@ -134,6 +122,68 @@ class Sink(ABC, Generic[T]):
     def report(self, error: BaseException, retry_in_s: float) -> None:
         """Say why the sink rests, and what to check."""
         report_unavailable(f"{self.name}.write", error, retry_in_s)
+
+
+class Schedule(ABC):
+    """What the follower does around a sink that writes on its own schedule: wait for room
+    before a fetch, settle before a seek, hold on a revocation, finish on a stop, abandon on a
+    failure."""
+
+    @abstractmethod
+    async def room(self) -> None:
+        """Return once the sink can take another fetch; raise what made a write it was
+        doing on its own fail."""
+
+    @abstractmethod
+    async def settle(self) -> None:
+        """Finish or forget whatever was taken and not yet written (it is read again after
+        the seek that follows), raising what made a write fail. Called before every seek."""
+
+    @abstractmethod
+    def hold(self) -> None:
+        """The follower's partitions are being revoked: start no new write until settled."""
+
+    @abstractmethod
+    async def finish(self) -> None:
+        """The follower is stopping: write what is settled (errors it waits out are reported,
+        not raised further: the next start reads again from the stored offsets)."""
+
+    @abstractmethod
+    def abandon(self) -> None:
+        """The follower is cancelled or failed: drop what is in flight without waiting."""
+
+
+class ScheduledSink(Sink[T], Schedule):
+    """A sink whose :meth:`take` queues, writing on a schedule of its own (the belief
+    projector's lanes, :mod:`engram.projections.beliefs.applying`)."""
+
+
+class _Immediate(Schedule):
+    """The schedule of a sink that writes what it takes before :meth:`Sink.take` returns:
+    never a write in flight, so nothing to wait for, settle, hold, finish or drop."""
+
+    async def room(self) -> None:
+        pass
+
+    async def settle(self) -> None:
+        pass
+
+    def hold(self) -> None:
+        pass
+
+    async def finish(self) -> None:
+        pass
+
+    def abandon(self) -> None:
+        pass
+
+
+IMMEDIATE: Schedule = _Immediate()
+
+
+def schedule_of(sink: Sink[T]) -> Schedule:
+    """The schedule the follower keeps around ``sink``: its own, or :data:`IMMEDIATE`."""
+    return sink if isinstance(sink, Schedule) else IMMEDIATE
 
 
 class BatchSink(Sink[T], Generic[T, P]):

@@ -10,7 +10,12 @@ from engram.projections.messages.embeddings import store as embedding_store
 from engram.projections.messages.embeddings.embedder import Embedder, Vectors
 from engram.projections.messages.embeddings.generation import EmbeddingGeneration
 from engram.projections.messages.embeddings.resident import RESIDENT as resident_vectors
-from engram.projections.messages.lexical import best_messages, question_statistics
+from engram.projections.messages.lexical import (
+    INDEX_LANGUAGE,
+    best_messages,
+    question_statistics,
+)
+from engram.projections.messages.spelling import Spelling, read_spelling
 from engram.projections.messages.store import (
     INDEXER,
     MessageKey,
@@ -22,15 +27,18 @@ from engram.projections.messages.vectors import FOLLOWER_PREFIX, message_of_item
 __all__ = [
     "FOLLOWER_PREFIX",
     "INDEXER",
+    "INDEX_LANGUAGE",
     "Embedder",
     "EmbeddingGeneration",
     "MessageKey",
+    "Spelling",
     "Vectors",
     "best_messages",
     "embedding_store",
     "hide_messages",
     "message_of_item",
     "question_statistics",
+    "read_spelling",
     "redacted_messages",
     "resident_vectors",
 ]

@@ -1,5 +1,5 @@
 """The message vectors as a sink of the episodic log's follower: every message of the log
-embedded into one embedding generation (:mod:`projections.messages.vectors`).
+embedded into one embedding generation (:mod:`engram.projections.messages.vectors`).
 
 Off the formation path, like the index: its own stored offsets (``projector_offset``,
 projector ``embeddings/<generation>``), so formation and the projector never wait for it and
@@ -15,12 +15,14 @@ embedder`` runs it alone.
 The generation is the one the settings name (model, size and the default text recipe). It is
 registered ``building``; once every partition's stored offset has reached the log's end the
 sink marks it ``built`` and, if no generation is active, activates it (atomically,
-:func:`embeddings.store.activate`). Switching models is therefore: configure the new one, let
+:func:`engram.projections.messages.embeddings.store.activate`). Switching models is therefore: configure the new one, let
 it build, activate it; the previously active generation is not followed meanwhile (its lag
 grows and freshness shows it).
 """
 
 from __future__ import annotations
+
+from collections.abc import Set
 
 import asyncpg
 import structlog
@@ -51,10 +53,15 @@ class MessageVectors(BatchSink[LogEntry, dict[MessageKey, Vectors]]):
 
     waits_out = (EmbeddingFailure,)
 
-    def __init__(self, pool: asyncpg.Pool, embedder: Embedder) -> None:
+    def __init__(
+        self, pool: asyncpg.Pool, embedder: Embedder, roles: Set[str] | None = None
+    ) -> None:
         self.generation = EmbeddingGeneration.of(embedder.model)
         super().__init__(pool, vectors_tracking(self.generation.name), name=EMBEDDINGS)
         self._embedder = embedder
+        self._roles = roles
+        """Whose messages are embedded (None: every role's): by default the principal's own,
+        what recall's semantic list searches unless asked (``ENGRAM_EMBEDDING_ROLES``)."""
         self._building = True
 
     async def start(self) -> None:
@@ -62,7 +69,7 @@ class MessageVectors(BatchSink[LogEntry, dict[MessageKey, Vectors]]):
             self._building = (await store.register(conn, self.generation)).status == "building"
 
     async def prepare(self, batch: Batch[LogEntry]) -> dict[MessageKey, Vectors]:
-        return await embed_entries(self._embedder, self.generation, batch.records)
+        return await embed_entries(self._embedder, self.generation, batch.records, self._roles)
 
     async def write(
         self,
@@ -70,7 +77,9 @@ class MessageVectors(BatchSink[LogEntry, dict[MessageKey, Vectors]]):
         batch: Batch[LogEntry],
         prepared: dict[MessageKey, Vectors],
     ) -> int:
-        return await write_entry_vectors(conn, self.generation.name, batch.records, prepared)
+        return await write_entry_vectors(
+            conn, self.generation.name, batch.records, prepared, self._roles
+        )
 
     def committed(self, count: int) -> None:
         MESSAGES_EMBEDDED.inc(count)

@@ -1,5 +1,5 @@
 """The message index as a sink of the episodic log's follower: every message of the log into
-the index (:mod:`projections.messages.store`).
+the index (:mod:`engram.projections.messages.store`).
 
 A stage of its own, beside formation and the belief projector: its own stored offsets
 (``projector_offset``, projector ``messages``), so it never waits for formation and formation
@@ -7,7 +7,7 @@ never waits for it. The stored offsets are the truth — its follower seeks to t
 partition's batch is written with its offset in one transaction — so a replay into emptied
 tables (or a new generation's schema) rebuilds the index from offset 0. In ``engram worker``
 it shares one follower (one fetch, one opening per record) with the vectors
-(:mod:`projections.messages.embedding_follower`); ``engram indexer`` runs it alone, and
+(:mod:`engram.projections.messages.embedding_follower`); ``engram indexer`` runs it alone, and
 ``engram rederive`` for a generation.
 """
 

@@ -1,7 +1,7 @@
 """The lexical list of messages: Okapi BM25's best over the principal's messages in scope, read
 from postings, not from every message holding a common word.
 
-Recall's lexical list (:mod:`projections.reads.recall`) ranks the messages that hold any term of the
+Recall's lexical list (:mod:`engram.projections.reads.recall`) ranks the messages that hold any term of the
 question by Okapi BM25 (:data:`BM25_K1`, :data:`BM25_B`; idf ``ln(1 + (N - df + 0.5) / (df +
 0.5))``; a message's length is the number of its lexemes' occurrences, normalised by the
 average over the principal's messages in scope). What it reads is kept by the indexer
@@ -25,14 +25,19 @@ principal's history holds:
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Sequence, Set
 from dataclasses import dataclass
 
 import asyncpg
 
+from engram.projections.messages.spelling import Spelling
+
 BM25_K1 = 1.2
 BM25_B = 0.75
 """Okapi BM25's term-frequency saturation and length normalisation (the usual values)."""
+
+INDEX_LANGUAGE = "en"
+"""The language of the index's lexemes (``engram_english``, migration 0020)."""
 
 MAX_SCORED = 40_000
 """The most postings one question reads (the summed document frequencies of its terms)."""
@@ -153,26 +158,81 @@ async def question_statistics(
     words: Sequence[str],
     roles: Sequence[str],
     project: str | None,
+    spelling: Spelling | None = None,
 ) -> Statistics:
-    """The question's terms and the scope's counts, looked up (:data:`_STATISTICS`). A term no
-    message in scope holds (a misspelt word) is replaced by the principal's nearest lexeme
-    (:func:`nearest_lexemes`), when there is one near enough."""
+    """The question's terms and the scope's counts, looked up (:data:`_STATISTICS`). With
+    ``spelling`` (:func:`projections.messages.spelling.read_spelling` of the question), a term
+    no message in scope holds that comes from a word that is not a word of the question's
+    language is corrected (:func:`corrections`): the correction is added to the terms, the
+    term as asked stays. Without it nothing is corrected."""
     rows = await conn.fetch(_STATISTICS, tenant, principal, list(words), list(roles), project)
     if not rows:
         return Statistics(terms=(), messages=0.0, length=0.0)
     terms = {r["lexeme"]: float(r["df"]) for r in rows}
-    missing = [t for t, df in terms.items() if df == 0 and _correctable(t)]
-    if missing:
-        for asked, (near, df) in (
-            await nearest_lexemes(conn, tenant, principal, missing, roles, project)
+    missing = {t for t, df in terms.items() if df == 0}
+    if missing and spelling is not None and spelling.misspelt:
+        for near, df in (
+            await corrections(conn, tenant, principal, missing, spelling, roles, project)
         ).items():
-            del terms[asked]
-            terms[near] = df
+            terms.setdefault(near, df)
     return Statistics(
         terms=tuple(Term(lexeme, df) for lexeme, df in sorted(terms.items())),
         messages=rows[0]["n"],
         length=rows[0]["length"],
     )
+
+
+_WORD_TERMS = """
+SELECT w.word, v.lexeme, coalesce(sum(s.messages), 0)::float8 AS df
+FROM unnest($3::text[]) AS w(word)
+CROSS JOIN LATERAL unnest(to_tsvector('engram_english', w.word)) AS v
+LEFT JOIN message_term_stats s ON s.tenant = $1 AND s.principal = $2 AND s.lexeme = v.lexeme
+ AND s.role = ANY($4::text[]) AND ($5::text IS NULL OR s.project = $5)
+GROUP BY w.word, v.lexeme
+"""
+"""Each word's lexeme (``engram_english``; a stop word has none) and how many messages in scope
+hold it."""
+
+
+async def corrections(
+    conn: asyncpg.Connection,
+    tenant: str,
+    principal: str,
+    missing: Set[str],
+    spelling: Spelling,
+    roles: Sequence[str],
+    project: str | None,
+) -> dict[str, float]:
+    """The terms to add for the question's misspelt words whose lexeme is ``missing`` (no
+    message in scope holds it), each with its document frequency: for each such word, the
+    first of its word-list candidates (commonest first, one edit away: "meditaion" →
+    "meditation") whose lexeme some message holds; failing that, for a question in the index's
+    language (:data:`INDEX_LANGUAGE`), the principal's nearest lexeme (:func:`nearest_lexemes`:
+    a name or a word the list lacks). The index's lexemes are English stems: a word of another
+    language one or two letters from one of them is a different word, not a typing error."""
+    candidates = [c for near in spelling.misspelt.values() for c in near]
+    rows = await conn.fetch(
+        _WORD_TERMS, tenant, principal, [*spelling.misspelt, *candidates], list(roles), project
+    )
+    lexemes: dict[str, list[tuple[str, float]]] = {}
+    for row in rows:
+        lexemes.setdefault(row["word"], []).append((row["lexeme"], row["df"]))
+    added: dict[str, float] = {}
+    unlisted: list[str] = []
+    for word, near in spelling.misspelt.items():
+        asked = [lexeme for lexeme, _ in lexemes.get(word, []) if lexeme in missing]
+        if not asked:
+            continue
+        held = [(lexeme, df) for c in near for lexeme, df in lexemes.get(c, []) if df > 0]
+        if held:
+            added.setdefault(*held[0])
+        elif spelling.language == INDEX_LANGUAGE:
+            unlisted.extend(t for t in asked if _correctable(t))
+    if unlisted:
+        found = await nearest_lexemes(conn, tenant, principal, unlisted, roles, project)
+        for near_lexeme, df in found.values():
+            added.setdefault(near_lexeme, df)
+    return added
 
 
 MIN_CORRECTED = 4

@@ -2,7 +2,7 @@
 
 :func:`entry_of` is the pure part — what one log record says to the index, decoded once for
 every sink of the log follower — and :func:`write_index` writes a batch of them inside the
-index sink's transaction (:mod:`projections.messages.indexer`), which also stores the offset
+index sink's transaction (:mod:`engram.projections.messages.indexer`), which also stores the offset
 (``projector_offset`` under :data:`INDEXER`): a killed follower neither loses nor doubles a
 message, and a replay into emptied tables rebuilds the same rows. It writes every role;
 readers choose (recall answers with the principal's own words unless asked for others).
@@ -11,11 +11,11 @@ What the index must not hold: the messages a deleted belief quoted (``message_hi
 by the projector's deletion, :func:`hide_messages`) and every message of a forgotten principal
 (their ``principal_tombstone``; a ``principal.forgotten`` record in the log also empties what
 the index holds of them at that point). Both writers take the principal's lock first
-(:mod:`projections.principal_lock`), so a message indexed after its deletion is left out and
+(:mod:`engram.projections.principal_lock`), so a message indexed after its deletion is left out and
 one indexed before it is deleted with it.
 
 Beside each message the same statements keep what Okapi BM25 reads (migration 0027, read by
-:mod:`projections.messages.lexical`): its postings (one row per lexeme) and the principal's counts per
+:mod:`engram.projections.messages.lexical`): its postings (one row per lexeme) and the principal's counts per
 role and project, added when a message is inserted and taken away when it is deleted;
 :func:`recount_stats` counts them again from ``message``.
 """

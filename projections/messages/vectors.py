@@ -1,9 +1,9 @@
 """Message vectors followed live: what the vectors' sink writes, and where it stores its offsets.
 
-The vectors' sink (:mod:`projections.messages.embedding_follower`) takes the same log entries as
-the index (:class:`projections.messages.store.LogEntry`, decoded and opened once by their
+The vectors' sink (:mod:`engram.projections.messages.embedding_follower`) takes the same log entries as
+the index (:class:`engram.projections.messages.store.LogEntry`, decoded and opened once by their
 follower) and embeds the same messages; this module writes a batch's vectors into one
-embedding generation (:mod:`embeddings.store`'s tables, migration 0022) inside the sink's
+embedding generation (:mod:`engram.projections.messages.embeddings.store`'s tables, migration 0022) inside the sink's
 transaction, which also stores the offset past them, so a killed follower neither loses nor
 doubles a vector, and a new generation replays the log from offset 0.
 
@@ -15,7 +15,7 @@ A projection generation's recall joins the dense hits with its own index of mess
 answers only with messages that generation holds.
 
 What must not be embedded is left out as the index leaves it out, under the principal's lock
-(:mod:`projections.principal_lock`): a message named in ``message_hidden`` (a deleted belief
+(:mod:`engram.projections.principal_lock`): a message named in ``message_hidden`` (a deleted belief
 quoted it; the deletion also removes any vector already written, :func:`delete_message_vectors`)
 or a forgotten principal's (``principal_tombstone``; a ``principal.forgotten`` record also
 removes every vector of theirs at that point in the log).
@@ -24,7 +24,7 @@ removes every vector of theirs at that point in the log).
 from __future__ import annotations
 
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping, Sequence, Set
 
 import asyncpg
 import numpy as np
@@ -38,6 +38,7 @@ from engram.projections.messages.store import (
     LogEntry,
     LogRecord,
     MessageKey,
+    MessageRow,
     changes_of,
     entry_of,
     lock_changes,
@@ -89,13 +90,21 @@ as the index's insert); a vector already there is replaced (a record read twice 
 one)."""
 
 
+def _of_roles(rows: Sequence[MessageRow], roles: Set[str] | None) -> list[MessageRow]:
+    """The rows whose role is one of ``roles`` (None: every row)."""
+    return list(rows) if roles is None else [r for r in rows if r.role in roles]
+
+
 async def embed_entries(
-    embedder: Embedder, generation: EmbeddingGeneration, entries: Sequence[LogEntry]
+    embedder: Embedder,
+    generation: EmbeddingGeneration,
+    entries: Sequence[LogEntry],
+    roles: Set[str] | None = None,
 ) -> dict[MessageKey, Vectors]:
-    """Every message of ``entries`` embedded through the generation's text recipe, by key.
-    No connection is involved: the vectors' sink calls it before its transaction (a remote
-    embedder is a network call)."""
-    rows = changes_of(entries).rows
+    """Every message of ``entries`` (of ``roles``; None: every role) embedded through the
+    generation's text recipe, by key. No connection is involved: the vectors' sink calls it
+    before its transaction (a remote embedder is a network call)."""
+    rows = _of_roles(changes_of(entries).rows, roles)
     if not rows:
         return {}
     if (embedder.model.name, embedder.model.dimensions) != (
@@ -121,18 +130,20 @@ async def write_entry_vectors(
     generation: str,
     entries: Sequence[LogEntry],
     vectors: Mapping[MessageKey, Vectors],
+    roles: Set[str] | None = None,
 ) -> int:
-    """Write the vectors of ``entries``' messages (``vectors`` made from them or from a batch
-    that holds them) inside a transaction, their principals locked first; a
-    ``principal.forgotten`` entry removes the principal's vectors of every generation. How many
-    messages it read (written or left out)."""
+    """Write the vectors of ``entries``' messages of ``roles`` (None: every role; ``vectors``
+    made from them or from a batch that holds them) inside a transaction, their principals
+    locked first; a ``principal.forgotten`` entry removes the principal's vectors of every
+    generation. How many messages it read (written or left out, another role's included)."""
     changes = changes_of(entries)
     await lock_changes(conn, changes)
     # An event appended twice (a retried publish) is one message: one upsert may not touch
     # a row twice, and the vectors are the same.
     keys = list(
         dict.fromkeys(
-            MessageKey(r.tenant, r.principal, r.episode_id, r.message_ordinal) for r in changes.rows
+            MessageKey(r.tenant, r.principal, r.episode_id, r.message_ordinal)
+            for r in _of_roles(changes.rows, roles)
         )
     )
     if keys:
@@ -146,11 +157,14 @@ async def write_entry_vectors(
 
 
 async def embed_messages(
-    embedder: Embedder, generation: EmbeddingGeneration, records: Sequence[LogRecord]
+    embedder: Embedder,
+    generation: EmbeddingGeneration,
+    records: Sequence[LogRecord],
+    roles: Set[str] | None = None,
 ) -> dict[MessageKey, Vectors]:
-    """:func:`embed_entries` of plaintext records: for writers outside a follower (a bench,
-    the recall evaluation)."""
-    return await embed_entries(embedder, generation, [entry_of(r) for r in records])
+    """:func:`embed_entries` of plaintext records (of ``roles``; None: every role): for writers
+    outside a follower (a bench, the recall evaluation)."""
+    return await embed_entries(embedder, generation, [entry_of(r) for r in records], roles)
 
 
 async def write_vectors(
@@ -160,6 +174,7 @@ async def write_vectors(
     partition: int,
     records: Sequence[LogRecord],
     vectors: Mapping[MessageKey, Vectors],
+    roles: Set[str] | None = None,
 ) -> int:
     """Write the vectors of ``records``' messages (one partition's plaintext records in offset
     order, ``vectors`` from :func:`embed_messages` of them) and store the offset past the last,
@@ -170,6 +185,6 @@ async def write_vectors(
     batch = Batch(topic, partition, [entry_of(r) for r in records], records[-1].offset + 1)
 
     async def write(unread: Batch[LogEntry]) -> int:
-        return await write_entry_vectors(conn, generation, unread.records, vectors)
+        return await write_entry_vectors(conn, generation, unread.records, vectors, roles)
 
     return await write_tracked(conn, vectors_tracking(generation), batch, write)

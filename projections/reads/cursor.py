@@ -27,12 +27,17 @@ Key: TypeAlias = tuple[AwareDatetime, uuid.UUID]
 ScoreKey: TypeAlias = tuple[StrictFloat, uuid.UUID]
 """Ranked results sort by score, then an id."""
 
+PositionKey: TypeAlias = tuple[AwareDatetime, int, int, int]
+"""A conversation's messages sort by event time, then log position (partition, offset), then
+ordinal in the turn."""
+
 K = TypeVar("K")
 
 # pydantic 2.14 types TypeAdapter's argument as a PEP 747 TypeForm, which mypy does not yet
 # accept for an Annotated alias (as schemas/episodes.py's and schemas/log.py's adapters).
 _KEY: TypeAdapter[Key] = TypeAdapter(Key)  # type: ignore[arg-type, unused-ignore]
 _SCORE_KEY: TypeAdapter[ScoreKey] = TypeAdapter(ScoreKey)  # type: ignore[arg-type, unused-ignore]
+_POSITION_KEY: TypeAdapter[PositionKey] = TypeAdapter(PositionKey)  # type: ignore[arg-type, unused-ignore]
 
 
 class InvalidCursor(EngramFailure, ValueError):
@@ -55,6 +60,17 @@ def decode_cursor(kind: str, cursor: str) -> Key:
 def decode_score_cursor(kind: str, cursor: str) -> ScoreKey:
     """The (score, id) a cursor of ranked list ``kind`` names; :class:`InvalidCursor` otherwise."""
     return _decode(kind, cursor, _SCORE_KEY)
+
+
+def encode_position_cursor(kind: str, key: PositionKey) -> str:
+    at, partition, offset, ordinal = key
+    raw = orjson.dumps([kind, at.isoformat(), partition, offset, ordinal])
+    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+
+def decode_position_cursor(kind: str, cursor: str) -> PositionKey:
+    """The (time, partition, offset, ordinal) a cursor of list ``kind`` names."""
+    return _decode(kind, cursor, _POSITION_KEY)
 
 
 def _decode(kind: str, cursor: str, shape: TypeAdapter[K]) -> K:

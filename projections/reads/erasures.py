@@ -1,5 +1,5 @@
 """Reading an erasure's receipt row (``erasure_receipt``, written by the projector with the
-erasure: :mod:`projections.beliefs.receipts`), scoped to the principal it was about."""
+erasure: :mod:`engram.projections.beliefs.receipts`), scoped to the principal it was about."""
 
 from __future__ import annotations
 

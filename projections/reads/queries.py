@@ -10,7 +10,7 @@ from typing import Any
 import asyncpg
 import orjson
 
-from engram.formation.wording import Person, readable_statement
+from engram.formation.wording import Person, kept_as_history, readable_statement
 from engram.projections.reads.decay_in_force import decay_in_force
 from engram.projections.reads.runs import REFUSAL_COLUMNS, get_run, refusal_view
 from engram.resolution.decay import Decay
@@ -95,6 +95,7 @@ def belief_view(row: asyncpg.Record, decay: Decay, now: datetime) -> BeliefView:
             facet=row["facet"] or None,
             retracted=row["polarity"] == "retract",
             person=Person(row["principal"]),
+            ended=kept_as_history(row["status"], row["valid_to"]),
         ),
         subject=subject,
         relation=row["relation"],
@@ -146,7 +147,7 @@ async def list_beliefs(
     """Current beliefs; or every belief with its status (``include_all``); or what was
     believed at ``as_of`` (valid and known at that time); with ``project``, only what applies
     in that project. Every belief at once: the API and the CLI page through
-    :func:`projections.reads.pages.page_beliefs` instead."""
+    :func:`engram.projections.reads.pages.page_beliefs` instead."""
     args: list[object] = [tenant, principal]
     if as_of is not None:
         args.append(as_of)

@@ -35,6 +35,7 @@ hit's key and id. While memory stands still the pages walk every hit once.
 
 from __future__ import annotations
 
+import asyncio
 import unicodedata
 import uuid
 from collections.abc import Hashable, Mapping, Sequence, Set
@@ -45,6 +46,7 @@ import asyncpg
 
 from engram.infra.errors import EngramFailure
 from engram.projections.messages import (
+    INDEX_LANGUAGE,
     Embedder,
     EmbeddingGeneration,
     Vectors,
@@ -52,6 +54,7 @@ from engram.projections.messages import (
     embedding_store,
     message_of_item,
     question_statistics,
+    read_spelling,
     resident_vectors,
 )
 from engram.projections.reads.cursor import InvalidCursor, decode_score_cursor, encode_cursor
@@ -258,6 +261,12 @@ SUPPORT_MESSAGES = 5
 to be shown (:func:`supported`): half of a first page of ten. Measured in docs/retrieval.md."""
 
 
+FOREIGN_LEXICAL_WEIGHT = 0.25
+"""The lexical list's weight, against the semantic list's, for a question in another language
+than the index's (English stems): its words match the messages' words only by accident (a
+name, a cognate), while the multilingual model reads its meaning. Applied as the semantic
+weight divided by it. Chosen on translated dev questions (docs/retrieval.md)."""
+
 PERIOD_WEIGHT = 1.0
 """The weight of the list of candidates said in a period the question names: as much as the
 others', so a message of that period outranks one of another that words and meaning rank
@@ -355,19 +364,24 @@ async def recall(
     limit: int = 20,
     cursor: str | None = None,
     semantic: SemanticQuery | None = None,
-    as_of: datetime | None = None,
+    asked_at: datetime | None = None,
+    foreign_lexical_weight: float | None = None,
 ) -> RecallResults:
     """One page of what answers ``query`` for the principal: beliefs, then messages of
     ``roles``, each best first (see the module's docstring). :class:`UnsearchableQuery` for a
     query with nothing to search for or text refused by :func:`check_recall_query`,
     :class:`InvalidCursor` for a cursor recall did not issue, ``ValueError`` for a limit out of
     range or no roles. ``semantic``: the question embedded (:func:`semantic_query`), whose
-    nearest messages join the fusion; None: lexical only. ``as_of``: when the question is
-    asked (default: now), which relative times in it ("last May") are read against
-    (:mod:`projections.reads.when`); the messages said in a period it names come first, and the
-    words that named it are not matched (no message holds "2023"). A question with no word to
-    match (only stop words) is answered by the semantic list alone; without one it is
-    :class:`UnsearchableQuery`."""
+    nearest messages join the fusion; None: lexical only. ``asked_at``: when the question is
+    asked (default: now), which relative times in it ("last May", "two weeks ago") are read
+    against (:mod:`projections.reads.when`); the messages said in a period it names come first,
+    and the words that named it are not matched (no message holds "2023"). A question that is
+    only a date ("May 2023") is answered by the messages said then, in the order said, with or
+    without the semantic list. A question with no word to match (only stop words) is answered
+    by the semantic list alone; without one it is :class:`UnsearchableQuery`. A question in
+    another language than the index's (:func:`projections.messages.read_spelling`), asked with
+    the semantic list, weighs its lexical list :data:`FOREIGN_LEXICAL_WEIGHT` against it
+    (``foreign_lexical_weight`` overrides it: the evaluation's comparisons)."""
     if not 1 <= limit <= MAX_LIMIT:
         raise ValueError(f"limit must be 1..{MAX_LIMIT}, not {limit}")
     if not roles:
@@ -375,7 +389,8 @@ async def recall(
     query = check_recall_query(query)
     after = decode_score_cursor(CURSOR_KIND, cursor) if cursor is not None else None
     role_names = sorted({Role(r).value for r in roles})
-    timed = periods(query, as_of or datetime.now(UTC))
+    timed = periods(query, asked_at or datetime.now(UTC))
+    spelling = await asyncio.to_thread(read_spelling, timed.words)  # loads a word list once
 
     stats = await question_statistics(
         conn,
@@ -384,22 +399,33 @@ async def recall(
         words=question_words(timed.words, principal),
         roles=role_names,
         project=project,
+        spelling=spelling,
     )
     idf = stats.idf
+    # A question that is only a date ("May 2023"): answered by the messages said then, not by
+    # the meaning of a date's words.
+    only_time = bool(timed.periods) and not stats.terms
+    if only_time:
+        semantic = None
     belief_hits = await _answering_beliefs(
-        conn, tenant, principal, timed.words, project, idf, semantic is not None
+        conn, tenant, principal, timed.words, project, idf, semantic is not None or only_time
     )
-    lexical_rows = (
-        await best_messages(
-            conn,
-            stats,
-            tenant=tenant,
-            principal=principal,
-            roles=role_names,
-            project=project,
-            limit=CANDIDATES,
+    if only_time:
+        lexical_rows = await _said_during(
+            conn, tenant, principal, timed.periods, role_names, project
         )
-    ).rows
+    else:
+        lexical_rows = (
+            await best_messages(
+                conn,
+                stats,
+                tenant=tenant,
+                principal=principal,
+                roles=role_names,
+                project=project,
+                limit=CANDIDATES,
+            )
+        ).rows
     near: list[tuple[MessageId, float]] = []
     near_rows: list[asyncpg.Record] = []
     if semantic is not None:
@@ -413,8 +439,17 @@ async def recall(
         )
     rows = {(r["episode_id"], r["message_ordinal"]): r for r in (*near_rows, *lexical_rows)}
     lexical = [((r["episode_id"], r["message_ordinal"]), r["score"]) for r in lexical_rows]
-    lexical_rank, semantic_rank = ranks([m for m, _ in lexical]), ranks([m for m, _ in near])
+    lexical_rank = {} if only_time else ranks([m for m, _ in lexical])
+    semantic_rank = ranks([m for m, _ in near])
     weight = semantic.weight if semantic is not None else 0.0
+    if semantic is not None and spelling.language != INDEX_LANGUAGE:
+        # A question in another language than the index's: its words rarely are the messages'
+        # words, and meaning carries it (the lexical list counts FOREIGN_LEXICAL_WEIGHT).
+        weight /= (
+            FOREIGN_LEXICAL_WEIGHT
+            if foreign_lexical_weight is None
+            else max(foreign_lexical_weight, 1e-6)
+        )
     timely = _said_in(rows, timed.periods)
     sessions = {m: (r["project"], r["session"]) for m, r in rows.items()}
     messages = rank_messages(
@@ -506,6 +541,40 @@ async def _answering_beliefs(
     }
     shown = answering(matched, idf)
     return [h.belief for h in beliefs.hits if h.belief.belief_id in shown]
+
+
+_DURING = """
+SELECT m.project, m.session, m.episode_id, m.message_ordinal, m.role, m.author, m.content,
+       m.occurred_at, m.source_partition, m.source_offset,
+       1.0::float8 - row_number() OVER (ORDER BY m.occurred_at, m.source_offset,
+                                        m.message_ordinal)::float8 / ($7::float8 + 1) AS score
+FROM message m
+WHERE m.tenant = $1 AND m.principal = $2 AND m.role = ANY($3::text[])
+  AND ($4::text IS NULL OR m.project = $4) AND m.occurred_at >= $5 AND m.occurred_at < $6
+ORDER BY m.occurred_at, m.source_offset, m.message_ordinal
+LIMIT $7
+"""
+"""The first ``$7`` messages in scope said in ``[$5, $6)``, in the order they were said, each
+scored below the one before (read through ``message_principal_time``)."""
+
+
+async def _said_during(
+    conn: asyncpg.Connection,
+    tenant: str,
+    principal: str,
+    named: Sequence[Period],
+    role_names: list[str],
+    project: str | None,
+) -> list[asyncpg.Record]:
+    """The messages said in the periods a question of only a date names, in the order said
+    (the first :data:`CANDIDATES` of each period), as the list its words would have given."""
+    found: dict[MessageId, asyncpg.Record] = {}
+    for period in named:
+        for row in await conn.fetch(
+            _DURING, tenant, principal, role_names, project, period.start, period.end, CANDIDATES
+        ):
+            found.setdefault((row["episode_id"], row["message_ordinal"]), row)
+    return list(found.values())[:CANDIDATES]
 
 
 def _said_in(rows: Mapping[MessageId, asyncpg.Record], named: Sequence[Period]) -> list[MessageId]:

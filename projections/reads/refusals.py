@@ -12,7 +12,7 @@ from datetime import datetime
 
 import asyncpg
 
-from engram.projections.reads.cursor import decode_cursor, encode_cursor
+from engram.projections.reads.keyset import keyset_page, scoped
 from engram.projections.reads.runs import REFUSAL_COLUMNS, refusal_view
 from engram.schemas.api import CountOf, RefusalPage, RefusalSummary
 
@@ -28,17 +28,13 @@ class RefusalFilter:
 
 
 def _condition(chosen: RefusalFilter, args: list[object]) -> str:
-    conditions = ["tenant = $1", "principal = $2"]
-    for column, value in (
+    filters = (
         ("reason =", chosen.reason),
         ("project =", chosen.project),
         ("relation =", chosen.relation),
         ("occurred_at >=", chosen.since),
-    ):
-        if value is not None:
-            args.append(value)
-            conditions.append(f"{column} ${len(args)}")
-    return " AND ".join(conditions)
+    )
+    return scoped(("tenant = $1", "principal = $2"), filters, args)
 
 
 async def page_refusals(
@@ -51,23 +47,19 @@ async def page_refusals(
     cursor: str | None = None,
 ) -> RefusalPage:
     args: list[object] = [tenant, principal]
-    condition = _condition(chosen, args)
-    if cursor is not None:
-        args += list(decode_cursor(CURSOR_KIND, cursor))
-        condition += f" AND (occurred_at, refusal_id) > (${len(args) - 1}, ${len(args)})"
-    rows = await conn.fetch(
-        f"SELECT {REFUSAL_COLUMNS} FROM refusal WHERE {condition} "
-        f"ORDER BY occurred_at, refusal_id LIMIT {int(limit) + 1}",
-        *args,
+    items, next_cursor = await keyset_page(
+        conn,
+        kind=CURSOR_KIND,
+        select=f"SELECT {REFUSAL_COLUMNS} FROM refusal",
+        order=("occurred_at", "refusal_id"),
+        condition=_condition(chosen, args),
+        args=args,
+        limit=limit,
+        cursor=cursor,
+        view=refusal_view,
+        key=lambda refusal: (refusal.occurred_at, refusal.refusal_id),
     )
-    items = [refusal_view(row) for row in rows[:limit]]
-    last = items[-1] if len(rows) > limit else None
-    return RefusalPage(
-        items=items,
-        next_cursor=None
-        if last is None
-        else encode_cursor(CURSOR_KIND, last.occurred_at, last.refusal_id),
-    )
+    return RefusalPage(items=items, next_cursor=next_cursor)
 
 
 async def refusal_summary(

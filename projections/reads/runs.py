@@ -14,8 +14,8 @@ import asyncpg
 import orjson
 
 from engram.formation.wording import Person, readable_refusal
-from engram.projections.reads.cursor import decode_cursor, encode_cursor
 from engram.projections.reads.freshness import freshness
+from engram.projections.reads.keyset import keyset_page, scoped
 from engram.schemas.api import (
     BeliefBrief,
     EpisodeProgress,
@@ -93,17 +93,13 @@ class RunFilter:
 
 
 def _run_condition(chosen: RunFilter, args: list[object]) -> str:
-    conditions = ["r.tenant = $1", "r.principal = $2"]
-    for column, value in (
+    filters = (
         ("r.project =", chosen.project),
         ("r.session =", chosen.session),
         ("r.trigger =", chosen.trigger),
         ("r.occurred_at >=", chosen.since),
-    ):
-        if value is not None:
-            args.append(value)
-            conditions.append(f"{column} ${len(args)}")
-    return " AND ".join(conditions)
+    )
+    return scoped(("r.tenant = $1", "r.principal = $2"), filters, args)
 
 
 async def page_runs(
@@ -117,23 +113,19 @@ async def page_runs(
 ) -> RunPage:
     """The principal's runs in event-time order, ``limit`` at a time."""
     args: list[object] = [tenant, principal]
-    condition = _run_condition(chosen, args)
-    if cursor is not None:
-        args += list(decode_cursor(CURSOR_KIND, cursor))
-        condition += f" AND (r.occurred_at, r.run_id) > (${len(args) - 1}, ${len(args)})"
-    rows = await conn.fetch(
-        f"SELECT r.* FROM consolidation_run r WHERE {condition} "
-        f"ORDER BY r.occurred_at, r.run_id LIMIT {int(limit) + 1}",
-        *args,
+    items, next_cursor = await keyset_page(
+        conn,
+        kind=CURSOR_KIND,
+        select="SELECT r.* FROM consolidation_run r",
+        order=("r.occurred_at", "r.run_id"),
+        condition=_run_condition(chosen, args),
+        args=args,
+        limit=limit,
+        cursor=cursor,
+        view=run_view,
+        key=lambda run: (run.occurred_at, run.run_id),
     )
-    items = [run_view(row) for row in rows[:limit]]
-    last = items[-1] if len(rows) > limit else None
-    return RunPage(
-        items=items,
-        next_cursor=None
-        if last is None
-        else encode_cursor(CURSOR_KIND, last.occurred_at, last.run_id),
-    )
+    return RunPage(items=items, next_cursor=next_cursor)
 
 
 async def get_run(

@@ -3,7 +3,7 @@
 What is searched is ``belief.search_vector`` (migrations 0012, 0020): the statement, object,
 facet, subject and relation, weighted in that order, in the ``engram_english`` configuration —
 PostgreSQL's english stemmer and stop words behind ``unaccent``, so "lives" finds "live" and
-"cafe" finds "café". A query is read in one of two modes (:class:`schemas.api.SearchMode`):
+"cafe" finds "café". A query is read in one of two modes (:class:`engram.schemas.api.SearchMode`):
 
 - ``any`` (the default): a question in plain words. Each word is a term of its own; a belief
   matching any term is a hit. Stop words drop out in the configuration, and the principal's own
@@ -36,7 +36,7 @@ belief that forms between two pages shows up only if it ranks below the cursor (
 newest match, it moves every recency a little).
 
 Scope is the caller's: tenant and principal in SQL, current beliefs only (active, provisional),
-and with ``project`` the same rule as the beliefs list (:data:`projections.reads.queries.IN_PROJECT`).
+and with ``project`` the same rule as the beliefs list (:data:`engram.projections.reads.queries.IN_PROJECT`).
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 "What did I do in May 2023?", "on 3 June, 2023", "the week before August 3, 2023", "last May",
 "last year", "two weeks ago", "yesterday": :func:`periods` returns each as a half-open
 interval ``[start, end)`` and the question with those words taken out (:attr:`Timed.words`).
-Recall uses both (:mod:`projections.reads.recall`): the periods to put the messages said in
+Recall uses both (:mod:`engram.projections.reads.recall`): the periods to put the messages said in
 them first, the rest of the words to match by — a year or a month name is not a content word:
 no message holds "2023", so BM25 would weigh it as the rarest word of the question and every
 belief dated that year would come first (measured on held-out questions: 44 of 48 questions
@@ -42,7 +42,30 @@ _SHIFT = (
     r"(?:(?:the\s+)?(?P<span>day|week|month)\s+(?P<side>before|after)\s+)?"
 )
 
+_ORDINALS = {
+    "first": 1,
+    "1st": 1,
+    "second": 2,
+    "2nd": 2,
+    "third": 3,
+    "3rd": 3,
+    "fourth": 4,
+    "4th": 4,
+}
+_NTH = r"(?P<nth>" + "|".join(_ORDINALS) + r"|last)"
+
 _PATTERNS = [
+    # the first week of March 2024 / the last week of May (one period: that week of that month)
+    re.compile(
+        r"\b(?:(?:in|on|during)\s+)?(?:the\s+)?"
+        + _NTH
+        + r"\s+week\s+of\s+"
+        + _MONTH
+        + r"(?:,?\s+(?:of\s+)?"
+        + _YEAR
+        + r")?\b",
+        re.I,
+    ),
     # 3 June, 2023 / 3rd of June 2023 / June 3, 2023 / June 3rd 2023 (a year, or the latest)
     re.compile(_SHIFT + _DAY + r"\s+(?:of\s+)?" + _MONTH + r",?\s*" + _YEAR + r"?\b", re.I),
     re.compile(_SHIFT + _MONTH + r"\s+" + _DAY + r"\b(?:,?\s*" + _YEAR + r")?", re.I),
@@ -50,8 +73,10 @@ _PATTERNS = [
     re.compile(_SHIFT + _MONTH + r",?\s+(?:of\s+)?" + _YEAR + r"\b", re.I),
     # last May / this May / in May
     re.compile(r"\b(?P<which>last|this|in|during)\s+" + _MONTH + r"\b", re.I),
-    # 2023
-    re.compile(r"\b(?:(?:in|during|of)\s+)?" + _YEAR + r"\b", re.I),
+    # in 2023 / during 2023 / the year 2023 / a question that is only "2023" (a bare number
+    # elsewhere is a title's or a count's: "Blade Runner 2049")
+    re.compile(r"\b(?:in|during|of|year)\s+" + _YEAR + r"\b", re.I),
+    re.compile(r"^\W*" + _YEAR + r"\W*$", re.I),
     # last week / this month / last year / last weekend
     re.compile(r"\b(?P<rel>last|this|past)\s+(?P<unit>weekend|week|month|year)\b", re.I),
     # two weeks ago
@@ -89,7 +114,7 @@ def periods(question: str, as_of: datetime) -> Timed:
         kept: list[str] = []
         at = 0
         for match in pattern.finditer(text):
-            period = _resolve(match, now)
+            period = None if _in_a_name(text, match) else _resolve(match, now)
             if period is None:
                 continue
             found.append((match.start(), period))
@@ -100,8 +125,33 @@ def periods(question: str, as_of: datetime) -> Timed:
     return Timed(tuple(p for _, p in found), " ".join(text.split()))
 
 
+_CAPITALISED = re.compile(r"[A-Z][\w'-]*")
+_WORD_BEFORE = re.compile(r"([\w'-]+)\W*$")
+
+
+def _in_a_name(text: str, match: re.Match[str]) -> bool:
+    """Whether the date ``match`` found is part of a name rather than a time: followed by a
+    capitalised word ("the Jan 3 Band"; "I" is not a name), or, when no preposition introduces
+    it, preceded by one that does not begin the sentence ("Club May 3"; a sentence's first word
+    is capitalised anyway)."""
+    after = text[match.end() :].lstrip(" ,")
+    following = _CAPITALISED.match(after)
+    if following and following[0] != "I" and not text[match.end() :].startswith((", ", ",")):
+        return True
+    if match[0][:1].islower():  # "on June 3": introduced by a preposition, a time
+        return False
+    before = text[: match.start()]
+    previous = _WORD_BEFORE.search(before)
+    if previous is None or not previous[1][:1].isupper() or previous[1] == "I":
+        return False
+    head = before[: previous.start()].rstrip()
+    return bool(head) and not head.endswith((".", "?", "!", ":", ";"))
+
+
 def _resolve(match: re.Match[str], now: datetime) -> Period | None:
     parts = match.groupdict()
+    if parts.get("nth"):
+        return _week_of(parts, now)
     if parts.get("single"):
         day = _midnight(now) - timedelta(days=1 if parts["single"].lower() == "yesterday" else 0)
         return Period(day, day + timedelta(days=1))
@@ -120,6 +170,19 @@ def _resolve(match: re.Match[str], now: datetime) -> Period | None:
     if year is not None:
         return Period(_at(now, year, 1, 1), _at(now, year + 1, 1, 1))
     return None
+
+
+def _week_of(parts: dict[str, str], now: datetime) -> Period:
+    """ "The first week of March 2024": days 1-7 of that month (the second 8-14, ...); "the
+    last week of" its last seven days. Without a year, the latest such month that has begun."""
+    month = _MONTHS[parts["month"].lower()]
+    year = int(parts["year"]) if parts.get("year") else _latest_year(month, now, ended=False)
+    whole = _month(year, month, now)
+    nth = parts["nth"].lower()
+    if nth == "last":
+        return Period(whole.end - timedelta(days=7), whole.end)
+    start = whole.start + timedelta(days=7 * (_ORDINALS[nth] - 1))
+    return Period(start, start + timedelta(days=7))
 
 
 def _day(

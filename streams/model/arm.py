@@ -2,8 +2,11 @@
 
 For one message of an episode it keeps the message (redacted) in its session, reads the
 session's context window before it, and answers from a receipt when the model already answered
-this exact input. Otherwise it asks the model with bounded retries, recording every attempt
-without content, and keeps the answer. When every attempt failed, a ``both`` policy falls back:
+this exact input. A message none of whose claims could be kept (an untrusted or system
+message: :mod:`formation.formable`) is kept as context but never asked about: the skip is
+counted by the refusal every claim would meet (``engram_model_skipped_total``). Otherwise it
+asks the model with bounded retries, recording every attempt without content, and keeps the
+answer. When every attempt failed, a ``both`` policy falls back:
 the message forms from the deterministic arm's proposals alone, and a ``fallback`` row says so
 and why — nothing is lost and nothing is silent. A ``model`` policy has nothing to fall back
 to, so the failure goes to the worker, which retries the episode and parks it.
@@ -15,9 +18,16 @@ import time
 
 import structlog
 
+from engram.formation.formable import nothing_can_form
 from engram.formation.policy import FormationPolicy
 from engram.formation.proposals import Proposal
-from engram.infra.metrics import MODEL_ATTEMPTS, MODEL_FALLBACKS, MODEL_LATENCY, MODEL_RECEIPTS
+from engram.infra.metrics import (
+    MODEL_ATTEMPTS,
+    MODEL_FALLBACKS,
+    MODEL_LATENCY,
+    MODEL_RECEIPTS,
+    MODEL_SKIPPED,
+)
 from engram.schemas.claims import SourcePosition
 from engram.schemas.episodes import Message
 from engram.streams.formation_stage import Episode, ModelArm
@@ -56,7 +66,11 @@ def model_arm(
     async def propose(episode: Episode, source: SourcePosition, message: Message) -> list[Proposal]:
         owner = (episode.tenant, episode.principal)
         place = SessionPlace(*owner, episode.project, episode.session, source, message.ordinal)
-        window = await window_for(place, message)
+        window = await window_for(place, message)  # kept as context even when not asked
+        cannot = nothing_can_form(message)
+        if cannot is not None:
+            MODEL_SKIPPED.labels(cannot.value).inc()
+            return []
         occurred_on = episode.occurred_at.date()
         key: ReceiptKey = (
             *owner,

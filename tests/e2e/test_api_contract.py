@@ -130,9 +130,10 @@ async def test_the_live_api_keeps_its_contract_and_each_principal_to_their_own(
             }
             aimed["/v1/runs/{run_id}"] = {"path_parameters": {"run_id": ids[other]["run_id"]}}
             # Both sessions are named alike: aimed at that name, each must see only their own.
-            aimed["/v1/sessions/{session}/diagnosis"] = {
-                "path_parameters": {"session": ids[other]["session"]}
-            }
+            for read in ("diagnosis", "messages"):
+                aimed[f"/v1/sessions/{{session}}/{read}"] = {
+                    "path_parameters": {"session": ids[other]["session"]}
+                }
             # Searching for the other's words: their belief's id would give a leak away.
             aimed["/v1/search"] = {"query": {"q": words[other][0]}}
             aimed["/v1/recall"] = {"query": {"q": words[other][0]}}

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import uuid
+from datetime import timedelta
 from typing import Any
 
 import asyncpg
@@ -18,7 +19,7 @@ from engram.infra.settings import DatabaseSettings, KafkaSettings, Settings
 from engram.ingest.producer import EpisodeProducer
 from engram.ingest.topics import ensure_topics
 from engram.service.tokens import create_token
-from tests.support.episodes import turn
+from tests.support.episodes import EPOCH, turn
 from tests.support.indexing import index_everything
 from tests.support.isolation import Isolated
 from tests.support.projecting import seed_two_principals
@@ -96,6 +97,21 @@ async def test_beliefs_then_own_words_and_each_token_recalls_only_its_principal(
         _recall, client, tokens["ana"], {"q": "Lisbon", "semantic": "perhaps"}
     )
     assert status == 422 and refused["detail"][0]["loc"] == ["query", "semantic"]
+    # A question that is only a date is answered from that day, by words only too; "yesterday"
+    # is read from the date the question is asked.
+    said_on = EPOCH.strftime("%d %B %Y")
+    status, dated = await asyncio.to_thread(
+        _recall, client, tokens["ana"], {"q": said_on, "semantic": "false"}
+    )
+    assert status == 200, dated
+    assert _said(dated) == ["I live in Lisbon.", "I brought a kimono back from Japan."]
+    day_after = (EPOCH + timedelta(days=1)).isoformat()
+    status, yesterday = await asyncio.to_thread(
+        _recall, client, tokens["ana"], {"q": "yesterday", "asked_at": day_after}
+    )
+    assert status == 200 and _said(yesterday) == _said(dated), yesterday
+    status, today = await asyncio.to_thread(_recall, client, tokens["ana"], {"q": "yesterday"})
+    assert status == 200 and today["hits"] == [], "asked now, yesterday held nothing"
 
     status, body = await asyncio.to_thread(
         _recall,
@@ -133,6 +149,7 @@ async def test_hostile_requests_are_refused_by_name_never_a_server_error(
         ({"q": "Japan", "limit": 0}, "limit"),
         ({"q": "Japan", "limit": 10_000}, "limit"),
         ({"q": "Japan", "project": "../etc"}, "project"),
+        ({"q": "Japan", "asked_at": "last Tuesday"}, "asked_at"),
         ({}, "q"),
     ]
     for params, field in refused:

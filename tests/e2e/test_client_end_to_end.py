@@ -5,6 +5,7 @@ the worker run as real ``engram`` subprocesses."""
 from __future__ import annotations
 
 import asyncio
+from datetime import timedelta
 from pathlib import Path
 
 import asyncpg
@@ -13,7 +14,7 @@ import pytest
 from engram.client import AsyncEngram, Engram, EngramError
 from engram.service.tokens import create_token
 from tests.support.conditions import wait_until
-from tests.support.episodes import turn
+from tests.support.episodes import EPOCH, turn
 from tests.support.http import first_ok, free_port
 from tests.support.isolation import Isolated, running_engram, running_worker
 
@@ -72,6 +73,12 @@ async def test_turns_appended_through_the_client_form_and_read_back_scoped_to_th
                 ("message", "I live in Lisbon and I prefer dark mode."),
             ]
             assert (await bo.recall("Lisbon dark mode")).hits == []
+            said_then = await ana.recall(
+                "yesterday", asked_at=EPOCH + timedelta(days=1), semantic=False
+            )
+            assert [h.content for h in said_then.hits if h.kind == "message"] == [
+                "I live in Lisbon and I prefer dark mode."
+            ]
 
             with pytest.raises(EngramError) as refused:
                 await bo.belief(lives[0].belief_id)

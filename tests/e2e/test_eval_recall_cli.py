@@ -60,9 +60,27 @@ def test_eval_recall_scores_questions_on_their_evidence_beside_bm25(
     ]
     qa.write_text("".join(json.dumps(q) + "\n" for q in questions))
 
-    ran = engram(isolated, "eval", "recall", "--qa", str(qa), "--turns", str(turns), "--json")
+    translations = tmp_path / "translations.jsonl"
+    translated = {"qa_line": 1, "language": "pt", "question": "Como se chama o galgo da Ana?"}
+    translations.write_text(json.dumps(translated, ensure_ascii=False) + "\n")
+    ran = engram(
+        isolated,
+        "eval",
+        "recall",
+        "--qa",
+        str(qa),
+        "--turns",
+        str(turns),
+        "--translations",
+        str(translations),
+        "--json",
+    )
     assert ran.returncode == 0, ran.stderr.decode()
     report = json.loads(ran.stdout)
+    assert report["asked_at"] == "the principal's last message"
+    portuguese = report["translated"]["pt"]
+    assert set(portuguese) == {"default", "unadjusted", "words_off"}
+    assert portuguese["default"]["asked"] == 1 and portuguese["default"]["english_top5"] == 1
     assert (report["batches"], report["messages_indexed"], report["questions"]) == (3, 3, 3)
     own = report["recall"]["own_words_1_2_4"]
     assert own["asked"] == 2 and own["recall_at_10"] == 1.0

@@ -83,6 +83,9 @@ async def test_over_stdio_an_agent_recalls_with_quotes_remembers_and_corrects(
             [said] = recalled["messages"]  # then the message itself, with where it is
             assert (said["content"], said["own_words"]) == ("I live in Lisbon.", True)
             assert (said["partition"], said["offset"]) == (0, where.offset)
+            asked = {"query": "yesterday", "semantic": False, "asked_at": "2026-01-02T12:00:00Z"}
+            dated = _answer(await agent.call_tool("recall", asked))
+            assert [m["content"] for m in dated["messages"]] == ["I live in Lisbon."], dated
 
             remembered = _answer(
                 await agent.call_tool(

@@ -44,6 +44,12 @@ async def test_recall_prints_beliefs_then_own_words_and_refuses_what_it_cannot_a
     mine = engram(isolated, "recall", "souvenir", *who, "--json")
     assert mine.returncode == 0 and mine.stdout == b""  # the assistant's words: only on request
 
+    asked = ("--asked-at", "2026-01-02T12:00:00", "--no-semantic", "--json")
+    dated = engram(isolated, "recall", "yesterday", *who, *asked)
+    assert dated.returncode == 0, dated.stderr.decode()
+    said_then = [json.loads(line)["content"] for line in dated.stdout.decode().splitlines()]
+    assert said_then == ["I live in Lisbon.", "I brought a kimono back from Japan."]
+
     nothing = engram(isolated, "recall", "the and of", *who)
     assert nothing.returncode == 2 and "no words to search for" in nothing.stderr.decode()
     control = engram(isolated, "recall", "Japan\x1b[2J", *who)

@@ -2,7 +2,7 @@
 record is accounted for (an episode's batch, or a dead letter with its reason), and every cited
 span is the message's own bytes.
 
-Pure (no services): the decoder at the door (``streams.dead_letters.admit_record``) and the
+Pure (no services): the decoder at the door (``engram.streams.dead_letters.admit_record``) and the
 formation stage with the deterministic extractor, fed raw bytes. Hypothesis drives it; the
 example count comes from the profile — ``ENGRAM_FUZZ_EXAMPLES`` (``make fuzz`` runs 10,000 per
 property), a few hundred in the ordinary test run.

@@ -309,6 +309,12 @@ async def test_formation_and_the_index_never_wait_for_an_embedder_that_is_down(
         fresh = await freshness(pool, tenant=t, project="p")
         assert fresh.lag_episodes == fresh.index_lag_episodes == 0
         assert fresh.embedding_generation is None
+
+        async def registered() -> bool:  # by the worker's embedder child, once it has started
+            async with pool.acquire() as conn:
+                return bool(await store.list_generations(conn))
+
+        await wait_until(registered, timeout_s=WAIT_S, what="the embedder registers its generation")
         async with pool.acquire() as conn:
             [generation] = await store.list_generations(conn)
         assert (generation.model, generation.status) == ("nothing-answers", "building")

@@ -81,7 +81,7 @@ class Outcome:
 
 
 async def content_digest(pool: asyncpg.Pool, *, tenant: str | None = None) -> str:
-    """:func:`projections.beliefs.digest.projection_digest` without the log positions rows cite."""
+    """:func:`engram.projections.beliefs.digest.projection_digest` without the log positions rows cite."""
     await check_links(pool, tenant=tenant)
     digest = hashlib.sha256()
     strip = " - ".join(f"'{column}'" for column in POSITIONS)

@@ -17,6 +17,7 @@ import pytest
 from pydantic import SecretStr
 
 from engram.formation.policy import ExtractorKind, FormationPolicy
+from engram.infra.metrics import MODEL_SKIPPED
 from engram.infra.settings import DatabaseSettings
 from engram.policies.prompt import load_extraction_prompt
 from engram.schemas.claims import RefusalReason, SourcePosition
@@ -128,9 +129,11 @@ class TestTheModelSeesTheSessionBeforeTheMessage:
         ):
             for offset, episode in enumerate((first, second, elsewhere), start=10):
                 await stage.form(episode, at(offset))
-        opening, reply, answer, other = user_turns(server)
+        # the assistant's message is never asked about (nothing of it could be kept), yet it is
+        # context for the next message like any other
+        opening, answer, other = user_turns(server)
         assert "<<<CONTEXT" not in opening and "<<<CONTEXT" not in other
-        assert "user: We adopted a kitten last week. My card is [redacted:payment_card]." in reply
+        assert "user: We adopted a kitten last week. My card is [redacted:payment_card]." in answer
         assert answer.startswith("Episode date: 2025-06-14\n<<<CONTEXT ")
         assert "user: We adopted a kitten last week." in answer
         assert "assistant: Lovely! What did you call her?" in answer
@@ -169,6 +172,36 @@ class TestTheModelSeesTheSessionBeforeTheMessage:
             batch = await stage.form(turn(2, (Role.USER, "Yes, it is lovely.")), at(1))
         assert batch.candidates == []
         assert [r.reason for r in batch.refusals] == [RefusalReason.UNLOCATABLE_QUOTE]
+
+
+class TestAMessageNothingOfWhichCanBeKeptIsNotAsked:
+    async def test_other_speakers_and_tools_cost_no_call_and_the_skip_is_counted(
+        self, fresh_database: str
+    ) -> None:
+        episode = turn(
+            1,
+            (Role.ASSISTANT, "I live in Quito and I love mangoes."),
+            (Role.TOOL, "I live in Lima."),
+            (Role.USER, "I live in Cusco."),
+        )
+        before = {
+            reason: MODEL_SKIPPED.labels(reason)._value.get()
+            for reason in ("untrusted_source", "system_restatement")
+        }
+        async with (
+            FakeOpenAIServer(
+                lambda body: Reply.claims(claim("I live in Cusco", "Cusco"))
+            ) as server,
+            arm_stage(server, fresh_database, "both") as stage,
+        ):
+            batch = await stage.form(episode, at(1))
+        assert [r.message("user").count("Speaker: user") for r in server.requests] == [1]
+        assert (
+            MODEL_SKIPPED.labels("untrusted_source")._value.get() == before["untrusted_source"] + 2
+        )
+        assert [c.object.text for c in batch.candidates] == ["Cusco"]
+        # the pattern arm still reads the others' words: what it found is refused, with a reason
+        assert {r.reason for r in batch.refusals} == {RefusalReason.NOT_SPOKEN_BY_PRINCIPAL}
 
 
 class TestEveryAttemptIsAuditedWithoutContent:

@@ -64,7 +64,7 @@ async def asked(conn: asyncpg.Connection, tenant: str, question: str) -> list[Re
         principal="ana",
         query=question,
         semantic=await semantic_query(conn, EMBEDDER, question),
-        as_of=ASKED,
+        asked_at=ASKED,
     )
     return [h for h in found.hits if isinstance(h, RecalledMessage)]
 
@@ -86,7 +86,7 @@ async def test_a_misspelt_word_finds_its_word(pool: asyncpg.Pool) -> None:
     async with pool.acquire() as conn:
         await remembered(conn, "typo")
         by_words = await recall(
-            conn, tenant="typo", principal="ana", query="resturant booking", as_of=ASKED
+            conn, tenant="typo", principal="ana", query="resturant booking", asked_at=ASKED
         )
     hits = [h for h in by_words.hits if isinstance(h, RecalledMessage)]
     assert first(hits) == "We booked a restaurant for my mother's birthday."
@@ -111,3 +111,82 @@ async def test_a_question_of_only_common_words_is_answered_by_meaning(pool: asyn
         hits = await asked(conn, "stop", "What was it about?")
     assert hits and all(h.semantic_rank for h in hits)
     assert timedelta(0) < ASKED - hits[0].occurred_at
+
+
+async def test_a_question_that_is_only_a_date_is_answered_from_the_period(
+    pool: asyncpg.Pool,
+) -> None:
+    async with pool.acquire() as conn:
+        await remembered(conn, "dated")
+        by_words = await recall(
+            conn, tenant="dated", principal="ana", query="March 2024", asked_at=ASKED
+        )
+        by_meaning_too = await asked(conn, "dated", "In May?")
+    hits = [h for h in by_words.hits if isinstance(h, RecalledMessage)]
+    assert [h.content for h in hits] == ["We booked a restaurant for my mother's birthday."]
+    assert hits[0].lexical_rank is None
+    assert [h.content for h in by_meaning_too] == ["I planted tomatoes and basil on the balcony."]
+
+
+async def test_relative_time_is_read_from_the_date_the_question_is_asked(
+    pool: asyncpg.Pool,
+) -> None:
+    a_year_earlier = datetime(2023, 6, 10, 12, 0, tzinfo=UTC)
+    async with pool.acquire() as conn:
+        await remembered(conn, "asked")
+        then = await recall(
+            conn,
+            tenant="asked",
+            principal="ana",
+            query="What did I plant last May?",
+            asked_at=a_year_earlier,
+        )
+    hits = [h for h in then.hits if isinstance(h, RecalledMessage)]
+    assert first(hits) == "I planted tomatoes and peppers in the garden."
+
+
+WORDS_SAID = [
+    "The new sofa cost a fortune.",
+    "We painted the shed green on Sunday.",
+    "I walked in the park after lunch.",
+    "Last month I moved to a bigger flat.",
+    "Meditation helps me sleep.",
+]
+
+
+async def said_only(conn: asyncpg.Connection, tenant: str) -> None:
+    """Ana's :data:`WORDS_SAID`, indexed (no vectors: these questions are matched by words)."""
+    turns = [
+        turn(tenant, "ana", "p", text, seq=i, session=f"s{i}") for i, text in enumerate(WORDS_SAID)
+    ]
+    records = [LogRecord(0, i, t.model_dump_json().encode()) for i, t in enumerate(turns)]
+    await index_records(conn, TOPIC, 0, records)
+
+
+async def by_words(conn: asyncpg.Connection, tenant: str, question: str) -> list[str]:
+    found = await recall(conn, tenant=tenant, principal="ana", query=question, asked_at=ASKED)
+    return [h.content for h in found.hits if isinstance(h, RecalledMessage)]
+
+
+async def test_a_real_word_the_principal_never_said_is_not_rewritten(pool: asyncpg.Pool) -> None:
+    async with pool.acquire() as conn:
+        await said_only(conn, "words")
+        coat = await by_words(conn, "words", "How many coats did the shed get?")
+        para = await by_words(conn, "words", "O que eu comprei para o jardim?")
+        montou = await by_words(conn, "words", "Quando ele montou a tenda?")
+    assert coat == ["We painted the shed green on Sunday."], "coat is not cost"
+    assert "I walked in the park after lunch." not in para, "para is not park"
+    assert "Last month I moved to a bigger flat." not in montou, "montou is not month"
+
+
+async def test_a_word_that_is_no_word_is_corrected_by_adding_its_word(
+    pool: asyncpg.Pool,
+) -> None:
+    async with pool.acquire() as conn:
+        await said_only(conn, "meditaion")
+        found = await recall(
+            conn, tenant="meditaion", principal="ana", query="When did I start meditaion?"
+        )
+    hits = [h for h in found.hits if isinstance(h, RecalledMessage)]
+    assert first(hits) == "Meditation helps me sleep."
+    assert hits[0].lexical_rank == 1

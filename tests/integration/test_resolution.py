@@ -343,3 +343,32 @@ async def test_the_database_refuses_a_second_current_value_written_directly(
             """,
             t,
         )
+
+
+async def test_a_past_home_is_stored_as_history_beside_the_current_one(
+    isolated: Isolated, kafka: KafkaSettings, pool: asyncpg.Pool
+) -> None:
+    """A state told in the past is written with its end, beside the current single value, and
+    reads "used to"; neither replaces the other."""
+    t = isolated.tenant
+    now = turn(t, "ana", "p", "I live in Bergen.", seq=0)
+    before = turn(t, "ana", "p", "I used to live in Tromsø.", seq=1)
+    await project_all(
+        kafka,
+        pool,
+        [
+            batch_of(now, claim("I", "lives_in", "Bergen", "I live in Bergen")),
+            batch_of(
+                before,
+                claim("I", "lives_in", "Tromsø", "I used to live in Tromsø", tense="past"),
+                offset=1,
+            ),
+        ],
+    )
+    current = await list_beliefs(pool, tenant=t, principal="ana")
+    by_object = {b.object: b for b in current}
+    assert set(by_object) == {"Bergen", "Tromsø"}
+    assert by_object["Bergen"].valid_to is None
+    assert by_object["Tromsø"].valid_to == before.occurred_at
+    assert by_object["Tromsø"].readable == "ana used to live in Tromsø"
+    assert by_object["Bergen"].readable == "ana lives in Bergen"

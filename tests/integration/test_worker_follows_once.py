@@ -1,8 +1,10 @@
 """How many times one ``engram worker`` fetches and opens each turn of a sealed log, counted by
 the worker's own metrics, not read off the code: with an embedder that keeps the index's pace
 (WordLlama) once for the message index and the vectors together (one log follower, two sinks)
-and once more for formation; with the contextual default, whose embedding would pace the
-index, the vectors follow the log on their own (once each, three in all)."""
+and once more for formation; with the contextual model kept in the worker, whose embedding
+would pace the index, the vectors follow the log on their own (once each, three in all); by
+default that model's vectors are made by a child process the worker starts and stops, and only
+the principal's own messages are embedded."""
 
 from __future__ import annotations
 
@@ -91,10 +93,12 @@ async def test_with_an_embedder_that_keeps_pace_one_follower_opens_each_turn_for
     assert _sample(metrics, "engram_messages_embedded_total") == TURNS
 
 
-async def test_with_the_contextual_default_the_vectors_follow_the_log_on_their_own(
+async def test_with_the_contextual_model_in_the_worker_the_vectors_follow_the_log_on_their_own(
     isolated: Isolated, pool: asyncpg.Pool, tmp_path: Path
 ) -> None:
-    metrics = await _run_sealed(isolated, pool, tmp_path, DEFAULT_GENERATION)
+    metrics = await _run_sealed(
+        isolated, pool, tmp_path, DEFAULT_GENERATION, ENGRAM_EMBEDDING_IN_WORKER="true"
+    )
     for follower in ("messages", "embeddings"):
         name = f'engram_follower_records_total{{follower="{follower}"}}'
         assert _sample(metrics, name) == TURNS, f"one fetch a turn for {follower}"
@@ -103,6 +107,71 @@ async def test_with_the_contextual_default_the_vectors_follow_the_log_on_their_o
     assert opened == 3 * TURNS, "opened by formation, the index's follower and the vectors'"
     assert _sample(metrics, "engram_messages_indexed_total") == TURNS
     assert _sample(metrics, "engram_messages_embedded_total") == TURNS
+
+
+def _children(pid: int) -> list[tuple[int, str]]:
+    """The live child processes of ``pid`` (Linux ``/proc``), with their command lines."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            status = (entry / "status").read_text()
+            command = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+        except OSError:
+            continue
+        parent = re.search(r"^PPid:\s+(\d+)$", status, re.MULTILINE)
+        state = re.search(r"^State:\s+(\S)", status, re.MULTILINE)
+        if parent and int(parent[1]) == pid and state and state[1] != "Z":
+            found.append((int(entry.name), command))
+    return found
+
+
+async def test_by_default_the_worker_starts_and_stops_an_embedder_of_its_own(
+    isolated: Isolated, pool: asyncpg.Pool, tmp_path: Path
+) -> None:
+    kafka = isolated.kafka(partitions=1)
+    await ensure_topics(kafka)
+    port = free_port()
+    env = isolated.env(partitions=1) | {"ENGRAM_WORKER_HTTP_PORT": str(port)}
+    turns = [
+        turn(
+            isolated.tenant,
+            "ana",
+            "p",
+            f"I keep {n} hives.",
+            "How lovely!",
+            seq=n,
+            roles=("user", "assistant"),
+        )
+        for n in range(3)
+    ]
+    with running_worker(isolated, log_path=tmp_path / "worker.log", env=env) as worker:
+        async with EpisodeProducer(kafka) as producer:
+            positions = await producer.publish_many(turns)
+        await wait_for_watermarks(pool, positions, timeout_s=WAIT_S)
+        await indexed_to_the_end(kafka, pool, timeout_s=WAIT_S)
+        await embedded_to_the_end(kafka, pool, timeout_s=WAIT_S)
+        [(child, command)] = [c for c in _children(worker.pid) if " embedder" in c[1]]
+        assert "--nice 10" in command
+        metrics = (await first_ok(f"http://127.0.0.1:{port}/metrics")).text
+    assert not Path(f"/proc/{child}").exists() or _zombie_or_gone(child), "stopped with it"
+    assert 'engram_follower_records_total{follower="embeddings"}' not in metrics
+    assert _sample(metrics, 'engram_follower_records_total{follower="messages"}') == 3
+    assert await pool.fetchval("SELECT count(*) FROM message") == 6, "both roles indexed"
+    embedded = await pool.fetch("SELECT item_id FROM embedding_vector ORDER BY item_id")
+    assert len(embedded) == 3 and all(r["item_id"].endswith(":0") for r in embedded), (
+        "only the principal's own words are embedded"
+    )
+
+
+def _zombie_or_gone(pid: int) -> bool:
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return True
+    state = re.search(r"^State:\s+(\S)", status, re.MULTILINE)
+    return state is not None and state[1] in ("Z", "X")
 
 
 @pytest.mark.parametrize(
@@ -121,7 +190,10 @@ async def test_a_worker_without_one_sink_follows_the_log_for_the_other_alone(
     kafka = isolated.kafka(partitions=1)
     await ensure_topics(kafka)
     port = free_port()
-    env = isolated.env(partitions=1) | {"ENGRAM_WORKER_HTTP_PORT": str(port)}
+    env = isolated.env(partitions=1) | {
+        "ENGRAM_WORKER_HTTP_PORT": str(port),
+        "ENGRAM_EMBEDDING_IN_WORKER": "true",
+    }
     turns = [turn(isolated.tenant, "ana", "p", f"I keep {n} hives.", seq=n) for n in range(3)]
     with running_worker(isolated, flag, log_path=tmp_path / "worker.log", env=env):
         async with EpisodeProducer(kafka) as producer:

@@ -13,7 +13,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from selenium import webdriver
-from selenium.common.exceptions import StaleElementReferenceException, TimeoutException
+from selenium.common.exceptions import (
+    StaleElementReferenceException,
+    TimeoutException,
+    WebDriverException,
+)
 from selenium.webdriver.chrome.options import Options
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
@@ -60,6 +64,23 @@ def chromium(size: tuple[int, int] = DESKTOP) -> Iterator[WebDriver]:
         shutil.rmtree(profile, ignore_errors=True)
 
 
+DETACHED = (
+    "does not belong to the document",  # Chromium: the node went with the page that held it
+    "stale element reference",
+)
+
+
+def detached(error: WebDriverException) -> bool:
+    """Whether ``error`` says only that an element left the page (a self-reloading page drops
+    its nodes between finding one and reading its text): a wait reads that as "not yet" and
+    looks again. Chromium reports it as a plain ``WebDriverException`` ("Node with given id does
+    not belong to the document"), not as ``StaleElementReferenceException``."""
+    if isinstance(error, StaleElementReferenceException):
+        return True
+    message = (error.msg or str(error)).lower()
+    return any(sign in message for sign in DETACHED)
+
+
 @dataclass(frozen=True)
 class Page:
     """A driver with the waits the tests use: every wait is a condition with a deadline."""
@@ -80,18 +101,17 @@ class Page:
         """The first element matching ``css`` (whose text holds ``text``), once there."""
 
         def found(driver: WebDriver) -> WebElement | bool:
-            for element in driver.find_elements(By.CSS_SELECTOR, css):
-                if text is None or text in element.text:
-                    return element
-            return False
+            try:
+                for element in driver.find_elements(By.CSS_SELECTOR, css):
+                    if text is None or text in element.text:
+                        return element
+            except WebDriverException as error:
+                if not detached(error):
+                    raise
+            return False  # not there yet, or gone with a page that reloaded itself: look again
 
         try:
-            element = WebDriverWait(
-                self.driver,
-                timeout_s,
-                poll_frequency=0.1,
-                ignored_exceptions=[StaleElementReferenceException],  # a page reloading itself
-            ).until(found)
+            element = WebDriverWait(self.driver, timeout_s, poll_frequency=0.1).until(found)
         except TimeoutException:
             shown = self.driver.find_element(By.TAG_NAME, "body").text[:600]
             raise AssertionError(

@@ -149,7 +149,7 @@ async def run_projector_until_applied(
     applied, however many a restart reads again and skips), then stop it.
 
     After a kill a partition's stored offset may lie below records its lanes did commit
-    (:mod:`projections.beliefs.lanes`): the next projector reads them again and skips them by their
+    (:mod:`engram.projections.beliefs.lanes`): the next projector reads them again and skips them by their
     run ids, so counting what it handles says nothing about what is applied."""
 
     async def applied() -> bool:

@@ -3,13 +3,14 @@ so its shape is tested once here and each loop's own tests check only when it gi
 
 from __future__ import annotations
 
+import asyncio
 import math
 
 import httpx
 import pytest
 
 from engram.client import _Requests
-from engram.infra.backoff import Backoff
+from engram.infra.backoff import Backoff, pause_unless
 from engram.infra.db import DATABASE_BACKOFF
 from engram.streams.model.attempts import RetrySchedule
 from engram.streams.retrying import RetryPolicy
@@ -46,3 +47,16 @@ def test_the_client_waits_by_the_same_doubling_without_importing_it(attempt: int
     requests = _Requests(tenant=None, principal=None, retries=9, max_retry_wait_s=30.0)
     unavailable = httpx.Response(503)
     assert requests.wait_s(unavailable, attempt) == Backoff(1.0, 30.0).after(attempt + 1)
+
+
+async def test_a_pause_ends_when_the_stage_is_asked_to_stop() -> None:
+    stopping = asyncio.Event()
+    pausing = asyncio.create_task(pause_unless(stopping, 3600))
+    stopping.set()
+    await asyncio.wait_for(pausing, timeout=10)  # an hour's pause, ended by the stop
+
+
+async def test_a_pause_lasts_its_seconds_when_nothing_stops_it() -> None:
+    stopping = asyncio.Event()
+    await asyncio.wait_for(pause_unless(stopping, 0.01), timeout=10)
+    assert not stopping.is_set()

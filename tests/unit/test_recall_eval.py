@@ -79,3 +79,15 @@ def test_a_bad_questions_line_is_named(tmp_path: Path) -> None:
     path.write_text('{"tenant": "t"}\n', encoding="utf-8")
     with pytest.raises(QuestionsError, match=r"qa\.jsonl:1"):
         load_questions(path)
+
+
+def test_a_question_may_say_when_it_is_asked(tmp_path: Path) -> None:
+    path = tmp_path / "qa.jsonl"
+    row = (
+        '{"tenant": "t", "principal": "p", "question": "What did I cook last week?", '
+        '"answer": "soup", "category": 2, "evidence_event_ids": ["e"]'
+    )
+    path.write_text(row + ', "asked_at": "2023-03-15T10:00:00+00:00"}\n' + row + "}\n")
+    dated, undated = load_questions(path)
+    assert dated.asked_at is not None and dated.asked_at.isoformat() == "2023-03-15T10:00:00+00:00"
+    assert undated.asked_at is None

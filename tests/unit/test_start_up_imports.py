@@ -3,7 +3,7 @@
 The openai client is ~1 s and ~15 MiB of RSS at start and only a model arm uses it; through the
 evaluation command's imports the deterministic worker and the projector both loaded it (their
 starting RSS rose by about that much). It is imported where a model is built
-(``streams.wiring.model_extractor_for``), and this holds the CLI to that.
+(``engram.streams.wiring.model_extractor_for``), and this holds the CLI to that.
 """
 
 from __future__ import annotations

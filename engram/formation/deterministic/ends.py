@@ -96,7 +96,7 @@ _RELATIVE_TAIL = re.compile(r"(?<=\w)\s+(?:that|which|who|whom)\s+\w.*$", re.IGN
 """A relative clause describes the end, it is not part of it: "a collection of books that take
 me there" owns "collection of books"."""
 _QUANTITY = re.compile(
-    r"^(?:lots of|a lot of|loads of|plenty of|a bunch of|a few|a couple of|some|many|two|three"
+    r"^(?:lots of|a lot of|loads of|plenty of|a bunch of|a few|few|a couple of|some|many|two|three"
     r"|several)\s+(?=\S)",
     re.IGNORECASE,
 )
@@ -179,7 +179,7 @@ def _judge_object(finding: Finding, named: str) -> Finding | Abstain:
     if finding.relation == "has_role" and _judgement(obj):
         return Abstain("a judgement of the job is not a role")
     named_facet = finding.facet is not None and not finding.facet.startswith("topic:")
-    if finding.relation in _TASTE_RELATIONS and _PERSONS.intersection(words(obj)):
+    if finding.relation in _TASTE_RELATIONS and _PERSONS.intersection(_others(obj)):
         return Abstain("a pronoun names nothing on its own")
     if finding.relation in _TASTE_RELATIONS and not named_facet and _abstract(obj):
         return Abstain("a feeling, quantity or fragment is not a taste")
@@ -195,6 +195,20 @@ def _judge_object(finding: Finding, named: str) -> Finding | Abstain:
         finding.polarity,
         finding.tense,
     )
+
+
+_DOING_TO_ONESELF = re.compile(r"^[a-z-]+ing\s+myself\s+(?=\S)", re.IGNORECASE)
+""""teaching myself new recipes", "challenging myself with long hikes": the speaker is the one
+the pastime is done to, which names no one else; a pronoun anywhere else still does."""
+
+
+def _others(obj: str) -> list[str]:
+    """The words of ``obj`` that may point at someone another sentence names: all of them, but
+    the "myself" of a pastime done to oneself."""
+    found = words(obj)
+    if _DOING_TO_ONESELF.match(obj):
+        found.remove("myself")
+    return found
 
 
 def clean_object(finding: Finding) -> Finding | None:

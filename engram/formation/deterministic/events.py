@@ -28,6 +28,7 @@ from engram.formation.deterministic import (
     pursuits,
     routines,
     skills,
+    weddings,
 )
 from engram.formation.deterministic.dates import ground
 from engram.formation.deterministic.dispatch import families
@@ -292,6 +293,7 @@ _INDEX, (_TOLD_ANYWHERE, _OPENING) = families(
             *pets.PROPOSERS,
             *outings.PROPOSERS,
             *health.PROPOSERS,
+            *weddings.PROPOSERS,
             *routines.ANYWHERE,
             *activities.ANYWHERE,
             _when_we,
@@ -307,6 +309,7 @@ _INDEX, (_TOLD_ANYWHERE, _OPENING) = families(
             **pets.TRIGGERS,
             **outings.TRIGGERS,
             **health.TRIGGERS,
+            **weddings.TRIGGERS,
             **{reader: routines.TRIGGERS[reader] for reader in routines.ANYWHERE},
             **activities.ANYWHERE_TRIGGERS,
             _when_we: (_WHEN_WE,),

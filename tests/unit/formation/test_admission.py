@@ -68,15 +68,62 @@ def test_anything_but_assert_or_retract_is_not_asserted(polarity: str | None) ->
     assert reason(proposal(polarity=polarity)) is RefusalReason.NOT_ASSERTED
 
 
-@pytest.mark.parametrize("tense", ["past", "future", "hypothetical", None, "now"])
-def test_a_state_not_in_the_present_is_not_current(tense: str | None) -> None:
+@pytest.mark.parametrize("tense", ["future", "hypothetical", None, "now"])
+def test_a_state_neither_present_nor_past_is_not_current(tense: str | None) -> None:
     assert reason(proposal(tense=tense)) is RefusalReason.NOT_CURRENT
 
 
-def test_a_past_event_is_current_but_a_past_state_is_not() -> None:
+def test_a_past_event_is_kept_as_it_happened() -> None:
     event = proposal(relation="created", object="dashboard", quote="I built the dashboard")
-    assert isinstance(check(replace(event, tense="past")), Admitted)
-    assert reason(proposal(tense="past")) is RefusalReason.NOT_CURRENT
+    verdict = check(replace(event, tense="past"))
+    assert isinstance(verdict, Admitted)
+    assert verdict.tense == "past" and not verdict.past_state
+
+
+def test_a_past_state_is_kept_as_history() -> None:
+    """A past state ("I used to live in Berlin"): a state that held and ended is a fact with an end."""
+    verdict = check(proposal(tense="past"))
+    assert isinstance(verdict, Admitted)
+    assert verdict.tense == "past" and verdict.past_state
+
+
+def test_a_past_status_is_not_kept() -> None:
+    """A thing's status that has passed ("the build was broken") is worth nothing as history."""
+    p = proposal(subject="the build", relation="has_status", object="broken", quote="I live")
+    assert reason(replace(p, tense="past")) is RefusalReason.NOT_CURRENT
+
+
+def test_a_past_state_retracted_is_a_retraction_now() -> None:
+    """A past state retracted ("I lost my job in Berlin"): the state has ended, "no longer"."""
+    verdict = check(proposal(tense="past", polarity="retract"))
+    assert isinstance(verdict, Admitted)
+    assert verdict.tense == "present" and not verdict.past_state
+
+
+PLANS = "I am going to learn the cello. We will ship it on 2027-01-04. I'll run for council."
+
+
+@pytest.mark.parametrize(
+    ("relation", "obj", "quote"),
+    [
+        ("intends_to", "learn the cello", "I am going to learn the cello"),
+        ("committed_to", "run for council", "I'll run for council"),
+        ("scheduled_for", "2027-01-04", "We will ship it on 2027-01-04"),
+        ("due_on", "2027-01-04", "We will ship it on 2027-01-04"),
+    ],
+)
+def test_a_plan_told_in_the_future_is_held_now(relation: str, obj: str, quote: str) -> None:
+    """An intention, a decision, a plan's date or a deadline is held now about a later time."""
+    verdict = check(proposal(relation=relation, object=obj, quote=quote, tense="future"), PLANS)
+    assert isinstance(verdict, Admitted)
+    assert verdict.tense == "present"
+
+
+def test_a_future_state_that_is_not_a_plan_is_not_current() -> None:
+    p = proposal(relation="has_role", object="council member", quote="I'll run for council")
+    assert reason(replace(p, tense="future"), PLANS) is RefusalReason.NOT_CURRENT
+    wish = proposal(relation="intends_to", object="cello", quote="learn the cello")
+    assert reason(replace(wish, tense="hypothetical"), PLANS) is RefusalReason.NOT_CURRENT
 
 
 def test_the_same_claim_twice_in_one_message_is_a_duplicate() -> None:

@@ -11,7 +11,7 @@ from engram.formation.deterministic.clauses import split_clauses
 from engram.formation.policy import DETERMINISTIC_EXTRACTOR, FormationPolicy
 from engram.formation.proposals import Proposal
 from engram.formation.spans import quote_at
-from engram.schemas.claims import ClaimsBatchFormed, EndKind
+from engram.schemas.claims import ClaimsBatchFormed, EndKind, Tense
 from engram.schemas.common import Role
 from tests.support.forming import episode, message
 from tests.support.forming import form as form_with
@@ -214,13 +214,17 @@ def test_unasserted_or_past_claim_shapes_are_proposed_so_admission_refuses_them(
     proposals = [p for p in propose(content) if p.relation != "intends_to"]
     assert proposals, "a clear claim shape is proposed so its refusal keeps its words"
     assert {(p.polarity, p.tense) for p in proposals} == {(polarity, tense)}
-    # a plan with its time is the speaker's plan now ("move to Lisbon"), never where they live
-    assert [c.relation for c in form(content).candidates] in ([], ["intends_to"])
+    # a plan with its time is the speaker's plan now ("move to Lisbon"), never where they live;
+    # a past state is kept as history, never as where they live now
+    current = [c for c in form(content).candidates if c.tense is Tense.PRESENT]
+    assert [c.relation for c in current] in ([], ["intends_to"])
 
 
-def test_a_past_event_is_admitted_but_a_past_state_is_not() -> None:
+def test_a_past_event_is_admitted_and_a_past_state_kept_as_history() -> None:
     assert [c.relation for c in form("I built the onboarding dashboard").candidates] == ["created"]
-    assert form("I lived in Cork").candidates == []
+    [kept] = form("I lived in Cork").candidates
+    assert (kept.relation, kept.tense, kept.cardinality) == ("lives_in", Tense.PAST, "many")
+    assert kept.statement == "speaker used to lives in Cork"
 
 
 def test_non_ascii_text_gets_correct_byte_spans_after_admission() -> None:

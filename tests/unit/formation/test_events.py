@@ -161,8 +161,10 @@ def test_passions_trips_and_counted_possessions_form(
     assert claim in formed(content)
 
 
-def test_a_past_passion_and_a_planned_trip_form_nothing() -> None:
-    assert formed("Singing was my first passion.") == set()
+def test_a_past_passion_is_history_and_a_planned_trip_forms_nothing() -> None:
+    assert formed("Singing was my first passion.") == {
+        ("speaker", "used to interested_in", "singing")
+    }
     assert formed("My trip to Lisbon next month is booked.") == set()
 
 

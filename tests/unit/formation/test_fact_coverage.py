@@ -148,6 +148,8 @@ def test_the_command_prints_json_of_a_known_shape(tmp_path: Path) -> None:
         "principals",
         "unknown_evidence",
         "missed",
+        "refusals_by_reason",
+        "refusals_by_detail",
     }
     assert body["arm"] == "deterministic"
     assert body["policy_version"] == default_policy().version

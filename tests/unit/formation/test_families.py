@@ -18,7 +18,7 @@ import pytest
 
 from engram.formation.deterministic import propose
 from engram.formation.policy import RELATION_NAMES, FormationPolicy
-from engram.schemas.claims import ClaimsBatchFormed
+from engram.schemas.claims import ClaimsBatchFormed, Tense
 from engram.schemas.common import Role
 from tests.support.forming import episode, form, message
 from tests.unit.formation.formed import EPISODE_DAY, batch
@@ -40,7 +40,12 @@ def _batch(sentence: str) -> ClaimsBatchFormed:
 
 
 def _of_family(sentence: str, family: Family) -> list[str]:
-    return [c.statement for c in _batch(sentence).candidates if c.relation in family.relations]
+    """What forms of the family and holds now (a state kept as history, "used to", does not)."""
+    return [
+        c.statement
+        for c in _batch(sentence).candidates
+        if c.relation in family.relations and (c.tense is Tense.PRESENT or c.is_event)
+    ]
 
 
 FAMILIES: dict[str, Family] = {

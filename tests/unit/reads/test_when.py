@@ -106,3 +106,47 @@ def test_an_impossible_day_falls_back_to_its_month() -> None:
     assert periods("on 31 February 2023", ASKED).periods == (
         Period(day(2023, 2, 1), day(2023, 3, 1)),
     )
+
+
+def test_the_first_week_of_a_month_is_one_period() -> None:
+    timed = periods("What did I plant the first week of March 2024?", ASKED)
+    assert timed.periods == (Period(day(2024, 3, 1), day(2024, 3, 8)),)
+    assert timed.words == "What did I plant ?"
+    assert periods("in the last week of February 2024", ASKED).periods == (
+        Period(day(2024, 2, 23), day(2024, 3, 1)),
+    )
+    assert periods("the second week of May", ASKED).periods == (
+        Period(day(2024, 5, 8), day(2024, 5, 15)),
+    )
+
+
+def test_a_number_is_a_year_only_where_it_reads_as_one() -> None:
+    for question in ("Did I like Blade Runner 2049?", "What about the 2049 tickets?"):
+        timed = periods(question, ASKED)
+        assert timed.periods == ()
+        assert timed.words == question
+    assert periods("What did I do in 2022?", ASKED).periods == (
+        Period(day(2022, 1, 1), day(2023, 1, 1)),
+    )
+    assert periods("2022", ASKED).periods == (Period(day(2022, 1, 1), day(2023, 1, 1)),)
+
+
+def test_a_date_inside_a_name_is_not_a_period() -> None:
+    for question in ("Who plays in the Jan 3 Band?", "Was I at Club May 3 then?"):
+        timed = periods(question, ASKED)
+        assert timed.periods == ()
+        assert timed.words == question
+    assert periods("Did I visit Porto on June 3?", ASKED).periods == (
+        Period(day(2023, 6, 3), day(2023, 6, 4)),
+    )
+    assert periods("On June 3, I ran.", ASKED).periods == (
+        Period(day(2023, 6, 3), day(2023, 6, 4)),
+    )
+
+
+def test_relative_time_is_read_from_the_questions_own_date() -> None:
+    asked = datetime(2023, 3, 15, tzinfo=UTC)
+    assert periods("What did I cook last week?", asked).periods == (
+        Period(day(2023, 3, 6), day(2023, 3, 13)),
+    )
+    assert periods("two months ago", asked).periods == (Period(day(2023, 1, 1), day(2023, 2, 1)),)

@@ -486,3 +486,20 @@ def test_deleting_the_same_content_twice_leaves_one_tombstone() -> None:
     deletions = [_deletion(lisbon, seq) for seq in (1, 2)]
     _, changes, _ = _resolve(*deletions, state=state)
     assert len(changes.tombstones) == 1
+
+
+def test_a_deletion_announces_the_rows_that_stood_before_its_rewind_once() -> None:
+    """A deletion resolves its principal again from batches without the deleted words, so the
+    deleted rows are not in the state it resolves with; the store hands their ids over
+    (``BeliefState.deleting``) and each becomes one ``memory.deleted``, by the first deletion
+    of the content in the chunk."""
+    _, first, _ = _resolve(_lives("Lisbon", 0))
+    lisbon = _only(first)
+    state = BeliefState()  # emptied by the rewind
+    state.deleting = {(T, "ana", lisbon.content_hash): [lisbon.belief_id]}
+    deletions = [_deletion(lisbon, seq) for seq in (1, 2)]
+    _, changes, outcomes = _resolve(*deletions, state=state)
+    assert [o.deleted for o in outcomes] == [[lisbon.belief_id], []]
+    assert [(e.type, e.belief_id, e.project) for e in changes.memory_events] == [
+        ("memory.deleted", lisbon.belief_id, "p")
+    ]

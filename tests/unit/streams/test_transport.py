@@ -13,9 +13,9 @@ from typing import Any, cast
 import faust
 import pytest
 from faust.transport.conductor import Conductor, ConductorCompiler
-from faust.transport.consumer import Consumer
 from faust.types import TP
 
+from engram.streams.faust_private import close_unstarted, conductor_lock, faust_drain_loop
 from engram.streams.transport import EngramApp, EngramConsumer
 
 TOPIC = "unit.episodes"
@@ -42,9 +42,7 @@ async def assigned(tmp_path: Path) -> AsyncIterator[tuple[faust.App, faust.Topic
     await app.topics.on_partitions_assigned({TP0})
     app.flow_control.resume()  # as faust does once partitions are assigned
     yield app, topic
-    cast(
-        Any, app.consumer
-    )._thread.thread_loop.close()  # the consumer thread's loop, made unstarted
+    close_unstarted(app)
 
 
 def at_once(app: faust.App) -> Callable[[TP], bool]:
@@ -82,8 +80,7 @@ async def test_a_conductor_rebuilding_its_deliveries_hands_delivery_back_to_faus
 ) -> None:
     app, _ = assigned
     check = at_once(app)
-    lock = app.topics._tp_to_callback_lock  # type: ignore[attr-defined]
-    async with lock:  # as the conductor holds it while it rebuilds after a rebalance
+    async with conductor_lock(app):  # as the conductor holds it while it rebuilds after a rebalance
         assert not check(TP0)
     assert check(TP0)
 
@@ -107,6 +104,6 @@ def test_the_copied_drain_loop_and_the_delivery_it_relies_on_are_fausts_own() ->
     def digest(function: object) -> str:
         return hashlib.sha256(inspect.getsource(function).encode()).hexdigest()  # type: ignore[arg-type]
 
-    assert digest(Consumer._drain_messages) == FAUST_DRAIN_LOOP_SHA256
+    assert digest(faust_drain_loop()) == FAUST_DRAIN_LOOP_SHA256
     assert digest(ConductorCompiler.build) == FAUST_DELIVERY_SHA256
     assert digest(Conductor._compile_message_handler) == FAUST_HANDLER_SHA256
