@@ -23,6 +23,7 @@ from mcp.types import CallToolResult
 from engram.infra.settings import KafkaSettings
 from engram.ingest.producer import EpisodeProducer
 from engram.ingest.topics import ensure_topics
+from engram.projections.messages.embeddings import store as embedding_store
 from engram.schemas.api import LogPosition
 from engram.service.tokens import create_token, revoke_token
 from engram.watermarks.waiting import wait_for_watermarks
@@ -70,6 +71,12 @@ async def test_over_stdio_an_agent_recalls_with_quotes_remembers_and_corrects(
             [where] = await producer.publish_many([turn(t, "ana", "p", "I live in Lisbon.")])
         await wait_for_watermarks(pool, [where], timeout_s=WAIT_S)
         await indexed_to_the_end(kafka, pool, timeout_s=WAIT_S)
+
+        async def embedding() -> bool:  # the worker's embedder child activates its generation
+            async with pool.acquire() as conn:
+                return await embedding_store.active(conn) is not None
+
+        await wait_until(embedding, timeout_s=WAIT_S, what="the vectors' generation is active")
 
         async with Client(_stdio(isolated, token)) as agent:
             tools = {tool.name for tool in (await agent.list_tools()).tools}
