@@ -1,7 +1,7 @@
 """A question's embedding under load: N questions in flight at once through one process's
 multilingual-e5-small, for each way of running the engine, alternated in one run.
 
-Arms (``projections.messages.embeddings.e5.E5Embedder``): ``every core`` (one engine, the
+Arms (``engram.projections.messages.embeddings.e5.E5Embedder``): ``every core`` (one engine, the
 engine's default threads: every core), ``1 thread`` (one engine of one thread: calls queue for
 it), ``1 thread, N engines`` (the default: one-thread engines, as many as cores). Each round
 asks every arm the same ``--questions`` dev questions, ``--load`` at a time, the arms' order

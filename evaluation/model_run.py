@@ -8,7 +8,7 @@ model sees: the message redacted with the policy's PII kinds, the session's earl
 as its context window (redacted, bounded by the policy) and the episode's date.
 
 The model is a function (:data:`MessageModel`): a real endpoint's extractor
-(:meth:`streams.model.extractor.ModelExtractor.propose`) or recorded answers read in process
+(:meth:`engram.streams.model.extractor.ModelExtractor.propose`) or recorded answers read in process
 (:func:`replayed`). The counts of a run say what the model was asked and what it was spared.
 """
 

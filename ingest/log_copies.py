@@ -1,7 +1,7 @@
 """Which topics are copies made by ``engram log encrypt``, and whether each has finished.
 
 A copy is read by a worker or a re-derivation only once it has finished: a stopped copy holds a
-prefix of the source (exactly, record for record: :mod:`ingest.log_encryption`), and a
+prefix of the source (exactly, record for record: :mod:`engram.ingest.log_encryption`), and a
 generation formed from it would be missing the rest of everyone's memory without anything
 saying so. :func:`begin_copy` marks a copy unfinished before its first record is appended (and
 again when a finished copy is brought up to date), :func:`finish_copy` marks it finished after

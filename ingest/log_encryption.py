@@ -20,7 +20,7 @@ It is **resumable and exactly once** without state of its own: a partition of th
 exactly the source's committed records up to the one its last record names (records are
 appended in order by an idempotent producer, and each fetch is acknowledged before the next is
 read), so a run stopped anywhere — Ctrl-C, ``kill -9``, a broker failure — goes on after that
-record. Whether a copy is **finished** is kept in PostgreSQL (:mod:`ingest.log_copies`): a
+record. Whether a copy is **finished** is kept in PostgreSQL (:mod:`engram.ingest.log_copies`): a
 worker or a re-derivation refuses to read a copy that is not, so a stopped copy never passes for
 a whole log. One copy of a topic runs at a time.
 

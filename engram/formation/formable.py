@@ -4,7 +4,7 @@ The core refuses every claim of an untrusted message: a first-person claim as
 ``not_spoken_by_principal`` (the speaker rule), any other as ``untrusted_source``; and every
 claim cited from a ``system`` message as ``system_restatement``, whatever its trust. Asking a
 model about such a message costs a call whose every answer is refused, so the model arm does
-not ask (:mod:`streams.model.arm`); it counts the reason instead. The deterministic arm is
+not ask (:mod:`engram.streams.model.arm`); it counts the reason instead. The deterministic arm is
 free and still runs, so what the audit shows of those messages is unchanged. Pure.
 """
 

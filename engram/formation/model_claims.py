@@ -66,7 +66,7 @@ from engram.schemas.claims import RefusalReason
 __all__ = ["MODEL_EXTRACTOR_PREFIX", "normal_object", "shape_model_proposals"]
 
 MODEL_EXTRACTOR_PREFIX = "model:"
-"""The model arm stamps ``model:<model name>`` on its proposals (:mod:`streams.model.reply`)."""
+"""The model arm stamps ``model:<model name>`` on its proposals (:mod:`engram.streams.model.reply`)."""
 
 _LEADING = re.compile(
     r"^(?:(?:a|an|the|my|our|mine|his|her|their|your|its|some)\s+)*(?:(?:very\s+)?own\s+)?",

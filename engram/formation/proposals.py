@@ -1,7 +1,7 @@
 """What an extractor may propose. A proposal is not a claim: it has no byte span.
 
 Both extractor arms (deterministic and model-assisted) produce these; admission turns the ones
-that survive into canonical :class:`schemas.claims.Candidate` values. Because a proposal cannot
+that survive into canonical :class:`engram.schemas.claims.Candidate` values. Because a proposal cannot
 carry a span, no extractor can smuggle an unverified citation into storage.
 """
 

@@ -169,7 +169,7 @@ class ModelSettings(BaseSettings):
 
 
 EmbeddedRole = Literal["user", "assistant", "system", "tool"]
-"""A message's role (``schemas.common.Role``'s values)."""
+"""A message's role (``engram.schemas.common.Role``'s values)."""
 
 
 class EmbeddingSettings(BaseSettings):

@@ -2,7 +2,7 @@
 anyone's words (docs/notifications.md).
 
 - :mod:`.owed` — what the sink writes: memory events in, deliveries owed out, in the caller's
-  transaction (the sink is one of a log follower's, ``projections.notifying``);
+  transaction (the sink is one of a log follower's, ``engram.projections.notifying``);
 - :mod:`.formed` — ``project.formed_through`` owed when a watermark moves;
 - :mod:`.queue` — deliveries claimed (``SKIP LOCKED`` leases), settled, listed, retried, dropped
   for a forgotten principal;

@@ -3,7 +3,7 @@ caller's transaction.
 
 Given one partition's decoded records of ``engram.memory-events`` and an open transaction, it
 writes a delivery for every enabled endpoint that is owed each event; the log follower that
-drives the sink (``projections.notifying``) stores the offset after them in the same
+drives the sink (``engram.projections.notifying``) stores the offset after them in the same
 transaction, so a restart resumes exactly after what was written, and a record read twice owes
 nothing twice (a delivery's key is its endpoint and event). Who is owed:
 
@@ -81,7 +81,7 @@ async def record_owed(conn: asyncpg.Connection, records: Sequence[MemoryRecord])
     """Write what ``records`` owe in ``conn``'s open transaction; the deliveries written.
     ``records`` are one partition's decoded records in log order (a record that did not decode
     owes nothing and is left out by the caller). Where the partition was read to is stored by
-    whoever opened the transaction (the notifier's log follower, ``projections.notifying``)."""
+    whoever opened the transaction (the notifier's log follower, ``engram.projections.notifying``)."""
     owed = owed_by(records, await _endpoints(conn, records), await _forgotten(conn, records))
     return await _insert(conn, owed)
 

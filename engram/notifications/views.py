@@ -1,4 +1,4 @@
-"""Endpoints as the API answers and the CLI prints them (``schemas.api``); deliveries are
+"""Endpoints as the API answers and the CLI prints them (``engram.schemas.api``); deliveries are
 listed in that shape already (``queue.list_deliveries``)."""
 
 from __future__ import annotations

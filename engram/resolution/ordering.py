@@ -32,7 +32,7 @@ PrincipalKey = tuple[str, str]
 
 class Placed(Protocol):
     """What a batch's place in canonical order is read from: the fields a claims batch keeps in
-    clear whether sealed or not (``schemas.sealed.SealedClaimsBatch`` has them too)."""
+    clear whether sealed or not (``engram.schemas.sealed.SealedClaimsBatch`` has them too)."""
 
     @property
     def tenant(self) -> str: ...

@@ -2,7 +2,7 @@
 and where the words still are.
 
 The projector counted what it removed when it applied the event (``erasure_receipt``,
-:mod:`projections.beliefs.receipts`); this turns that row into the receipt people read — the
+:mod:`engram.projections.beliefs.receipts`); this turns that row into the receipt people read — the
 tables in words, the data key, and the episodic log's part, which depends on how the episodes
 lie there: sealed under a key that is now destroyed (unreadable from now on), or in clear until
 the topic's retention removes them. It never says "nothing remains" while the log holds them.

@@ -6,7 +6,7 @@ shows. The cookie carries no token and no scope, so a copy of it is worth exactl
 is worth, and the row can end: on sign-out (:func:`end_session`), at its expiry, when its token
 is revoked or expires (checked in the same query on every page, and
 :func:`engram.service.tokens.revoke_token` deletes the rows), when the token is deleted (the foreign key cascades) and when
-the principal it shows is forgotten (:mod:`projections.beliefs.forgetting` deletes the rows).
+the principal it shows is forgotten (:mod:`engram.projections.beliefs.forgetting` deletes the rows).
 """
 
 from __future__ import annotations

@@ -161,7 +161,7 @@ async def question_statistics(
     spelling: Spelling | None = None,
 ) -> Statistics:
     """The question's terms and the scope's counts, looked up (:data:`_STATISTICS`). With
-    ``spelling`` (:func:`projections.messages.spelling.read_spelling` of the question), a term
+    ``spelling`` (:func:`engram.projections.messages.spelling.read_spelling` of the question), a term
     no message in scope holds that comes from a word that is not a word of the question's
     language is corrected (:func:`corrections`): the correction is added to the terms, the
     term as asked stays. Without it nothing is corrected."""

@@ -2,7 +2,7 @@
 principal could mean.
 
 A question's term no message in scope holds is a candidate for correction
-(:func:`projections.messages.lexical.question_statistics`), but most such terms are real words the
+(:func:`engram.projections.messages.lexical.question_statistics`), but most such terms are real words the
 principal simply never wrote: "coat" (of paint) is not "cost", Portuguese "para" is not "park".
 So a word is corrected only when it is **not a word**: not in the principal's messages (the
 statistics say) and not in the word list of the question's language. The lists are

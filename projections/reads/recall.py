@@ -4,22 +4,22 @@ One read for every surface (``GET /v1/recall``, ``engram recall``, the client, t
 tool), scoped by tenant and principal in SQL like every other read, in the reader's generation.
 
 **Beliefs** are the principal's current beliefs as search ranks them in mode ``any``
-(:func:`projections.reads.search.search_beliefs`: any matching term, more distinct terms first, then
+(:func:`engram.projections.reads.search.search_beliefs`: any matching term, more distinct terms first, then
 relevance, confidence, corroboration and recency) that :func:`answering` keeps and whose quoted
 message the messages' ranking puts among its first :data:`SUPPORT_MESSAGES` (:func:`supported`),
 each with the quotes it came from.
 
 **Messages** come from the index of messages (migration 0021, ``message``): by default only the
 principal's own words (role ``user``); ``roles`` asks for others, and every message hit says its
-role. The lists below are combined (:mod:`projections.reads.fusion`, :func:`rank_messages`):
+role. The lists below are combined (:mod:`engram.projections.reads.fusion`, :func:`rank_messages`):
 
 - the lexical match: the messages holding terms of the question, ranked by Okapi BM25 over the
-  principal's messages in scope (:mod:`projections.messages.lexical`, read from postings and counts the
+  principal's messages in scope (:mod:`engram.projections.messages.lexical`, read from postings and counts the
   indexer keeps): a rare word outweighs a common one, a repeated word counts with diminishing
   returns, a long message is discounted;
 - with a :class:`SemanticQuery` (the question embedded by the active embedding generation's
   model, :func:`embed_question`), the semantic match: the principal's messages in scope nearest
-  the question by cosine similarity (:func:`embeddings.store.search`, one generation, never
+  the question by cosine similarity (:func:`engram.projections.messages.embeddings.store.search`, one generation, never
   two), combined with the lexical list by score (:func:`fusion.combine`) at weight
   :data:`SEMANTIC_WEIGHT` — below the lexical list's 1, because on these questions meaning
   alone finds less than words do (docs/retrieval.md measures it);
@@ -151,7 +151,7 @@ def message_uuid(episode_id: uuid.UUID, ordinal: int) -> uuid.UUID:
 
 
 def check_recall_query(query: str) -> str:
-    """The query as recalled: :func:`projections.reads.search.check_query`'s checks, and no control
+    """The query as recalled: :func:`engram.projections.reads.search.check_query`'s checks, and no control
     characters but tab and line breaks (what a question can hold; anything else is a caller's
     bug or an attack on a terminal, refused by name)."""
     stripped = check_query(query)
@@ -276,8 +276,8 @@ alike."""
 @dataclass(frozen=True, slots=True)
 class SemanticQuery:
     """A question as one embedding generation's model embedded it: searched only in that
-    generation (:class:`embeddings.store.EmbeddingGenerationNotBuilt` while it is building,
-    :class:`embeddings.store.UnknownEmbeddingGeneration` if there is none by that name)."""
+    generation (:class:`engram.projections.messages.embeddings.store.EmbeddingGenerationNotBuilt` while it is building,
+    :class:`engram.projections.messages.embeddings.store.UnknownEmbeddingGeneration` if there is none by that name)."""
 
     generation: str
     vector: Vectors
@@ -374,12 +374,12 @@ async def recall(
     range or no roles. ``semantic``: the question embedded (:func:`semantic_query`), whose
     nearest messages join the fusion; None: lexical only. ``asked_at``: when the question is
     asked (default: now), which relative times in it ("last May", "two weeks ago") are read
-    against (:mod:`projections.reads.when`); the messages said in a period it names come first,
+    against (:mod:`engram.projections.reads.when`); the messages said in a period it names come first,
     and the words that named it are not matched (no message holds "2023"). A question that is
     only a date ("May 2023") is answered by the messages said then, in the order said, with or
     without the semantic list. A question with no word to match (only stop words) is answered
     by the semantic list alone; without one it is :class:`UnsearchableQuery`. A question in
-    another language than the index's (:func:`projections.messages.read_spelling`), asked with
+    another language than the index's (:func:`engram.projections.messages.read_spelling`), asked with
     the semantic list, weighs its lexical list :data:`FOREIGN_LEXICAL_WEIGHT` against it
     (``foreign_lexical_weight`` overrides it: the evaluation's comparisons)."""
     if not 1 <= limit <= MAX_LIMIT:

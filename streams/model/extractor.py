@@ -2,8 +2,8 @@
 
 It calls ``/chat/completions`` on an OpenAI-compatible endpoint with the extraction prompt and
 the message fenced by a random marker, reads at most ``max_response_bytes`` of the response, and
-decodes the reply strictly (:mod:`streams.model.reply`). One call is one attempt: retrying is
-decided by the caller (:mod:`streams.model.attempts`). Every failure is a
+decodes the reply strictly (:mod:`engram.streams.model.reply`). One call is one attempt: retrying is
+decided by the caller (:mod:`engram.streams.model.attempts`). Every failure is a
 :class:`ModelExtractionError` with a kind, and its message never carries the message text, the
 reply or the api key. Every attempt, answered or failed, leaves what an audit may keep: the
 SHA-256 of the prompt sent and of the reply received, and the token counts the endpoint reported

@@ -22,7 +22,7 @@ from engram.infra.errors import EngramFailure
 
 MAX_CANDIDATE_BRACES = 32
 MAX_END_CHARS = 4096
-"""The bound of a claim end (``schemas.claims.ClaimEnd``): longer ends do not decode."""
+"""The bound of a claim end (``engram.schemas.claims.ClaimEnd``): longer ends do not decode."""
 
 
 class ModelReplyError(EngramFailure, ValueError):

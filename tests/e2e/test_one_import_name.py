@@ -1,6 +1,6 @@
 """One name per module. The card's folders (``streams/``, ``schemas/``, ...) sit at the top of the
 repository and are linked into the package (``engram/streams -> ../streams``), so in a checkout
-both ``engram.streams.pipeline`` and a bare ``streams.pipeline`` would find the same file, and
+both ``engram.streams.pipeline`` and a bare ``engram.streams.pipeline`` would find the same file, and
 Python would load it twice as two modules: two ``Message`` classes that refuse each other, the
 resident vector cache twice. Ruff refuses the bare import in code (TID251, pyproject.toml); each
 linked folder's ``__init__`` refuses it in a running process, which these tests show for every
@@ -46,7 +46,7 @@ print(json.dumps({"refused": refused, "twice": twice, "bare": bare}))
 
 
 def linked_modules() -> list[str]:
-    """Every module of the linked folders, by its name under the folder (``streams.pipeline``)."""
+    """Every module of the linked folders, by its name under the folder (``engram.streams.pipeline``)."""
     names = []
     for folder in LINKED:
         for path in sorted((REPO / folder).rglob("*.py")):

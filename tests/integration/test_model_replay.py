@@ -1,6 +1,6 @@
 """Recorded answers through the model arm: in process and over real HTTP, the same beliefs.
 
-The replay endpoint (:mod:`evaluation.replay`) serves a file of answers as an
+The replay endpoint (:mod:`engram.evaluation.replay`) serves a file of answers as an
 OpenAI-compatible server; the worker's extractor asks it over HTTP. The harness reads the same
 file in process. Both must form the same claims from the same turns, and the endpoint sees the
 system prompt first and byte-identical in every request. The sentences are the project's own.
