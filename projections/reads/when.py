@@ -114,7 +114,7 @@ def periods(question: str, as_of: datetime) -> Timed:
         kept: list[str] = []
         at = 0
         for match in pattern.finditer(text):
-            period = None if _in_a_name(text, match) else _resolve(match, now)
+            period = None if _in_a_name(text, match) else _resolvable(match, now)
             if period is None:
                 continue
             found.append((match.start(), period))
@@ -146,6 +146,15 @@ def _in_a_name(text: str, match: re.Match[str]) -> bool:
         return False
     head = before[: previous.start()].rstrip()
     return bool(head) and not head.endswith((".", "?", "!", ":", ";"))
+
+
+def _resolvable(match: re.Match[str], now: datetime) -> Period | None:
+    """The period ``match`` names, or None when the calendar cannot hold it ("last week" asked
+    as of 1 January of year 1): a time that does not exist is words, never an error."""
+    try:
+        return _resolve(match, now)
+    except (OverflowError, ValueError):
+        return None
 
 
 def _resolve(match: re.Match[str], now: datetime) -> Period | None:

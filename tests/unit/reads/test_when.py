@@ -150,3 +150,20 @@ def test_relative_time_is_read_from_the_questions_own_date() -> None:
         Period(day(2023, 3, 6), day(2023, 3, 13)),
     )
     assert periods("two months ago", asked).periods == (Period(day(2023, 1, 1), day(2023, 2, 1)),)
+
+
+@pytest.mark.parametrize(
+    ("question", "as_of"),
+    [
+        ("what did I do last week", datetime(1, 1, 1, tzinfo=UTC)),
+        ("what happened yesterday", datetime(1, 1, 1, tzinfo=UTC)),
+        ("what did I do two months ago", datetime(1, 1, 15, tzinfo=UTC)),
+        ("what will I do next year", datetime(9999, 12, 31, 23, 59, tzinfo=UTC)),
+        ("the last week of December", datetime(9999, 12, 31, 23, 59, tzinfo=UTC)),
+    ],
+)
+def test_a_time_the_calendar_cannot_hold_is_words_not_an_error(
+    question: str, as_of: datetime
+) -> None:
+    timed = periods(question, as_of)
+    assert all(p.start < p.end for p in timed.periods)
