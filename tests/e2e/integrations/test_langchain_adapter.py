@@ -98,7 +98,10 @@ async def test_a_token_reaches_only_its_own_principal_through_the_adapters(stack
     assert [m.text for m in await ana.aget_messages()] == ["My sister Marta visits in May."]
     assert [m.text for m in await bo.aget_messages()] == ["I collect stamps.", "ok"]
     bo_recall = EngramRetriever(base_url=stack.url, token=SecretStr(stack.bo), project="lc2")
-    assert await bo_recall.ainvoke("When does Marta visit?") == []
+    # bo's recall may answer with bo's own words (the semantic list ranks every message in
+    # scope once the vectors are made), never with ana's
+    bo_found = await bo_recall.ainvoke("When does Marta visit?")
+    assert {d.page_content for d in bo_found} <= {"I collect stamps."}
     ana_recall = EngramRetriever(base_url=stack.url, token=SecretStr(stack.ana), project="lc2")
     assert [d.page_content for d in await ana_recall.ainvoke("When does Marta visit?")] != []
     assert all("stamps" not in d.page_content for d in await ana_recall.ainvoke("stamps"))
