@@ -32,12 +32,27 @@ pytestmark = pytest.mark.integration
 WAIT_S = 90
 
 
-async def _append(producer: AIOKafkaProducer, topic: str, episode: TurnAppended) -> int:
-    """Send one turn inside the producer's open transaction; its offset."""
-    sent = await producer.send_and_wait(
-        topic, encode_episode(episode), key=episode_key(episode.tenant, episode.project)
+async def _in_transactions(
+    isolated: Isolated, topic: str, turns: list[tuple[TurnAppended, bool]]
+) -> list[int]:
+    """Append each turn in a transaction of its own, committed or (False) aborted and never
+    sent again, by one transactional producer; their offsets, in order."""
+    producer = AIOKafkaProducer(
+        bootstrap_servers=isolated.bootstrap, transactional_id=f"{isolated.prefix}-{uuid.uuid4()}"
     )
-    return int(sent.offset)
+    await producer.start()
+    offsets: list[int] = []
+    try:
+        for episode, commit in turns:
+            await producer.begin_transaction()
+            sent = await producer.send_and_wait(
+                topic, encode_episode(episode), key=episode_key(episode.tenant, episode.project)
+            )
+            offsets.append(int(sent.offset))
+            await (producer.commit_transaction() if commit else producer.abort_transaction())
+    finally:
+        await producer.stop()
+    return offsets
 
 
 async def test_an_aborted_turn_forms_nothing_and_the_log_moves_past_it(
@@ -48,19 +63,9 @@ async def test_an_aborted_turn_forms_nothing_and_the_log_moves_past_it(
     await ensure_topics(kafka)
     aborted = turn(t, "ana", "p", "I live in Zanzibar. I prefer marmalade.", seq=0)
     committed = turn(t, "bo", "p", "I live in Kilimanjaro. I use Vim.", seq=1)
-    producer = AIOKafkaProducer(
-        bootstrap_servers=kafka.bootstrap, transactional_id=f"{isolated.prefix}-{uuid.uuid4()}"
+    aborted_at, committed_at = await _in_transactions(
+        isolated, kafka.episodes_topic, [(aborted, False), (committed, True)]
     )
-    await producer.start()
-    try:
-        await producer.begin_transaction()
-        aborted_at = await _append(producer, kafka.episodes_topic, aborted)
-        await producer.abort_transaction()  # and never sent again
-        await producer.begin_transaction()
-        committed_at = await _append(producer, kafka.episodes_topic, committed)
-        await producer.commit_transaction()
-    finally:
-        await producer.stop()
     # The aborted record and its abort marker take offsets before the committed turn.
     assert committed_at >= aborted_at + 2
     position = LogPosition(
@@ -122,19 +127,9 @@ async def test_a_log_ending_in_an_aborted_transaction_is_caught_up_once_formed(
     await ensure_topics(kafka)
     committed = turn(t, "bo", "p", "I live in Kilimanjaro.", seq=0)
     aborted = turn(t, "ana", "p", "I live in Zanzibar.", seq=1)
-    producer = AIOKafkaProducer(
-        bootstrap_servers=kafka.bootstrap, transactional_id=f"{isolated.prefix}-{uuid.uuid4()}"
+    committed_at, aborted_at = await _in_transactions(
+        isolated, kafka.episodes_topic, [(committed, True), (aborted, False)]
     )
-    await producer.start()
-    try:
-        await producer.begin_transaction()
-        committed_at = await _append(producer, kafka.episodes_topic, committed)
-        await producer.commit_transaction()
-        await producer.begin_transaction()
-        aborted_at = await _append(producer, kafka.episodes_topic, aborted)
-        await producer.abort_transaction()
-    finally:
-        await producer.stop()
     ends = await end_offsets(kafka, kafka.episodes_topic)
     assert ends[0] == aborted_at + 2 and aborted_at >= committed_at + 2
     position = LogPosition(
