@@ -186,8 +186,8 @@ class LogFollower(Generic[T]):
             return bool(fetched)
         for tp, records in fetched.items():
             await self._hand_on(tp, records)
+        await self._gauge_lag(consumer)
         if fetched:
-            self._gauge_lag(consumer)
             return True
         for follows in self._active():
             await self._guarded(
@@ -315,19 +315,31 @@ class LogFollower(Generic[T]):
         """Wait, but no longer than until the follower is asked to stop."""
         await pause_unless(self._stopping, seconds)
 
-    def _gauge_lag(self, consumer: AIOKafkaConsumer) -> None:
-        """Each sink's lag in each partition held, after a fetch that brought records (one
-        that brought none leaves it as it was: nothing was handed on)."""
+    async def _gauge_lag(self, consumer: AIOKafkaConsumer) -> None:
+        """Each sink's lag in each partition held, after every fetch.
+
+        The end of a partition is not always a record: a transactional producer's commit or
+        abort marker takes an offset, and so do the records of an aborted transaction, which a
+        read-committed consumer skips. A sink that is following (not resting) has been handed
+        everything before the consumer's position, so its lag is counted from the later of its
+        next offset and that position — else a log ending in a marker reads 1 behind for ever.
+        A resting sink's lag counts from its own next offset: it has not been handed what the
+        consumer read past."""
+        following = {id(f) for f in self._active()}
         for tp in consumer.assignment():
             highwater = consumer.highwater(tp)
             if highwater is None:
                 continue
+            position = await consumer.position(tp)
             for follows in self._follows:
                 key = (follows.sink.name, tp.partition)
                 gauge = self._lag_gauges.get(key)
                 if gauge is None:
                     gauge = self._lag_gauges[key] = FOLLOWER_LAG.labels(key[0], str(key[1]))
-                gauge.set(max(highwater - follows.next.get(tp.partition, 0), 0))
+                read = follows.next.get(tp.partition, 0)
+                if id(follows) in following:
+                    read = max(read, position)
+                gauge.set(max(highwater - read, 0))
 
     async def _commit_lag_gauge(self, consumer: AIOKafkaConsumer) -> None:
         """Commit positions to Kafka so lag tools see progress; a failure (a rebalance in

@@ -26,6 +26,7 @@ import pytest
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, ConsumerRecord, TopicPartition
 
 from engram.generations.runtime import end_offsets
+from engram.infra.metrics import REGISTRY
 from engram.infra.settings import KafkaSettings
 from engram.ingest.producer import EpisodeProducer
 from engram.ingest.topics import ensure_topics
@@ -479,8 +480,8 @@ async def decode_notes(tp: TopicPartition, records: list[ConsumerRecord]) -> lis
 class Ledger(BatchSink[Noted, None]):
     """Writes each note once, with its place, into ``contract_ledger``."""
 
-    def __init__(self, pool: asyncpg.Pool) -> None:
-        super().__init__(pool, LEDGER, name="ledger")
+    def __init__(self, pool: asyncpg.Pool, name: str = "ledger") -> None:
+        super().__init__(pool, LEDGER, name=name)
 
     async def prepare(self, batch: Batch[Noted]) -> None:
         return None
@@ -540,3 +541,49 @@ class TestASinkOverAnotherTopicHoldsTheFollowersContract(FollowerContract):
 
     def outages(self, followed: Followed) -> int:
         return sum(sink.outages for sink in _sinks_of(followed))
+
+
+async def test_a_log_ending_in_transaction_markers_reads_no_lag_once_taken(
+    isolated: Isolated, pool: asyncpg.Pool
+) -> None:
+    """A transactional producer's commit and abort markers, and an aborted transaction's
+    records, take offsets no sink is handed: once the sink has taken every committed record,
+    its lag gauge reads 0, not the markers' count (it read 1 for ever after a commit marker)."""
+    kafka = isolated.kafka(partitions=1)
+    await ensure_topics(kafka)
+    await TestASinkOverAnotherTopicHoldsTheFollowersContract().prepare(pool)
+    producer = AIOKafkaProducer(
+        bootstrap_servers=kafka.bootstrap, transactional_id=f"{isolated.prefix}-notes"
+    )
+    await producer.start()
+    try:
+        for n, commit in [(1, True), (2, True), (3, False)]:
+            await producer.begin_transaction()
+            value = orjson.dumps({"said": f"{isolated.tenant} note {n}"})
+            await producer.send_and_wait(kafka.memory_events_topic, value, partition=0)
+            await (producer.commit_transaction() if commit else producer.abort_transaction())
+    finally:
+        await producer.stop()
+    ends = await end_offsets(kafka, kafka.memory_events_topic)
+    assert ends[0] == 6, "three records and three markers"
+    sink = f"ledger-{isolated.prefix}"
+    follower = LogFollower(
+        kafka, topic=kafka.memory_events_topic, decode=decode_notes, sinks=[Ledger(pool, sink)]
+    )
+
+    def lag() -> float | None:
+        return REGISTRY.get_sample_value("engram_follower_lag", {"sink": sink, "partition": "0"})
+
+    async with running(follower):
+
+        async def both_committed_taken() -> bool:
+            return bool(await pool.fetchval("SELECT count(*) FROM contract_ledger") == 2)
+
+        await wait_until(both_committed_taken, timeout_s=WAIT_S, what="the committed notes")
+
+        async def no_lag() -> bool:
+            return lag() == 0
+
+        await wait_until(no_lag, timeout_s=WAIT_S, what="the lag gauge reads 0")
+    rows = await pool.fetch("SELECT said FROM contract_ledger ORDER BY record_offset")
+    assert [r["said"] for r in rows] == [f"{isolated.tenant} note {n}" for n in (1, 2)]
