@@ -103,8 +103,9 @@ class BatchWriter:
 
     def _blocked(self, candidate: Candidate, digest: str) -> Rejected | None:
         """Deleted content never forms again; content the principal rejected forms again only
-        from a statement dated after the rejection (:func:`.rejections.blocks`). ``digest``: the
-        candidate's content hash."""
+        from a statement dated after the rejection
+        (:func:`engram.resolution.rejections.blocks`). ``digest``: the candidate's content
+        hash."""
         batch = self.batch
         if (batch.tenant, batch.principal, digest) in self.state.tombstones:
             return Rejected(candidate, RefusalReason.TOMBSTONED, "the principal deleted this")
