@@ -33,10 +33,9 @@ from typing import Any
 import asyncpg
 
 import engram.projections.beliefs.applying as applying
+import engram.projections.beliefs.canonical as canonical
 import engram.projections.beliefs.projector as projector
 import engram.projections.beliefs.store as belief_store
-
-_ASYNC_PHASES = {"load": "load_state", "keep": "keep_batches", "write": "write_changes"}
 
 
 @dataclass
@@ -89,21 +88,20 @@ def timed_phases() -> Iterator[PhaseTally]:
     """Tally the projector's phases and the running loop's blocked time while the block runs
     (enter it inside the event loop the projector will run on)."""
     tally = PhaseTally()
-    patched: list[tuple[object, str, object]] = [
-        (belief_store, name, getattr(belief_store, name)) for name in _ASYNC_PHASES.values()
-    ]
-    # Names these modules import (resolution.chunk's resolve_chunk, the belief sink's
-    # project_records) are replaced where they are looked up; neither module re-exports them,
-    # so they are read and set by name.
-    imported = (
-        (belief_store, "resolve_chunk", "resolve", _timed_sync),
+    # Each phase is a name its caller's module looks up (the stages of the canonical pass, the
+    # store's write, the sink's chunk): replaced there, read and set by name.
+    phases = (
+        (canonical, "load_state", "load", _timed_async),
+        (canonical, "resolve_chunk", "resolve", _timed_sync),
+        (canonical, "keep_batches", "keep", _timed_async),
+        (belief_store, "write_changes", "write", _timed_async),
         (applying, "project_records", "chunk", _timed_async),
     )
-    patched += [(module, name, getattr(module, name)) for module, name, _, _ in imported]
+    patched: list[tuple[object, str, object]] = [
+        (module, name, getattr(module, name)) for module, name, _, _ in phases
+    ]
     patched.append((projector.BeliefProjector, "_decode", projector.BeliefProjector._decode))
-    for phase, name in _ASYNC_PHASES.items():
-        setattr(belief_store, name, _timed_async(tally, phase, getattr(belief_store, name)))
-    for module, name, phase, timed in imported:
+    for module, name, phase, timed in phases:
         setattr(module, name, timed(tally, phase, getattr(module, name)))
     projector.BeliefProjector._decode = _timed_sync(  # type: ignore[method-assign]
         tally, "decode", projector.BeliefProjector._decode

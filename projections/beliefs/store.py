@@ -1,9 +1,11 @@
 """Writing claims batches: beliefs, evidence, entities, refusals, the run audit, the memory-event
 outbox and the consumed offset, in one PostgreSQL transaction per chunk of consecutive records.
 
-A chunk is projected in three steps: load every row its batches can touch (one query per
-table), resolve the whole chunk in memory (:func:`resolution.chunk.resolve_chunk`, pure),
-and write what resolution returns with one set-based statement per table. The chunk's
+A chunk is projected in three steps: resolve it in canonical order
+(:mod:`engram.projections.beliefs.canonical`: rewind, load every row its batches can touch with
+one query per table, redact, resolve the whole chunk in memory with
+:func:`engram.resolution.chunk.resolve_chunk`, keep), then write what resolution returns with
+one set-based statement per table (:func:`write_changes`). The chunk's
 principals are locked first, and the stored offset advanced last, inside the same transaction,
 so a projector killed at any point wrote all of a chunk and its offset or none of it; a batch's
 run id (its primary key) makes a batch redelivered at another offset a no-op as well.
@@ -12,26 +14,18 @@ run id (its primary key) makes a batch redelivered at another offset a no-op as 
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import asyncpg
 
 from engram.infra.db import transaction
-from engram.projections.beliefs.claims_history import (
-    empty_principals,
-    keep_batches,
-    kept_after,
-    kept_batches,
-    last_applied,
-    undo_suffixes,
-)
+from engram.projections.beliefs.canonical import resolve_in_canonical_order
 from engram.projections.beliefs.forgetting import delete_content, forget_principal
 from engram.projections.beliefs.memory_events import QueuedPayloads
 from engram.projections.beliefs.receipts import measure_erasures, write_receipts
-from engram.projections.beliefs.state import load_state
 from engram.projections.following import Tracking
-from engram.projections.messages import MessageKey, hide_messages, redacted_messages
+from engram.projections.messages import MessageKey, hide_messages
 from engram.projections.principal_lock import lock_principals
 from engram.projections.rows import columns_of, copy_rows, update_rows
 from engram.resolution.beliefs import (
@@ -39,7 +33,6 @@ from engram.resolution.beliefs import (
     BeliefRow,
     Changes,
     EntityRow,
-    EpisodeFormed,
     EvidenceRow,
     PrincipalTombstoneRow,
     RefusalRow,
@@ -47,17 +40,9 @@ from engram.resolution.beliefs import (
     RunRow,
     TombstoneRow,
 )
-from engram.resolution.chunk import BatchOutcome, resolve_chunk
-from engram.resolution.ordering import (
-    PrincipalKey,
-    chunk_order,
-    principal_of,
-    principals_to_rewind,
-    rewind_points,
-)
+from engram.resolution.chunk import BatchOutcome
 from engram.schemas.claims import ClaimsBatchFormed, RefusalReason
 from engram.schemas.common import principal_hash, principal_key
-from engram.schemas.corrections import BeliefDeleted
 from engram.schemas.memory_events import MemoryChanged, PrincipalErased
 from engram.watermarks.backlog import mark_formed
 
@@ -135,130 +120,6 @@ async def advance_offset(
     """Move a partition's stored offset forward to ``next_offset`` (never back): only ever to
     an offset below which every record is applied."""
     await BELIEFS_TRACKING.advance(conn, topic, partition, next_offset)
-
-
-async def resolve_in_canonical_order(
-    conn: asyncpg.Connection,
-    fresh: Sequence[ClaimsBatchFormed],
-    wire: Mapping[int, bytes] | None = None,
-) -> tuple[Changes, list[BatchOutcome]]:
-    """Resolve ``fresh`` as if every principal's batches had arrived in canonical order
-    (:mod:`resolution.ordering`): each principal's new batches sorted, and a principal with a
-    batch that belongs before one already applied resolved again from there — only the applied
-    batches after its earliest new one are undone and resolved again (:mod:`resolution.undo`),
-    or, for a deletion (or batches kept before undo records existed), all of them after its
-    projected rows are emptied. The changes carry the memory events of every batch resolved,
-    so what a rewind changes is published (an event already queued keeps its row: its id is
-    stable); the outcomes follow ``fresh``. ``wire`` maps a fresh batch object (by ``id``) to
-    the bytes it was decoded from, which are kept as its payload when resolution applied that
-    very object (not a redacted copy, nor a kept batch read back)."""
-    # A run counts as this batch's only within its principal (an index probe by run id, the
-    # owner compared here, so the plan stays the primary key's whatever the statistics).
-    owners = {(b.batch_id, b.tenant, b.principal) for b in fresh}
-    applied = {
-        row["run_id"]
-        for row in await conn.fetch(
-            "SELECT run_id, tenant, principal FROM consolidation_run "
-            "WHERE run_id = ANY($1::uuid[])",
-            [b.batch_id for b in fresh],
-        )
-        if (row["run_id"], row["tenant"], row["principal"]) in owners
-    }
-    todo = list({b.batch_id: b for b in fresh if b.batch_id not in applied}.values())
-    rewind = principals_to_rewind(todo, await last_applied(conn, {principal_of(b) for b in todo}))
-    deleting = await _deleted_rows(conn, todo)  # before the rewind empties their principals
-    kept = await _undo_for_rewind(conn, todo, rewind)
-    unredacted = chunk_order(todo, rewind, kept, ())
-    # None of these is applied: ``todo`` was just checked, and ``kept``'s runs were undone.
-    state = await load_state(conn, unredacted)
-    state.deleting = deleting
-    ordered = chunk_order(todo, rewind, kept, state.tombstones)
-    # What redaction takes from the batches leaves the index of messages too (ids and quotes).
-    hidden, quotes = redacted_messages([*kept, *todo], state.tombstones)
-    await hide_messages(conn, hidden, quotes=quotes)
-    changes, outcomes = resolve_chunk(state, ordered)
-    # Every fresh record's episode is formed now — a copy already applied (redelivered, or
-    # appended twice) included — and no kept batch's episode needs marking again.
-    positions = {(b.source.topic, b.source.partition, b.source.offset): b.source for b in fresh}
-    changes.formed = [EpisodeFormed(s.topic, s.partition, s.offset) for s in positions.values()]
-    alive = {id(b): b for b in fresh}
-    wire = wire or {}
-    await keep_batches(
-        conn,
-        [
-            (b, o.undo, wire.get(id(b)) if alive.get(id(b)) is b else None)
-            for b, o in zip(ordered, outcomes, strict=True)
-            if not o.skipped
-        ],
-    )
-    return changes, _outcomes_of(fresh, ordered, outcomes)
-
-
-async def _deleted_rows(
-    conn: asyncpg.Connection, todo: Sequence[ClaimsBatchFormed]
-) -> dict[tuple[str, str, str], list[uuid.UUID]]:
-    """The belief rows each deletion in ``todo`` removes, as they stand before the chunk
-    (current and past values of the content), oldest first: what it announces as
-    ``memory.deleted`` (:attr:`resolution.beliefs.BeliefState.deleting`)."""
-    keys = sorted(
-        {
-            (b.tenant, b.principal, b.correction.content_hash)
-            for b in todo
-            if isinstance(b.correction, BeliefDeleted)
-        }
-    )
-    if not keys:
-        return {}
-    rows = await conn.fetch(
-        """
-        SELECT b.tenant, b.principal, b.content_hash, b.belief_id FROM belief b
-        JOIN unnest($1::text[], $2::text[], $3::text[]) AS h(tenant, principal, content_hash)
-          ON (b.tenant, b.principal, b.content_hash) = (h.tenant, h.principal, h.content_hash)
-        ORDER BY b.valid_from, b.belief_id
-        """,
-        *(list(column) for column in zip(*keys, strict=True)),
-    )
-    deleting: dict[tuple[str, str, str], list[uuid.UUID]] = {}
-    for row in rows:
-        key = (row["tenant"], row["principal"], row["content_hash"])
-        deleting.setdefault(key, []).append(row["belief_id"])
-    return deleting
-
-
-async def _undo_for_rewind(
-    conn: asyncpg.Connection, todo: Sequence[ClaimsBatchFormed], rewind: set[PrincipalKey]
-) -> list[ClaimsBatchFormed]:
-    """Undo what resolving ``rewind``'s principals again replaces; the kept batches to resolve
-    again. A principal is undone from its rewind point (its suffix) when every batch of the
-    suffix has an undo record, and emptied otherwise."""
-    points = rewind_points(todo, rewind)
-    suffixes = await kept_after(
-        conn, {who: point for who, point in points.items() if point is not None}
-    )
-    undoable = {
-        who: [(b, u) for b, u in suffix if u is not None]
-        for who, suffix in suffixes.items()
-        if all(u is not None for _, u in suffix)
-    }
-    whole = rewind - undoable.keys()
-    await undo_suffixes(conn, undoable)
-    kept = [b for suffix in undoable.values() for b, _ in suffix]
-    kept += await kept_batches(conn, whole)
-    await empty_principals(conn, whole)
-    return kept
-
-
-def _outcomes_of(
-    fresh: Sequence[ClaimsBatchFormed],
-    ordered: Sequence[ClaimsBatchFormed],
-    outcomes: Sequence[BatchOutcome],
-) -> list[BatchOutcome]:
-    """The outcome of each fresh batch, in ``fresh``'s order; a second copy is skipped."""
-    by_id: dict[uuid.UUID, BatchOutcome] = {}
-    for batch, outcome in zip(ordered, outcomes, strict=True):
-        if not outcome.skipped:
-            by_id.setdefault(batch.batch_id, outcome)
-    return [by_id.pop(b.batch_id, BatchOutcome(skipped=True)) for b in fresh]
 
 
 async def stored_offsets(pool: asyncpg.Pool, topic: str) -> dict[int, int]:

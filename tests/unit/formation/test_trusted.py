@@ -8,7 +8,8 @@ import uuid
 from datetime import UTC, datetime
 
 from engram.formation.trusted import unvalidated
-from engram.resolution.chunk import BatchOutcome, memory_events
+from engram.resolution.events import memory_events
+from engram.resolution.outcome import BatchOutcome
 from engram.schemas.memory_events import MemoryChanged
 from tests.support.episodes import turn
 from tests.support.projecting import batch_of, claim

@@ -14,7 +14,8 @@ from engram.formation.core import name_uuid
 from engram.formation.corrections import form_correction
 from engram.formation.policy import FormationPolicy
 from engram.resolution.beliefs import BeliefRow, BeliefState, Changes
-from engram.resolution.chunk import BatchOutcome, real, resolve_chunk
+from engram.resolution.chunk import BatchOutcome, resolve_chunk
+from engram.resolution.confidence import real
 from engram.schemas.claims import ClaimsBatchFormed, SourcePosition
 from engram.schemas.common import Role, Trust
 from engram.schemas.corrections import (
