@@ -119,6 +119,15 @@ class LogSealer:
         pseudonym = await self._cipher.pseudonym(event.tenant, event.principal, verified=False)
         return sealed_as(event, words, pseudonym)
 
+    async def pseudonymous(self, event: LogEvent) -> LogEvent:
+        """``event`` naming its principal by pseudonym in clear (what ``engram log encrypt``
+        makes of a record written before pseudonyms): a sealed event keeps its words, which
+        name the principal inside."""
+        if not isinstance(event, Named) or event.schema_version == PSEUDONYMOUS:
+            return event
+        pseudonym = await self._cipher.pseudonym(event.tenant, event.principal)
+        return event.model_copy(update={"principal": pseudonym, "schema_version": PSEUDONYMOUS})
+
     async def identify(self, event: LogEvent) -> LogEvent:
         """``event`` naming its principal again, when its clear part names a pseudonym whose key
         lives (in memory only: what readers route, order and open by); unchanged when the
