@@ -17,7 +17,7 @@ from uuid import UUID
 
 from pydantic import AwareDatetime, Field, TypeAdapter
 
-from engram.schemas.common import ContractModel, Identifier
+from engram.schemas.common import ContractModel, Identifier, SchemaVersionNamed
 
 MemoryEventType = Literal[
     "memory.formed",
@@ -31,7 +31,12 @@ MemoryEventType = Literal[
 
 
 class MemoryChanged(ContractModel):
-    schema_version: Literal[1] = 1
+    schema_version: SchemaVersionNamed = Field(
+        default=1,
+        description="1: `principal` names the principal; 2: it is their pseudonym, the one "
+        "their data key's row keeps (docs/privacy.md, \"Who a record is about\"): Engram's "
+        "notifier maps it back while the key lives, and webhooks name the principal as before.",
+    )
     type: MemoryEventType
     event_id: UUID
     tenant: Identifier

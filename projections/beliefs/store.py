@@ -56,7 +56,7 @@ from engram.resolution.ordering import (
     rewind_points,
 )
 from engram.schemas.claims import ClaimsBatchFormed, RefusalReason
-from engram.schemas.common import principal_hash, principal_key
+from engram.schemas.common import PSEUDONYMOUS, principal_hash, principal_key
 from engram.schemas.corrections import BeliefDeleted
 from engram.schemas.memory_events import MemoryChanged, PrincipalErased
 from engram.watermarks.backlog import mark_formed
@@ -342,6 +342,36 @@ def _owner(event: MemoryChanged | PrincipalErased) -> str:
     return event.principal if isinstance(event, MemoryChanged) else event.principal_hash
 
 
+async def _pseudonyms(
+    conn: asyncpg.Connection, events: Sequence[MemoryChanged | PrincipalErased]
+) -> dict[tuple[str, str], str]:
+    """The pseudonyms of the principals ``events`` are about, where they have a data key (the
+    log is sealed for them): their memory events name them so on the topic."""
+    who = sorted({(e.tenant, e.principal) for e in events if isinstance(e, MemoryChanged)})
+    if not who:
+        return {}
+    rows = await conn.fetch(
+        "SELECT k.tenant, k.principal, k.pseudonym FROM public.data_key k "
+        "JOIN unnest($1::text[], $2::text[]) AS w(tenant, principal) "
+        "ON k.tenant = w.tenant AND k.principal = w.principal",
+        [tenant for tenant, _ in who],
+        [principal for _, principal in who],
+    )
+    return {(r["tenant"], r["principal"]): r["pseudonym"] for r in rows}
+
+
+def _on_topic(event: MemoryChanged | PrincipalErased, named: dict[tuple[str, str], str]) -> str:
+    """The event's JSON as the outbox keeps and the topic carries it: a memory event of a
+    principal with a data key names their pseudonym (version 2), never their identifier."""
+    if isinstance(event, MemoryChanged):
+        pseudonym = named.get((event.tenant, event.principal))
+        if pseudonym is not None:
+            event = event.model_copy(
+                update={"principal": pseudonym, "schema_version": PSEUDONYMOUS}
+            )
+    return event.model_dump_json()
+
+
 _ERASED = uuid.UUID("5d6f0b52-4f1e-5a43-9c7e-2b8f3c1d9a60")
 """Namespace of the ids of ``principal.forgotten`` events."""
 
@@ -381,7 +411,8 @@ async def _record_in_outbox(
     ``ON CONFLICT DO NOTHING``, whose returned rows are the ones queued as pending."""
     if not events:
         return []
-    rows = [(e.event_id, e.tenant, _owner(e), e.model_dump_json()) for e in events]
+    named = await _pseudonyms(conn, events)
+    rows = [(e.event_id, e.tenant, _owner(e), _on_topic(e, named)) for e in events]
     try:
         async with conn.transaction():
             await conn.copy_records_to_table(
