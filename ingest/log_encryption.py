@@ -115,7 +115,10 @@ class Forgotten:
 
 async def forgotten_principals(pool: asyncpg.Pool) -> Forgotten:
     """Principals whose hash is a principal tombstone of the generation ``pool`` reads."""
-    rows = await pool.fetch("SELECT principal_hash FROM principal_tombstone")
+    rows = await pool.fetch(
+        "SELECT principal_hash FROM principal_tombstone "
+        "UNION SELECT principal_hash FROM public.principal_forgotten"
+    )
     return Forgotten({row["principal_hash"] for row in rows})
 
 

@@ -192,7 +192,9 @@ async def _forgotten(
         return set()
     by_hash = {principal_hash(t, p): (t, p) for t, p in who}
     rows = await conn.fetch(
-        "SELECT principal_hash FROM principal_tombstone WHERE principal_hash = ANY($1::text[])",
+        "SELECT principal_hash FROM principal_tombstone WHERE principal_hash = ANY($1::text[]) "
+        "UNION SELECT principal_hash FROM public.principal_forgotten "
+        "WHERE principal_hash = ANY($1::text[])",
         list(by_hash),
     )
     return {by_hash[row["principal_hash"]] for row in rows}

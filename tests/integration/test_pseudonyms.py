@@ -19,6 +19,7 @@ from engram.infra.settings import KafkaSettings, KeysSettings
 from engram.ingest.producer import EpisodeProducer
 from engram.ingest.topics import ensure_topics
 from engram.keys.kek import new_kek_text
+from engram.projections.beliefs.digest import drop_projections
 from engram.projections.reads.queries import list_beliefs
 from engram.schemas.api import LogPosition
 from engram.schemas.common import principal_hash
@@ -88,27 +89,42 @@ def _holding(records: dict[str, list[bytes]], needle: str) -> dict[str, int]:
     }
 
 
+async def _replay(memory: Memory, tmp_path: Path, positions: list[LogPosition]) -> None:
+    """Empty every projection and form the whole log again from offset 0 in a new group."""
+    async with memory.pool.acquire() as conn:
+        await drop_projections(conn, backlog=True)
+    replay = {
+        "group_id": f"{memory.kafka.group_id}-replay",
+        "claims_topic": f"{memory.kafka.claims_topic}.replay",
+    }
+    await ensure_topics(memory.isolated.kafka(partitions=2, **replay))
+    env = memory.isolated.env(partitions=2, **replay) | {
+        "ENGRAM_KEYS_KEK": KEK,
+        "ENGRAM_KEYS_ENCRYPT_LOG": "true",
+    }
+    with running_worker(memory.isolated, log_path=tmp_path / "replay.log", env=env):
+        await memory.formed(positions)
+
+
 async def test_after_forgetting_no_topic_and_no_broker_file_holds_their_identifier(
-    memory: Memory, isolated: Isolated, pool: asyncpg.Pool
+    memory: Memory, isolated: Isolated, pool: asyncpg.Pool, tmp_path: Path
 ) -> None:
     t = isolated.tenant
     async with EpisodeProducer(memory.kafka, memory.sealer) as producer:
-        await memory.formed(
-            await producer.publish_many(
-                [
-                    turn(t, EVE, "p", "I live in Lisbon. I prefer green tea.", seq=0),
-                    turn(t, EVE, "q", "My dog is named Biscuit.", seq=1, session="s2"),
-                    turn(t, BO, "p", "I live in Cork. I prefer coffee.", seq=2),
-                ]
-            )
+        positions = await producer.publish_many(
+            [
+                turn(t, EVE, "p", "I live in Lisbon. I prefer green tea.", seq=0),
+                turn(t, EVE, "q", "My dog is named Biscuit.", seq=1, session="s2"),
+                turn(t, BO, "p", "I live in Cork. I prefer coffee.", seq=2),
+            ]
         )
+        await memory.formed(positions)
     assert "Lisbon" in await memory.objects(EVE)  # formed: the worker mapped her pseudonym back
     [lisbon] = [
         b for b in await list_beliefs(pool, tenant=t, principal=EVE) if b.object == "Lisbon"
     ]
-    await memory.formed(
-        [await memory.service.delete(tenant=t, principal=EVE, belief_id=lisbon.belief_id)]
-    )
+    deletion = await memory.service.delete(tenant=t, principal=EVE, belief_id=lisbon.belief_id)
+    await memory.formed([deletion])
     assert "Lisbon" not in await memory.objects(EVE)
     await memory.published()
 
@@ -166,3 +182,15 @@ async def test_after_forgetting_no_topic_and_no_broker_file_holds_their_identifi
     assert receipt is not None and receipt.data_key.destroyed and receipt.data_key.key_id is None
     [tombstone] = [line for line in receipt.kept if "principal tombstone" in line]
     assert "SHA-256 of tenant/principal" in tombstone and "pseudonym" in tombstone
+
+    # A replay cannot tell whose the forgetting was any more, yet it keeps her forgotten: the
+    # tombstone's hash is kept where a replay does not empty it, so words she says afterwards
+    # (under a new key and a new pseudonym) form nothing, in the replayed projection too.
+    await _replay(memory, tmp_path, [*positions, deletion, forgetting])
+    assert await memory.objects(EVE) == [] and "Cork" in await memory.objects(BO)
+    async with EpisodeProducer(memory.kafka, memory.sealer) as producer:
+        again = await producer.publish_many(
+            [turn(t, EVE, "p", "I live in Porto.", seq=3, session="s3")]
+        )
+    await memory.formed(again)
+    assert await memory.objects(EVE) == []
