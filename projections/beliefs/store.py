@@ -12,12 +12,13 @@ run id (its primary key) makes a batch redelivered at another offset a no-op as 
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 import asyncpg
 
 from engram.infra.db import transaction
+from engram.keys.store import destroy_data_key
 from engram.projections.beliefs.claims_history import (
     empty_principals,
     keep_batches,
@@ -171,6 +172,7 @@ async def resolve_in_canonical_order(
     unredacted = chunk_order(todo, rewind, kept, ())
     # None of these is applied: ``todo`` was just checked, and ``kept``'s runs were undone.
     state = await load_state(conn, unredacted)
+    await _shred_forgotten(conn, unredacted, state.forgotten)
     state.deleting = deleting
     ordered = chunk_order(todo, rewind, kept, state.tombstones)
     # What redaction takes from the batches leaves the index of messages too (ids and quotes).
@@ -276,6 +278,19 @@ _TOMBSTONE_COLUMNS = columns_of(TombstoneRow)
 _PRINCIPAL_TOMBSTONE_COLUMNS = columns_of(PrincipalTombstoneRow)
 _OUTBOX_COLUMNS = ["event_id", "tenant", "principal", "payload"]
 _PENDING_COLUMNS = ["event_id", "tenant", "principal"]
+
+
+async def _shred_forgotten(
+    conn: asyncpg.Connection, batches: Sequence[ClaimsBatchFormed], forgotten: Iterable[str]
+) -> None:
+    """A forgotten principal keeps no data key: what they say afterwards forms nothing (their
+    batches are dropped), and a key made for it — by a door, or by formation sealing a batch
+    of theirs in a replay, where the forgetting's pseudonym maps to nobody — would be a row
+    naming them. Destroyed in the transaction that drops the batch, as a forgetting does."""
+    gone = set(forgotten)
+    for tenant, principal in sorted({(b.tenant, b.principal) for b in batches}):
+        if principal_hash(tenant, principal) in gone:
+            await destroy_data_key(conn, tenant, principal)
 
 
 async def write_changes(conn: asyncpg.Connection, changes: Changes) -> list[tuple[uuid.UUID, str]]:
