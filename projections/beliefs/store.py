@@ -14,6 +14,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from datetime import UTC
 
 import asyncpg
 
@@ -393,20 +394,24 @@ _ERASED = uuid.UUID("5d6f0b52-4f1e-5a43-9c7e-2b8f3c1d9a60")
 
 def erasure_notices(changes: Changes) -> list[PrincipalErased]:
     """A ``principal.forgotten`` event for each principal the chunk forgot, naming them only by
-    their tombstone's hash. Its id is a name of the forgetting's own event, so a redelivery or a
-    replay queues it once; the projector publishes it like any memory event, and the notifier
-    tells the tenant's endpoints."""
+    their tombstone's hash. It names no record of the log: the forgetting's record names their
+    pseudonym, so its id, or its exact time, beside the hash would link the two; its id is a
+    name of the hash and the day, so a redelivery queues it once. The projector publishes it
+    like any memory event, and the notifier tells the tenant's endpoints."""
     tombstones = {row.principal_hash: row for row in changes.principal_tombstones}
     notices = []
     for tenant, principal in changes.forgotten:
         tombstone = tombstones[principal_hash(tenant, principal)]
+        day = tombstone.forgotten_at.astimezone(UTC).replace(
+            hour=0, minute=0, second=0, microsecond=0
+        )
         notices.append(
             PrincipalErased(
-                event_id=uuid.uuid5(_ERASED, str(tombstone.event_id)),
+                schema_version=PSEUDONYMOUS,
+                event_id=uuid.uuid5(_ERASED, f"{tenant}/{tombstone.principal_hash}/{day.date()}"),
                 tenant=tenant,
                 principal_hash=tombstone.principal_hash,
-                episode_id=tombstone.event_id,
-                occurred_at=tombstone.forgotten_at,
+                occurred_at=day,
             )
         )
     return notices
