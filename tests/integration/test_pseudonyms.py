@@ -168,6 +168,13 @@ async def test_after_forgetting_no_topic_and_no_broker_file_holds_their_identifi
     # No record of any topic (keys, values, headers) and no file of the broker holds her
     # identifier; in PostgreSQL only her tombstone's hash is left.
     assert _holding(records, EVE) == {}
+    # The notice of her forgetting names her by the tombstone's hash, and no record of the log.
+    notices = [
+        blob
+        for blob in records[memory.kafka.memory_events_topic]
+        if b'"principal.forgotten"' in blob
+    ]
+    assert len(notices) == 1 and str(forgetting.event_id).encode() not in notices[0]
     dirs = await local_log_dirs(isolated.bootstrap)
     if dirs:  # a local broker: its segment files, indexes and snapshots of this test's topics
         files = topic_files(dirs, isolated.prefix)
