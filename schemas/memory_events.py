@@ -64,7 +64,7 @@ class PrincipalErased(ContractModel):
         default=1,
         description="2: the event names no record of the log (`episode_id` is null, its id "
         "and time do not follow from the forgetting's record), since that record names the "
-        "forgotten principal's pseudonym (docs/privacy.md, \"Who a record is about\").",
+        'forgotten principal\'s pseudonym (docs/privacy.md, "Who a record is about").',
     )
     type: Literal["principal.forgotten"] = "principal.forgotten"
     event_id: UUID

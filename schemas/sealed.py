@@ -29,8 +29,8 @@ from pydantic import (
 from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import PydanticCustomError, core_schema
 
-from engram.schemas.common import SchemaVersionNamed
 from engram.schemas.claims import ClaimsBatchFormed, ClaimsBatchHeader, FormationCounts
+from engram.schemas.common import SchemaVersionNamed
 from engram.schemas.episodes import EpisodeBase
 
 SEALED_FIELD = "event"
