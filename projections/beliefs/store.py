@@ -12,7 +12,7 @@ run id (its primary key) makes a batch redelivered at another offset a no-op as 
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC
 
@@ -121,6 +121,7 @@ async def project_records(
         erasing = await measure_erasures(conn, fresh)  # before anything is undone or deleted
         changes, resolved = await resolve_in_canonical_order(conn, fresh, wire)
         inserted = await write_changes(conn, changes)
+        await _shred_forgotten(conn, fresh)
         await write_receipts(conn, erasing)
         advance_to = store_offset() if store_offset is not None else read_through + 1
         if next_offset is None or advance_to > next_offset:
@@ -173,7 +174,6 @@ async def resolve_in_canonical_order(
     unredacted = chunk_order(todo, rewind, kept, ())
     # None of these is applied: ``todo`` was just checked, and ``kept``'s runs were undone.
     state = await load_state(conn, unredacted)
-    await _shred_forgotten(conn, unredacted, state.forgotten)
     state.deleting = deleting
     ordered = chunk_order(todo, rewind, kept, state.tombstones)
     # What redaction takes from the batches leaves the index of messages too (ids and quotes).
@@ -281,17 +281,22 @@ _OUTBOX_COLUMNS = ["event_id", "tenant", "principal", "payload"]
 _PENDING_COLUMNS = ["event_id", "tenant", "principal"]
 
 
-async def _shred_forgotten(
-    conn: asyncpg.Connection, batches: Sequence[ClaimsBatchFormed], forgotten: Iterable[str]
-) -> None:
+async def _shred_forgotten(conn: asyncpg.Connection, batches: Sequence[ClaimsBatchFormed]) -> None:
     """A forgotten principal keeps no data key: what they say afterwards forms nothing (their
     batches are dropped), and a key made for it — by a door, or by formation sealing a batch
     of theirs in a replay, where the forgetting's pseudonym maps to nobody — would be a row
     naming them. Destroyed in the transaction that drops the batch, as a forgetting does."""
-    gone = set(forgotten)
-    for tenant, principal in sorted({(b.tenant, b.principal) for b in batches}):
-        if principal_hash(tenant, principal) in gone:
-            await destroy_data_key(conn, tenant, principal)
+    principals = {principal_hash(b.tenant, b.principal): (b.tenant, b.principal) for b in batches}
+    if not principals:
+        return
+    rows = await conn.fetch(
+        "SELECT principal_hash FROM principal_tombstone WHERE principal_hash = ANY($1::text[]) "
+        "UNION SELECT principal_hash FROM public.principal_forgotten "
+        "WHERE principal_hash = ANY($1::text[]) ORDER BY 1",
+        list(principals),
+    )
+    for row in rows:
+        await destroy_data_key(conn, *principals[row["principal_hash"]])
 
 
 async def write_changes(conn: asyncpg.Connection, changes: Changes) -> list[tuple[uuid.UUID, str]]:
