@@ -41,7 +41,7 @@ from bench.throughput import synthetic_turns  # noqa: E402
 from engram.formation.policy import FormationPolicy  # noqa: E402
 from engram.keys.cipher import new_data_key  # noqa: E402
 from engram.keys.kek import LocalKek  # noqa: E402
-from engram.keys.store import KeyStore  # noqa: E402
+from engram.keys.store import KeyStore, new_pseudonym  # noqa: E402
 from engram.projections.beliefs.projector import BeliefProjector  # noqa: E402
 from engram.projections.messages.reading import opened  # noqa: E402
 from engram.projections.messages.store import LogRecord, messages_of  # noqa: E402
@@ -61,6 +61,7 @@ def offline_sealer(principals: set[tuple[str, str]]) -> LogSealer:
     store = KeyStore(pool=None, current=kek)  # never used: every key is in the cache
     for tenant, principal in principals:
         store.cache.put(tenant, principal, new_data_key())
+        store.names.put(tenant, principal, new_pseudonym())
     return LogSealer(store, seal_new=True)
 
 

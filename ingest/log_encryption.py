@@ -57,7 +57,8 @@ from engram.infra.log_reading import log_consumer
 from engram.infra.settings import KafkaSettings
 from engram.ingest.producer import encode_episode
 from engram.ingest.topics import source_partitions
-from engram.schemas.common import principal_hash
+from engram.keys.store import new_pseudonym
+from engram.schemas.common import PSEUDONYMOUS, principal_hash
 from engram.schemas.log import decode_log_event
 from engram.schemas.sealed import SealedEvent
 from engram.sealing.events import LogSealer, Sealable, sealed_as
@@ -94,52 +95,50 @@ PRE_ENCRYPTION_KEY_ID = "forgotten-before-encryption"
 class Forgotten:
     """Who must not be sealed again, and the destroyed key id their stand-ins name."""
 
-    def __init__(self, destroyed: dict[tuple[str, str], str], tombstoned: set[str]) -> None:
-        self._destroyed = destroyed
+    def __init__(self, tombstoned: set[str]) -> None:
         self._tombstoned = tombstoned
+        self._pseudonyms: dict[tuple[str, str], str] = {}
 
     def key_id(self, tenant: str, principal: str) -> str | None:
-        """The destroyed key of a forgotten principal (None: not forgotten)."""
-        digest = principal_hash(tenant, principal)
-        found = self._destroyed.get((tenant, digest))
-        if found is not None:
-            return found
-        if digest in self._tombstoned:
-            return PRE_ENCRYPTION_KEY_ID
-        return None
+        """The destroyed key a forgotten principal's stand-ins name (None: not forgotten).
+        Found by their principal tombstone: the record of a destroyed key names no principal
+        (migration 0043), so every forgotten principal's stand-ins name the one stand-in key."""
+        return (
+            PRE_ENCRYPTION_KEY_ID if principal_hash(tenant, principal) in self._tombstoned else None
+        )
+
+    def pseudonym(self, tenant: str, principal: str) -> str:
+        """A pseudonym for a forgotten principal's records in the copy: random, the same for
+        all of one copy run's records of theirs, and kept nowhere — nothing links it back."""
+        return self._pseudonyms.setdefault((tenant, principal), new_pseudonym())
 
 
 async def forgotten_principals(pool: asyncpg.Pool) -> Forgotten:
-    """Principals whose key was destroyed, and those whose hash is a principal tombstone of the
-    generation ``pool`` reads (forgotten before encryption)."""
-    destroyed = {
-        (row["tenant"], row["principal_hash"]): row["key_id"]
-        for row in await pool.fetch(
-            "SELECT tenant, principal_hash, key_id FROM public.destroyed_data_key "
-            "ORDER BY destroyed_at"
-        )
-    }
-    rows = await pool.fetch("SELECT principal_hash FROM principal_tombstone")
-    return Forgotten(destroyed, {row["principal_hash"] for row in rows})
+    """Principals whose hash is a principal tombstone of the generation ``pool`` reads."""
+    rows = await pool.fetch(
+        "SELECT principal_hash FROM principal_tombstone "
+        "UNION SELECT principal_hash FROM public.principal_forgotten"
+    )
+    return Forgotten({row["principal_hash"] for row in rows})
 
 
 async def record_pre_encryption_forgetting(pool: asyncpg.Pool, tenant: str, principal: str) -> None:
-    """Name the stand-ins' key as destroyed, so formation reads them as a forgotten person's."""
+    """Name the stand-ins' key as destroyed, so formation reads them as a forgotten person's:
+    one row per tenant, naming nobody."""
     await pool.execute(
-        "INSERT INTO public.destroyed_data_key (tenant, principal_hash, key_id) "
-        "VALUES ($1, $2, $3) ON CONFLICT DO NOTHING",
+        "INSERT INTO public.destroyed_data_key (tenant, key_id) "
+        "VALUES ($1, $2) ON CONFLICT DO NOTHING",
         tenant,
-        principal_hash(tenant, principal),
         PRE_ENCRYPTION_KEY_ID,
     )
 
 
-def stand_in(event: Sealable, key_id: str) -> SealedEvent:
+def stand_in(event: Sealable, key_id: str, pseudonym: str | None = None) -> SealedEvent:
     """A sealed event under a destroyed key with random words: it keeps the position, names
     the principal and time in clear like every sealed event, and can never be opened."""
     nonce = base64.urlsafe_b64encode(secrets.token_bytes(12)).rstrip(b"=").decode()
     noise = base64.urlsafe_b64encode(secrets.token_bytes(32)).rstrip(b"=").decode()
-    return sealed_as(event, f"v1.{key_id}.{nonce}.{noise}")
+    return sealed_as(event, f"v1.{key_id}.{nonce}.{noise}", pseudonym)
 
 
 COPIED_FROM = "engram.copied-from"
@@ -302,11 +301,23 @@ class LogEncryption:
         except ValidationError:
             progress.invalid += 1
             return b""
-        if isinstance(event, SealedEvent) or not isinstance(event, Sealable):
+        if event.schema_version == PSEUDONYMOUS:  # sealed or unworded, naming a pseudonym
             progress.kept += 1
             return raw
         # Before sealing: sealing would give a forgotten principal a fresh key.
         destroyed = self._forgotten.key_id(event.tenant, event.principal)
+        if isinstance(event, SealedEvent) or not isinstance(event, Sealable):
+            # it names the principal in clear: the copy names them by pseudonym (a forgotten
+            # one's, random and kept nowhere; a living one's, the one beside their key)
+            progress.kept += 1
+            if destroyed is not None:
+                pseudonym = self._forgotten.pseudonym(event.tenant, event.principal)
+                return encode_episode(
+                    event.model_copy(
+                        update={"principal": pseudonym, "schema_version": PSEUDONYMOUS}
+                    )
+                )
+            return encode_episode(await self._sealer.pseudonymous(event))
         if destroyed is not None:
             if (
                 destroyed == PRE_ENCRYPTION_KEY_ID
@@ -315,7 +326,8 @@ class LogEncryption:
                 await self._on_pre_encryption(event.tenant, event.principal)
                 self._recorded.add((event.tenant, event.principal))
             progress.forgotten += 1
-            return encode_episode(stand_in(event, destroyed))
+            pseudonym = self._forgotten.pseudonym(event.tenant, event.principal)
+            return encode_episode(stand_in(event, destroyed, pseudonym))
         sealed = await self._sealer.seal(event)
         payload = encode_episode(sealed)
         progress.sealed += 1

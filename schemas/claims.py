@@ -14,7 +14,14 @@ from uuid import UUID
 
 from pydantic import AwareDatetime, Field
 
-from engram.schemas.common import ContractModel, Identifier, NonNegative, Polarity, Role
+from engram.schemas.common import (
+    ContractModel,
+    Identifier,
+    NonNegative,
+    Polarity,
+    Role,
+    SchemaVersionNamed,
+)
 from engram.schemas.corrections import Correction
 
 
@@ -143,7 +150,12 @@ class ClaimsBatchHeader(ContractModel):
     SealedClaimsBatch` keeps it in clear): its id, whose episode, where in the log, when, and
     under which policy. Each kind names its own ``type``, in this place among the fields."""
 
-    schema_version: Literal[1] = 1
+    schema_version: SchemaVersionNamed = Field(
+        default=1,
+        description="1: `principal` names the principal; 2: it is their pseudonym, and a sealed "
+        'batch names the principal only inside `words` (docs/privacy.md, "Who a record is '
+        'about").',
+    )
     type: str
     batch_id: UUID
     tenant: Identifier

@@ -212,6 +212,16 @@ SchemaVersion1 = Annotated[Literal[1], BeforeValidator(check_integer)]
 """``schema_version`` of a version-1 event: the integer 1 (``"1"``, ``1.0`` and ``true`` are
 not)."""
 
+PSEUDONYMOUS = 2
+"""The ``schema_version`` of a record whose clear ``principal`` is the principal's pseudonym, not
+their identifier (docs/privacy.md, "Who a record is about"): a random id kept beside their data
+key, mapped back by a reader holding the keys and unlinkable once the key is destroyed. The
+identifier itself travels only inside the sealed part. Version 1 records name the principal."""
+
+SchemaVersionNamed = Annotated[Literal[1, 2], BeforeValidator(check_integer)]
+"""``schema_version`` of a record that may name its principal by pseudonym: 1 names the
+principal, 2 (:data:`PSEUDONYMOUS`) the pseudonym; both stay readable (a replay reads both)."""
+
 EventId = Annotated[UUID, BeforeValidator(check_uuid)]
 """An event's id at the door: exactly a UUID string, as the published schema says."""
 

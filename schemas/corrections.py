@@ -18,7 +18,7 @@ from uuid import UUID
 
 from pydantic import Field, model_validator
 
-from engram.schemas.common import ContractModel, StoredText
+from engram.schemas.common import ContractModel, SchemaVersionNamed, StoredText
 from engram.schemas.episodes import EpisodeBase
 
 ContentHash = str
@@ -72,6 +72,11 @@ class BeliefDeleted(EpisodeBase):
     """The principal asked to delete a belief: its words go from every projection, and only
     the content hash stays, as a tombstone that keeps it from forming again."""
 
+    schema_version: SchemaVersionNamed = Field(  # type: ignore[assignment]  # 2: pseudonymous
+        default=1,
+        description="1: `principal` names the principal; 2: it is their pseudonym "
+        '(docs/privacy.md, "Who a record is about").',
+    )
     type: Literal["belief.deleted"] = "belief.deleted"
     belief_id: UUID
     content_hash: ContentHash = Field(pattern=r"^[0-9a-f]{64}$")
@@ -81,6 +86,11 @@ class PrincipalForgotten(EpisodeBase):
     """Forget a person: every projected row of the principal goes; a tombstone of the
     principal's hash stays, and nothing of theirs forms again."""
 
+    schema_version: SchemaVersionNamed = Field(  # type: ignore[assignment]  # 2: pseudonymous
+        default=1,
+        description="1: `principal` names the principal; 2: it is their pseudonym "
+        '(docs/privacy.md, "Who a record is about").',
+    )
     type: Literal["principal.forgotten"] = "principal.forgotten"
 
 

@@ -17,7 +17,7 @@ from uuid import UUID
 
 from pydantic import AwareDatetime, Field, TypeAdapter
 
-from engram.schemas.common import ContractModel, Identifier
+from engram.schemas.common import ContractModel, Identifier, SchemaVersionNamed
 
 MemoryEventType = Literal[
     "memory.formed",
@@ -31,7 +31,12 @@ MemoryEventType = Literal[
 
 
 class MemoryChanged(ContractModel):
-    schema_version: Literal[1] = 1
+    schema_version: SchemaVersionNamed = Field(
+        default=1,
+        description="1: `principal` names the principal; 2: it is their pseudonym, the one "
+        "their data key's row keeps (docs/privacy.md, \"Who a record is about\"): Engram's "
+        "notifier maps it back while the key lives, and webhooks name the principal as before.",
+    )
     type: MemoryEventType
     event_id: UUID
     tenant: Identifier
@@ -55,7 +60,12 @@ class PrincipalErased(ContractModel):
     they were: an application that knows its principals computes it to find whose copies to
     erase, and the event does not name anyone a forgetting has removed."""
 
-    schema_version: Literal[1] = 1
+    schema_version: SchemaVersionNamed = Field(
+        default=1,
+        description="2: the event names no record of the log (`episode_id` is null, its id "
+        "and time do not follow from the forgetting's record), since that record names the "
+        'forgotten principal\'s pseudonym (docs/privacy.md, "Who a record is about").',
+    )
     type: Literal["principal.forgotten"] = "principal.forgotten"
     event_id: UUID
     tenant: Identifier
@@ -65,8 +75,15 @@ class PrincipalErased(ContractModel):
         "the forgotten are not named again. Compute it for your principals to find whose "
         "copies to erase.",
     )
-    episode_id: UUID = Field(description="The forgetting's own event on the episodic log.")
-    occurred_at: AwareDatetime
+    episode_id: UUID | None = Field(
+        default=None,
+        description="Version 1: the forgetting's own event on the episodic log. Version 2: "
+        "null — with the hash beside it, it would name whose pseudonym that record holds.",
+    )
+    occurred_at: AwareDatetime = Field(
+        description="When the forgetting was asked for; from version 2, the day only (midnight "
+        "UTC): the exact time would pick out the forgetting's record on the log."
+    )
 
 
 MemoryEvent = Annotated[MemoryChanged | PrincipalErased, Field(discriminator="type")]

@@ -34,7 +34,9 @@ class ErasedRows(BaseModel):
 class DataKeyFate(BaseModel):
     destroyed: bool = Field(description="Whether this erasure destroyed the principal's data key.")
     key_id: str | None = Field(
-        default=None, description="The destroyed key's id (an id only: it reveals nothing)."
+        default=None,
+        description="Always null since migration 0044: beside the principal's hash, the key id "
+        "(named in clear in every sealed token) would link them to their records on the log.",
     )
 
 

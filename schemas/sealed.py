@@ -30,6 +30,7 @@ from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import PydanticCustomError, core_schema
 
 from engram.schemas.claims import ClaimsBatchFormed, ClaimsBatchHeader, FormationCounts
+from engram.schemas.common import SchemaVersionNamed
 from engram.schemas.episodes import EpisodeBase
 
 SEALED_FIELD = "event"
@@ -89,6 +90,11 @@ SealableType = Literal["turn.appended", "memory.remember", "belief.corrected"]
 class SealedEvent(EpisodeBase):
     """An event whose words are encrypted; open it with the principal's data key."""
 
+    schema_version: SchemaVersionNamed = Field(  # type: ignore[assignment]  # 2: pseudonymous
+        default=1,
+        description="1: `principal` names the principal; 2: it is their pseudonym, and the "
+        'principal is named only inside `words` (docs/privacy.md, "Who a record is about").',
+    )
     type: Literal["sealed"] = "sealed"
     sealed_type: SealableType = Field(description="The type of the event sealed inside.")
     words: SealedToken = Field(

@@ -40,7 +40,7 @@ from engram.infra.errors import EngramFailure
 from engram.infra.retry import retry
 from engram.keys.errors import KeyDestroyed
 from engram.schemas.claims import ClaimsBatchFormed, RefusalReason, SourcePosition
-from engram.schemas.common import principal_hash, principal_key
+from engram.schemas.common import principal_hash
 from engram.schemas.log import LogEvent, OpenEvent
 from engram.schemas.sealed import SealedEvent
 from engram.sealing.events import NoKeys, Sealer, is_sealed_event, words_on_log
@@ -138,6 +138,7 @@ class FormationPipeline:
             await self._dead_letter(record, admitted)
             self._finish(record)
             return
+        admitted = await self._identified(admitted)
         self._in_order.reserve(_principal_key(record, admitted), record.offset)
         await self.lanes.submit(_lane_key(admitted), self._work(record, admitted, True))
 
@@ -152,7 +153,16 @@ class FormationPipeline:
                 reason=admitted.reason.value,
             )
             return
+        admitted = await self._identified(admitted)
         await self.lanes.submit(_lane_key(admitted), self._work(record, admitted, False))
+
+    async def _identified(self, event: LogEvent) -> LogEvent:
+        """The event naming its principal, not their pseudonym, while their key lives: one
+        principal's episodes are ordered, hashed in the backlog and formed as theirs whichever
+        way the log names them (a cache hit, except the first time a process meets someone)."""
+        return await retry_while_unavailable(
+            lambda: self._sealer.identify(event), what="formation.identify"
+        )
 
     def oldest_in_flight_s(self) -> float:
         if not self._read_at:
@@ -273,11 +283,11 @@ class FormationPipeline:
             self._finished(formed.work)
             return
         sealed_source = isinstance(formed.work.episode, SealedEvent)
-        payload = await retry_while_unavailable(
-            lambda: self._sealer.seal_claims(batch, source_sealed=sealed_source),
+        key, payload = await retry_while_unavailable(
+            lambda: self._sealer.seal_claims_record(batch, source_sealed=sealed_source),
             what="formation.seal_claims",
         )
-        formed = Formed(formed.work, batch, payload)
+        formed = Formed(formed.work, batch, payload, key)
         self._publishing.setdefault(_position(formed.work.record), time.monotonic())
         await self._queue(formed)
 
@@ -293,12 +303,12 @@ class FormationPipeline:
 
     async def _send_batch(self, formed: Formed) -> asyncio.Future[Any]:
         batch = formed.batch
-        assert batch is not None and formed.payload is not None
+        assert batch is not None and formed.payload is not None and formed.key is not None
         return await send_until_queued(
             self._send_claims,
             stream="claims",
             backoff=self._backoff,
-            key=principal_key(batch.tenant, batch.principal),
+            key=formed.key,
             value=formed.payload,
         )
 
@@ -448,6 +458,8 @@ class Formed:
     batch: ClaimsBatchFormed | None
     payload: bytes | None = None
     """The batch's bytes on the claims topic (sealed when log encryption is on), once released."""
+    key: bytes | None = None
+    """Its record key: ``tenant/<pseudonym>`` when the batch is sealed or pseudonymous."""
 
 
 def _count_published(batch: ClaimsBatchFormed | None) -> None:

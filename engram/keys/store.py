@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections import OrderedDict
 from collections.abc import Mapping
 from datetime import datetime
-from secrets import token_bytes
+from secrets import token_bytes, token_hex
 
 import asyncpg
 
@@ -35,9 +35,14 @@ from engram.keys.kek import KeyEncryptionKey
 
 CANARY_BYTES = DATA_KEY_BYTES
 
-PRINCIPAL_HASH_SQL = "encode(sha256(convert_to($1 || '/' || $2, 'UTF8')), 'hex')"
-"""The SHA-256 of tenant/principal ($1, $2), as the principal tombstone names a forgotten person:
-a destroyed key's record (migration 0031) names its principal only so, since it outlives them."""
+PSEUDONYM_PREFIX = "psn-"
+
+
+def new_pseudonym() -> str:
+    """A fresh pseudonym: 128 random bits from the OS, minted once with the principal's data key
+    and stored beside it (migration 0043), so it links back to the name only through that row.
+    Never derived from the name: a derivation anyone who knows the name could repeat."""
+    return PSEUDONYM_PREFIX + token_hex(16)
 
 
 def data_key_aad(tenant: str, principal: str, key_id: str) -> bytes:
@@ -47,6 +52,40 @@ def data_key_aad(tenant: str, principal: str, key_id: str) -> bytes:
 
 def canary_aad(kek_id: str) -> bytes:
     return aad("engram.kek-canary.v1", kek_id)
+
+
+class NameCache:
+    """Principal ↔ pseudonym, both ways, by tenant; bounded like :class:`KeyCache` (a process
+    maps the pseudonym of every sealed record it reads back to the principal)."""
+
+    def __init__(self, capacity: int) -> None:
+        self._capacity = capacity
+        self._by_principal: OrderedDict[tuple[str, str], str] = OrderedDict()
+        self._by_pseudonym: dict[tuple[str, str], str] = {}
+
+    def pseudonym(self, tenant: str, principal: str) -> str | None:
+        found = self._by_principal.get((tenant, principal))
+        if found is not None:
+            self._by_principal.move_to_end((tenant, principal))
+        return found
+
+    def principal(self, tenant: str, pseudonym: str) -> str | None:
+        return self._by_pseudonym.get((tenant, pseudonym))
+
+    def put(self, tenant: str, principal: str, pseudonym: str) -> None:
+        old = self._by_principal.pop((tenant, principal), None)
+        if old is not None:
+            self._by_pseudonym.pop((tenant, old), None)
+        self._by_principal[(tenant, principal)] = pseudonym
+        self._by_pseudonym[(tenant, pseudonym)] = principal
+        while len(self._by_principal) > self._capacity:
+            (gone_tenant, _), gone = self._by_principal.popitem(last=False)
+            self._by_pseudonym.pop((gone_tenant, gone), None)
+
+    def evict(self, tenant: str, principal: str) -> None:
+        old = self._by_principal.pop((tenant, principal), None)
+        if old is not None:
+            self._by_pseudonym.pop((tenant, old), None)
 
 
 class KeyCache:
@@ -159,6 +198,7 @@ class KeyStore:
         if previous is not None:
             self._keks.setdefault(previous.key_id, previous)
         self.cache = KeyCache(cache_size)
+        self.names = NameCache(cache_size)
 
     @classmethod
     async def open(
@@ -191,7 +231,7 @@ class KeyStore:
 
     async def _row(self, tenant: str, principal: str) -> asyncpg.Record | None:
         return await self._pool.fetchrow(
-            "SELECT tenant, principal, key_id, kek_id, wrapped FROM data_key "
+            "SELECT tenant, principal, key_id, kek_id, wrapped, pseudonym FROM data_key "
             "WHERE tenant = $1 AND principal = $2",
             tenant,
             principal,
@@ -206,6 +246,8 @@ class KeyStore:
         those would be unreadable the moment this process's cache let go of it."""
         row = await self._row(tenant, principal)
         cached = self.cache.get(tenant, principal)
+        if row is not None:
+            self.names.put(tenant, principal, row["pseudonym"])
         if row is not None and cached is not None and cached.key_id == row["key_id"]:
             return cached
         if row is None:
@@ -214,17 +256,19 @@ class KeyStore:
                 fresh.material, data_key_aad(tenant, principal, fresh.key_id)
             )
             await self._pool.execute(
-                "INSERT INTO data_key (tenant, principal, key_id, kek_id, wrapped) "
-                "VALUES ($1, $2, $3, $4, $5) ON CONFLICT (tenant, principal) DO NOTHING",
+                "INSERT INTO data_key (tenant, principal, key_id, kek_id, wrapped, pseudonym) "
+                "VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (tenant, principal) DO NOTHING",
                 tenant,
                 principal,
                 fresh.key_id,
                 self._current.key_id,
                 wrapped,
+                new_pseudonym(),
             )
             row = await self._row(tenant, principal)
             if row is None:  # destroyed between our insert and our read: a race with forget
                 raise KeyDestroyed(f"the data key of {tenant}/{principal} was just destroyed")
+            self.names.put(tenant, principal, row["pseudonym"])
         key = await self._unwrap(row)
         self.cache.put(tenant, principal, key)
         return key
@@ -241,10 +285,8 @@ class KeyStore:
             self.cache.put(tenant, principal, key)
             return key
         destroyed = await self._pool.fetchval(
-            "SELECT destroyed_at FROM destroyed_data_key "
-            f"WHERE tenant = $1 AND principal_hash = {PRINCIPAL_HASH_SQL} AND key_id = $3",
+            "SELECT destroyed_at FROM destroyed_data_key WHERE tenant = $1 AND key_id = $2",
             tenant,
-            principal,
             key_id,
         )
         if destroyed is not None:
@@ -253,6 +295,34 @@ class KeyStore:
                 f"{destroyed.isoformat()}: what it encrypted is unreadable for good"
             )
         raise UnknownDataKey(f"{tenant}/{principal} has no data key {key_id!r}")
+
+    async def pseudonym(self, tenant: str, principal: str, *, verified: bool = True) -> str:
+        """The pseudonym the log names this principal by in clear, minted with their data key
+        on first use (:meth:`key_for_writing`). ``verified`` re-reads the key's row, as a door
+        must: after a forgetting the principal gets a new key and a new pseudonym."""
+        if not verified:
+            known = self.names.pseudonym(tenant, principal)
+            if known is not None:
+                return known
+        await self.key_for_writing(tenant, principal)
+        known = self.names.pseudonym(tenant, principal)
+        assert known is not None, "key_for_writing records the pseudonym of the row it read"
+        return known
+
+    async def principal_of(self, tenant: str, pseudonym: str) -> str | None:
+        """The principal a pseudonym stands for, while their data key lives; None once it is
+        destroyed (the principal forgotten) or for a pseudonym this store never minted."""
+        known = self.names.principal(tenant, pseudonym)
+        if known is not None:
+            return known
+        principal: str | None = await self._pool.fetchval(
+            "SELECT principal FROM data_key WHERE tenant = $1 AND pseudonym = $2",
+            tenant,
+            pseudonym,
+        )
+        if principal is not None:
+            self.names.put(tenant, principal, pseudonym)
+        return principal
 
     async def encrypt(
         self,
@@ -296,25 +366,32 @@ class KeyStore:
         returns the id, or None if there was none. Evicts it from this process's cache; other
         processes must evict too (not wired yet: docs/privacy.md)."""
         self.cache.evict(tenant, principal)
+        self.names.evict(tenant, principal)
         async with self._pool.acquire() as conn, conn.transaction():
             return await destroy_data_key(conn, tenant, principal)
 
 
 async def destroy_data_key(conn: asyncpg.Connection, tenant: str, principal: str) -> str | None:
-    """Delete the principal's data key and record its id, in the caller's transaction (the
-    projector's, so the key goes in the same commit as the rows a forgetting scrubs); returns
-    the id, or None when there was none (already destroyed, or the words were never sealed)."""
-    key_id: str | None = await conn.fetchval(
-        "DELETE FROM public.data_key WHERE tenant = $1 AND principal = $2 RETURNING key_id",
+    """Delete the principal's data key and pseudonym and record both ids, in the caller's
+    transaction (the projector's, so the key goes in the same commit as the rows a forgetting
+    scrubs); returns the key id, or None when there was none (already destroyed, or the words
+    were never sealed). The record names no principal, not even by hash: the key id is in
+    every sealed token and the pseudonym on every clear record of theirs, so a hash beside
+    them would let whoever knows the name find those records (migration 0043)."""
+    row = await conn.fetchrow(
+        "DELETE FROM public.data_key WHERE tenant = $1 AND principal = $2 "
+        "RETURNING key_id, pseudonym",
         tenant,
         principal,
     )
-    if key_id is not None:
-        await conn.execute(
-            "INSERT INTO public.destroyed_data_key (tenant, principal_hash, key_id) "
-            f"VALUES ($1, {PRINCIPAL_HASH_SQL}, $3) ON CONFLICT DO NOTHING",
-            tenant,
-            principal,
-            key_id,
-        )
+    if row is None:
+        return None
+    await conn.execute(
+        "INSERT INTO public.destroyed_data_key (tenant, key_id, pseudonym) "
+        "VALUES ($1, $2, $3) ON CONFLICT DO NOTHING",
+        tenant,
+        row["key_id"],
+        row["pseudonym"],
+    )
+    key_id: str = row["key_id"]
     return key_id

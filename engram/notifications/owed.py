@@ -23,13 +23,13 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 
 import asyncpg
 
 from engram.notifications.payloads import delivery_id, forgotten_body, memory_body
-from engram.schemas.common import principal_hash
+from engram.schemas.common import PSEUDONYMOUS, principal_hash
 from engram.schemas.memory_events import MemoryChanged, PrincipalErased
 from engram.schemas.webhooks import FORGOTTEN, MemoryEventPosition
 
@@ -82,6 +82,7 @@ async def record_owed(conn: asyncpg.Connection, records: Sequence[MemoryRecord])
     ``records`` are one partition's decoded records in log order (a record that did not decode
     owes nothing and is left out by the caller). Where the partition was read to is stored by
     whoever opened the transaction (the notifier's log follower, ``engram.projections.notifying``)."""
+    records = await _named(conn, records)
     owed = owed_by(records, await _endpoints(conn, records), await _forgotten(conn, records))
     return await _insert(conn, owed)
 
@@ -144,6 +145,41 @@ async def _endpoints(conn: asyncpg.Connection, records: Sequence[MemoryRecord]) 
     ]
 
 
+async def _named(conn: asyncpg.Connection, records: Sequence[MemoryRecord]) -> list[MemoryRecord]:
+    """``records`` with each memory event naming its principal: one that names a pseudonym
+    (version 2) is mapped back through the principal's data key row, which only lives as long
+    as they are not forgotten; one whose pseudonym maps to nobody any more is left out — its
+    principal was forgotten, and a forgotten principal's events owe nothing."""
+    pseudonymous = sorted(
+        {
+            (r.event.tenant, r.event.principal)
+            for r in records
+            if isinstance(r.event, MemoryChanged) and r.event.schema_version == PSEUDONYMOUS
+        }
+    )
+    if not pseudonymous:
+        return list(records)
+    rows = await conn.fetch(
+        "SELECT k.tenant, k.pseudonym, k.principal FROM public.data_key k "
+        "JOIN unnest($1::text[], $2::text[]) AS w(tenant, pseudonym) "
+        "ON k.tenant = w.tenant AND k.pseudonym = w.pseudonym",
+        [tenant for tenant, _ in pseudonymous],
+        [pseudonym for _, pseudonym in pseudonymous],
+    )
+    principals = {(r["tenant"], r["pseudonym"]): r["principal"] for r in rows}
+    named = []
+    for record in records:
+        event = record.event
+        if isinstance(event, MemoryChanged) and event.schema_version == PSEUDONYMOUS:
+            principal = principals.get((event.tenant, event.principal))
+            if principal is None:
+                continue
+            event = event.model_copy(update={"principal": principal, "schema_version": 1})
+            record = replace(record, event=event)
+        named.append(record)
+    return named
+
+
 async def _forgotten(
     conn: asyncpg.Connection, records: Sequence[MemoryRecord]
 ) -> set[tuple[str, str]]:
@@ -156,7 +192,9 @@ async def _forgotten(
         return set()
     by_hash = {principal_hash(t, p): (t, p) for t, p in who}
     rows = await conn.fetch(
-        "SELECT principal_hash FROM principal_tombstone WHERE principal_hash = ANY($1::text[])",
+        "SELECT principal_hash FROM principal_tombstone WHERE principal_hash = ANY($1::text[]) "
+        "UNION SELECT principal_hash FROM public.principal_forgotten "
+        "WHERE principal_hash = ANY($1::text[])",
         list(by_hash),
     )
     return {by_hash[row["principal_hash"]] for row in rows}

@@ -141,7 +141,8 @@ def _kept(kind: str) -> list[str]:
     if kind == "principal.forgotten":
         return [
             "A SHA-256 of tenant/principal (the principal tombstone), so nothing said before or "
-            "after forms again.",
+            "after forms again: anyone who knows the name can compute it, and it names no record "
+            "of the log, where they were named by a pseudonym deleted with their data key.",
             "The formation backlog's entries of their episodes, without whose they were: the "
             "watermarks are computed from them.",
         ]
@@ -155,7 +156,7 @@ def _headline(row: Row, principal: str, total: int) -> str:
     if row["kind"] == "principal.forgotten":
         if row["already"]:
             return f"{principal} was forgotten already: nothing was left to erase."
-        key = f", and their data key {row['data_key_id']} destroyed" if row["data_key_id"] else ""
+        key = ", and their data key destroyed" if row["data_key_id"] else ""
         return f"Forgotten: {total} row(s) about {principal} deleted from PostgreSQL{key}."
     if row["already"]:
         return f"Belief {row['belief_id']} was deleted already: nothing was left to erase."
@@ -200,7 +201,7 @@ def build_receipt(
         applied_at=row["applied_at"],
         already=row["already"],
         erased=erased,
-        data_key=DataKeyFate(destroyed=row["data_key_id"] is not None, key_id=row["data_key_id"]),
+        data_key=DataKeyFate(destroyed=row["data_key_id"] is not None),
         log=log,
         kept=kept,
         says=[_headline(row, principal, sum(counts.values())), log.says, *kept],

@@ -165,6 +165,13 @@ async def forget_principal(conn: asyncpg.Connection, tenant: str, principal: str
     # log, the claims topic and every backup is unreadable for good (docs/privacy.md). In this
     # transaction, so the key goes exactly when the rows do.
     await destroy_data_key(conn, tenant, principal)
+    # The tombstone's hash, where a replay keeps it: the log names them by a pseudonym that
+    # maps to nobody from now on, so a replay cannot make this tombstone again (migration 0044).
+    await conn.execute(
+        "INSERT INTO public.principal_forgotten (principal_hash) VALUES ($1) "
+        "ON CONFLICT DO NOTHING",
+        principal_hash(tenant, principal),
+    )
     # Vectors are derived from the words: every embedding generation's go with the key.
     await embedding_store.forget_principal(conn, tenant, principal)
     # Notifications owed about them are never sent (ids only, but theirs); the store queues the

@@ -49,6 +49,7 @@ from engram.projections.beliefs.store import ClaimsRecord
 from engram.projections.following import LogFollower
 from engram.resolution.chunk import BatchOutcome
 from engram.schemas.claims import decode_claims_batch
+from engram.schemas.common import PSEUDONYMOUS
 from engram.schemas.sealed import SealedClaimsBatch, is_sealed_claims
 from engram.sealing.events import NoKeys, Sealer
 
@@ -201,7 +202,13 @@ class BeliefProjector:
                     value = await retry_while_unavailable(
                         partial(self._sealer.open_claims, sealed), what="projector.open"
                     )
-                decoded.append(ClaimsRecord(decode_claims_batch(value), record.offset, value))
+                batch = decode_claims_batch(value)
+                if batch.schema_version == PSEUDONYMOUS:  # a deletion or forgetting, by pseudonym
+                    batch = await retry_while_unavailable(
+                        partial(self._sealer.identify_claims, batch), what="projector.identify"
+                    )
+                    value = batch.__pydantic_serializer__.to_json(batch)
+                decoded.append(ClaimsRecord(batch, record.offset, value))
             except ValidationError as error:
                 problem = error.errors()[0]
                 where = ".".join(str(part) for part in problem["loc"]) or "value"

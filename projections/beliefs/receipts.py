@@ -117,6 +117,7 @@ async def _forgotten_already(conn: asyncpg.Connection, tenant: str, principal: s
 async def _measure_forgetting(conn: asyncpg.Connection, batch: ClaimsBatchFormed) -> Erasing:
     tenant, principal = batch.tenant, batch.principal
     erased = Erased(episodes=await episodes_on_log(conn, tenant, principal))
+    erased.data_key_id = DESTROYED if await _has_key(conn, tenant, principal) else None
     for table in FORGOTTEN_ROWS:
         erased.count(table.removeprefix("public."), await _count(conn, table, tenant, principal))
     return Erasing(batch, erased, already=await _forgotten_already(conn, tenant, principal))
@@ -158,15 +159,17 @@ async def measure_erasures(
     return measured
 
 
-async def _destroyed_now(conn: asyncpg.Connection, tenant: str, principal: str) -> str | None:
-    """The data key this transaction destroyed (its row carries the transaction's time)."""
-    key_id: str | None = await conn.fetchval(
-        "SELECT key_id FROM public.destroyed_data_key "
-        "WHERE tenant = $1 AND principal_hash = $2 AND destroyed_at = now()",
-        tenant,
-        principal_hash(tenant, principal),
+DESTROYED = "destroyed"
+"""What a forgetting's receipt row records of the data key it destroyed: that it did, not the
+key's id — every sealed token names that id in clear, and the row names the principal by hash,
+so the two together would let whoever knows the name find their records (migration 0044)."""
+
+
+async def _has_key(conn: asyncpg.Connection, tenant: str, principal: str) -> bool:
+    found = await conn.fetchval(
+        "SELECT 1 FROM public.data_key WHERE tenant = $1 AND principal = $2", tenant, principal
     )
-    return key_id
+    return found is not None
 
 
 async def _completed(conn: asyncpg.Connection, erasing: Erasing) -> Erased:
@@ -176,7 +179,8 @@ async def _completed(conn: asyncpg.Connection, erasing: Erasing) -> Erased:
     if isinstance(erasing.batch.correction, PrincipalForgotten):
         for place, rows in (await take_noted(conn, tenant, principal)).items():
             erased.count(place, rows)  # what the indexer and the embedder removed first
-        erased.data_key_id = await _destroyed_now(conn, tenant, principal)
+        if await _has_key(conn, tenant, principal):  # not destroyed after all
+            erased.data_key_id = None
     else:
         for table, before in erasing.indexed_before.items():
             after = await _count(conn, table, tenant, principal)

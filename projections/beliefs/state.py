@@ -299,7 +299,9 @@ async def _load_forgotten(
 ) -> list[str]:
     principals = sorted({principal_hash(b.tenant, b.principal) for b in batches})
     rows = await conn.fetch(
-        "SELECT principal_hash FROM principal_tombstone WHERE principal_hash = ANY($1::text[])",
+        "SELECT principal_hash FROM principal_tombstone WHERE principal_hash = ANY($1::text[]) "
+        "UNION SELECT principal_hash FROM public.principal_forgotten "
+        "WHERE principal_hash = ANY($1::text[])",
         principals,
     )
     return [row["principal_hash"] for row in rows]

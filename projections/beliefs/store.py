@@ -16,10 +16,12 @@ from __future__ import annotations
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from datetime import UTC
 
 import asyncpg
 
 from engram.infra.db import transaction
+from engram.keys.store import destroy_data_key
 from engram.projections.beliefs.canonical import resolve_in_canonical_order
 from engram.projections.beliefs.forgetting import delete_content, forget_principal
 from engram.projections.beliefs.memory_events import QueuedPayloads
@@ -42,7 +44,7 @@ from engram.resolution.beliefs import (
 )
 from engram.resolution.chunk import BatchOutcome
 from engram.schemas.claims import ClaimsBatchFormed, RefusalReason
-from engram.schemas.common import principal_hash, principal_key
+from engram.schemas.common import PSEUDONYMOUS, principal_hash, principal_key
 from engram.schemas.memory_events import MemoryChanged, PrincipalErased
 from engram.watermarks.backlog import mark_formed
 
@@ -104,6 +106,7 @@ async def project_records(
         erasing = await measure_erasures(conn, fresh)  # before anything is undone or deleted
         changes, resolved = await resolve_in_canonical_order(conn, fresh, wire)
         inserted = await write_changes(conn, changes)
+        await _shred_forgotten(conn, fresh)
         await write_receipts(conn, erasing)
         advance_to = store_offset() if store_offset is not None else read_through + 1
         if next_offset is None or advance_to > next_offset:
@@ -137,6 +140,24 @@ _TOMBSTONE_COLUMNS = columns_of(TombstoneRow)
 _PRINCIPAL_TOMBSTONE_COLUMNS = columns_of(PrincipalTombstoneRow)
 _OUTBOX_COLUMNS = ["event_id", "tenant", "principal", "payload"]
 _PENDING_COLUMNS = ["event_id", "tenant", "principal"]
+
+
+async def _shred_forgotten(conn: asyncpg.Connection, batches: Sequence[ClaimsBatchFormed]) -> None:
+    """A forgotten principal keeps no data key: what they say afterwards forms nothing (their
+    batches are dropped), and a key made for it — by a door, or by formation sealing a batch
+    of theirs in a replay, where the forgetting's pseudonym maps to nobody — would be a row
+    naming them. Destroyed in the transaction that drops the batch, as a forgetting does."""
+    principals = {principal_hash(b.tenant, b.principal): (b.tenant, b.principal) for b in batches}
+    if not principals:
+        return
+    rows = await conn.fetch(
+        "SELECT principal_hash FROM principal_tombstone WHERE principal_hash = ANY($1::text[]) "
+        "UNION SELECT principal_hash FROM public.principal_forgotten "
+        "WHERE principal_hash = ANY($1::text[]) ORDER BY 1",
+        list(principals),
+    )
+    for row in rows:
+        await destroy_data_key(conn, *principals[row["principal_hash"]])
 
 
 async def write_changes(conn: asyncpg.Connection, changes: Changes) -> list[tuple[uuid.UUID, str]]:
@@ -203,26 +224,60 @@ def _owner(event: MemoryChanged | PrincipalErased) -> str:
     return event.principal if isinstance(event, MemoryChanged) else event.principal_hash
 
 
+async def _pseudonyms(
+    conn: asyncpg.Connection, events: Sequence[MemoryChanged | PrincipalErased]
+) -> dict[tuple[str, str], str]:
+    """The pseudonyms of the principals ``events`` are about, where they have a data key (the
+    log is sealed for them): their memory events name them so on the topic."""
+    who = sorted({(e.tenant, e.principal) for e in events if isinstance(e, MemoryChanged)})
+    if not who:
+        return {}
+    rows = await conn.fetch(
+        "SELECT k.tenant, k.principal, k.pseudonym FROM public.data_key k "
+        "JOIN unnest($1::text[], $2::text[]) AS w(tenant, principal) "
+        "ON k.tenant = w.tenant AND k.principal = w.principal",
+        [tenant for tenant, _ in who],
+        [principal for _, principal in who],
+    )
+    return {(r["tenant"], r["principal"]): r["pseudonym"] for r in rows}
+
+
+def _on_topic(event: MemoryChanged | PrincipalErased, named: dict[tuple[str, str], str]) -> str:
+    """The event's JSON as the outbox keeps and the topic carries it: a memory event of a
+    principal with a data key names their pseudonym (version 2), never their identifier."""
+    if isinstance(event, MemoryChanged):
+        pseudonym = named.get((event.tenant, event.principal))
+        if pseudonym is not None:
+            event = event.model_copy(
+                update={"principal": pseudonym, "schema_version": PSEUDONYMOUS}
+            )
+    return event.model_dump_json()
+
+
 _ERASED = uuid.UUID("5d6f0b52-4f1e-5a43-9c7e-2b8f3c1d9a60")
 """Namespace of the ids of ``principal.forgotten`` events."""
 
 
 def erasure_notices(changes: Changes) -> list[PrincipalErased]:
     """A ``principal.forgotten`` event for each principal the chunk forgot, naming them only by
-    their tombstone's hash. Its id is a name of the forgetting's own event, so a redelivery or a
-    replay queues it once; the projector publishes it like any memory event, and the notifier
-    tells the tenant's endpoints."""
+    their tombstone's hash. It names no record of the log: the forgetting's record names their
+    pseudonym, so its id, or its exact time, beside the hash would link the two; its id is a
+    name of the hash and the day, so a redelivery queues it once. The projector publishes it
+    like any memory event, and the notifier tells the tenant's endpoints."""
     tombstones = {row.principal_hash: row for row in changes.principal_tombstones}
     notices = []
     for tenant, principal in changes.forgotten:
         tombstone = tombstones[principal_hash(tenant, principal)]
+        day = tombstone.forgotten_at.astimezone(UTC).replace(
+            hour=0, minute=0, second=0, microsecond=0
+        )
         notices.append(
             PrincipalErased(
-                event_id=uuid.uuid5(_ERASED, str(tombstone.event_id)),
+                schema_version=PSEUDONYMOUS,
+                event_id=uuid.uuid5(_ERASED, f"{tenant}/{tombstone.principal_hash}/{day.date()}"),
                 tenant=tenant,
                 principal_hash=tombstone.principal_hash,
-                episode_id=tombstone.event_id,
-                occurred_at=tombstone.forgotten_at,
+                occurred_at=day,
             )
         )
     return notices
@@ -242,7 +297,8 @@ async def _record_in_outbox(
     ``ON CONFLICT DO NOTHING``, whose returned rows are the ones queued as pending."""
     if not events:
         return []
-    rows = [(e.event_id, e.tenant, _owner(e), e.model_dump_json()) for e in events]
+    named = await _pseudonyms(conn, events)
+    rows = [(e.event_id, e.tenant, _owner(e), _on_topic(e, named)) for e in events]
     try:
         async with conn.transaction():
             await conn.copy_records_to_table(

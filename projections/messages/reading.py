@@ -20,6 +20,8 @@ from engram.infra.settings import KafkaSettings
 from engram.keys.errors import CiphertextRejected, KeyDestroyed
 from engram.projections.following import LogFollower, Sink
 from engram.projections.messages.store import LogEntry, LogRecord, entry_of
+from engram.schemas.common import PSEUDONYMOUS
+from engram.schemas.corrections import BeliefDeleted, PrincipalForgotten
 from engram.schemas.log import decode_log_event
 from engram.schemas.sealed import SealedEvent
 from engram.sealing.events import NoKeys, Sealer
@@ -30,6 +32,10 @@ _SEALED = b'"sealed"'
 """Every sealed event has this bytes sequence (its type); most plaintext records do not, so
 only those that have it are decoded twice (the envelope, then the words)."""
 
+_PSEUDONYMOUS = b'"schema_version":2'
+"""What a deletion or forgetting naming its principal by pseudonym holds (compact JSON, as
+Engram's doors write it); only those records are decoded here."""
+
 MAX_FETCH = 500
 """Records of one partition written in one transaction at most."""
 
@@ -37,12 +43,14 @@ MAX_FETCH = 500
 async def opened(sealer: Sealer, record: LogRecord) -> LogRecord:
     """The record with a sealed event's words opened; a forgotten principal's (key
     destroyed) or an altered one's become an empty record, which yields no message."""
-    if _SEALED not in record.value:
+    if _SEALED not in record.value and _PSEUDONYMOUS not in record.value:
         return record
     try:
         event = decode_log_event(record.value)
     except ValidationError:
         return record  # not a log event at all: entry_of leaves it empty
+    if isinstance(event, BeliefDeleted | PrincipalForgotten):
+        return await _named(sealer, record, event)
     if not isinstance(event, SealedEvent):
         return record
     try:
@@ -52,6 +60,22 @@ async def opened(sealer: Sealer, record: LogRecord) -> LogRecord:
         return LogRecord(record.partition, record.offset, b"")
     # entry_of decodes (and validates) it, as it does every plaintext record
     return LogRecord(record.partition, record.offset, words)
+
+
+async def _named(
+    sealer: Sealer, record: LogRecord, event: BeliefDeleted | PrincipalForgotten
+) -> LogRecord:
+    """A deletion or forgetting naming its principal again (it names a pseudonym on the log);
+    one whose pseudonym's key is gone names nobody any more: an empty record (the projector
+    erased the rows it would have)."""
+    if event.schema_version != PSEUDONYMOUS:
+        return record
+    named = await retry_while_unavailable(lambda: sealer.identify(event), what="log.identify")
+    if not isinstance(named, BeliefDeleted | PrincipalForgotten) or (
+        named.schema_version == PSEUDONYMOUS
+    ):
+        return LogRecord(record.partition, record.offset, b"")
+    return LogRecord(record.partition, record.offset, named.__pydantic_serializer__.to_json(named))
 
 
 class LogReader:

@@ -169,6 +169,9 @@ WITH incoming AS (
       AND NOT EXISTS (SELECT 1 FROM principal_tombstone t
                       WHERE t.principal_hash = encode(sha256(convert_to(
                           m.tenant || '/' || m.principal, 'UTF8')), 'hex'))
+      AND NOT EXISTS (SELECT 1 FROM public.principal_forgotten f
+                      WHERE f.principal_hash = encode(sha256(convert_to(
+                          m.tenant || '/' || m.principal, 'UTF8')), 'hex'))
       AND NOT EXISTS (SELECT 1 FROM message x
                       WHERE x.tenant = m.tenant AND x.principal = m.principal
                         AND x.episode_id = m.episode_id AND x.message_ordinal = m.message_ordinal)

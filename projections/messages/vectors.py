@@ -83,6 +83,9 @@ WHERE NOT EXISTS (SELECT 1 FROM message_hidden h
   AND NOT EXISTS (SELECT 1 FROM principal_tombstone t
                   WHERE t.principal_hash = encode(sha256(convert_to(
                       v.tenant || '/' || v.principal, 'UTF8')), 'hex'))
+  AND NOT EXISTS (SELECT 1 FROM public.principal_forgotten f
+                  WHERE f.principal_hash = encode(sha256(convert_to(
+                      v.tenant || '/' || v.principal, 'UTF8')), 'hex'))
 ON CONFLICT (generation, tenant, principal, kind, item_id) DO UPDATE SET vector = EXCLUDED.vector
 """
 """Vectors of the messages that are neither hidden nor a forgotten principal's (the same test

@@ -224,6 +224,14 @@ async def test_an_encrypted_copy_rederives_to_the_plaintext_logs_projection(
     mapping = _mapping(copied)
     assert list(mapping) == [offset for offset, _, _ in source]  # each once, in order
     assert [w for w in WORDS if any(w.encode() in value.lower() for _, value, _ in copied)] == []
+    # ... nor who said them: every record of the copy names its principal by pseudonym, a
+    # living one's the one beside their key, carol's (forgotten) a random one kept nowhere
+    named = [
+        who
+        for who in ("ana", "bo", "carol")
+        if any(f'"principal":"{who}"'.encode() in value for _, value, _ in copied)
+    ]
+    assert named == []
     assert await copier().run() == CopyProgress(
         total=done.total, copied=records, passed=done.total
     )  # a finished copy run again appends nothing

@@ -132,4 +132,6 @@ async def test_a_forgetting_drops_what_is_owed_and_queues_principal_forgotten(
     [notice] = [decode_memory_event(r["payload"]) for r in rows]
     assert isinstance(notice, PrincipalErased)
     assert notice.principal_hash == principal_hash(t, "ana") == rows[0]["principal"]
-    assert notice.episode_id == forget.event_id
+    # it names no record of the log: the forgetting's record names her pseudonym
+    assert notice.schema_version == 2 and notice.episode_id is None
+    assert notice.occurred_at == EPOCH.replace(hour=0, minute=0, second=0, microsecond=0)

@@ -25,7 +25,7 @@ def _row(kind: str = "principal.forgotten", **changed: Any) -> dict[str, Any]:
         "applied_at": NOW,
         "already": False,
         "erased": '{"belief": 3, "evidence": 4, "embedding_vector": 2}',
-        "data_key_id": "Xq3vQ" if kind == "principal.forgotten" else None,
+        "data_key_id": "destroyed" if kind == "principal.forgotten" else None,
         "episodes_sealed": 5,
         "episodes_in_clear": 0,
         "episodes_unknown": 0,
@@ -38,7 +38,7 @@ def test_a_forgetting_of_sealed_words_says_they_are_unreadable_from_now_on() -> 
     assert receipt.log.state == "sealed" and receipt.data_key.destroyed
     assert (
         receipt.says[0] == "Forgotten: 9 row(s) about ana deleted from PostgreSQL, and their "
-        "data key Xq3vQ destroyed."
+        "data key destroyed."
     )
     assert "unreadable from now on in the log" in receipt.log.says
 

@@ -73,6 +73,15 @@ class FixedKeys:
             self._key(tenant, principal), tenant, principal, event_id, field_name, token
         )
 
+    async def pseudonym(self, tenant: str, principal: str, *, verified: bool = True) -> str:
+        self._key(tenant, principal)
+        return f"psn-{principal}"
+
+    async def principal_of(self, tenant: str, pseudonym: str) -> str | None:
+        principal = pseudonym.removeprefix("psn-")
+        known = (tenant, principal) in self.keys and (tenant, principal) not in self.destroyed
+        return principal if known else None
+
 
 T = TypeVar("T")
 
@@ -92,11 +101,13 @@ def test_a_sealed_turn_keeps_ids_in_clear_hides_its_words_and_opens_to_itself() 
     wire = sealed.model_dump_json().encode()
     assert b"Zanzibar" not in wire and b"hunter2" not in wire
     assert is_sealed_event(wire)
-    assert (sealed.tenant, sealed.principal, sealed.event_id) == (
+    assert (sealed.tenant, sealed.principal, sealed.event_id, sealed.schema_version) == (
         turn.tenant,
-        turn.principal,
+        "psn-ada",  # the principal's pseudonym: their name is only inside the sealed words
         turn.event_id,
+        2,
     )
+    assert b'"ada"' not in wire
     assert _run(sealer.open(decode_log_event(wire))) == turn
 
 
@@ -182,7 +193,33 @@ def test_events_without_words_stay_in_clear() -> None:
         session="s",
         occurred_at=WHEN,
     )
-    assert _run(sealer.seal(forgotten)) is forgotten
+    on_log = _run(sealer.seal(forgotten))
+    assert isinstance(on_log, PrincipalForgotten)
+    assert (on_log.principal, on_log.schema_version) == ("psn-ada", 2)  # pseudonymous, in clear
+    assert on_log.model_copy(update={"principal": "ada", "schema_version": 1}) == forgotten
+    assert _run(sealer.open(decode_log_event(on_log.model_dump_json()))) == forgotten
+
+
+def test_a_forgotten_pseudonym_names_nobody() -> None:
+    """Once the key is destroyed, a pseudonymous record opens as destroyed: no reader can say
+    whose it was, and a sealed batch of theirs projects as one that formed nothing."""
+    keys = FixedKeys()
+    sealer = LogSealer(keys, seal_new=True)
+    forgotten = PrincipalForgotten(
+        event_id=uuid.UUID(int=7),
+        tenant="t",
+        principal="ada",
+        project="p",
+        session="s",
+        occurred_at=WHEN,
+    )
+    on_log = decode_log_event(_run(sealer.seal(forgotten)).model_dump_json())
+    sealed_turn = decode_log_event(_run(sealer.seal(episode(SAID))).model_dump_json())
+    keys.destroyed.add(("t", "ada"))
+    for event in (on_log, sealed_turn):
+        assert _run(sealer.identify(event)) == event
+        with pytest.raises(KeyDestroyed):
+            _run(sealer.open(event))
 
 
 def test_a_process_without_keys_passes_plaintext_and_says_how_to_read_sealed() -> None:
