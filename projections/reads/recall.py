@@ -51,6 +51,7 @@ from engram.projections.messages import (
     INDEX_LANGUAGE,
     Embedder,
     EmbeddingGeneration,
+    Statistics,
     embedding_store,
     question_statistics,
     read_spelling,
@@ -71,6 +72,7 @@ from engram.projections.reads.recall_lists import (
     CANDIDATES,
     SEMANTIC_CANDIDATES,
     SEMANTIC_WEIGHT,
+    Candidates,
     MessageId,
     Scope,
     SemanticQuery,
@@ -87,6 +89,7 @@ from engram.projections.reads.recall_page import (
     page_of,
     reflects,
 )
+from engram.projections.reads.rerank import TOP, asks_for, rerank
 from engram.projections.reads.search import (
     MAX_QUERY_CHARS,
     UnsearchableQuery,
@@ -94,7 +97,7 @@ from engram.projections.reads.search import (
     question_words,
 )
 from engram.projections.reads.when import Timed, periods
-from engram.schemas.api import RecallResults
+from engram.schemas.api import BeliefView, RecallResults
 from engram.schemas.common import Role
 from engram.watermarks.waiting import poll_until
 
@@ -303,6 +306,7 @@ async def recall(
     semantic: SemanticQuery | None = None,
     asked_at: datetime | None = None,
     foreign_lexical_weight: float | None = None,
+    reread: bool = True,
 ) -> RecallResults:
     """One page of what answers ``query`` for the principal: beliefs, then messages of
     ``roles``, each best first (see the module's docstring). :class:`UnsearchableQuery` for a
@@ -318,25 +322,67 @@ async def recall(
     by the semantic list alone; without one it is :class:`UnsearchableQuery`. A question in
     another language than the index's (:func:`engram.projections.messages.read_spelling`), asked with
     the semantic list, weighs its lexical list :data:`FOREIGN_LEXICAL_WEIGHT` against it
-    (``foreign_lexical_weight`` overrides it: the evaluation's comparisons).
+    (``foreign_lexical_weight`` overrides it: the evaluation's comparisons). ``reread``: the
+    second stage (:func:`second_stage`) puts the first candidates in order; False keeps the
+    first stage's order (the evaluation's and the bench's baseline).
 
-    The stages, in order: read the request (:func:`read_request`) and the question's words
-    (:func:`engram.projections.messages.question_statistics`); the beliefs its words find
-    (:func:`answering_beliefs`); the candidate lists (:func:`candidate_lists`); their one
-    ranking (:func:`rank_messages`: combined, the session prior, the period in front); the
-    beliefs that ranking supports (:func:`supported_beliefs`); the page
+    The stages, in order: read the request (:func:`read_request`); the first stage
+    (:func:`first_stage`: the question's words, the beliefs they find, the candidate lists and
+    their one ranking); the second stage (:func:`second_stage`: the first candidates read again
+    with the question); the beliefs that ranking supports (:func:`supported_beliefs`); the page
     (:mod:`engram.projections.reads.recall_page`)."""
     request = read_request(query, roles=roles, limit=limit, cursor=cursor, asked_at=asked_at)
     scope = Scope(tenant, principal, request.role_names, project)
+    first = await first_stage(
+        conn, request, scope, semantic=semantic, foreign_lexical_weight=foreign_lexical_weight
+    )
+    messages = second_stage(first, request.query) if reread else first.messages
+    beliefs = await supported_beliefs(conn, first.beliefs, messages, scope)
+    ranked = [
+        *belief_hits(beliefs),
+        *message_hits(messages, first.candidates, ranks(quoted(beliefs))),
+    ]
+    page, next_cursor = page_of(ranked, request.after, limit)
+    return RecallResults(
+        hits=[r.hit for r in page],
+        next_cursor=next_cursor,
+        reflects=await reflects(conn, tenant, page),
+    )
+
+
+@dataclass(frozen=True)
+class FirstStage:
+    """What the first stage found for a question: its terms' statistics, the beliefs its words
+    match (before :func:`supported` judges them), the candidate lists, and the messages' one
+    ranking (:func:`rank_messages`), best first."""
+
+    stats: Statistics
+    beliefs: list[BeliefView]
+    candidates: Candidates
+    messages: list[tuple[MessageId, float]]
+
+
+async def first_stage(
+    conn: asyncpg.Connection,
+    request: Request,
+    scope: Scope,
+    *,
+    semantic: SemanticQuery | None,
+    foreign_lexical_weight: float | None = None,
+) -> FirstStage:
+    """The question's words read (:func:`engram.projections.messages.question_statistics`,
+    spelling included), the beliefs they find (:func:`answering_beliefs`), the candidate lists
+    (:func:`candidate_lists`) and their one ranking (:func:`rank_messages`: combined by score,
+    the session prior, the period in front)."""
     timed = request.timed
     spelling = await asyncio.to_thread(read_spelling, timed.words)  # loads a word list once
     stats = await question_statistics(
         conn,
-        tenant=tenant,
-        principal=principal,
-        words=question_words(timed.words, principal),
-        roles=request.role_names,
-        project=project,
+        tenant=scope.tenant,
+        principal=scope.principal,
+        words=question_words(timed.words, scope.principal),
+        roles=scope.role_names,
+        project=scope.project,
         spelling=spelling,
     )
     # A question that is only a date ("May 2023"): answered by the messages said then, not by
@@ -345,7 +391,13 @@ async def recall(
     if only_time:
         semantic = None
     beliefs = await answering_beliefs(
-        conn, tenant, principal, timed.words, project, stats.idf, semantic is not None or only_time
+        conn,
+        scope.tenant,
+        scope.principal,
+        timed.words,
+        scope.project,
+        stats.idf,
+        semantic is not None or only_time,
     )
     candidates = await candidate_lists(
         conn, stats, scope, named=timed.periods, semantic=semantic, only_time=only_time
@@ -357,14 +409,18 @@ async def recall(
         in_period=said_in(candidates.rows, timed.periods),
         session_of=candidates.sessions,
     )
-    beliefs = await supported_beliefs(conn, beliefs, messages, scope)
-    ranked = [
-        *belief_hits(beliefs),
-        *message_hits(messages, candidates, ranks(quoted(beliefs))),
-    ]
-    page, next_cursor = page_of(ranked, request.after, limit)
-    return RecallResults(
-        hits=[r.hit for r in page],
-        next_cursor=next_cursor,
-        reflects=await reflects(conn, tenant, page),
-    )
+    return FirstStage(stats, beliefs, candidates, messages)
+
+
+def second_stage(first: FirstStage, question: str) -> list[tuple[MessageId, float]]:
+    """The first stage's first :data:`engram.projections.reads.rerank.TOP` messages read again
+    with the question (:func:`engram.projections.reads.rerank.rerank`: the answer's type, and
+    whether a message asks rather than tells), the rest after them as they were; each message's
+    fused score is then ``1 / (60 + its place)``. A question that is only a date keeps the
+    order its messages were said in. Pure: it reads the candidates' rows the first stage
+    fetched."""
+    messages = first.messages
+    if first.candidates.only_time or len(messages) < 2:
+        return messages
+    contents = {m: first.candidates.rows[m]["content"] for m, _ in messages[:TOP]}
+    return fuse([rerank([m for m, _ in messages], contents, asks_for(question))])
