@@ -24,15 +24,20 @@ role. The lists below are combined (:mod:`engram.projections.reads.fusion`, :fun
   :data:`SEMANTIC_WEIGHT` — below the lexical list's 1, because on these questions meaning
   alone finds less than words do (docs/retrieval.md measures it);
 - each message raised by the best other hit of its session (:data:`SESSION_WEIGHT`), and the
-  messages said in a period the question names fused in front.
+  messages said in a period the question names fused in front;
+- then the first of them read again with the question (:func:`second_stage`,
+  :mod:`engram.projections.reads.rerank`): a message that says a time for a "when" question, a
+  number for a "how many", a place for a "where" moves up, one that asks a question down.
 
 **Pages.** The answer is ranked whole — at most :data:`CANDIDATES` of each list — and served in
 pages by keyset (:mod:`engram.projections.reads.recall_page`).
 
-**Stages.** :func:`recall` reads the request and the question (:func:`read_request`), finds the
-beliefs its words match (:mod:`engram.projections.reads.recall_beliefs`), gathers the candidate
-lists (:mod:`engram.projections.reads.recall_lists`), ranks the messages (:func:`rank_messages`),
-keeps the beliefs that ranking supports, and serves a page; each stage is a function of its own.
+**Stages.** :func:`recall` reads the request (:func:`read_request`); its first stage
+(:func:`first_stage`) reads the question's words, finds the beliefs they match
+(:mod:`engram.projections.reads.recall_beliefs`), gathers the candidate lists
+(:mod:`engram.projections.reads.recall_lists`) and ranks the messages (:func:`rank_messages`);
+its second stage (:func:`second_stage`) reads the first candidates again; then it keeps the
+beliefs that ranking supports and serves a page. Each stage is a function of its own.
 """
 
 from __future__ import annotations
