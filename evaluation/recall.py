@@ -19,7 +19,8 @@ In the same run, on the same messages, the baselines: BM25 (:mod:`.bm25`) over t
 own messages as the index holds them (role ``user``), top ten; and, with an embedder, dense-only
 (the principal's own messages nearest the question in the active embedding generation) and
 recall without its semantic list (``recall_lexical_only``), so the semantic list's worth is read
-in one run. With ``--turns`` the
+in one run; and recall without its second stage (``recall_first_stage``: the first stage's
+order, :func:`engram.projections.reads.recall.second_stage`), so the second stage's worth is too. With ``--turns`` the
 conversations are formed in process — the deterministic arm under the default policy, projected
 by the projector's own store and indexed by the indexer's own store, into a scratch database
 created and dropped on the configured PostgreSQL, as ``bench/search_questions.py`` does —
@@ -193,6 +194,8 @@ class Report:
     bm25: dict[str, Tally] = field(default_factory=dict)
     lexical: dict[str, Tally] = field(default_factory=dict)
     dense: dict[str, Tally] = field(default_factory=dict)
+    first_stage: dict[str, Tally] = field(default_factory=dict)
+    """Recall without its second stage (the first stage's order), on the same question."""
     unsearchable: int = 0
     without_evidence: int = 0
     """Questions with no evidence message: nothing could hold it, so they are not counted."""
@@ -215,6 +218,7 @@ class Report:
             "without_evidence": self.without_evidence,
             "semantic_generation": self.semantic_generation,
             "recall": {g: t.to_dict() for g, t in sorted(self.recall.items())},
+            "recall_first_stage": {g: t.to_dict() for g, t in sorted(self.first_stage.items())},
             "bm25_own_messages": {g: t.to_dict() for g, t in sorted(self.bm25.items())},
         }
         if self.semantic_generation is not None:
@@ -321,15 +325,19 @@ async def measure(
                 if semantic is not None and semantic_weight is not None:
                     semantic = replace(semantic, weight=semantic_weight)
                 results = await _ask(conn, question, semantic)
+                took_ms = (time.perf_counter() - started) * 1000
+                first = await _ask(conn, question, semantic, reread=False)
         except UnsearchableQuery:
             report.unsearchable += 1
-            results = RecallResults(hits=[], next_cursor=None, reflects=[])
-        took_ms = (time.perf_counter() - started) * 1000
+            results = first = RecallResults(hits=[], next_cursor=None, reflects=[])
+            took_ms = (time.perf_counter() - started) * 1000
         rank = first_rank(held(results), question.evidence)
         in_beliefs = answer_in_beliefs(results, question.answer)
         for tally in report.tallies(question, report.recall):
             tally.add(rank, answered=bool(results.hits), answer_in_beliefs=in_beliefs)
             tally.latencies_ms.append(took_ms)
+        for tally in report.tallies(question, report.first_stage):
+            tally.add(first_rank(held(first), question.evidence), answered=bool(first.hits))
         found = await baseline.top(question)
         for tally in report.tallies(question, report.bm25):
             tally.add(first_rank(found, question.evidence), answered=bool(found))
@@ -344,6 +352,8 @@ async def _ask(
     question: Question,
     semantic: SemanticQuery | None,
     foreign_lexical_weight: float | None = None,
+    *,
+    reread: bool = True,
 ) -> RecallResults:
     return await recall(
         conn,
@@ -354,6 +364,7 @@ async def _ask(
         semantic=semantic,
         asked_at=question.asked_at,
         foreign_lexical_weight=foreign_lexical_weight,
+        reread=reread,
     )
 
 

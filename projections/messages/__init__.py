@@ -12,6 +12,7 @@ from engram.projections.messages.embeddings.generation import EmbeddingGeneratio
 from engram.projections.messages.embeddings.resident import RESIDENT as resident_vectors
 from engram.projections.messages.lexical import (
     INDEX_LANGUAGE,
+    Statistics,
     best_messages,
     question_statistics,
 )
@@ -32,6 +33,7 @@ __all__ = [
     "EmbeddingGeneration",
     "MessageKey",
     "Spelling",
+    "Statistics",
     "Vectors",
     "best_messages",
     "embedding_store",

@@ -24,13 +24,20 @@ role. The lists below are combined (:mod:`engram.projections.reads.fusion`, :fun
   :data:`SEMANTIC_WEIGHT` — below the lexical list's 1, because on these questions meaning
   alone finds less than words do (docs/retrieval.md measures it);
 - each message raised by the best other hit of its session (:data:`SESSION_WEIGHT`), and the
-  messages said in a period the question names fused in front.
+  messages said in a period the question names fused in front;
+- then the first of them read again with the question (:func:`second_stage`,
+  :mod:`engram.projections.reads.rerank`): a message that says a time for a "when" question, a
+  number for a "how many", a place for a "where" moves up, one that asks a question down.
 
 **Pages.** The answer is ranked whole — at most :data:`CANDIDATES` of each list — and served in
-pages by keyset: every hit has the sort key ``tier + fused`` (tier 1 for a belief, 0 for a
-message; a fused score is below 1, so every belief precedes every message) and an id (the
-belief's, or a name-based UUID of the message's event id and ordinal); the cursor holds the last
-hit's key and id. While memory stands still the pages walk every hit once.
+pages by keyset (:mod:`engram.projections.reads.recall_page`).
+
+**Stages.** :func:`recall` reads the request (:func:`read_request`); its first stage
+(:func:`first_stage`) reads the question's words, finds the beliefs they match
+(:mod:`engram.projections.reads.recall_beliefs`), gathers the candidate lists
+(:mod:`engram.projections.reads.recall_lists`) and ranks the messages (:func:`rank_messages`);
+its second stage (:func:`second_stage`) reads the first candidates again; then it keeps the
+beliefs that ranking supports and serves a page. Each stage is a function of its own.
 """
 
 from __future__ import annotations
@@ -38,7 +45,7 @@ from __future__ import annotations
 import asyncio
 import unicodedata
 import uuid
-from collections.abc import Hashable, Mapping, Sequence, Set
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
@@ -49,105 +56,94 @@ from engram.projections.messages import (
     INDEX_LANGUAGE,
     Embedder,
     EmbeddingGeneration,
-    Vectors,
-    best_messages,
+    Statistics,
     embedding_store,
-    message_of_item,
     question_statistics,
     read_spelling,
-    resident_vectors,
 )
-from engram.projections.reads.cursor import InvalidCursor, decode_score_cursor, encode_cursor
+from engram.projections.reads.cursor import InvalidCursor, decode_score_cursor
 from engram.projections.reads.freshness import freshness
 from engram.projections.reads.fusion import combine, fuse, ranks, with_neighbours
+from engram.projections.reads.recall_beliefs import (
+    MIN_MATCHED_TERMS,
+    SUPPORT_MESSAGES,
+    answering,
+    answering_beliefs,
+    quoted,
+    supported,
+    supported_beliefs,
+)
+from engram.projections.reads.recall_lists import (
+    CANDIDATES,
+    SEMANTIC_CANDIDATES,
+    SEMANTIC_WEIGHT,
+    Candidates,
+    MessageId,
+    Scope,
+    SemanticQuery,
+    candidate_lists,
+    said_in,
+    semantic_messages,
+)
+from engram.projections.reads.recall_page import (
+    CURSOR_KIND,
+    OWN_WORDS,
+    belief_hits,
+    message_hits,
+    message_uuid,
+    page_of,
+    reflects,
+)
+from engram.projections.reads.rerank import TOP, asks_for, rerank
 from engram.projections.reads.search import (
     MAX_QUERY_CHARS,
     UnsearchableQuery,
     check_query,
     question_words,
-    search_beliefs,
 )
-from engram.projections.reads.when import Period, periods
-from engram.schemas.api import (
-    BeliefView,
-    RecalledBelief,
-    RecalledMessage,
-    RecallResults,
-    SearchMode,
-)
+from engram.projections.reads.when import Timed, periods
+from engram.schemas.api import BeliefView, RecallResults
 from engram.schemas.common import Role
 from engram.watermarks.waiting import poll_until
 
-__all__ = ["MAX_QUERY_CHARS", "IndexBehind", "InvalidCursor", "UnsearchableQuery", "recall"]
+__all__ = [
+    "CANDIDATES",
+    "MAX_QUERY_CHARS",
+    "MIN_MATCHED_TERMS",
+    "OWN_WORDS",
+    "SEMANTIC_CANDIDATES",
+    "SEMANTIC_WEIGHT",
+    "SUPPORT_MESSAGES",
+    "IndexBehind",
+    "InvalidCursor",
+    "MessageId",
+    "SemanticQuery",
+    "UnsearchableQuery",
+    "answering",
+    "message_uuid",
+    "recall",
+    "semantic_messages",
+    "supported",
+]
 
-CANDIDATES = 100
-"""Hits taken from each ranked list before fusion: more than a page needs, few enough that a
-question costs the same at any memory size (the lists are read through their indexes)."""
 MAX_LIMIT = 100
-CURSOR_KIND = "recall"
-OWN_WORDS: tuple[Role, ...] = (Role.USER,)
-"""Whose words recall answers with unless asked: only ``user`` speaks for the principal."""
 _ALLOWED_CONTROLS = frozenset("\t\n\r")
 
-SEMANTIC_WEIGHT = 0.75
-"""The semantic list's weight where it is combined with the lexical list by score
-(:func:`fusion.combine`: BM25 scaled by the best, the cosine between the list's last and first).
-Chosen on the dev split with ``bench/embedding_models.py`` (``combined@w``, docs/retrieval.md)."""
-SEMANTIC_CANDIDATES = 3 * CANDIDATES
-"""Nearest vectors taken before the role and project filter cuts them to :data:`CANDIDATES`
-(vectors are kept for every role; recall answers with the principal's own unless asked)."""
+SESSION_WEIGHT = 0.3
+"""How much the best other hit of a message's session adds to its combined score
+(:func:`fusion.with_neighbours`): a session is scored by its best-matching message, as a prior
+for the others. Chosen on the dev split (docs/retrieval.md)."""
 
-_BELIEF_TERMS = """
-SELECT b.belief_id, array_agg(v.lexeme ORDER BY v.lexeme) AS lexemes
-FROM belief b, unnest(b.search_vector) v
-WHERE b.belief_id = ANY($1::uuid[]) AND v.lexeme = ANY($2::text[])
-GROUP BY b.belief_id
-"""
-"""Which of the question's terms each candidate belief holds."""
+FOREIGN_LEXICAL_WEIGHT = 0.25
+"""The lexical list's weight, against the semantic list's, for a question in another language
+than the index's (English stems): its words match the messages' words only by accident (a
+name, a cognate), while the multilingual model reads its meaning. Applied as the semantic
+weight divided by it. Chosen on translated dev questions (docs/retrieval.md)."""
 
-
-def answering(
-    matched: Mapping[uuid.UUID, Sequence[str]], idf: Mapping[str, float]
-) -> set[uuid.UUID]:
-    """The beliefs that answer: those matching two or more of the question's terms (its one
-    term, for a one-term question), or holding its rarest term (the highest idf; ties count).
-    Beliefs come first, so each one shown pushes every message down: one sharing a single
-    common word with a longer question ("live" in "where do I live and what did I bring back
-    from Japan") is rarely about it, while one holding the question's rarest word — "Lisbon" of
-    "Lisbon or tea", and "tea" too — is. Measured in docs/retrieval.md."""
-    if not idf:
-        return set()
-    rarest = max(idf.values())
-    enough = min(MIN_MATCHED_TERMS, len(idf))
-    return {
-        belief
-        for belief, terms in matched.items()
-        if len(set(terms)) >= enough or any(idf.get(t, 0.0) >= rarest * (1 - 1e-9) for t in terms)
-    }
-
-
-MIN_MATCHED_TERMS = 2
-"""How many of a question's terms a belief matches to answer it, whatever their weight."""
-
-
-_IN_SCOPE = """
-SELECT m.project, m.session, m.episode_id, m.message_ordinal, m.role, m.author, m.content,
-       m.occurred_at, m.source_partition, m.source_offset
-FROM unnest($3::uuid[], $4::int[]) AS k(episode_id, message_ordinal)
-JOIN message m ON m.tenant = $1 AND m.principal = $2
- AND m.episode_id = k.episode_id AND m.message_ordinal = k.message_ordinal
-WHERE m.role = ANY($5::text[]) AND ($6::text IS NULL OR m.project = $6)
-"""
-"""The indexed messages among the given ones, in scope (a message the index has not reached, or
-has left out, is not answered with)."""
-
-MessageId = tuple[uuid.UUID, int]
-"""A message: its turn's event id and its ordinal in the turn."""
-
-
-def message_uuid(episode_id: uuid.UUID, ordinal: int) -> uuid.UUID:
-    """A message's id in a recall cursor: name-based, so the same message always has it."""
-    return uuid.uuid5(episode_id, f"message/{ordinal}")
+PERIOD_WEIGHT = 1.0
+"""The weight of the list of candidates said in a period the question names: as much as the
+others', so a message of that period outranks one of another that words and meaning rank
+alike."""
 
 
 def check_recall_query(query: str) -> str:
@@ -191,13 +187,6 @@ async def wait_indexed(
         )
 
 
-@dataclass(frozen=True)
-class _Ranked:
-    sort_key: float
-    key: uuid.UUID
-    hit: RecalledBelief | RecalledMessage
-
-
 def rank_messages(
     lexical: Sequence[tuple[MessageId, float]],
     semantic: Sequence[tuple[MessageId, float]] = (),
@@ -230,58 +219,24 @@ def rank_messages(
     return fuse([matched, timely], weights=[1.0, PERIOD_WEIGHT])
 
 
-def supported(
-    beliefs: Sequence[BeliefView], first: Sequence[MessageId], ranked: Set[MessageId]
-) -> list[BeliefView]:
-    """The beliefs, in their order, that quote one of ``first`` (the messages ranked first for
-    the question, :data:`SUPPORT_MESSAGES` of them), or none of whose quotes the messages'
-    ranking could hold (``ranked``: the indexed messages in the question's scope among them: a
-    belief told through ``remember`` or ``correct``, or quoting another role's words, is not
-    judged by a ranking of messages it has none in). Every belief is shown before every message,
-    so a belief matched by the question's words but formed from a message its words and meaning
-    do not rank near the top (a stray shared word, another occasion of the same thing) would
-    push the message that answers down; one whose own source ranks near the top is the same
-    answer, distilled."""
-    top = set(first)
-    shown = []
-    for belief in beliefs:
-        quotes = {(e.episode_id, e.message_ordinal) for e in belief.evidence}
-        if quotes & top or not quotes & ranked:
-            shown.append(belief)
-    return shown
-
-
-SESSION_WEIGHT = 0.3
-"""How much the best other hit of a message's session adds to its combined score
-(:func:`fusion.with_neighbours`): a session is scored by its best-matching message, as a prior
-for the others. Chosen on the dev split (docs/retrieval.md)."""
-
-SUPPORT_MESSAGES = 5
-"""How near the top of the messages' ranking a belief's quoted message must be for the belief
-to be shown (:func:`supported`): half of a first page of ten. Measured in docs/retrieval.md."""
-
-
-FOREIGN_LEXICAL_WEIGHT = 0.25
-"""The lexical list's weight, against the semantic list's, for a question in another language
-than the index's (English stems): its words match the messages' words only by accident (a
-name, a cognate), while the multilingual model reads its meaning. Applied as the semantic
-weight divided by it. Chosen on translated dev questions (docs/retrieval.md)."""
-
-PERIOD_WEIGHT = 1.0
-"""The weight of the list of candidates said in a period the question names: as much as the
-others', so a message of that period outranks one of another that words and meaning rank
-alike."""
-
-
-@dataclass(frozen=True, slots=True)
-class SemanticQuery:
-    """A question as one embedding generation's model embedded it: searched only in that
-    generation (:class:`engram.projections.messages.embeddings.store.EmbeddingGenerationNotBuilt` while it is building,
-    :class:`engram.projections.messages.embeddings.store.UnknownEmbeddingGeneration` if there is none by that name)."""
-
-    generation: str
-    vector: Vectors
-    weight: float = SEMANTIC_WEIGHT
+def semantic_weight(
+    semantic: SemanticQuery | None, language: str, foreign_lexical_weight: float | None = None
+) -> float:
+    """The semantic list's weight against the lexical list's for a question read as
+    ``language`` (0 without the semantic list): the query's own weight; for a question in
+    another language than the index's, whose words rarely are the messages' words and whose
+    meaning carries it, divided by :data:`FOREIGN_LEXICAL_WEIGHT` (or by
+    ``foreign_lexical_weight``: the evaluation's comparisons)."""
+    if semantic is None:
+        return 0.0
+    if language == INDEX_LANGUAGE:
+        return semantic.weight
+    lexical = (
+        FOREIGN_LEXICAL_WEIGHT
+        if foreign_lexical_weight is None
+        else max(foreign_lexical_weight, 1e-6)
+    )
+    return semantic.weight / lexical
 
 
 async def embed_question(embedder: Embedder, query: str) -> SemanticQuery:
@@ -310,47 +265,37 @@ async def semantic_query(
     return await embed_question(embedder, query)
 
 
-async def _messages_in_scope(
-    conn: asyncpg.Connection,
-    ids: Sequence[MessageId],
-    tenant: str,
-    principal: str,
-    role_names: list[str],
-    project: str | None,
-) -> list[asyncpg.Record]:
-    """The indexed rows of ``ids`` the question's scope allows (:data:`_IN_SCOPE`)."""
-    rows: list[asyncpg.Record] = await conn.fetch(
-        _IN_SCOPE, tenant, principal, [e for e, _ in ids], [o for _, o in ids], role_names, project
-    )
-    return rows
+@dataclass(frozen=True, slots=True)
+class Request:
+    """A recall request, checked: the question, the page it continues (the cursor's sort key
+    and id), the roles' names, and the periods the question names with the words left."""
+
+    query: str
+    after: tuple[float, uuid.UUID] | None
+    role_names: list[str]
+    timed: Timed
 
 
-async def semantic_messages(
-    conn: asyncpg.Connection,
-    semantic: SemanticQuery,
+def read_request(
+    query: str,
     *,
-    tenant: str,
-    principal: str,
-    role_names: list[str],
-    project: str | None,
-) -> tuple[list[tuple[MessageId, float]], list[asyncpg.Record]]:
-    """The semantic list of messages in scope, best first, each with its cosine, and their
-    rows (only messages this generation's index holds: hidden ones never answer)."""
-    similar = await resident_vectors.search(
-        conn,
-        tenant,
-        principal,
-        "message",
-        semantic.vector,
-        limit=SEMANTIC_CANDIDATES,
-        generation=semantic.generation,
-    )
-    nearest = [(message_of_item(hit.item_id), hit.score) for hit in similar.hits]
-    rows = await _messages_in_scope(
-        conn, [m for m, _ in nearest], tenant, principal, role_names, project
-    )
-    held = {(r["episode_id"], r["message_ordinal"]) for r in rows}
-    return [(m, score) for m, score in nearest if m in held][:CANDIDATES], list(rows)
+    roles: Sequence[Role],
+    limit: int,
+    cursor: str | None,
+    asked_at: datetime | None,
+) -> Request:
+    """The request checked (``ValueError`` for a limit out of range or no roles,
+    :class:`UnsearchableQuery` for text :func:`check_recall_query` refuses,
+    :class:`InvalidCursor` for a cursor recall did not issue) and its time read
+    (:func:`engram.projections.reads.when.periods`, as of ``asked_at`` or now)."""
+    if not 1 <= limit <= MAX_LIMIT:
+        raise ValueError(f"limit must be 1..{MAX_LIMIT}, not {limit}")
+    if not roles:
+        raise ValueError("roles must name at least one role")
+    query = check_recall_query(query)
+    after = decode_score_cursor(CURSOR_KIND, cursor) if cursor is not None else None
+    role_names = sorted({Role(r).value for r in roles})
+    return Request(query, after, role_names, periods(query, asked_at or datetime.now(UTC)))
 
 
 async def recall(
@@ -366,6 +311,7 @@ async def recall(
     semantic: SemanticQuery | None = None,
     asked_at: datetime | None = None,
     foreign_lexical_weight: float | None = None,
+    reread: bool = True,
 ) -> RecallResults:
     """One page of what answers ``query`` for the principal: beliefs, then messages of
     ``roles``, each best first (see the module's docstring). :class:`UnsearchableQuery` for a
@@ -381,212 +327,105 @@ async def recall(
     by the semantic list alone; without one it is :class:`UnsearchableQuery`. A question in
     another language than the index's (:func:`engram.projections.messages.read_spelling`), asked with
     the semantic list, weighs its lexical list :data:`FOREIGN_LEXICAL_WEIGHT` against it
-    (``foreign_lexical_weight`` overrides it: the evaluation's comparisons)."""
-    if not 1 <= limit <= MAX_LIMIT:
-        raise ValueError(f"limit must be 1..{MAX_LIMIT}, not {limit}")
-    if not roles:
-        raise ValueError("roles must name at least one role")
-    query = check_recall_query(query)
-    after = decode_score_cursor(CURSOR_KIND, cursor) if cursor is not None else None
-    role_names = sorted({Role(r).value for r in roles})
-    timed = periods(query, asked_at or datetime.now(UTC))
-    spelling = await asyncio.to_thread(read_spelling, timed.words)  # loads a word list once
+    (``foreign_lexical_weight`` overrides it: the evaluation's comparisons). ``reread``: the
+    second stage (:func:`second_stage`) puts the first candidates in order; False keeps the
+    first stage's order (the evaluation's and the bench's baseline).
 
+    The stages, in order: read the request (:func:`read_request`); the first stage
+    (:func:`first_stage`: the question's words, the beliefs they find, the candidate lists and
+    their one ranking); the second stage (:func:`second_stage`: the first candidates read again
+    with the question); the beliefs that ranking supports (:func:`supported_beliefs`); the page
+    (:mod:`engram.projections.reads.recall_page`)."""
+    request = read_request(query, roles=roles, limit=limit, cursor=cursor, asked_at=asked_at)
+    scope = Scope(tenant, principal, request.role_names, project)
+    first = await first_stage(
+        conn, request, scope, semantic=semantic, foreign_lexical_weight=foreign_lexical_weight
+    )
+    messages = second_stage(first, request.query) if reread else first.messages
+    beliefs = await supported_beliefs(conn, first.beliefs, messages, scope)
+    ranked = [
+        *belief_hits(beliefs),
+        *message_hits(messages, first.candidates, ranks(quoted(beliefs))),
+    ]
+    page, next_cursor = page_of(ranked, request.after, limit)
+    return RecallResults(
+        hits=[r.hit for r in page],
+        next_cursor=next_cursor,
+        reflects=await reflects(conn, tenant, page),
+    )
+
+
+@dataclass(frozen=True)
+class FirstStage:
+    """What the first stage found for a question: its terms' statistics, the beliefs its words
+    match (before :func:`supported` judges them), the candidate lists, and the messages' one
+    ranking (:func:`rank_messages`), best first."""
+
+    stats: Statistics
+    beliefs: list[BeliefView]
+    candidates: Candidates
+    messages: list[tuple[MessageId, float]]
+
+
+async def first_stage(
+    conn: asyncpg.Connection,
+    request: Request,
+    scope: Scope,
+    *,
+    semantic: SemanticQuery | None,
+    foreign_lexical_weight: float | None = None,
+) -> FirstStage:
+    """The question's words read (:func:`engram.projections.messages.question_statistics`,
+    spelling included), the beliefs they find (:func:`answering_beliefs`), the candidate lists
+    (:func:`candidate_lists`) and their one ranking (:func:`rank_messages`: combined by score,
+    the session prior, the period in front)."""
+    timed = request.timed
+    spelling = await asyncio.to_thread(read_spelling, timed.words)  # loads a word list once
     stats = await question_statistics(
         conn,
-        tenant=tenant,
-        principal=principal,
-        words=question_words(timed.words, principal),
-        roles=role_names,
-        project=project,
+        tenant=scope.tenant,
+        principal=scope.principal,
+        words=question_words(timed.words, scope.principal),
+        roles=scope.role_names,
+        project=scope.project,
         spelling=spelling,
     )
-    idf = stats.idf
     # A question that is only a date ("May 2023"): answered by the messages said then, not by
     # the meaning of a date's words.
     only_time = bool(timed.periods) and not stats.terms
     if only_time:
         semantic = None
-    belief_hits = await _answering_beliefs(
-        conn, tenant, principal, timed.words, project, idf, semantic is not None or only_time
+    beliefs = await answering_beliefs(
+        conn,
+        scope.tenant,
+        scope.principal,
+        timed.words,
+        scope.project,
+        stats.idf,
+        semantic is not None or only_time,
     )
-    if only_time:
-        lexical_rows = await _said_during(
-            conn, tenant, principal, timed.periods, role_names, project
-        )
-    else:
-        lexical_rows = (
-            await best_messages(
-                conn,
-                stats,
-                tenant=tenant,
-                principal=principal,
-                roles=role_names,
-                project=project,
-                limit=CANDIDATES,
-            )
-        ).rows
-    near: list[tuple[MessageId, float]] = []
-    near_rows: list[asyncpg.Record] = []
-    if semantic is not None:
-        near, near_rows = await semantic_messages(
-            conn,
-            semantic,
-            tenant=tenant,
-            principal=principal,
-            role_names=role_names,
-            project=project,
-        )
-    rows = {(r["episode_id"], r["message_ordinal"]): r for r in (*near_rows, *lexical_rows)}
-    lexical = [((r["episode_id"], r["message_ordinal"]), r["score"]) for r in lexical_rows]
-    lexical_rank = {} if only_time else ranks([m for m, _ in lexical])
-    semantic_rank = ranks([m for m, _ in near])
-    weight = semantic.weight if semantic is not None else 0.0
-    if semantic is not None and spelling.language != INDEX_LANGUAGE:
-        # A question in another language than the index's: its words rarely are the messages'
-        # words, and meaning carries it (the lexical list counts FOREIGN_LEXICAL_WEIGHT).
-        weight /= (
-            FOREIGN_LEXICAL_WEIGHT
-            if foreign_lexical_weight is None
-            else max(foreign_lexical_weight, 1e-6)
-        )
-    timely = _said_in(rows, timed.periods)
-    sessions = {m: (r["project"], r["session"]) for m, r in rows.items()}
+    candidates = await candidate_lists(
+        conn, stats, scope, named=timed.periods, semantic=semantic, only_time=only_time
+    )
     messages = rank_messages(
-        lexical, near, semantic_weight=weight, in_period=timely, session_of=sessions
+        candidates.lexical,
+        candidates.semantic,
+        semantic_weight=semantic_weight(semantic, spelling.language, foreign_lexical_weight),
+        in_period=said_in(candidates.rows, timed.periods),
+        session_of=candidates.sessions,
     )
-    quoted = [(e.episode_id, e.message_ordinal) for b in belief_hits for e in b.evidence]
-    in_scope = await _messages_in_scope(conn, quoted, tenant, principal, role_names, project)
-    belief_hits = supported(
-        belief_hits,
-        [m for m, _ in messages[:SUPPORT_MESSAGES]],
-        {(r["episode_id"], r["message_ordinal"]) for r in in_scope},
-    )
-    quoted_rank = ranks(
-        [(e.episode_id, e.message_ordinal) for belief in belief_hits for e in belief.evidence]
-    )
-
-    belief_lexical = ranks([b.belief_id for b in belief_hits])
-    ranked: list[_Ranked] = []
-    by_id = {b.belief_id: b for b in belief_hits}
-    for belief_id, fused in fuse([[b.belief_id for b in belief_hits]]):
-        belief_hit = RecalledBelief(
-            fused=fused, lexical_rank=belief_lexical.get(belief_id), belief=by_id[belief_id]
-        )
-        ranked.append(_Ranked(1.0 + fused, belief_id, belief_hit))
-    for message, fused in messages:
-        row = rows[message]
-        role = Role(row["role"])
-        hit = RecalledMessage(
-            fused=fused,
-            lexical_rank=lexical_rank.get(message),
-            quoted_rank=quoted_rank.get(message),
-            semantic_rank=semantic_rank.get(message),
-            event_id=row["episode_id"],
-            message_ordinal=row["message_ordinal"],
-            role=role,
-            own_words=role in OWN_WORDS,
-            author=row["author"],
-            project=row["project"],
-            session=row["session"],
-            occurred_at=row["occurred_at"],
-            partition=row["source_partition"],
-            offset=row["source_offset"],
-            content=row["content"],
-        )
-        ranked.append(_Ranked(fused, message_uuid(*message), hit))
-
-    ranked.sort(key=lambda r: (-r.sort_key, r.key))
-    if after is not None:
-        key, last = after
-        ranked = [r for r in ranked if r.sort_key < key or (r.sort_key == key and r.key > last)]
-    page = ranked[:limit]
-    more = len(ranked) > limit
-    next_cursor = encode_cursor(CURSOR_KIND, page[-1].sort_key, page[-1].key) if more else None
-    projects = sorted({p for p in map(_project, page) if p is not None})
-    reflects = [await freshness(conn, tenant=tenant, project=p) for p in projects]
-    return RecallResults(hits=[r.hit for r in page], next_cursor=next_cursor, reflects=reflects)
+    return FirstStage(stats, beliefs, candidates, messages)
 
 
-async def _answering_beliefs(
-    conn: asyncpg.Connection,
-    tenant: str,
-    principal: str,
-    words: str,
-    project: str | None,
-    idf: Mapping[str, float],
-    semantic: bool,
-) -> list[BeliefView]:
-    """The beliefs shown (:func:`answering`), best first. A question with no word to match is
-    :class:`UnsearchableQuery` — unless it is asked semantically too (``semantic``), when the
-    semantic list answers it and no belief is shown."""
-    try:
-        beliefs = await search_beliefs(
-            conn,
-            tenant=tenant,
-            principal=principal,
-            query=words or "?",
-            mode=SearchMode.ANY,
-            project=project,
-            limit=CANDIDATES,
-        )
-    except UnsearchableQuery:
-        if semantic:
-            return []
-        raise
-    candidates = [h.belief.belief_id for h in beliefs.hits]
-    matched = {
-        row["belief_id"]: row["lexemes"]
-        for row in await conn.fetch(_BELIEF_TERMS, candidates, list(idf))
-    }
-    shown = answering(matched, idf)
-    return [h.belief for h in beliefs.hits if h.belief.belief_id in shown]
-
-
-_DURING = """
-SELECT m.project, m.session, m.episode_id, m.message_ordinal, m.role, m.author, m.content,
-       m.occurred_at, m.source_partition, m.source_offset,
-       1.0::float8 - row_number() OVER (ORDER BY m.occurred_at, m.source_offset,
-                                        m.message_ordinal)::float8 / ($7::float8 + 1) AS score
-FROM message m
-WHERE m.tenant = $1 AND m.principal = $2 AND m.role = ANY($3::text[])
-  AND ($4::text IS NULL OR m.project = $4) AND m.occurred_at >= $5 AND m.occurred_at < $6
-ORDER BY m.occurred_at, m.source_offset, m.message_ordinal
-LIMIT $7
-"""
-"""The first ``$7`` messages in scope said in ``[$5, $6)``, in the order they were said, each
-scored below the one before (read through ``message_principal_time``)."""
-
-
-async def _said_during(
-    conn: asyncpg.Connection,
-    tenant: str,
-    principal: str,
-    named: Sequence[Period],
-    role_names: list[str],
-    project: str | None,
-) -> list[asyncpg.Record]:
-    """The messages said in the periods a question of only a date names, in the order said
-    (the first :data:`CANDIDATES` of each period), as the list its words would have given."""
-    found: dict[MessageId, asyncpg.Record] = {}
-    for period in named:
-        for row in await conn.fetch(
-            _DURING, tenant, principal, role_names, project, period.start, period.end, CANDIDATES
-        ):
-            found.setdefault((row["episode_id"], row["message_ordinal"]), row)
-    return list(found.values())[:CANDIDATES]
-
-
-def _said_in(rows: Mapping[MessageId, asyncpg.Record], named: Sequence[Period]) -> list[MessageId]:
-    """The candidates said in one of the periods a question names."""
-    return [m for m, row in rows.items() if any(p.holds(row["occurred_at"]) for p in named)]
-
-
-def _project(ranked: _Ranked) -> str | None:
-    """The project a hit comes from: a message's own; a belief's if it is scoped to one project
-    (``project:<name>``), else None (a belief scoped wider than one project)."""
-    hit = ranked.hit
-    if isinstance(hit, RecalledMessage):
-        return hit.project
-    scope = hit.belief.scope
-    return scope.removeprefix("project:") if scope.startswith("project:") else None
+def second_stage(first: FirstStage, question: str) -> list[tuple[MessageId, float]]:
+    """The first stage's first :data:`engram.projections.reads.rerank.TOP` messages read again
+    with the question (:func:`engram.projections.reads.rerank.rerank`: the answer's type, and
+    whether a message asks rather than tells), the rest after them as they were; each message's
+    fused score is then ``1 / (60 + its place)``. A question that is only a date keeps the
+    order its messages were said in. Pure: it reads the candidates' rows the first stage
+    fetched."""
+    messages = first.messages
+    if first.candidates.only_time or len(messages) < 2:
+        return messages
+    contents = {m: first.candidates.rows[m]["content"] for m, _ in messages[:TOP]}
+    return fuse([rerank([m for m, _ in messages], contents, asks_for(question))])
