@@ -52,6 +52,7 @@ from engram.projections.messages import (
     Vectors,
     best_messages,
     embedding_store,
+    glosses,
     message_of_item,
     question_statistics,
     read_spelling,
@@ -67,6 +68,7 @@ from engram.projections.reads.search import (
     question_words,
     search_beliefs,
 )
+from engram.projections.reads.time_words import english_time
 from engram.projections.reads.when import Period, periods
 from engram.schemas.api import (
     BeliefView,
@@ -389,14 +391,18 @@ async def recall(
     query = check_recall_query(query)
     after = decode_score_cursor(CURSOR_KIND, cursor) if cursor is not None else None
     role_names = sorted({Role(r).value for r in roles})
-    timed = periods(query, asked_at or datetime.now(UTC))
+    # a Portuguese or Spanish question's dates in English words, which periods() reads
+    timed = periods(await asyncio.to_thread(english_time, query), asked_at or datetime.now(UTC))
     spelling = await asyncio.to_thread(read_spelling, timed.words)  # loads a word list once
+    words = question_words(timed.words, principal)
+    # another language's words in the index's: their English words beside them (a glossary)
+    words += await asyncio.to_thread(glosses, words, spelling.language)
 
     stats = await question_statistics(
         conn,
         tenant=tenant,
         principal=principal,
-        words=question_words(timed.words, principal),
+        words=words,
         roles=role_names,
         project=project,
         spelling=spelling,
