@@ -40,6 +40,10 @@ MIN_CSLS = 0.03
 """The least CSLS score for the best English word to be used. The model aligns words mostly
 through their spelling: below this a rarer word's nearest English word is as often a look-alike
 ("odeia" > "eddie") as its translation (read on samples of each glossary's score bands)."""
+SKIPPED = 60
+"""How many of a language's commonest words are never glossed (the glossary's first lines: its
+articles, pronouns and auxiliaries). Their English words are mostly stop words, and where the
+model's nearest one is not ("eu" > "european", "por" > "pour") it is a look-alike."""
 MARGIN = 0.02
 """How far below the best English word's CSLS score another may be and still be used (a word
 with two translations, "crianças": "children" and "kids")."""
@@ -76,11 +80,19 @@ def glossary(language: str) -> Mapping[str, tuple[Gloss, ...]]:
     return dict(_parse(line) for line in text.splitlines() if line)
 
 
+@functools.cache
+def _skipped(language: str) -> frozenset[str]:
+    return frozenset(list(glossary(language))[:SKIPPED])
+
+
 def translations(word: str, language: str) -> list[str]:
-    """The English words used for ``word`` (case-folded): the best if its cosine reaches
+    """The English words used for ``word`` (case-folded; none for one of the language's
+    :data:`SKIPPED` commonest words): the best if its cosine reaches
     :data:`MIN_COSINE` and its CSLS :data:`MIN_CSLS`, and the others whose cosine does and
     whose CSLS is within :data:`MARGIN` of the best's."""
     kept = glossary(language).get(word, ())
+    if word in _skipped(language):
+        return []
     if not kept or kept[0].cosine < MIN_COSINE or kept[0].csls < MIN_CSLS:
         return []
     best = kept[0].csls

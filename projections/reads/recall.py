@@ -263,11 +263,13 @@ SUPPORT_MESSAGES = 5
 to be shown (:func:`supported`): half of a first page of ten. Measured in docs/retrieval.md."""
 
 
-FOREIGN_LEXICAL_WEIGHT = 0.25
+FOREIGN_LEXICAL_WEIGHT = 1.0
 """The lexical list's weight, against the semantic list's, for a question in another language
-than the index's (English stems): its words match the messages' words only by accident (a
-name, a cognate), while the multilingual model reads its meaning. Applied as the semantic
-weight divided by it. Chosen on translated dev questions (docs/retrieval.md)."""
+than the index's (English stems), applied as the semantic weight divided by it. Its words are
+matched with their English words beside them (:func:`engram.projections.messages.glossary.glosses`),
+so its lexical list counts as an English question's; without the glossary, 0.25 was best (its
+words matched only by accident: a name, a cognate). Chosen on translated dev questions
+(docs/retrieval.md)."""
 
 PERIOD_WEIGHT = 1.0
 """The weight of the list of candidates said in a period the question names: as much as the
