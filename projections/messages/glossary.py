@@ -81,18 +81,39 @@ def glossary(language: str) -> Mapping[str, tuple[Gloss, ...]]:
 
 
 @functools.cache
+def written(language: str) -> Mapping[str, tuple[str, ...]]:
+    """``language``'s written glossary (``glossary/<language>-en-written.tsv``): common words
+    the model-built one leaves out ("festa" party, "perro" dog, "prova" test), each with its
+    English words, written for Engram."""
+    if language not in GLOSSED:
+        raise KeyError(f"no glossary for {language!r}; there are {', '.join(GLOSSED)}")
+    resource = importlib.resources.files("engram.projections.messages").joinpath(
+        "glossary", f"{language}-en-written.tsv"
+    )
+    found: dict[str, tuple[str, ...]] = {}
+    for line in resource.read_text(encoding="utf-8").splitlines():
+        if line and not line.startswith("#"):
+            word, english = line.split("\t")
+            found[word] = tuple(english.split())
+    return found
+
+
+@functools.cache
 def _skipped(language: str) -> frozenset[str]:
     return frozenset(list(glossary(language))[:SKIPPED])
 
 
 def translations(word: str, language: str) -> list[str]:
     """The English words used for ``word`` (case-folded; none for one of the language's
-    :data:`SKIPPED` commonest words): the best if its cosine reaches
+    :data:`SKIPPED` commonest words): the written glossary's (:func:`written`) if it has the
+    word; else the model-built one's best if its cosine reaches
     :data:`MIN_COSINE` and its CSLS :data:`MIN_CSLS`, and the others whose cosine does and
     whose CSLS is within :data:`MARGIN` of the best's."""
     kept = glossary(language).get(word, ())
     if word in _skipped(language):
         return []
+    if word in written(language):
+        return list(written(language)[word])
     if not kept or kept[0].cosine < MIN_COSINE or kept[0].csls < MIN_CSLS:
         return []
     best = kept[0].csls

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from engram.projections.messages.glossary import GLOSSED, glossary, glosses, translations
+from engram.projections.messages.glossary import GLOSSED, glossary, glosses, translations, written
 from engram.projections.messages.spelling import language_of, words_of
 
 
@@ -68,3 +68,20 @@ def test_the_glossaries_are_the_ones_named() -> None:
     assert all(len(glossary(language)) > 10_000 for language in GLOSSED)
     with pytest.raises(KeyError, match="no glossary"):
         glossary("fr")
+
+
+def test_the_written_glossary_covers_common_words_the_model_leaves_out() -> None:
+    assert translations("festa", "pt") == ["party"]
+    assert translations("perro", "es") == ["dog"]
+    assert "test" in translations("prova", "pt")
+    question = "¿Cuándo llevé al perro a la playa?"
+    assert {"dog", "beach"} <= set(glosses(words_of(question), language_of(words_of(question))))
+
+
+def test_the_written_glossary_holds_only_words_and_their_english() -> None:
+    for language in GLOSSED:
+        entries = written(language)
+        assert len(entries) > 100
+        for word, english in entries.items():
+            assert word == word.casefold() and word.isalpha(), word
+            assert english and all(e.isascii() and e.isalpha() for e in english), word
