@@ -383,9 +383,12 @@ async def recall(
     only a date ("May 2023") is answered by the messages said then, in the order said, with or
     without the semantic list. A question with no word to match (only stop words) is answered
     by the semantic list alone; without one it is :class:`UnsearchableQuery`. A question in
-    another language than the index's (:func:`engram.projections.messages.read_spelling`), asked with
-    the semantic list, weighs its lexical list :data:`FOREIGN_LEXICAL_WEIGHT` against it
-    (``foreign_lexical_weight`` overrides it: the evaluation's comparisons)."""
+    another language than the index's (:func:`engram.projections.messages.read_spelling`) has its
+    dates read in English words (:func:`engram.projections.reads.time_words.english_time`) and
+    its words' English words added to its terms (:func:`engram.projections.messages.glosses`,
+    Portuguese and Spanish); asked with the semantic list, it weighs its lexical list
+    :data:`FOREIGN_LEXICAL_WEIGHT` against it (``foreign_lexical_weight`` overrides it: the
+    evaluation's comparisons)."""
     if not 1 <= limit <= MAX_LIMIT:
         raise ValueError(f"limit must be 1..{MAX_LIMIT}, not {limit}")
     if not roles:
@@ -451,8 +454,9 @@ async def recall(
     semantic_rank = ranks([m for m, _ in near])
     weight = semantic.weight if semantic is not None else 0.0
     if semantic is not None and spelling.language != INDEX_LANGUAGE:
-        # A question in another language than the index's: its words rarely are the messages'
-        # words, and meaning carries it (the lexical list counts FOREIGN_LEXICAL_WEIGHT).
+        # A question in another language than the index's: its words are matched with their
+        # English words beside them (the glossary); the lexical list counts
+        # FOREIGN_LEXICAL_WEIGHT.
         weight /= (
             FOREIGN_LEXICAL_WEIGHT
             if foreign_lexical_weight is None
