@@ -10,13 +10,14 @@ from engram.projections.messages.embeddings import store as embedding_store
 from engram.projections.messages.embeddings.embedder import Embedder, Vectors
 from engram.projections.messages.embeddings.generation import EmbeddingGeneration
 from engram.projections.messages.embeddings.resident import RESIDENT as resident_vectors
+from engram.projections.messages.glossary import glosses
 from engram.projections.messages.lexical import (
     INDEX_LANGUAGE,
     Statistics,
     best_messages,
     question_statistics,
 )
-from engram.projections.messages.spelling import Spelling, read_spelling
+from engram.projections.messages.spelling import Spelling, language_of, read_spelling, words_of
 from engram.projections.messages.store import (
     INDEXER,
     MessageKey,
@@ -37,10 +38,13 @@ __all__ = [
     "Vectors",
     "best_messages",
     "embedding_store",
+    "glosses",
     "hide_messages",
+    "language_of",
     "message_of_item",
     "question_statistics",
     "read_spelling",
     "redacted_messages",
     "resident_vectors",
+    "words_of",
 ]

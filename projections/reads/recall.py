@@ -48,6 +48,7 @@ import uuid
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from functools import partial
 
 import asyncpg
 
@@ -58,6 +59,7 @@ from engram.projections.messages import (
     EmbeddingGeneration,
     Statistics,
     embedding_store,
+    glosses,
     question_statistics,
     read_spelling,
 )
@@ -101,6 +103,7 @@ from engram.projections.reads.search import (
     check_query,
     question_words,
 )
+from engram.projections.reads.time_words import english_time
 from engram.projections.reads.when import Timed, periods
 from engram.schemas.api import BeliefView, RecallResults
 from engram.schemas.common import Role
@@ -134,11 +137,13 @@ SESSION_WEIGHT = 0.3
 (:func:`fusion.with_neighbours`): a session is scored by its best-matching message, as a prior
 for the others. Chosen on the dev split (docs/retrieval.md)."""
 
-FOREIGN_LEXICAL_WEIGHT = 0.25
+FOREIGN_LEXICAL_WEIGHT = 1.0
 """The lexical list's weight, against the semantic list's, for a question in another language
-than the index's (English stems): its words match the messages' words only by accident (a
-name, a cognate), while the multilingual model reads its meaning. Applied as the semantic
-weight divided by it. Chosen on translated dev questions (docs/retrieval.md)."""
+than the index's (English stems), applied as the semantic weight divided by it. Its words are
+matched with their English words beside them (:func:`engram.projections.messages.glossary.glosses`),
+so its lexical list counts as an English question's; without the glossary, 0.25 was best (its
+words matched only by accident: a name, a cognate). Chosen on translated dev questions
+(docs/retrieval.md)."""
 
 PERIOD_WEIGHT = 1.0
 """The weight of the list of candidates said in a period the question names: as much as the
@@ -287,7 +292,9 @@ def read_request(
     """The request checked (``ValueError`` for a limit out of range or no roles,
     :class:`UnsearchableQuery` for text :func:`check_recall_query` refuses,
     :class:`InvalidCursor` for a cursor recall did not issue) and its time read
-    (:func:`engram.projections.reads.when.periods`, as of ``asked_at`` or now)."""
+    (:func:`engram.projections.reads.when.periods`, as of ``asked_at`` or now; a Portuguese or
+    Spanish question's dates first put in English words, :func:`english_time`, whose first call
+    loads word lists: call it off the event loop)."""
     if not 1 <= limit <= MAX_LIMIT:
         raise ValueError(f"limit must be 1..{MAX_LIMIT}, not {limit}")
     if not roles:
@@ -295,7 +302,8 @@ def read_request(
     query = check_recall_query(query)
     after = decode_score_cursor(CURSOR_KIND, cursor) if cursor is not None else None
     role_names = sorted({Role(r).value for r in roles})
-    return Request(query, after, role_names, periods(query, asked_at or datetime.now(UTC)))
+    timed = periods(english_time(query), asked_at or datetime.now(UTC))
+    return Request(query, after, role_names, timed)
 
 
 async def recall(
@@ -325,9 +333,12 @@ async def recall(
     only a date ("May 2023") is answered by the messages said then, in the order said, with or
     without the semantic list. A question with no word to match (only stop words) is answered
     by the semantic list alone; without one it is :class:`UnsearchableQuery`. A question in
-    another language than the index's (:func:`engram.projections.messages.read_spelling`), asked with
-    the semantic list, weighs its lexical list :data:`FOREIGN_LEXICAL_WEIGHT` against it
-    (``foreign_lexical_weight`` overrides it: the evaluation's comparisons). ``reread``: the
+    another language than the index's (:func:`engram.projections.messages.read_spelling`) has its
+    dates read in English words (:func:`engram.projections.reads.time_words.english_time`) and
+    its words' English words added to its terms (:func:`engram.projections.messages.glosses`,
+    Portuguese and Spanish); asked with the semantic list, it weighs its lexical list
+    :data:`FOREIGN_LEXICAL_WEIGHT` against it (``foreign_lexical_weight`` overrides it: the
+    evaluation's comparisons). ``reread``: the
     second stage (:func:`second_stage`) puts the first candidates in order; False keeps the
     first stage's order (the evaluation's and the bench's baseline).
 
@@ -336,7 +347,9 @@ async def recall(
     their one ranking); the second stage (:func:`second_stage`: the first candidates read again
     with the question); the beliefs that ranking supports (:func:`supported_beliefs`); the page
     (:mod:`engram.projections.reads.recall_page`)."""
-    request = read_request(query, roles=roles, limit=limit, cursor=cursor, asked_at=asked_at)
+    request = await asyncio.to_thread(
+        partial(read_request, query, roles=roles, limit=limit, cursor=cursor, asked_at=asked_at)
+    )
     scope = Scope(tenant, principal, request.role_names, project)
     first = await first_stage(
         conn, request, scope, semantic=semantic, foreign_lexical_weight=foreign_lexical_weight
@@ -381,11 +394,14 @@ async def first_stage(
     the session prior, the period in front)."""
     timed = request.timed
     spelling = await asyncio.to_thread(read_spelling, timed.words)  # loads a word list once
+    words = question_words(timed.words, scope.principal)
+    # another language's words in the index's: their English words beside them (a glossary)
+    words += await asyncio.to_thread(glosses, words, spelling.language)
     stats = await question_statistics(
         conn,
         tenant=scope.tenant,
         principal=scope.principal,
-        words=question_words(timed.words, scope.principal),
+        words=words,
         roles=scope.role_names,
         project=scope.project,
         spelling=spelling,

@@ -79,7 +79,42 @@ async def test_a_question_in_portuguese_finds_the_english_message(pool: asyncpg.
         await remembered(conn, "lang")
         hits = await asked(conn, "lang", "O que faz o meu irmão?")  # what does my brother do?
     assert first(hits) == "My brother is a carpenter in Coimbra."
-    assert hits[0].lexical_rank is None and hits[0].semantic_rank == 1, "by meaning alone"
+    assert hits[0].semantic_rank == 1, "by meaning"
+    assert hits[0].lexical_rank == 1, "and by its words: irmão is brother (the glossary)"
+
+
+BUSY = [
+    "Busy day: dropped the kids at school, answered emails, and the adoption agency called back.",
+    "I started the long process of applying for a new job at the bank.",
+    "The interview went well, they want to meet my family next week.",
+    "We talked for hours about having children someday.",
+    "Filled in forms all afternoon, so much paperwork for the new house.",
+    "Between meetings I read a chapter on the history of the Roman republic.",
+]
+
+
+async def test_a_word_the_model_misreads_in_a_question_is_found_through_its_english_word(
+    pool: asyncpg.Pool,
+) -> None:
+    """By meaning alone (the code before the glossary), "which process did I start?" asked in
+    Spanish or Portuguese ranks the busy day with the adoption agency first; "proceso" and
+    "processo" are "process", which only the job application holds."""
+    async with pool.acquire() as conn:
+        turns = [
+            turn("busy", "ana", "p", text, seq=i, session=f"s{i}") for i, text in enumerate(BUSY)
+        ]
+        records = [LogRecord(0, i, t.model_dump_json().encode()) for i, t in enumerate(turns)]
+        await index_records(conn, TOPIC, 0, records)
+        await store.register(conn, GENERATION)
+        vectors = await embed_messages(EMBEDDER, GENERATION, records)
+        await write_vectors(conn, GENERATION.name, TOPIC, 0, records, vectors)
+        await store.mark_built(conn, GENERATION.name)
+        await store.activate(conn, GENERATION.name)
+        spanish = await asked(conn, "busy", "¿Qué proceso empecé?")
+        portuguese = await asked(conn, "busy", "Em que processo entrei?")
+    for hits in (portuguese, spanish):
+        assert first(hits) == BUSY[1]
+        assert hits[0].lexical_rank == 1
 
 
 async def test_a_misspelt_word_finds_its_word(pool: asyncpg.Pool) -> None:
