@@ -31,10 +31,12 @@ principal is dropped first.
 
 from __future__ import annotations
 
+import asyncio
 import threading
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import asyncpg
 import numpy as np
@@ -47,6 +49,10 @@ EXACT_BELOW = 200_000
 about 15 ms at 100k vectors of 384 dimensions on one core); from this many on an HNSW graph is
 built for them — on two busy cores a graph of 100k took minutes of CPU (docs/benchmarks.md),
 more than exact search costs a principal of that size in a day of questions."""
+OFF_LOOP_FROM = 10_000
+"""Principals with this many vectors or more are searched in a worker thread (about 1 ms of
+product from here, 12 ms at 100k on this server), so the event loop serves other questions
+meanwhile; below it the thread hand-off would cost more than it frees."""
 MAX_RESIDENT_BYTES = 2 << 30
 """The most vector bytes one process holds (2 GiB: about 1.3M vectors of 384 dimensions)."""
 CONNECTIVITY = 16
@@ -103,29 +109,34 @@ class _Held:
     def nbytes(self) -> int:
         return self.count * self.dimensions * 4
 
-    def add(self, rows: Sequence[asyncpg.Record]) -> list[int]:
-        """Add or replace ``rows``; the positions rewritten in place (the graph no longer
-        holds their vectors)."""
-        rewritten: list[int] = []
+    def add(self, rows: Sequence[Mapping[str, Any]]) -> list[int]:
+        """Add or replace ``rows``; the positions rewritten (the graph no longer holds their
+        vectors). The matrix is never written in place: a search computing on the one it took
+        in a worker thread (:meth:`ResidentVectors.search`) keeps reading what it took."""
+        rewritten: dict[int, np.ndarray] = {}
         fresh: list[np.ndarray] = []
         for row in rows:
             vector = np.frombuffer(row["vector"], dtype="<f4")
             at = self.positions.get(row["item_id"])
             if at is None:
-                self.positions[row["item_id"]] = len(self.ids) + len(fresh)
+                self.positions[row["item_id"]] = len(self.ids)
                 fresh.append(vector)
                 self.ids.append(row["item_id"])
+            elif at >= len(self.ids) - len(fresh):
+                fresh[at - (len(self.ids) - len(fresh))] = vector  # rewritten in the same read
             else:
-                self.matrix[at] = vector
-                rewritten.append(at)
+                rewritten[at] = vector
             self.seq = max(self.seq, row["seq"])
-        if fresh:
+        if fresh or rewritten:
             grown = np.empty((len(self.ids), self.dimensions), dtype=np.float32)
             old = len(self.ids) - len(fresh)
             grown[:old] = self.matrix[:old]
-            grown[old:] = np.vstack(fresh)
+            if fresh:
+                grown[old:] = np.vstack(fresh)
+            for at, vector in rewritten.items():
+                grown[at] = vector
             self.matrix = grown
-        return rewritten
+        return sorted(rewritten)
 
 
 class ResidentVectors:
@@ -159,7 +170,16 @@ class ResidentVectors:
         held = await self._current(conn, key, dimensions, state)
         if held is None or held.count == 0 or limit < 1:
             return Similar(name, (), 0 if held is None else held.count)
-        return Similar(name, self._nearest(held, vector, limit), held.count)
+        count = held.count
+        if count < OFF_LOOP_FROM:
+            return Similar(
+                name, nearest(held.matrix, held.ids, held.graph, held.graphed, vector, limit), count
+            )
+        # numpy's product and usearch's search release the GIL: the event loop serves the
+        # other requests' statements meanwhile. ``nearest`` reads what it is given, and the
+        # matrix it reads is never written (``_Held.add`` makes a new one).
+        taken = (held.matrix, held.ids[:count], held.graph, held.graphed)
+        return Similar(name, await asyncio.to_thread(nearest, *taken, vector, limit), count)
 
     def forget(self) -> None:
         """Drop everything held (tests; a process that wants its memory back)."""
@@ -238,15 +258,25 @@ class ResidentVectors:
         finally:
             held.building = False
 
-    def _nearest(self, held: _Held, query: Vectors, limit: int) -> tuple[Hit, ...]:
-        graph, graphed = held.graph, held.graphed
-        if graph is None:
-            return rank(held.matrix, held.ids, query, limit)
-        found = graph.search(query, min(limit, graphed), threads=1)  # type: ignore[attr-defined]
-        near = {int(k) for k in np.atleast_1d(found.keys)}
-        rows = sorted(near | set(range(graphed, held.count)))
-        chosen = np.asarray(rows, dtype=np.int64)
-        return rank(held.matrix[chosen], [held.ids[i] for i in rows], query, limit)
+
+def nearest(
+    matrix: Vectors,
+    ids: Sequence[str],
+    graph: object | None,
+    graphed: int,
+    query: Vectors,
+    limit: int,
+) -> tuple[Hit, ...]:
+    """The ``limit`` rows of ``matrix`` (one per id) nearest ``query``, scored exactly: all of
+    them, or with ``graph`` (holding the first ``graphed`` rows) its nearest and every row
+    after those."""
+    if graph is None:
+        return rank(matrix, ids, query, limit)
+    found = graph.search(query, min(limit, graphed), threads=1)  # type: ignore[attr-defined]
+    near = {int(k) for k in np.atleast_1d(found.keys)}
+    rows = sorted(near | set(range(graphed, len(ids))))
+    chosen = np.asarray(rows, dtype=np.int64)
+    return rank(matrix[chosen], [ids[i] for i in rows], query, limit)
 
 
 RESIDENT = ResidentVectors()
