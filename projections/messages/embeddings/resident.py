@@ -143,11 +143,16 @@ class ResidentVectors:
     """The vectors this process holds, by (generation, tenant, principal, kind)."""
 
     def __init__(
-        self, *, exact_below: int = EXACT_BELOW, max_bytes: int = MAX_RESIDENT_BYTES
+        self,
+        *,
+        exact_below: int = EXACT_BELOW,
+        max_bytes: int = MAX_RESIDENT_BYTES,
+        off_loop_from: int = OFF_LOOP_FROM,
     ) -> None:
         self._held: OrderedDict[tuple[str, str, str, str], _Held] = OrderedDict()
         self._lock = threading.Lock()
         self.exact_below = exact_below
+        self.off_loop_from = off_loop_from
         self.max_bytes = max_bytes
 
     async def search(
@@ -171,7 +176,7 @@ class ResidentVectors:
         if held is None or held.count == 0 or limit < 1:
             return Similar(name, (), 0 if held is None else held.count)
         count = held.count
-        if count < OFF_LOOP_FROM:
+        if count < self.off_loop_from:
             return Similar(
                 name, nearest(held.matrix, held.ids, held.graph, held.graphed, vector, limit), count
             )
