@@ -16,7 +16,8 @@ def row(item: str, vector: np.ndarray, seq: int) -> dict[str, object]:
 
 def unit(seed: int, count: int) -> np.ndarray:
     vectors = np.random.default_rng(seed).standard_normal((count, 8)).astype(np.float32)
-    return vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+    unit_rows: np.ndarray = vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+    return unit_rows
 
 
 def test_each_item_keeps_its_row_through_a_load_and_a_rewrite() -> None:
