@@ -42,6 +42,7 @@ import asyncpg
 import numpy as np
 
 from engram.projections.messages.embeddings.embedder import Vectors
+from engram.projections.messages.embeddings.prefilter import Quantised, candidates
 from engram.projections.messages.embeddings.store import Hit, Kind, Similar, rank, searchable
 
 EXACT_BELOW = 200_000
@@ -93,6 +94,9 @@ class _Held:
     ids: list[str] = field(default_factory=list)
     positions: dict[str, int] = field(default_factory=dict)
     matrix: Vectors = field(init=False)
+    quantised: Quantised = field(init=False)
+    """The matrix's int8 copy, which tells an exact search which rows to score
+    (:mod:`engram.projections.messages.embeddings.prefilter`)."""
     graph: object | None = None
     graphed: int = 0
     """How many rows (from the first) the graph holds; later rows are scanned exactly."""
@@ -100,6 +104,7 @@ class _Held:
 
     def __post_init__(self) -> None:
         self.matrix = np.zeros((0, self.dimensions), dtype=np.float32)
+        self.quantised = Quantised.of(self.matrix)
 
     @property
     def count(self) -> int:
@@ -107,7 +112,7 @@ class _Held:
 
     @property
     def nbytes(self) -> int:
-        return self.count * self.dimensions * 4
+        return self.count * self.dimensions * 4 + self.quantised.nbytes
 
     def add(self, rows: Sequence[Mapping[str, Any]]) -> list[int]:
         """Add or replace ``rows``; the positions rewritten (the graph no longer holds their
@@ -136,6 +141,7 @@ class _Held:
             for at, vector in rewritten.items():
                 grown[at] = vector
             self.matrix = grown
+            self.quantised = self.quantised.updated(grown, old, list(rewritten))
         return sorted(rewritten)
 
 
@@ -177,14 +183,17 @@ class ResidentVectors:
             return Similar(name, (), 0 if held is None else held.count)
         count = held.count
         if count < self.off_loop_from:
-            return Similar(
-                name, nearest(held.matrix, held.ids, held.graph, held.graphed, vector, limit), count
-            )
-        # numpy's product and usearch's search release the GIL: the event loop serves the
-        # other requests' statements meanwhile. ``nearest`` reads what it is given, and the
-        # matrix it reads is never written (``_Held.add`` makes a new one).
+            hits = nearest(held.matrix, held.ids, held.graph, held.graphed, vector, limit)
+            return Similar(name, hits, count)
+        # numpy's product, numkong's and usearch's search release the GIL: the event loop
+        # serves the other requests' statements meanwhile. ``nearest`` reads what it is given,
+        # and the arrays it reads are never written (``_Held.add`` makes new ones).
         taken = (held.matrix, held.ids[:count], held.graph, held.graphed)
-        return Similar(name, await asyncio.to_thread(nearest, *taken, vector, limit), count)
+        return Similar(
+            name,
+            await asyncio.to_thread(nearest, *taken, vector, limit, held.quantised),
+            count,
+        )
 
     def forget(self) -> None:
         """Drop everything held (tests; a process that wants its memory back)."""
@@ -271,12 +280,17 @@ def nearest(
     graphed: int,
     query: Vectors,
     limit: int,
+    quantised: Quantised | None = None,
 ) -> tuple[Hit, ...]:
     """The ``limit`` rows of ``matrix`` (one per id) nearest ``query``, scored exactly: all of
-    them, or with ``graph`` (holding the first ``graphed`` rows) its nearest and every row
-    after those."""
+    them, or those ``quantised`` (the matrix's int8 copy) says can be among them (the same
+    answer, :mod:`engram.projections.messages.embeddings.prefilter`), or with ``graph``
+    (holding the first ``graphed`` rows) its nearest and every row after those."""
     if graph is None:
-        return rank(matrix, ids, query, limit)
+        kept = None if quantised is None else candidates(quantised, query, limit)
+        if kept is None:
+            return rank(matrix, ids, query, limit)
+        return rank(matrix[kept], [ids[i] for i in kept.tolist()], query, limit)
     found = graph.search(query, min(limit, graphed), threads=1)  # type: ignore[attr-defined]
     near = {int(k) for k in np.atleast_1d(found.keys)}
     rows = sorted(near | set(range(graphed, len(ids))))
