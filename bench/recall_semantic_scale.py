@@ -22,7 +22,8 @@ question asked with the semantic list and without it in turn, for each ``--threa
 the model (``0``: unset, the engine's default of every core; the arms alternate for
 ``--rounds`` rounds, so they share the machine's conditions): p50/p99 of each, and the semantic
 list's p99 over lexical-only's in the same run. Then this process's CPU per question, one at a
-time, with and without the semantic list (robust to whatever else the machine runs), and
+time, with and without the semantic list (robust to whatever else the machine runs), the
+exact search's CPU per question with and without the int8 prefilter (and that they agree), and
 ``targets``: issue 44's two figures from the default threads arm — whole recall's p99 at load
 1 (< 100 ms on an idle machine) and what the semantic list adds to the p99 at each higher load
 (<= 50 ms at load 4 on 2 cores) — with the load average at the start and after each load.
@@ -57,8 +58,15 @@ from engram.projections.messages.embeddings import store
 from engram.projections.messages.embeddings.e5 import E5Embedder
 from engram.projections.messages.embeddings.embedder import unit_rows
 from engram.projections.messages.embeddings.generation import EmbeddingGeneration
-from engram.projections.messages.embeddings.resident import RESIDENT
-from engram.projections.reads.recall import SemanticQuery, recall, semantic_query
+from engram.projections.messages.embeddings.prefilter import candidates
+from engram.projections.messages.embeddings.resident import RESIDENT, nearest
+from engram.projections.messages.embeddings.store import rank
+from engram.projections.reads.recall import (
+    SEMANTIC_CANDIDATES,
+    SemanticQuery,
+    recall,
+    semantic_query,
+)
 from engram.projections.reads.search import UnsearchableQuery
 
 NOISE = 0.05
@@ -219,6 +227,37 @@ async def cpu_per_question(
     }
 
 
+def search_cost(generation: str, vectors: np.ndarray) -> dict[str, object]:
+    """The exact search of the largest principal's resident vectors, one question at a time on
+    this thread: the float32 product over every row against the int8 prefilter's (numkong's
+    product, the bound, then float32 over the rows kept); CPU per question, rows kept, and
+    how many answers (300 nearest, scores and order) were the same."""
+    held = RESIDENT.snapshot(generation, TENANT, principal(max(SIZES)), "message")
+    if held is None:
+        return {}
+    matrix, ids, quantised = held
+    full = prefiltered = 0.0
+    kept: list[int] = []
+    same = 0
+    for vector in vectors:
+        started = time.thread_time()
+        scanned = rank(matrix, ids, vector, SEMANTIC_CANDIDATES)
+        full += time.thread_time() - started
+        started = time.thread_time()
+        found = nearest(matrix, ids, None, 0, vector, SEMANTIC_CANDIDATES, quantised)
+        prefiltered += time.thread_time() - started
+        rows = candidates(quantised, vector, SEMANTIC_CANDIDATES)
+        kept.append(len(matrix) if rows is None else len(rows))
+        same += found == scanned
+    return {
+        "rows": len(matrix),
+        "full_scan_cpu_ms": round(full / len(vectors) * 1000, 2),
+        "prefiltered_cpu_ms": round(prefiltered / len(vectors) * 1000, 2),
+        "rows_kept_median": int(np.median(kept)),
+        "same_answer": f"{same} of {len(vectors)}",
+    }
+
+
 def targets(loaded: dict[int, dict[str, object]], default: int) -> dict[str, object]:
     """Issue 44's two figures, from the default threads arm: whole recall's p99 with one
     question in flight (the idle machine's figure: < 100 ms), and what the semantic list adds
@@ -287,6 +326,7 @@ async def main(
                     "cpu_per_question": await cpu_per_question(
                         pool, asked_texts, arms.get(default) or E5Embedder(default or None)
                     ),
+                    "exact_search": search_cost(generation.name, query_vectors),
                     "under_load": {str(load): report for load, report in loaded.items()},
                 }
             else:

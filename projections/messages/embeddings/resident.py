@@ -205,6 +205,14 @@ class ResidentVectors:
         held = self._held.get((generation, tenant, principal, kind))
         return 0 if held is None or held.graph is None else held.graphed
 
+    def snapshot(
+        self, generation: str, tenant: str, principal: str, kind: Kind
+    ) -> tuple[Vectors, list[str], Quantised] | None:
+        """The principal's matrix, ids and int8 copy as held now (benchmarks: what a search
+        reads); None if not loaded."""
+        held = self._held.get((generation, tenant, principal, kind))
+        return None if held is None else (held.matrix, held.ids[:], held.quantised)
+
     def holds(self, generation: str, tenant: str, principal: str, kind: Kind) -> int:
         """How many vectors of the principal this process holds (0: none loaded)."""
         held = self._held.get((generation, tenant, principal, kind))
