@@ -71,8 +71,9 @@ class E5Embedder:
     one call at a time each), which uses ``threads`` cores; there are as many engines as that
     leaves cores (``engines``; made as calls need them), so questions asked at once are
     embedded side by side rather than queued. ``threads=None``: one engine on every core (the
-    engine's default), which on a busy machine waits on its slowest core at every layer
-    (docs/benchmarks.md, "Recall under load")."""
+    engine's default); the two compared under load: docs/benchmarks.md, "Recall under load".
+    Each call sets its thread's OpenMP thread count first (:func:`use_threads`), so engines of
+    different counts in one process each run with their own."""
 
     def __init__(self, threads: int | None = None, engines: int | None = None) -> None:
         self._model = EmbeddingModel(MODEL_NAME, DIMENSIONS, RECIPE)
