@@ -240,10 +240,15 @@ class ResidentVectors:
             held.seq = -1
         if held.seq < state["seq"]:
             rows = await conn.fetch(_SINCE, *key, held.seq)
-            with self._lock:
-                rewritten = held.add(rows)
-                if rewritten and held.graph is not None and min(rewritten) < held.graphed:
-                    held.graph, held.graphed = None, 0  # a vector the graph holds changed
+            if held.seq < 0 and len(rows) >= self.off_loop_from:
+                # A whole load, into a holding no one else sees yet: parsed and quantised in a
+                # worker thread (about a second at 100k), not on the event loop.
+                await asyncio.to_thread(held.add, rows)
+            else:
+                with self._lock:
+                    rewritten = held.add(rows)
+                    if rewritten and held.graph is not None and min(rewritten) < held.graphed:
+                        held.graph, held.graphed = None, 0  # a vector the graph holds changed
         with self._lock:
             self._held[key] = held
             self._held.move_to_end(key)
