@@ -64,6 +64,7 @@ from engram.projections.messages.embeddings.store import rank
 from engram.projections.reads.recall import (
     SEMANTIC_CANDIDATES,
     SemanticQuery,
+    embed_question,
     recall,
     semantic_query,
 )
@@ -211,16 +212,22 @@ async def cpu_per_question(
 ) -> dict[str, float]:
     """This process's CPU (the event loop's and the engine's threads; not PostgreSQL's) per
     whole recall of the largest principal, one question at a time, with the semantic list and
-    without: what a question costs whatever else the machine runs."""
+    without, and per question's embedding alone: what a question costs whatever else the
+    machine runs."""
     who = principal(max(SIZES))
     spent = {True: 0.0, False: 0.0}
+    embedding = 0.0
     for question in questions:
         for on in (True, False):
             started = time.process_time()
             await _whole(pool, who, question, embedder if on else None)
             spent[on] += time.process_time() - started
+        started = time.process_time()
+        await embed_question(embedder, question)
+        embedding += time.process_time() - started
     semantic, lexical = (spent[on] / len(questions) * 1000 for on in (True, False))
     return {
+        "question_embedding_cpu_ms": round(embedding / len(questions) * 1000, 2),
         "recall_semantic_cpu_ms": round(semantic, 2),
         "recall_lexical_only_cpu_ms": round(lexical, 2),
         "semantic_adds_cpu_ms": round(semantic - lexical, 2),
