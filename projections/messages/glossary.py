@@ -19,7 +19,7 @@ them are used is decided here (:data:`MIN_COSINE`, :data:`MIN_CSLS`, :data:`MARG
 without a rebuild.
 
 A word the glossary lacks (a rare inflection, a name) adds nothing. The glossaries are loaded
-once per process and language (16,000 words each, 0.1–0.2 s; :func:`glosses` is meant to run off
+once per process and language (16,000 words each, 0.1 to 0.2 s; :func:`glosses` is meant to run off
 the event loop the first time, as :func:`engram.projections.messages.spelling.read_spelling`).
 """
 
