@@ -103,12 +103,21 @@ async def test_a_formed_belief_reaches_a_loopback_receiver_signed_and_without_th
         words = {w.lower() for w in re.findall(r"[A-Za-z]{4,}", WORDS)}
         for received in receiver.received:
             assert not words & set(re.findall(r"[a-z]+", received.body.decode().lower()))
-        listed = await asyncio.to_thread(
-            _engram, env, "webhooks", "deliveries", "--tenant", isolated.tenant, "--json"
+
+        async def every_delivery_delivered() -> bool:
+            # what was owed after the two kinds arrived (a later formed_through, say) may
+            # still be on its way: the listing is read until nothing is pending
+            listed = await asyncio.to_thread(
+                _engram, env, "webhooks", "deliveries", "--tenant", isolated.tenant, "--json"
+            )
+            assert listed.returncode == 0, listed.stderr
+            states = {json.loads(line)["state"] for line in listed.stdout.splitlines()}
+            assert states <= {"delivered", "pending"}, states
+            return states == {"delivered"}
+
+        await wait_until(
+            every_delivery_delivered, timeout_s=60, what="every delivery listed as delivered"
         )
-        assert listed.returncode == 0, listed.stderr
-        states = {json.loads(line)["state"] for line in listed.stdout.splitlines()}
-        assert states == {"delivered"}
         fresh = await freshness(pool, tenant=isolated.tenant, project="garden")
         assert fresh.notifications is not None and fresh.notifications.pending == 0
         assert fresh.notifications.endpoints == 1
