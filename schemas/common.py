@@ -285,4 +285,25 @@ def principal_hash(tenant: str, principal: str) -> str:
     return hashlib.sha256(f"{tenant}/{principal}".encode()).hexdigest()
 
 
+def day_of(moment: datetime) -> datetime:
+    """Midnight UTC of ``moment``'s day: how a forgotten principal's rows beside their hash are
+    dated (the tombstone, the receipt's request, the notice), since the exact time would pick
+    out the forgetting's record on the log, which names their pseudonym."""
+    return moment.astimezone(UTC).replace(hour=0, minute=0, second=0, microsecond=0)
+
+
+def forgetting_receipt_id(event_id: UUID, salt: UUID | None) -> UUID:
+    """The id a forgetting's receipt is kept and asked for by: not the forgetting's record's id
+    on the log, which names the principal's pseudonym, but a hash of it with the random salt kept
+    beside their data key (``data_key.receipt_salt``), which the forgetting deletes with the key.
+    The door that appends the forgetting and the projector that applies it both read the salt
+    while the key lives; afterwards nobody, not even whoever knows the name and holds every key,
+    can tell which record of the log the receipt (keyed beside the name's hash) is about. A
+    principal with no data key has no pseudonym (the log names them in clear): the record's id."""
+    if salt is None:
+        return event_id
+    digest = hashlib.sha256(b"engram-forgetting-receipt/" + salt.bytes + event_id.bytes).digest()
+    return UUID(bytes=digest[:16], version=4)
+
+
 NonNegative = Annotated[int, Field(ge=0)]

@@ -58,12 +58,18 @@ class LogFate(BaseModel):
 class ErasureReceipt(BaseModel):
     """What a ``belief.deleted`` or ``principal.forgotten`` event erased, once applied."""
 
-    event_id: uuid.UUID
+    event_id: uuid.UUID = Field(
+        description="What the receipt is asked for by: a deletion's event id; a forgetting's "
+        "receipt id, which is not its record's id on the log (that record names the "
+        'principal\'s pseudonym: docs/privacy.md, "Who a record is about").'
+    )
     kind: ErasureKind
     tenant: str
     principal: str
     belief_id: uuid.UUID | None = None
-    requested_at: datetime
+    requested_at: datetime = Field(
+        description="When the erasure was asked for; a forgetting's, the day only (midnight UTC)."
+    )
     applied_at: datetime
     already: bool = Field(
         description="Nothing was left to erase: the belief was deleted, or the principal "

@@ -222,8 +222,13 @@ class TombstoneRow:
 
 @dataclass(frozen=True, slots=True)
 class PrincipalTombstoneRow:
+    """A forgotten principal's tombstone. Resolution names the forgetting's event and time;
+    the store keeps only the hash and the day (``projections.beliefs.store.kept_of``): the
+    forgetting's record on the log names their pseudonym, and its id or exact time beside the
+    hash would name that record."""
+
     principal_hash: str
-    event_id: uuid.UUID
+    event_id: uuid.UUID | None
     forgotten_at: datetime
 
 

@@ -119,6 +119,13 @@ class LogSealer:
         pseudonym = await self._cipher.pseudonym(event.tenant, event.principal, verified=False)
         return sealed_as(event, words, pseudonym)
 
+    async def keyed(self, tenant: str, principal: str) -> None:
+        """Make sure the principal has a data key (and so a pseudonym) when this sealer seals:
+        the key :meth:`seal` will name them by. The forgetting's door reads the key's row
+        before it appends (``data_key.receipt_salt``)."""
+        if self.seal_new:
+            await self._cipher.pseudonym(tenant, principal)
+
     async def pseudonymous(self, event: LogEvent) -> LogEvent:
         """``event`` naming its principal by pseudonym in clear (what ``engram log encrypt``
         makes of a record written before pseudonyms): a sealed event keeps its words, which
@@ -353,6 +360,9 @@ class NoKeys:
 
     async def seal(self, event: OpenEvent, *, verified: bool = True) -> LogEvent:
         return event
+
+    async def keyed(self, tenant: str, principal: str) -> None:
+        return None  # it seals nothing, so it makes no key
 
     async def identify(self, event: LogEvent) -> LogEvent:
         return event

@@ -32,6 +32,7 @@ from engram.policies.in_force import pinned_policy
 from engram.projections.reads.queries import BeliefContent, belief_content
 from engram.schemas.api import LogPosition
 from engram.schemas.claims import SourcePosition
+from engram.schemas.common import forgetting_receipt_id
 from engram.schemas.corrections import (
     BeliefCorrected,
     BeliefDeleted,
@@ -190,6 +191,12 @@ class Corrections:
         return await self._append(event)
 
     async def forget(self, *, tenant: str, principal: str) -> LogPosition:
+        """Append the forgetting. The position answered carries the id of its receipt, not of
+        its record on the log: that record names the principal's pseudonym, and the receipt is
+        kept beside the hash of their name, so the two ids must not be one
+        (:func:`engram.schemas.common.forgetting_receipt_id`). The salt is read before the
+        append, while the key lives: the projector may apply the forgetting, and delete the
+        salt with the key, before the producer returns."""
         event = PrincipalForgotten(
             event_id=uuid.uuid4(),
             tenant=tenant,
@@ -198,7 +205,16 @@ class Corrections:
             session=CORRECTION_SESSION,
             occurred_at=datetime.now(UTC),
         )
-        return await self._append(event)
+        if self._sealer is not None:
+            await self._sealer.keyed(tenant, principal)
+        salt = await self._pool.fetchval(
+            "SELECT receipt_salt FROM public.data_key WHERE tenant = $1 AND principal = $2",
+            tenant,
+            principal,
+        )
+        position = await self._append(event)
+        receipt = forgetting_receipt_id(event.event_id, salt)
+        return position.model_copy(update={"event_id": receipt})
 
     async def wait(self, position: LogPosition, *, timeout_s: float) -> None:
         """Return once the correction is applied (the project's formed watermark passed it)."""

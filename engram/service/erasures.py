@@ -47,6 +47,7 @@ TABLE_WORDS = {
     "session_message": "session messages kept as a model's context",
     "api_token": "API tokens (hashes)",
     "ui_session": "the inspector's sessions showing them",
+    "erasure_receipt": "receipts of earlier deletions of their beliefs",
 }
 
 

@@ -29,9 +29,9 @@ import asyncpg
 import orjson
 
 from engram.projections.beliefs.forgetting import FORGOTTEN_ROWS
-from engram.projections.erased import Erased, take_noted
+from engram.projections.erased import Erased, deleted_rows, take_noted
 from engram.schemas.claims import ClaimsBatchFormed
-from engram.schemas.common import principal_hash
+from engram.schemas.common import day_of, forgetting_receipt_id, principal_hash
 from engram.schemas.corrections import BeliefDeleted, PrincipalForgotten
 
 INDEXED = ("message", "public.embedding_vector")
@@ -85,6 +85,9 @@ class Erasing:
     erased: Erased
     already: bool
     indexed_before: dict[str, int] = field(default_factory=dict)
+    salt: uuid.UUID | None = None
+    """A forgetting's: the salt beside the principal's data key, read before the transaction
+    deletes it (:func:`engram.schemas.common.forgetting_receipt_id`)."""
 
 
 async def episodes_on_log(
@@ -117,10 +120,16 @@ async def _forgotten_already(conn: asyncpg.Connection, tenant: str, principal: s
 async def _measure_forgetting(conn: asyncpg.Connection, batch: ClaimsBatchFormed) -> Erasing:
     tenant, principal = batch.tenant, batch.principal
     erased = Erased(episodes=await episodes_on_log(conn, tenant, principal))
-    erased.data_key_id = DESTROYED if await _has_key(conn, tenant, principal) else None
+    salt = await conn.fetchval(
+        "SELECT receipt_salt FROM public.data_key WHERE tenant = $1 AND principal = $2",
+        tenant,
+        principal,
+    )
+    erased.data_key_id = DESTROYED if salt is not None else None
     for table in FORGOTTEN_ROWS:
         erased.count(table.removeprefix("public."), await _count(conn, table, tenant, principal))
-    return Erasing(batch, erased, already=await _forgotten_already(conn, tenant, principal))
+    already = await _forgotten_already(conn, tenant, principal)
+    return Erasing(batch, erased, already=already, salt=salt)
 
 
 async def _measure_deletion(
@@ -188,22 +197,51 @@ async def _completed(conn: asyncpg.Connection, erasing: Erasing) -> Erased:
     return erased
 
 
+async def _drop_deletion_receipts(conn: asyncpg.Connection, erasing: Erasing) -> int:
+    """Delete the receipts of the forgotten principal's earlier deletions; how many. Each keeps
+    the deletion's event id, belief id and time beside the hash of the name, and the deletion's
+    record on the log names the principal's pseudonym: kept, they would link the two."""
+    status = await conn.execute(
+        "DELETE FROM erasure_receipt WHERE tenant = $1 AND principal_hash = $2 "
+        "AND kind = 'belief.deleted'",
+        erasing.batch.tenant,
+        principal_hash(erasing.batch.tenant, erasing.batch.principal),
+    )
+    return deleted_rows(status)
+
+
 async def write_receipts(conn: asyncpg.Connection, measured: Sequence[Erasing]) -> None:
     """One receipt per measured erasure, in the transaction that applied them; a receipt
     already written (the event applied before) is kept."""
     rows = []
+    forgotten = {
+        principal_hash(erasing.batch.tenant, erasing.batch.principal)
+        for erasing in measured
+        if isinstance(erasing.batch.correction, PrincipalForgotten)
+    }
     for erasing in measured:
         correction = erasing.batch.correction
         assert isinstance(correction, BeliefDeleted | PrincipalForgotten)
+        digest = principal_hash(erasing.batch.tenant, erasing.batch.principal)
+        if isinstance(correction, BeliefDeleted) and digest in forgotten:
+            continue  # forgotten in the same chunk: no receipt of theirs names the log
         done = await _completed(conn, erasing)
+        if isinstance(correction, PrincipalForgotten):
+            done.count("erasure_receipt", await _drop_deletion_receipts(conn, erasing))
+            # Keyed apart from the record on the log, and dated by the day: its id or its
+            # exact time beside the hash would name the record that holds their pseudonym.
+            event_id = forgetting_receipt_id(correction.event_id, erasing.salt)
+            requested_at = day_of(correction.occurred_at)
+        else:
+            event_id, requested_at = correction.event_id, correction.occurred_at
         rows.append(
             (
-                correction.event_id,
+                event_id,
                 correction.type,
                 erasing.batch.tenant,
-                principal_hash(erasing.batch.tenant, erasing.batch.principal),
+                digest,
                 correction.belief_id if isinstance(correction, BeliefDeleted) else None,
-                correction.occurred_at,
+                requested_at,
                 erasing.already,
                 orjson.dumps(done.rows).decode(),
                 done.data_key_id,

@@ -16,7 +16,6 @@ from __future__ import annotations
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from datetime import UTC
 
 import asyncpg
 
@@ -44,7 +43,7 @@ from engram.resolution.beliefs import (
 )
 from engram.resolution.chunk import BatchOutcome
 from engram.schemas.claims import ClaimsBatchFormed, RefusalReason
-from engram.schemas.common import PSEUDONYMOUS, principal_hash, principal_key
+from engram.schemas.common import PSEUDONYMOUS, day_of, principal_hash, principal_key
 from engram.schemas.memory_events import MemoryChanged, PrincipalErased
 from engram.watermarks.backlog import mark_formed
 
@@ -211,11 +210,19 @@ async def write_changes(conn: asyncpg.Connection, changes: Changes) -> list[tupl
     await copy_rows(
         conn,
         "principal_tombstone",
-        changes.principal_tombstones,
+        [kept_of(row) for row in changes.principal_tombstones],
         columns=_PRINCIPAL_TOMBSTONE_COLUMNS,
     )
     # After the forgetting, which deleted the principal's queued events with their other rows.
     return queued + await _record_in_outbox(conn, erasure_notices(changes))
+
+
+def kept_of(tombstone: PrincipalTombstoneRow) -> PrincipalTombstoneRow:
+    """The tombstone as it is stored: the hash and the day, no event id (migration 0045). The
+    forgetting's record on the log names the principal's pseudonym, so its id or its exact time
+    beside the hash would let whoever knows the name find that record, and with the pseudonym
+    every record of theirs."""
+    return PrincipalTombstoneRow(tombstone.principal_hash, None, day_of(tombstone.forgotten_at))
 
 
 def _owner(event: MemoryChanged | PrincipalErased) -> str:
@@ -268,9 +275,7 @@ def erasure_notices(changes: Changes) -> list[PrincipalErased]:
     notices = []
     for tenant, principal in changes.forgotten:
         tombstone = tombstones[principal_hash(tenant, principal)]
-        day = tombstone.forgotten_at.astimezone(UTC).replace(
-            hour=0, minute=0, second=0, microsecond=0
-        )
+        day = day_of(tombstone.forgotten_at)
         notices.append(
             PrincipalErased(
                 schema_version=PSEUDONYMOUS,

@@ -7,7 +7,9 @@ consumer with no Engram code reading the topics raw."""
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import AsyncIterator
+from datetime import UTC, datetime
 from pathlib import Path
 
 import asyncpg
@@ -87,6 +89,38 @@ def _holding(records: dict[str, list[bytes]], needle: str) -> dict[str, int]:
         for topic, blobs in records.items()
         if (found := sum(wanted in blob.lower() for blob in blobs))
     }
+
+
+async def _beside(pool: asyncpg.Pool, digest: str) -> dict[str, str]:
+    """Every value that could name a record, stored in a row of any table of any schema that
+    also holds ``digest``: ids and times, in the forms the log writes them (a UUID's text, a
+    time as JSON writes it), and other text long enough to be an id; each with where it is."""
+    tables = await pool.fetch(
+        "SELECT table_schema, table_name FROM information_schema.tables "
+        "WHERE table_type = 'BASE TABLE' "
+        "AND table_schema NOT IN ('pg_catalog', 'information_schema')"
+    )
+    found: dict[str, str] = {}
+    for table in tables:
+        rows = await pool.fetch(f'SELECT * FROM "{table[0]}"."{table[1]}"')
+        for row in rows:
+            if digest not in {str(value) for value in row.values()}:
+                continue
+            for column, value in row.items():
+                where = f"{table[0]}.{table[1]}.{column}"
+                if isinstance(value, uuid.UUID):
+                    found[str(value)] = where
+                elif isinstance(value, datetime):
+                    found[value.astimezone(UTC).isoformat().replace("+00:00", "Z")] = where
+                    found[value.astimezone(UTC).isoformat()] = where
+                elif (
+                    isinstance(value, str)
+                    and value != digest
+                    and len(value) >= 16
+                    and any(c.isdigit() for c in value)
+                ):
+                    found[value] = where
+    return found
 
 
 async def _replay(memory: Memory, tmp_path: Path, positions: list[LogPosition]) -> None:
@@ -181,6 +215,23 @@ async def test_after_forgetting_no_topic_and_no_broker_file_holds_their_identifi
         assert files
         assert files_holding(files, [EVE]) == {}
     assert EVE.lower() not in pg_dump_text(isolated.database_url).lower()
+
+    # Whoever knows her name, holds the database and reads the log finds her hash in some rows;
+    # nothing stored beside it names a record of the log that does not itself carry the hash
+    # (her notice, which names no pseudonym): not her forgetting's id, nor its exact time.
+    digest = principal_hash(t, EVE)
+    beside = await _beside(pool, digest)
+    assert beside, "her tombstone keeps her hash"
+    elsewhere = [
+        blob for blobs in records.values() for blob in blobs if digest.encode() not in blob
+    ]
+    linked = {
+        where for value, where in beside.items() if any(value.encode() in b for b in elsewhere)
+    }
+    assert linked == set()
+    hashed = [blob for blobs in records.values() for blob in blobs if digest.encode() in blob]
+    assert hashed and all(pseudonyms[EVE].encode() not in blob for blob in hashed)
+    assert str(forgetting.event_id) not in {event["event_id"] for event in forgotten}
 
     # The receipt names what the tombstone keeps, and that it names no record of the log.
     receipt = await Erasures(pool, memory.kafka).receipt(

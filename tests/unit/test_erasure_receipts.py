@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from engram.schemas.common import day_of, forgetting_receipt_id
 from engram.service.erasures import build_receipt, describe_retention, log_state
 
 NOW = datetime(2026, 12, 4, tzinfo=UTC)
@@ -127,3 +128,18 @@ def test_words_in_clear_are_given_the_cause_their_place_on_the_log_shows() -> No
     only_around = _row(episodes_sealed=2, episodes_in_clear=1, episodes_in_clear_after_sealed=1)
     said = build_receipt(only_around, principal="ana", topic="t", retention_ms=-1).log.says
     assert "not encrypted" not in said and "ENGRAM_KEYS_ENCRYPT_LOG is on" in said
+
+
+def test_a_forgettings_receipt_id_is_not_its_records_id_and_needs_the_salt() -> None:
+    record = uuid.UUID("0b7c2f1e-8d7a-4c1b-9a55-3e6f0d2c4b11")
+    salt = uuid.UUID("5a0e7c3d-2b1f-4e9a-8c6d-7f1e2d3c4b5a")
+    receipt = forgetting_receipt_id(record, salt)
+    assert receipt == forgetting_receipt_id(record, salt)  # the door and the projector agree
+    assert receipt != record and receipt.version == 4
+    assert forgetting_receipt_id(record, uuid.UUID(int=salt.int ^ 1)) != receipt
+    assert forgetting_receipt_id(record, None) == record  # no key, no pseudonym: named in clear
+
+
+def test_a_forgotten_persons_rows_are_dated_by_the_day() -> None:
+    moment = datetime(2026, 12, 6, 23, 59, 58, 123456, tzinfo=UTC)
+    assert day_of(moment) == datetime(2026, 12, 6, tzinfo=UTC)
