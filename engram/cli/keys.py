@@ -13,6 +13,7 @@ import typer
 from rich.console import Console
 
 from engram.cli.failures import refuse
+from engram.cli.identifiers import identifier
 from engram.infra.db import connect
 from engram.infra.errors import EngramFailure
 from engram.infra.settings import load_settings
@@ -20,10 +21,11 @@ from engram.keys.errors import RotationRefused
 from engram.keys.kek import keks_from_settings, new_kek_text
 from engram.keys.kek_file import create_kek_file
 from engram.keys.rotation import RotationProgress, remaining, rotate
-from engram.keys.store import ensure_canary, kek_first_seen, verify_keks
+from engram.keys.store import ensure_canary, kek_first_seen, principal_named, verify_keks
 
 keys_app = typer.Typer(
-    no_args_is_help=True, help="Per-principal data keys: make a KEK, check it, rotate it."
+    no_args_is_help=True,
+    help="Per-principal data keys: make a KEK, check it, rotate it; whom a pseudonym names.",
 )
 out = Console(stderr=True)
 
@@ -141,3 +143,41 @@ def rotate_command() -> None:
         f"rotation complete: {result.rewrapped} data keys re-wrapped by this run; "
         "ENGRAM_KEYS_PREVIOUS_KEK may now be removed"
     )
+
+
+@keys_app.command("who")
+def who(
+    pseudonym: Annotated[
+        str,
+        typer.Argument(
+            callback=identifier,
+            help="A pseudonym as the log and engram.memory-events name a principal (psn-...).",
+        ),
+    ],
+    tenant: Annotated[
+        str, typer.Option("--tenant", callback=identifier, help="The pseudonym's tenant.")
+    ],
+) -> None:
+    """Print the principal a pseudonym stands for, while their data key lives. With log
+    encryption on, the memory-events topic and the log name principals by pseudonym; a consumer
+    of the topic that needs the name asks here (webhooks already carry it). A forgotten
+    principal's pseudonym names nobody, for anyone: exit 1."""
+
+    async def _go() -> str | None:
+        conn = await connect(load_settings().database)
+        try:
+            return await principal_named(conn, tenant, pseudonym)
+        finally:
+            await conn.close()
+
+    try:
+        principal = asyncio.run(_go())
+    except EngramFailure as failure:
+        refuse(failure, "lookup failed")
+    if principal is None:
+        out.print(
+            f"{pseudonym} names no principal of {tenant}: forgotten (its key destroyed), "
+            "never minted, or another tenant's"
+        )
+        raise typer.Exit(1)
+    print(principal)

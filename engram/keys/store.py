@@ -315,11 +315,8 @@ class KeyStore:
         known = self.names.principal(tenant, pseudonym)
         if known is not None:
             return known
-        principal: str | None = await self._pool.fetchval(
-            "SELECT principal FROM data_key WHERE tenant = $1 AND pseudonym = $2",
-            tenant,
-            pseudonym,
-        )
+        async with self._pool.acquire() as conn:
+            principal = await principal_named(conn, tenant, pseudonym)
         if principal is not None:
             self.names.put(tenant, principal, pseudonym)
         return principal
@@ -369,6 +366,16 @@ class KeyStore:
         self.names.evict(tenant, principal)
         async with self._pool.acquire() as conn, conn.transaction():
             return await destroy_data_key(conn, tenant, principal)
+
+
+async def principal_named(conn: asyncpg.Connection, tenant: str, pseudonym: str) -> str | None:
+    """The principal ``pseudonym`` stands for in ``tenant`` while their data key lives; None once
+    it is destroyed (forgotten) or for a pseudonym never minted. Needs no KEK: the pseudonym is
+    kept in clear beside the wrapped key, and dies with it."""
+    principal: str | None = await conn.fetchval(
+        "SELECT principal FROM data_key WHERE tenant = $1 AND pseudonym = $2", tenant, pseudonym
+    )
+    return principal
 
 
 async def destroy_data_key(conn: asyncpg.Connection, tenant: str, principal: str) -> str | None:

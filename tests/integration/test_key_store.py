@@ -256,3 +256,32 @@ def test_engram_keys_check_refuses_a_missing_or_wrong_kek(fresh_database: str) -
     )
     assert no_previous.returncode == 2, no_previous.stderr
     assert "ENGRAM_KEYS_PREVIOUS_KEK is not set" in no_previous.stderr
+
+
+async def test_engram_keys_who_names_a_pseudonyms_principal_until_they_are_forgotten(
+    pool: asyncpg.Pool, fresh_database: str
+) -> None:
+    """A consumer of the memory-events topic sees pseudonyms; the operator's lookup names the
+    principal while the key lives, in that tenant only, and nobody once it is destroyed."""
+    store = await KeyStore.open(pool, KEK_A)
+    pseudonym = await store.pseudonym(T, "ana@example.org")
+
+    def who(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [str(ENGRAM), "keys", "who", *args],
+            env=cli_env(fresh_database),
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+
+    named = who("--tenant", T, pseudonym)
+    assert named.returncode == 0 and named.stdout == "ana@example.org\n", named.stderr
+    elsewhere = who("--tenant", "tenant-b", pseudonym)
+    assert elsewhere.returncode == 1 and elsewhere.stdout == "", elsewhere.stderr
+    hostile = who("--tenant", T, "psn-\x1b[2J")
+    assert hostile.returncode == 2 and "not an identifier" in hostile.stderr, hostile.stderr
+    await store.destroy(T, "ana@example.org")
+    forgotten = who("--tenant", T, pseudonym)
+    assert forgotten.returncode == 1 and forgotten.stdout == "", forgotten.stderr
+    assert "names no principal" in " ".join(forgotten.stderr.split())
