@@ -19,6 +19,7 @@ from engram.projections.reads.cursor import encode_cursor
 from engram.projections.reads.freshness import freshness
 from engram.projections.reads.fusion import fuse, ranks
 from engram.projections.reads.recall_lists import Candidates, MessageId
+from engram.projections.reads.session_messages import message_fields
 from engram.schemas.api import (
     BeliefView,
     Freshness,
@@ -76,23 +77,13 @@ def _message_hit(
     quoted_rank: Mapping[MessageId, int],
 ) -> Ranked:
     row = candidates.rows[message]
-    role = Role(row["role"])
     hit = RecalledMessage(
         fused=fused,
         lexical_rank=candidates.lexical_rank.get(message),
         quoted_rank=quoted_rank.get(message),
         semantic_rank=candidates.semantic_rank.get(message),
-        event_id=row["episode_id"],
-        message_ordinal=row["message_ordinal"],
-        role=role,
-        own_words=role in OWN_WORDS,
-        author=row["author"],
-        project=row["project"],
-        session=row["session"],
-        occurred_at=row["occurred_at"],
-        partition=row["source_partition"],
-        offset=row["source_offset"],
-        content=row["content"],
+        own_words=Role(row["role"]) in OWN_WORDS,
+        **message_fields(row),
     )
     return Ranked(fused, message_uuid(*message), hit)
 

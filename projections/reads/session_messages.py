@@ -9,6 +9,8 @@ position, ordinal), so a page costs the same deep in a long session as at its st
 
 from __future__ import annotations
 
+from typing import Any
+
 import asyncpg
 
 from engram.projections.reads.cursor import decode_position_cursor, encode_position_cursor
@@ -46,21 +48,7 @@ async def page_session_messages(
     rows = await conn.fetch(
         _PAGE, tenant, principal, session, project, at, partition, offset, ordinal, limit + 1
     )
-    items = [
-        SessionMessage(
-            event_id=row["episode_id"],
-            message_ordinal=row["message_ordinal"],
-            role=row["role"],
-            author=row["author"],
-            project=row["project"],
-            session=row["session"],
-            occurred_at=row["occurred_at"],
-            partition=row["source_partition"],
-            offset=row["source_offset"],
-            content=row["content"],
-        )
-        for row in rows[:limit]
-    ]
+    items = [SessionMessage(**message_fields(row)) for row in rows[:limit]]
     next_cursor = None
     if len(rows) > limit:
         last = items[-1]
@@ -68,3 +56,21 @@ async def page_session_messages(
             CURSOR_KIND, (last.occurred_at, last.partition, last.offset, last.message_ordinal)
         )
     return SessionMessagePage(items=items, next_cursor=next_cursor)
+
+
+def message_fields(row: asyncpg.Record) -> dict[str, Any]:
+    """A message row of the index as the fields every read that shows a message names it by
+    (:class:`engram.schemas.api.SessionMessage`, and the recalled message around them): the
+    turn's id and the message's place, who said it, where and when, its place on the log."""
+    return {
+        "event_id": row["episode_id"],
+        "message_ordinal": row["message_ordinal"],
+        "role": row["role"],
+        "author": row["author"],
+        "project": row["project"],
+        "session": row["session"],
+        "occurred_at": row["occurred_at"],
+        "partition": row["source_partition"],
+        "offset": row["source_offset"],
+        "content": row["content"],
+    }
