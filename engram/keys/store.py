@@ -14,6 +14,7 @@ fields afterwards raises :class:`KeyDestroyed`.
 
 from __future__ import annotations
 
+import uuid
 from collections import OrderedDict
 from collections.abc import Mapping
 from datetime import datetime
@@ -376,6 +377,21 @@ async def principal_named(conn: asyncpg.Connection, tenant: str, pseudonym: str)
         "SELECT principal FROM data_key WHERE tenant = $1 AND pseudonym = $2", tenant, pseudonym
     )
     return principal
+
+
+async def receipt_salt(
+    conn: asyncpg.Connection | asyncpg.Pool, tenant: str, principal: str
+) -> uuid.UUID | None:
+    """The salt a forgetting's receipt id is made with, kept in the principal's data key row
+    and deleted with it (:func:`engram.schemas.common.forgetting_receipt_id`); None without a
+    key. The door reads it before it appends the forgetting, the projector while it measures
+    it: both before the key is destroyed, so they make the same id."""
+    salt: uuid.UUID | None = await conn.fetchval(
+        "SELECT receipt_salt FROM public.data_key WHERE tenant = $1 AND principal = $2",
+        tenant,
+        principal,
+    )
+    return salt
 
 
 async def destroy_data_key(conn: asyncpg.Connection, tenant: str, principal: str) -> str | None:

@@ -26,6 +26,7 @@ from engram.infra.errors import EngramFailure
 from engram.infra.settings import KafkaSettings
 from engram.ingest.producer import EpisodeProducer
 from engram.ingest.topics import ensure_topics
+from engram.keys.store import receipt_salt
 from engram.policies.behaviour import committed_behaviour_digest
 from engram.policies.document import load_policy_file
 from engram.policies.in_force import pinned_policy
@@ -207,11 +208,7 @@ class Corrections:
         )
         if self._sealer is not None:
             await self._sealer.keyed(tenant, principal)
-        salt = await self._pool.fetchval(
-            "SELECT receipt_salt FROM public.data_key WHERE tenant = $1 AND principal = $2",
-            tenant,
-            principal,
-        )
+        salt = await receipt_salt(self._pool, tenant, principal)
         position = await self._append(event)
         receipt = forgetting_receipt_id(event.event_id, salt)
         return position.model_copy(update={"event_id": receipt})

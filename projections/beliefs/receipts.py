@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 import asyncpg
 import orjson
 
+from engram.keys.store import receipt_salt
 from engram.projections.beliefs.forgetting import FORGOTTEN_ROWS
 from engram.projections.erased import Erased, deleted_rows, take_noted
 from engram.schemas.claims import ClaimsBatchFormed
@@ -120,11 +121,7 @@ async def _forgotten_already(conn: asyncpg.Connection, tenant: str, principal: s
 async def _measure_forgetting(conn: asyncpg.Connection, batch: ClaimsBatchFormed) -> Erasing:
     tenant, principal = batch.tenant, batch.principal
     erased = Erased(episodes=await episodes_on_log(conn, tenant, principal))
-    salt = await conn.fetchval(
-        "SELECT receipt_salt FROM public.data_key WHERE tenant = $1 AND principal = $2",
-        tenant,
-        principal,
-    )
+    salt = await receipt_salt(conn, tenant, principal)
     erased.data_key_id = DESTROYED if salt is not None else None
     for table in FORGOTTEN_ROWS:
         erased.count(table.removeprefix("public."), await _count(conn, table, tenant, principal))
