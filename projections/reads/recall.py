@@ -57,6 +57,7 @@ from engram.projections.messages import (
     INDEX_LANGUAGE,
     Embedder,
     EmbeddingGeneration,
+    Spelling,
     Statistics,
     embedding_store,
     glosses,
@@ -380,6 +381,14 @@ class FirstStage:
     messages: list[tuple[MessageId, float]]
 
 
+def _read_words(text: str, principal: str) -> tuple[Spelling, list[str]]:
+    """The question's spelling (its language, the words to correct) and its words; another
+    language's words with their English words beside them (a glossary), the index's."""
+    spelling = read_spelling(text)
+    words = question_words(text, principal)
+    return spelling, words + glosses(words, spelling.language)
+
+
 async def first_stage(
     conn: asyncpg.Connection,
     request: Request,
@@ -393,10 +402,8 @@ async def first_stage(
     (:func:`candidate_lists`) and their one ranking (:func:`rank_messages`: combined by score,
     the session prior, the period in front)."""
     timed = request.timed
-    spelling = await asyncio.to_thread(read_spelling, timed.words)  # loads a word list once
-    words = question_words(timed.words, scope.principal)
-    # another language's words in the index's: their English words beside them (a glossary)
-    words += await asyncio.to_thread(glosses, words, spelling.language)
+    # word lists and glossaries load on first use: read off the event loop, in one hop
+    spelling, words = await asyncio.to_thread(_read_words, timed.words, scope.principal)
     stats = await question_statistics(
         conn,
         tenant=scope.tenant,
