@@ -41,13 +41,16 @@ def at(said: TurnAppended, moment: datetime) -> TurnAppended:
     return said.model_copy(update={"occurred_at": moment})
 
 
-async def remembered(conn: asyncpg.Connection, tenant: str) -> None:
-    """Ana's messages indexed and embedded as the indexer and the follower write them, the
-    generation built and active."""
-    turns = [
-        at(turn(tenant, "ana", "p", text, seq=i, session=f"s{i}"), moment)
-        for i, (text, moment) in enumerate(SAID)
-    ]
+async def remembered(
+    conn: asyncpg.Connection, tenant: str, turns: Sequence[TurnAppended] | None = None
+) -> None:
+    """Ana's messages (``turns``, or those of :data:`SAID`) indexed and embedded as the indexer
+    and the follower write them, the generation built and active."""
+    if turns is None:
+        turns = [
+            at(turn(tenant, "ana", "p", text, seq=i, session=f"s{i}"), moment)
+            for i, (text, moment) in enumerate(SAID)
+        ]
     records = [LogRecord(0, i, t.model_dump_json().encode()) for i, t in enumerate(turns)]
     await index_records(conn, TOPIC, 0, records)
     await store.register(conn, GENERATION)
@@ -103,13 +106,7 @@ async def test_a_word_the_model_misreads_in_a_question_is_found_through_its_engl
         turns = [
             turn("busy", "ana", "p", text, seq=i, session=f"s{i}") for i, text in enumerate(BUSY)
         ]
-        records = [LogRecord(0, i, t.model_dump_json().encode()) for i, t in enumerate(turns)]
-        await index_records(conn, TOPIC, 0, records)
-        await store.register(conn, GENERATION)
-        vectors = await embed_messages(EMBEDDER, GENERATION, records)
-        await write_vectors(conn, GENERATION.name, TOPIC, 0, records, vectors)
-        await store.mark_built(conn, GENERATION.name)
-        await store.activate(conn, GENERATION.name)
+        await remembered(conn, "busy", turns)
         spanish = await asked(conn, "busy", "¿Qué proceso empecé?")
         portuguese = await asked(conn, "busy", "Em que processo entrei?")
     for hits in (portuguese, spanish):
