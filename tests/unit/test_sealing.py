@@ -183,9 +183,8 @@ def test_a_forgotten_principals_sealed_batch_opens_as_one_that_formed_nothing() 
     )
 
 
-def test_events_without_words_stay_in_clear() -> None:
-    sealer = LogSealer(FixedKeys(), seal_new=True)
-    forgotten = PrincipalForgotten(
+def _ada_forgotten() -> PrincipalForgotten:
+    return PrincipalForgotten(
         event_id=uuid.UUID(int=7),
         tenant="t",
         principal="ada",
@@ -193,6 +192,11 @@ def test_events_without_words_stay_in_clear() -> None:
         session="s",
         occurred_at=WHEN,
     )
+
+
+def test_events_without_words_stay_in_clear() -> None:
+    sealer = LogSealer(FixedKeys(), seal_new=True)
+    forgotten = _ada_forgotten()
     on_log = _run(sealer.seal(forgotten))
     assert isinstance(on_log, PrincipalForgotten)
     assert (on_log.principal, on_log.schema_version) == ("psn-ada", 2)  # pseudonymous, in clear
@@ -205,14 +209,7 @@ def test_a_forgotten_pseudonym_names_nobody() -> None:
     whose it was, and a sealed batch of theirs projects as one that formed nothing."""
     keys = FixedKeys()
     sealer = LogSealer(keys, seal_new=True)
-    forgotten = PrincipalForgotten(
-        event_id=uuid.UUID(int=7),
-        tenant="t",
-        principal="ada",
-        project="p",
-        session="s",
-        occurred_at=WHEN,
-    )
+    forgotten = _ada_forgotten()
     on_log = decode_log_event(_run(sealer.seal(forgotten)).model_dump_json())
     sealed_turn = decode_log_event(_run(sealer.seal(episode(SAID))).model_dump_json())
     keys.destroyed.add(("t", "ada"))
